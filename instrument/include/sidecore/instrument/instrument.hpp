@@ -1,0 +1,169 @@
+// sidecore instrument — self-instrumentation of sidecore (internal API, used by the runtime, the progress engine
+// and the PMPI profiler; applications use the public region API of runtime/).
+//
+// Event model (seed 000, Section 2.1): CALL_ENTER/CALL_EXIT around every call into sidecore, with its category;
+// XFER_BEGIN/XFER_END around every data transfer; REGION_ENTER/EXIT for named code regions. Events are fixed-size
+// binary records (seed 002) written to a per-thread ring, one monotonic clock (sidecore::now_ns) for all threads.
+// Rings are folded incrementally into accumulators (overlap bounds, call categories) and, when tracing, streamed to
+// the trace file, so memory stays bounded for any run length. See docs/instrument.md.
+//
+// Threads: every hook may be called from any thread, concurrently. start(), stop(), rank_profile_json(),
+// write_trace() and the set_* functions are called by one thread (the runtime's init/finalize thread); stop() and
+// write_trace() require that no other thread is still recording (the engine has stopped its progress thread).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sidecore/common/common.hpp"
+#include "sidecore/instrument/bounds.hpp"
+
+namespace sidecore::instrument {
+
+/// What to collect. Both collections are off by default; with both off every hook is one predictable branch.
+struct config {
+  bool profile = false;            ///< accumulate the profile (categories, overlap bounds)
+  std::string profile_path;        ///< where the runtime writes it (%r = rank); informational here
+  bool trace = false;              ///< stream a Chrome trace-event timeline
+  std::string trace_path;          ///< trace file (%r = rank, substituted by start())
+  std::size_t trace_max_events = 1000000;  ///< stop tracing, with one warning, past this many trace events
+  std::vector<std::size_t> size_bin_edges = default_size_bin_edges();  ///< see size_bins
+  std::size_t ring_events = 4096;  ///< per-thread ring capacity in records (rounded up to a power of two, >= 16)
+};
+
+/// Thread id 0 means "no thread" (instrumentation off, or the thread table is full).
+inline constexpr std::uint32_t no_thread = 0;
+/// Most threads that can record between one start() and stop().
+inline constexpr std::uint32_t max_threads = 1024;
+
+namespace detail {
+/// The one flag every hook tests. Written by start()/stop() only; a relaxed load is a plain load.
+extern std::atomic<bool> g_enabled;
+
+// Out-of-line recording functions, with an explicit timestamp: the inline hooks pass now_ns() (0 for the call
+// hooks, which then read the clock only for an outermost call); tests pass synthetic times (> 0). Same contracts
+// as the hooks below; only call them while enabled().
+void call_enter_at(category c, std::uint64_t t) noexcept;
+void call_exit_at(category c, std::uint64_t t) noexcept;
+void xfer_begin_at(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner, std::uint64_t t) noexcept;
+void xfer_end_at(std::uint64_t xfer_id, std::uint32_t owner, std::uint64_t t) noexcept;
+void xfer_end_only_at(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner,
+                      std::uint64_t t) noexcept;
+void region_enter_at(std::string_view name, std::uint64_t t) noexcept;
+void region_exit_at(std::uint64_t t) noexcept;
+std::uint32_t register_current_thread() noexcept;
+/// Sets the end of the measured window (tests); normally the first rank_profile_json() or stop() sets it.
+void set_window_end(std::uint64_t t) noexcept;
+/// Sets the start of the measured window (tests); normally start() sets it to now_ns().
+void set_window_start(std::uint64_t t) noexcept;
+}  // namespace detail
+
+/// Starts collecting for this rank. Replaces any earlier collection (call stop() first to write it). Opens the
+/// trace file when cfg.trace (a failure to open is reported on stderr and tracing stays off). Throws
+/// std::invalid_argument for bad size_bin_edges.
+void start(const config& cfg, int rank, int nranks);
+
+/// Whether any collection is on. Inline and branch-only, so hooks cost nothing measurable when off.
+[[nodiscard]] inline bool enabled() noexcept { return detail::g_enabled.load(std::memory_order_relaxed); }
+
+/// CALL_ENTER / CALL_EXIT: bracket every call from the application into sidecore, on the calling thread. Calls
+/// nest (a blocking call built on nonblocking ones): only the outermost pair is counted, under its own category.
+inline void call_enter(category c) noexcept {
+  if (enabled()) detail::call_enter_at(c, 0);
+}
+inline void call_exit(category c) noexcept {
+  if (enabled()) detail::call_exit_at(c, 0);
+}
+
+/// XFER_BEGIN: a data transfer was posted (to libfabric) — from the progress thread in core mode or from the
+/// application thread inside a call in off mode. `owner` is current_thread_id() of the application thread that
+/// initiated the request; `xfer_id` identifies the transfer until its xfer_end.
+inline void xfer_begin(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner) noexcept {
+  if (enabled()) detail::xfer_begin_at(xfer_id, bytes, peer, owner, now_ns());
+}
+/// XFER_END: the transfer begun with the same id completed. Any thread. `owner` is the same as passed to
+/// xfer_begin: the owner's state at this instant decides the bounds. Ids must not be reused while a transfer
+/// is in flight (a 64-bit counter is the simplest).
+inline void xfer_end(std::uint64_t xfer_id, std::uint32_t owner) noexcept {
+  if (enabled()) detail::xfer_end_at(xfer_id, owner, now_ns());
+}
+/// XFER_END of a transfer whose beginning cannot be seen (seed 000 case 3, e.g. an eager message arriving at the
+/// receiver): counted with min = 0, max = xfer_time. Do not call xfer_begin for it.
+inline void xfer_end_unpaired(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner) noexcept {
+  if (enabled()) detail::xfer_end_only_at(xfer_id, bytes, peer, owner, now_ns());
+}
+
+/// The calling thread's instrumentation id (registers it on first use), to pass as `owner` to xfer_begin.
+/// Returns no_thread when collection is off.
+[[nodiscard]] inline std::uint32_t current_thread_id() noexcept {
+  return enabled() ? detail::register_current_thread() : no_thread;
+}
+/// Names the calling thread in the trace ("progress", "main", ...). Truncated to 31 bytes.
+void name_current_thread(std::string_view name) noexcept;
+/// Marks the calling thread as the progress thread (named "progress", listed apart in the trace).
+void mark_progress_thread() noexcept;
+
+/// Named region, on the calling thread; nestable (depth up to 64). Transfers are attributed to the owner's
+/// innermost region path ("solve/halo") at their first known event. The name is interned: the first use of a
+/// name allocates, later uses take a short lock.
+inline void region_enter(std::string_view name) noexcept {
+  if (enabled()) detail::region_enter_at(name, now_ns());
+}
+inline void region_exit() noexcept {
+  if (enabled()) detail::region_exit_at(now_ns());
+}
+
+/// Folds the calling thread's ring now (e.g. from the progress thread's idle path, where it costs nothing).
+void fold_current_thread() noexcept;
+
+/// Sets the a-priori transfer-time table (bytes, seconds), interpolated; `source` goes into the profile
+/// ("calibration: built-in ping-pong at init", or the table's path). Call before transfers are recorded.
+/// Throws std::invalid_argument for a bad point.
+void set_xfer_time_table(std::vector<std::pair<std::size_t, double>> bytes_to_seconds, std::string source);
+/// Same, from a table already read (read_xfer_time_table).
+void set_xfer_time_table(xfer_time_table table);
+
+/// The progress thread's own accounting, passed in by the engine at finalize.
+void set_progress_stats(double busy_s, double idle_s, std::uint64_t polls, std::uint64_t completions) noexcept;
+
+/// Run description for the profile. mode: "off" | "core" (docs/profile-schema.md; the PMPI profiler writes "off":
+/// a plain MPI run is the model's no-progress calibration run); provider: libfabric provider or a description;
+/// n_core >= 1: cores available to the rank. t_total_s < 0 keeps the measured window (start() to the first
+/// rank_profile_json()).
+void set_run_info(std::string mode, std::string provider, int n_core, double t_total_s = -1.0);
+
+/// The application's command line, written to the profile's optional "command" field.
+void set_command_line(std::string command);
+
+/// This rank's profile (schema "sidecore-profile", kind "rank"; docs/profile-schema.md). Folds every ring; the
+/// first call closes the measured window. Transfers still in flight with only one event known count as case 3.
+[[nodiscard]] std::string rank_profile_json();
+
+/// Merges rank profiles (in any order) into a job profile (kind "job", with the rank profiles under "ranks").
+/// Throws std::invalid_argument when a string is not a rank profile of this schema.
+[[nodiscard]] std::string merge_job_profile(const std::vector<std::string>& rank_jsons);
+
+/// Finishes the trace file: folds every ring, writes thread-name metadata and closes the JSON. Idempotent;
+/// stop() calls it. Returns false when the file could not be written.
+bool write_trace();
+
+/// Number of trace events written so far (0 when not tracing).
+[[nodiscard]] std::uint64_t trace_events_written() noexcept;
+
+/// Stops collecting: finishes the trace, turns every hook off. The profile stays readable until the next start().
+void stop();
+
+/// Profile/trace path for a rank: every "%r" in `pattern` becomes the rank. Without "%r", ".<rank>" is inserted
+/// before a ".json" suffix (or appended), so rank files never overwrite each other nor the job profile.
+[[nodiscard]] std::string path_for_rank(const std::string& pattern, int rank);
+/// The merged job profile's path: "%r" becomes "job"; without "%r", the pattern itself.
+[[nodiscard]] std::string job_path(const std::string& pattern);
+/// Writes `text` to `path`; false (and a message on stderr naming the path) on failure.
+bool write_text_file(const std::string& path, const std::string& text);
+
+}  // namespace sidecore::instrument

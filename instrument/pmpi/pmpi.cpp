@@ -1,0 +1,175 @@
+// libsidecore-pmpi.so — a profiler for unmodified MPI programs: LD_PRELOAD it into any program built with the
+// system MPICH. MPI_Init/MPI_Init_thread start sidecore's instrumentation, every intercepted MPI call is counted in
+// its model category (wrappers.cpp), and MPI_Finalize writes one profile per rank and, on rank 0, the job profile.
+//
+// Settings (environment, read once in MPI_Init):
+//   SIDECORE_PROFILE            profile path, %r = rank (default "sidecore-profile.%r.json"; "off" disables);
+//                               the job profile goes to the path with %r = "job"
+//   SIDECORE_TRACE              Chrome trace-event file, %r = rank (default: no trace)
+//   SIDECORE_TRACE_MAX_EVENTS   bound on trace events per rank (default 1000000)
+//   SIDECORE_NCORE              cores available to a rank (default: the process's CPU affinity mask)
+#include <mpi.h>
+#include <sched.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pmpi_internal.hpp"
+
+namespace sidecore::instrument::pmpi {
+namespace {
+
+struct state {
+  bool started = false;
+  bool profile = false;
+  std::string profile_pattern;
+  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate of MPI_COMM_WORLD for gathering profiles
+  int rank = 0;
+  int nranks = 1;
+};
+state g;
+
+// A positive integer setting: the whole string must parse; otherwise the message names the variable, the value
+// and what is accepted, and the default is kept.
+std::optional<unsigned long long> positive_env(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long x = std::strtoull(v, &end, 10);
+  if (errno != 0 || end == v || *end != '\0' || x == 0 || v[0] == '-') {
+    std::fprintf(stderr, "sidecore-pmpi: %s='%s' is not accepted (a positive integer); using the default\n", name, v);
+    return std::nullopt;
+  }
+  return x;
+}
+
+int cores_from_affinity() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  const int n = CPU_COUNT(&set);
+  return n > 0 ? n : 1;
+}
+
+std::string command_line() {
+  std::string raw;
+  if (std::FILE* f = std::fopen("/proc/self/cmdline", "rb")) {
+    char buf[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) raw.append(buf, n);
+    std::fclose(f);
+  }
+  while (!raw.empty() && raw.back() == '\0') raw.pop_back();
+  for (char& c : raw) {
+    if (c == '\0') c = ' ';
+  }
+  return raw;
+}
+
+std::string library_version() {
+  char buf[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  if (PMPI_Get_library_version(buf, &len) != MPI_SUCCESS) return "MPI";
+  std::string v(buf, static_cast<std::size_t>(len));
+  if (const auto nl = v.find('\n'); nl != std::string::npos) v.resize(nl);
+  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.pop_back();
+  return v;
+}
+
+void begin_profiling() {
+  if (g.started) return;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &g.nranks);
+  PMPI_Comm_dup(MPI_COMM_WORLD, &g.comm);
+
+  config cfg;
+  const char* prof = std::getenv("SIDECORE_PROFILE");
+  g.profile_pattern = prof == nullptr ? "sidecore-profile.%r.json" : prof;
+  g.profile = !(g.profile_pattern.empty() || g.profile_pattern == "off");
+  cfg.profile = g.profile;
+  cfg.profile_path = g.profile_pattern;
+  if (const char* tr = std::getenv("SIDECORE_TRACE"); tr != nullptr && *tr != '\0') {
+    cfg.trace = true;
+    cfg.trace_path = tr;
+  }
+  if (auto m = positive_env("SIDECORE_TRACE_MAX_EVENTS")) cfg.trace_max_events = *m;
+  int n_core = cores_from_affinity();
+  if (auto n = positive_env("SIDECORE_NCORE")) n_core = static_cast<int>(*n);
+  if (!cfg.profile && !cfg.trace) return;
+  try {
+    start(cfg, g.rank, g.nranks);
+    // A plain MPI run has no progress thread: it is the model's "off" (no-progress calibration) run.
+    set_run_info("off", "pmpi: " + library_version(), n_core);
+    set_command_line(command_line());
+    name_current_thread("main");
+    g.started = true;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sidecore-pmpi: rank %d: cannot start profiling: %s\n", g.rank, e.what());
+  }
+}
+
+void end_profiling() {
+  if (!g.started) return;
+  g.started = false;
+  try {
+    if (g.profile) {
+      const std::string mine = rank_profile_json();  // closes the measured window
+      write_text_file(path_for_rank(g.profile_pattern, g.rank), mine);
+      int len = static_cast<int>(mine.size());
+      std::vector<int> lens(g.rank == 0 ? static_cast<std::size_t>(g.nranks) : 0);
+      PMPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, g.comm);
+      std::vector<int> displs(lens.size());
+      std::size_t total = 0;
+      for (std::size_t i = 0; i < lens.size(); ++i) {
+        displs[i] = static_cast<int>(total);
+        total += static_cast<std::size_t>(lens[i]);
+      }
+      std::string all(total, '\0');
+      PMPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, g.comm);
+      if (g.rank == 0) {
+        std::vector<std::string> profiles;
+        for (std::size_t i = 0; i < lens.size(); ++i) {
+          profiles.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
+        }
+        write_text_file(job_path(g.profile_pattern), merge_job_profile(profiles));
+      }
+    }
+    stop();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sidecore-pmpi: rank %d: cannot write the profile: %s\n", g.rank, e.what());
+  }
+  PMPI_Comm_free(&g.comm);
+}
+
+}  // namespace
+}  // namespace sidecore::instrument::pmpi
+
+#pragma GCC visibility push(default)
+extern "C" {
+
+// MPI_Init and MPI_Init_thread are not counted as calls: the measured window starts when they return (like mpiP's
+// application time), and ends when MPI_Finalize is entered.
+int MPI_Init(int* argc, char*** argv) {
+  const int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS) sidecore::instrument::pmpi::begin_profiling();
+  return rc;
+}
+
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS) sidecore::instrument::pmpi::begin_profiling();
+  return rc;
+}
+
+int MPI_Finalize(void) {
+  sidecore::instrument::pmpi::end_profiling();
+  return PMPI_Finalize();
+}
+
+}  // extern "C"
+#pragma GCC visibility pop

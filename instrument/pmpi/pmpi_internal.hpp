@@ -1,0 +1,21 @@
+// libsidecore-pmpi.so — private helpers shared by the wrappers.
+#pragma once
+
+#include "sidecore/common/common.hpp"
+#include "sidecore/instrument/instrument.hpp"
+
+namespace sidecore::instrument::pmpi {
+
+/// CALL_ENTER on construction, CALL_EXIT on destruction: brackets one intercepted MPI call.
+class call_scope {
+ public:
+  explicit call_scope(category c) noexcept : c_(c) { call_enter(c_); }
+  ~call_scope() { call_exit(c_); }
+  call_scope(const call_scope&) = delete;
+  call_scope& operator=(const call_scope&) = delete;
+
+ private:
+  category c_;
+};
+
+}  // namespace sidecore::instrument::pmpi

@@ -1,0 +1,151 @@
+// Overlap bounds (seed 000, Section 2.2), transfer-time table and size bins.
+#include "sidecore/instrument/bounds.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace sidecore::instrument {
+
+overlap_bound bound_paired(const owner_point& begin, const owner_point& end, std::int64_t xfer_ns) noexcept {
+  overlap_bound b;
+  const std::uint64_t window = end.t_ns > begin.t_ns ? end.t_ns - begin.t_ns : 0;
+  // The physical transfer happened between the two events, so it cannot have lasted longer than the window.
+  const bool known = xfer_ns >= 0;
+  const std::uint64_t x = known ? std::min<std::uint64_t>(static_cast<std::uint64_t>(xfer_ns), window) : 0;
+  b.xfer_ns = x;
+  if (begin.in_call && end.in_call && begin.call_seq == end.call_seq) {
+    // Case 1: both inside one call of the owner: the application could not compute meanwhile.
+    b.which = bound_case::same_call;
+    return b;
+  }
+  // Case 2: computation and library time interleaved between the two events.
+  b.which = bound_case::split;
+  std::uint64_t noncomp = end.in_call_ns > begin.in_call_ns ? end.in_call_ns - begin.in_call_ns : 0;
+  noncomp = std::min(noncomp, window);
+  const std::uint64_t comp = window - noncomp;
+  if (!known) {
+    // No a-priori time: the transfer took at most the observed window ("measured"); it may have taken almost
+    // nothing, so no overlap is certain, and no more than the computation can have been overlapped.
+    b.xfer_ns = window;
+    b.max_ns = comp;
+    b.min_ns = 0;
+    return b;
+  }
+  b.max_ns = std::min(comp, x);               // computation >= xfer_time ? xfer_time : computation
+  b.min_ns = x > noncomp ? x - noncomp : 0;   // noncomputation >= xfer_time ? 0 : xfer_time - noncomputation
+  return b;
+}
+
+overlap_bound bound_one_known(std::int64_t xfer_ns) noexcept {
+  overlap_bound b;
+  b.which = bound_case::one_known;
+  if (xfer_ns >= 0) {
+    b.xfer_ns = static_cast<std::uint64_t>(xfer_ns);
+    b.max_ns = b.xfer_ns;
+  }
+  return b;
+}
+
+xfer_time_table::xfer_time_table(std::vector<std::pair<std::size_t, double>> points, std::string source)
+    : points_(std::move(points)), source_(std::move(source)) {
+  for (const auto& [bytes, s] : points_) {
+    if (!std::isfinite(s) || s < 0.0) {
+      throw std::invalid_argument(
+          fmt::format("xfer-time table ({}): point [{}, {}]: seconds must be finite and >= 0", source_, bytes, s));
+    }
+  }
+  std::sort(points_.begin(), points_.end());
+  for (std::size_t i = 1; i < points_.size(); ++i) {
+    if (points_[i].first == points_[i - 1].first) {
+      throw std::invalid_argument(
+          fmt::format("xfer-time table ({}): size {} appears twice; sizes must be distinct", source_, points_[i].first));
+    }
+  }
+  if (points_.empty()) source_ = "none";
+}
+
+double xfer_time_table::seconds(std::size_t bytes) const noexcept {
+  if (points_.empty()) return 0.0;
+  if (points_.size() == 1 || bytes <= points_.front().first) return points_.front().second;
+  auto it = std::lower_bound(points_.begin(), points_.end(), bytes,
+                             [](const auto& p, std::size_t b) { return p.first < b; });
+  if (it == points_.end()) it = points_.end() - 1;  // extrapolate with the last segment
+  const auto& hi = *it;
+  const auto& lo = *(it - 1);
+  const double span = static_cast<double>(hi.first - lo.first);
+  const double f = (static_cast<double>(bytes) - static_cast<double>(lo.first)) / span;
+  return std::max(0.0, lo.second + f * (hi.second - lo.second));
+}
+
+std::int64_t xfer_time_table::nanoseconds(std::size_t bytes) const noexcept {
+  if (points_.empty()) return -1;
+  return static_cast<std::int64_t>(std::llround(seconds(bytes) * 1e9));
+}
+
+xfer_time_table read_xfer_time_table(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(fmt::format("xfer-time table '{}': cannot open the file", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(fmt::format("xfer-time table '{}': not valid JSON: {}", path, e.what()));
+  }
+  if (!j.is_object() || j.value("schema", "") != "sidecore-xfer-table") {
+    throw std::runtime_error(fmt::format("xfer-time table '{}': \"schema\" must be \"sidecore-xfer-table\"", path));
+  }
+  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != 1) {
+    throw std::runtime_error(fmt::format("xfer-time table '{}': \"version\" must be 1", path));
+  }
+  if (!j.contains("points") || !j["points"].is_array() || j["points"].empty()) {
+    throw std::runtime_error(fmt::format("xfer-time table '{}': \"points\" must be a non-empty array", path));
+  }
+  std::vector<std::pair<std::size_t, double>> pts;
+  for (std::size_t i = 0; i < j["points"].size(); ++i) {
+    const auto& p = j["points"][i];
+    if (!p.is_array() || p.size() != 2 || !p[0].is_number_unsigned() || !p[1].is_number()) {
+      throw std::runtime_error(fmt::format(
+          "xfer-time table '{}': points[{}] = {} must be [bytes (unsigned integer), seconds]", path, i, p.dump()));
+    }
+    pts.emplace_back(p[0].get<std::size_t>(), p[1].get<double>());
+  }
+  try {
+    return xfer_time_table(std::move(pts), path);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
+}
+
+std::vector<std::size_t> default_size_bin_edges() {
+  std::vector<std::size_t> e{0};
+  for (std::size_t v = 4; v <= (std::size_t{1} << 30); v *= 4) e.push_back(v);
+  return e;
+}
+
+size_bins::size_bins(std::vector<std::size_t> edges) {
+  edges_.reserve(edges.size() + 1);
+  if (edges.empty() || edges.front() != 0) edges_.push_back(0);
+  edges_.insert(edges_.end(), edges.begin(), edges.end());
+  for (std::size_t i = 1; i < edges_.size(); ++i) {
+    if (edges_[i] <= edges_[i - 1]) {
+      throw std::invalid_argument(fmt::format(
+          "size bin edges: edge {} ({}) is not greater than the one before ({}); edges must increase strictly", i,
+          edges_[i], edges_[i - 1]));
+    }
+  }
+}
+
+std::size_t size_bins::index(std::size_t bytes) const noexcept {
+  auto it = std::upper_bound(edges_.begin(), edges_.end(), bytes);
+  return static_cast<std::size_t>(it - edges_.begin()) - 1;  // edges_[0] == 0 <= bytes
+}
+
+}  // namespace sidecore::instrument

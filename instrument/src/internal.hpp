@@ -1,0 +1,115 @@
+// sidecore instrument — private declarations shared by the instrument sources (not installed, not for callers).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sidecore/common/common.hpp"
+
+namespace sidecore::instrument::internal {
+
+/// Totals for one category of calls.
+struct category_acc {
+  std::uint64_t time_ns = 0;
+  std::uint64_t count = 0;
+  std::uint64_t min_ns = UINT64_MAX;
+  void add(std::uint64_t d) noexcept {
+    time_ns += d;
+    ++count;
+    if (d < min_ns) min_ns = d;
+  }
+  void merge(const category_acc& o) noexcept {
+    time_ns += o.time_ns;
+    count += o.count;
+    if (o.min_ns < min_ns) min_ns = o.min_ns;
+  }
+};
+
+/// Sums of overlap bounds for a set of transfers.
+struct overlap_acc {
+  std::uint64_t min_ns = 0;
+  std::uint64_t max_ns = 0;
+  std::uint64_t xfer_ns = 0;
+  std::uint64_t count = 0;
+};
+
+/// Everything a rank profile holds, in nanoseconds; turned into JSON by profile.cpp.
+struct profile_data {
+  int rank = 0;
+  int nranks = 1;
+  std::string mode = "off";
+  std::string provider = "unknown";
+  int n_core = 0;
+  double t_total_s = 0;
+  double t_comp_s = 0;
+  std::string command;  ///< optional command line
+  std::array<category_acc, category_count> categories{};
+  std::string xfer_time_source = "none";
+  overlap_acc total;
+  struct bin {
+    std::uint64_t lo = 0;
+    std::uint64_t hi = 0;
+    bool bounded = true;
+    overlap_acc acc;
+  };
+  std::vector<bin> by_size;  ///< non-empty bins only, ascending
+  struct region {
+    std::string name;
+    overlap_acc acc;
+  };
+  std::vector<region> by_region;  ///< regions with transfers, by name
+  bool has_progress = false;  ///< a progress thread ran (set_progress_stats was called)
+  double progress_busy_s = 0;
+  double progress_idle_s = 0;
+  std::uint64_t progress_polls = 0;
+  std::uint64_t progress_completions = 0;
+};
+
+/// Renders a rank profile (profile.cpp).
+[[nodiscard]] std::string rank_profile_to_json(const profile_data& p);
+
+/// Chrome trace-event JSON writer, streaming to a FILE. Thread-safe (one mutex); bounded by max_events.
+class trace_writer {
+ public:
+  trace_writer() = default;
+  trace_writer(const trace_writer&) = delete;
+  trace_writer& operator=(const trace_writer&) = delete;
+  ~trace_writer();
+
+  /// Opens `path` and writes the JSON header. False, with a message on stderr, when it cannot.
+  bool open(const std::string& path, std::uint64_t max_events, int pid, std::uint64_t t0_ns);
+  [[nodiscard]] bool active() const noexcept { return file_ != nullptr; }
+
+  // Events; each counts against max_events. Times are absolute now_ns values. Callers hold no trace lock.
+  void complete(std::uint32_t tid, std::string_view name, std::string_view cat, std::uint64_t t0, std::uint64_t t1);
+  void async_begin(std::uint32_t tid, std::uint64_t id, std::uint64_t t, std::uint64_t bytes, int peer,
+                   std::uint32_t owner);
+  void async_end(std::uint32_t tid, std::uint64_t id, std::uint64_t t);
+  void instant(std::uint32_t tid, std::string_view name, std::uint64_t t, std::uint64_t id);
+
+  /// Writes metadata (names, never counted against the bound) and closes the file. False on a write error.
+  bool close(const std::vector<std::pair<std::uint32_t, std::string>>& thread_names, std::string_view process_name);
+  [[nodiscard]] std::uint64_t written() const noexcept;
+
+ private:
+  bool admit_locked();  // counts one event; false once the bound is reached (warns once)
+  void emit_locked(const std::string& line);
+
+  mutable std::mutex mu_;
+  std::FILE* file_ = nullptr;
+  std::string path_;
+  std::uint64_t max_events_ = 0;
+  std::uint64_t written_ = 0;
+  bool first_ = true;
+  bool warned_ = false;
+  int pid_ = 0;
+  std::uint64_t t0_ = 0;
+  std::vector<char> buffer_;
+};
+
+}  // namespace sidecore::instrument::internal

@@ -1,0 +1,127 @@
+// Chrome trace-event JSON (the "JSON Array/Object Format" that Perfetto UI and chrome://tracing open), streamed.
+#include <cstdio>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "internal.hpp"
+
+namespace sidecore::instrument::internal {
+
+namespace {
+// Trace timestamps are microseconds; keep nanosecond resolution with three decimals.
+std::string us(std::uint64_t t, std::uint64_t t0) {
+  const std::uint64_t d = t > t0 ? t - t0 : 0;
+  return fmt::format("{}.{:03}", d / 1000, d % 1000);
+}
+std::string json_str(std::string_view s) { return nlohmann::json(std::string(s)).dump(); }
+}  // namespace
+
+trace_writer::~trace_writer() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+bool trace_writer::open(const std::string& path, std::uint64_t max_events, int pid, std::uint64_t t0_ns) {
+  std::lock_guard lk(mu_);
+  if (file_ != nullptr) std::fclose(file_);
+  file_ = std::fopen(path.c_str(), "w");
+  if (file_ == nullptr) {
+    std::fprintf(stderr, "sidecore: trace: cannot open '%s' for writing; tracing is off\n", path.c_str());
+    return false;
+  }
+  buffer_.assign(1 << 20, '\0');
+  std::setvbuf(file_, buffer_.data(), _IOFBF, buffer_.size());
+  path_ = path;
+  max_events_ = max_events;
+  written_ = 0;
+  first_ = true;
+  warned_ = false;
+  pid_ = pid;
+  t0_ = t0_ns;
+  std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", file_);
+  return true;
+}
+
+bool trace_writer::admit_locked() {
+  if (file_ == nullptr) return false;
+  if (written_ >= max_events_) {
+    if (!warned_) {
+      warned_ = true;
+      std::fprintf(stderr,
+                   "sidecore: trace '%s': %llu events written, SIDECORE_TRACE_MAX_EVENTS reached; trace recording "
+                   "stopped (the profile is unaffected)\n",
+                   path_.c_str(), static_cast<unsigned long long>(written_));
+    }
+    return false;
+  }
+  ++written_;
+  return true;
+}
+
+void trace_writer::emit_locked(const std::string& line) {
+  if (!first_) std::fputs(",\n", file_);
+  first_ = false;
+  std::fputs(line.c_str(), file_);
+}
+
+void trace_writer::complete(std::uint32_t tid, std::string_view name, std::string_view cat, std::uint64_t t0,
+                            std::uint64_t t1) {
+  std::lock_guard lk(mu_);
+  if (!admit_locked()) return;
+  emit_locked(fmt::format(R"({{"ph":"X","pid":{},"tid":{},"name":{},"cat":"{}","ts":{},"dur":{}}})", pid_, tid,
+                          json_str(name), cat, us(t0, t0_), us(t1 > t0 ? t1 : t0, t0)));
+}
+
+void trace_writer::async_begin(std::uint32_t tid, std::uint64_t id, std::uint64_t t, std::uint64_t bytes, int peer,
+                               std::uint32_t owner) {
+  std::lock_guard lk(mu_);
+  if (!admit_locked()) return;
+  emit_locked(fmt::format(
+      R"({{"ph":"b","pid":{},"tid":{},"name":"transfer","cat":"xfer","id":"0x{:x}","ts":{},"args":{{"bytes":{},"peer":{},"owner_thread":{}}}}})",
+      pid_, tid, id, us(t, t0_), bytes, peer, owner));
+}
+
+void trace_writer::async_end(std::uint32_t tid, std::uint64_t id, std::uint64_t t) {
+  std::lock_guard lk(mu_);
+  if (!admit_locked()) return;
+  emit_locked(fmt::format(R"({{"ph":"e","pid":{},"tid":{},"name":"transfer","cat":"xfer","id":"0x{:x}","ts":{}}})",
+                          pid_, tid, id, us(t, t0_)));
+}
+
+void trace_writer::instant(std::uint32_t tid, std::string_view name, std::uint64_t t, std::uint64_t id) {
+  std::lock_guard lk(mu_);
+  if (!admit_locked()) return;
+  emit_locked(fmt::format(R"({{"ph":"i","s":"t","pid":{},"tid":{},"name":{},"ts":{},"args":{{"xfer_id":"0x{:x}"}}}})",
+                          pid_, tid, json_str(name), us(t, t0_), id));
+}
+
+bool trace_writer::close(const std::vector<std::pair<std::uint32_t, std::string>>& thread_names,
+                         std::string_view process_name) {
+  std::lock_guard lk(mu_);
+  if (file_ == nullptr) return true;
+  emit_locked(fmt::format(R"({{"ph":"M","pid":{},"name":"process_name","args":{{"name":{}}}}})", pid_,
+                          json_str(process_name)));
+  for (const auto& [tid, name] : thread_names) {
+    emit_locked(fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"thread_name","args":{{"name":{}}}}})", pid_, tid,
+                            json_str(name)));
+    emit_locked(fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})",
+                            pid_, tid, tid));
+  }
+  std::fputs(fmt::format("\n],\"otherData\":{{\"producer\":\"sidecore\",\"events\":{},\"max_events\":{},"
+                         "\"truncated\":{}}}}}\n",
+                         written_, max_events_, warned_ ? "true" : "false")
+                 .c_str(),
+             file_);
+  const bool ok = std::ferror(file_) == 0;
+  const bool closed = std::fclose(file_) == 0;
+  file_ = nullptr;
+  if (!ok || !closed) std::fprintf(stderr, "sidecore: trace: error writing '%s'\n", path_.c_str());
+  return ok && closed;
+}
+
+std::uint64_t trace_writer::written() const noexcept {
+  std::lock_guard lk(mu_);
+  return written_;
+}
+
+}  // namespace sidecore::instrument::internal

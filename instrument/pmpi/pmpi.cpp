@@ -139,9 +139,13 @@ void end_profiling() {
         write_text_file(job_path(g.profile_pattern), merge_job_profile(profiles));
       }
     }
-    stop();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sidecore-pmpi: rank %d: cannot write the profile: %s\n", g.rank, e.what());
+  }
+  try {
+    stop();  // closes the trace
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sidecore-pmpi: rank %d: cannot finish the trace: %s\n", g.rank, e.what());
   }
   PMPI_Comm_free(&g.comm);
 }

@@ -84,6 +84,12 @@ namespace {
   throw std::invalid_argument(fmt::format("merge_job_profile: input {}: {}", i, what));
 }
 
+// A merge target: a default-constructed json is null, which value() refuses; make it an object.
+json& slot(json& j) {
+  if (j.is_null()) j = json::object();
+  return j;
+}
+
 void add_bounds(json& into, const json& from) {
   for (const char* k : {"min_s", "max_s", "xfer_time_s"}) into[k] = into.value(k, 0.0) + from.value(k, 0.0);
   into["count"] = into.value("count", std::uint64_t{0}) + from.value("count", std::uint64_t{0});
@@ -140,7 +146,7 @@ std::string merge_job_profile(const std::vector<std::string>& rank_jsons) {
     t_total = std::max(t_total, r["t_total_s"].get<double>());
     t_comp = std::max(t_comp, r["t_comp_s"].get<double>());
     for (const auto& [name, c] : r["categories"].items()) {
-      json& m = cats[name];
+      json& m = slot(cats[name]);
       const auto count = c.value("count", std::uint64_t{0});
       const auto prev = m.value("count", std::uint64_t{0});
       m["time_s"] = m.value("time_s", 0.0) + c.value("time_s", 0.0);
@@ -154,13 +160,13 @@ std::string merge_job_profile(const std::vector<std::string>& rank_jsons) {
       if (std::find(sources.begin(), sources.end(), src) == sources.end()) sources.push_back(src);
       add_bounds(total, it->value("total", json::object()));
       for (const json& b : it->value("by_size", json::array())) {
-        json& m = bins[{b.value("lo_bytes", std::uint64_t{0}), b.value("hi_bytes", std::uint64_t{0})}];
+        json& m = slot(bins[{b.value("lo_bytes", std::uint64_t{0}), b.value("hi_bytes", std::uint64_t{0})}]);
         m["lo_bytes"] = b["lo_bytes"];
         m["hi_bytes"] = b["hi_bytes"];
         add_bounds(m, b);
       }
       for (const json& b : it->value("by_region", json::array())) {
-        json& m = regions[b.value("name", "")];
+        json& m = slot(regions[b.value("name", "")]);
         m["name"] = b["name"];
         add_bounds(m, b);
       }

@@ -1,0 +1,77 @@
+/* A small MPI program with known call counts, run under LD_PRELOAD=libsidecore-pmpi.so by the pmpi test.
+ * Per rank, with ITERS = 10:
+ *   blocking: 4 per iteration (Barrier, Allreduce, Sendrecv, Bcast) + 1 final Reduce       = 41
+ *   init:     3 per iteration (Irecv, Isend, Iallreduce)                                  = 30
+ *   test:     5 per iteration (3 x Test, 2 x Iprobe)                                      = 50
+ *   wait:     2 per iteration (Waitall, Wait)                                             = 20
+ *   other:    Comm_dup + Comm_free                                                        =  2
+ * Each iteration also computes (spins) COMPUTE_US microseconds between Isend and Waitall, outside MPI.
+ * The expected counts are printed by rank 0 for the checker (pmpi_check) to compare with the profile. */
+#include <mpi.h>
+#include <stdio.h>
+#include <time.h>
+
+#define ITERS 10
+#define COMPUTE_US 2000
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double spin(double seconds) {
+  const double end = now_s() + seconds;
+  double x = 0.0;
+  while (now_s() < end) x += 1.0;
+  return x;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  double sink = 0.0;
+  for (int it = 0; it < ITERS; ++it) {
+    MPI_Barrier(comm);
+    int out = rank + it, in = -1;
+    MPI_Request rq[2];
+    MPI_Irecv(&in, 1, MPI_INT, left, 7, comm, &rq[0]);
+    MPI_Isend(&out, 1, MPI_INT, right, 7, comm, &rq[1]);
+    sink += spin(COMPUTE_US * 1e-6);
+    MPI_Status statuses[2];
+    MPI_Waitall(2, rq, statuses);
+    if (in != left + it) {
+      fprintf(stderr, "rank %d: ring exchange got %d, expected %d\n", rank, in, left + it);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    int flag = 0;
+    MPI_Iprobe(MPI_ANY_SOURCE, 99, comm, &flag, MPI_STATUS_IGNORE);
+    MPI_Iprobe(MPI_ANY_SOURCE, 99, comm, &flag, MPI_STATUS_IGNORE);
+    int v = 1, s = 0;
+    MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, comm);
+    MPI_Request r;
+    int v2 = 2, s2 = 0;
+    MPI_Iallreduce(&v2, &s2, 1, MPI_INT, MPI_SUM, comm, &r);
+    for (int k = 0; k < 3; ++k) MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    int a = rank, b = -1;
+    MPI_Sendrecv(&a, 1, MPI_INT, right, 8, &b, 1, MPI_INT, left, 8, comm, MPI_STATUS_IGNORE);
+    int root_value = rank == 0 ? 42 : 0;
+    MPI_Bcast(&root_value, 1, MPI_INT, 0, comm);
+    if (s != size || s2 != 2 * size || b != left || root_value != 42) {
+      fprintf(stderr, "rank %d: wrong collective result\n", rank);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
+  double total = 0.0;
+  MPI_Reduce(&sink, &total, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+  MPI_Comm_free(&comm);
+  if (rank == 0) printf("pmpi_app: done (%g)\n", total > 0 ? 1.0 : 0.0);
+  MPI_Finalize();
+  return 0;
+}

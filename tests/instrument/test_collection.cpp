@@ -1,0 +1,305 @@
+// Rings and incremental folding, threads, traces, profile JSON and the job merge.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sidecore/instrument/instrument.hpp"
+#if SIDECORE_HAVE_MODEL_PROFILE
+#include "sidecore/model/profile.hpp"
+#endif
+
+namespace si = sidecore::instrument;
+namespace sd = sidecore::instrument::detail;
+using sidecore::category;
+using json = nlohmann::json;
+
+namespace {
+constexpr std::uint64_t T0 = 1'000'000'000;
+
+json read_json(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return json::parse(ss.str());  // throws on invalid JSON
+}
+
+void spin_for_ns(std::uint64_t ns) {
+  const std::uint64_t end = sidecore::now_ns() + ns;
+  while (sidecore::now_ns() < end) {
+  }
+}
+}  // namespace
+
+TEST(Collection, OffByDefaultAndAfterStop) {
+  si::stop();
+  EXPECT_FALSE(si::enabled());
+  EXPECT_EQ(si::current_thread_id(), si::no_thread);
+  si::call_enter(category::wait);  // no effect, no crash
+  si::call_exit(category::wait);
+  si::config c;  // both off
+  si::start(c, 0, 1);
+  EXPECT_FALSE(si::enabled());
+  si::stop();
+}
+
+TEST(Collection, TinyRingFoldsIncrementallyWithoutLoss) {
+  // A 16-record ring and 10000 calls + 1000 transfers: every event must be counted (folding at the high-water mark).
+  si::config c;
+  c.profile = true;
+  c.ring_events = 16;
+  si::start(c, 0, 1);
+  si::set_xfer_time_table({{0, 1e-6}}, "test");
+  const auto me = si::current_thread_id();
+  std::uint64_t t = T0;
+  for (int i = 0; i < 10000; ++i) {
+    const auto cat = static_cast<category>(i % sidecore::category_count);
+    sd::call_enter_at(cat, t);
+    if (i % 10 == 0) sd::xfer_begin_at(static_cast<std::uint64_t>(i), 64, 1, me, t + 1);
+    if (i % 10 == 0) sd::xfer_end_at(static_cast<std::uint64_t>(i), me, t + 2);
+    sd::call_exit_at(cat, t + 100 + static_cast<std::uint64_t>(i % sidecore::category_count));
+    t += 1000;
+  }
+  const json p = json::parse(si::rank_profile_json());
+  std::uint64_t calls = 0;
+  for (const auto& [name, v] : p["categories"].items()) {
+    EXPECT_EQ(v["count"], 2000) << name;
+    calls += v["count"].get<std::uint64_t>();
+  }
+  EXPECT_EQ(calls, 10000u);
+  // category k's calls last 100 + k ns: min_s is exactly that.
+  EXPECT_NEAR(p["categories"]["test"]["min_s"].get<double>(), 102e-9, 1e-15);
+  EXPECT_EQ(p["overlap"]["total"]["count"], 1000);
+  si::stop();
+}
+
+TEST(Collection, ManyThreadsAndAProgressThread) {
+  // 3 application threads make calls and post transfers that a progress thread begins and completes, all
+  // concurrently with the real clock and a small ring. Counts must be exact; bounds must respect
+  // 0 <= min <= max <= xfer_time.
+  si::config c;
+  c.profile = true;
+  c.ring_events = 64;
+  si::start(c, 0, 1);
+  si::set_xfer_time_table({{0, 2e-6}, {1 << 20, 100e-6}}, "test");
+  constexpr int kThreads = 3, kIters = 3000;
+  struct slot {
+    std::atomic<std::uint64_t> id{0};
+    std::atomic<std::uint32_t> owner{0};
+  };
+  std::vector<slot> mailbox(kThreads);
+  std::atomic<bool> done{false};
+  std::thread progress([&] {
+    si::mark_progress_thread();
+    std::vector<std::uint64_t> seen(kThreads, 0);
+    while (!done.load()) {
+      for (int k = 0; k < kThreads; ++k) {
+        const auto id = mailbox[k].id.load(std::memory_order_acquire);
+        if (id != seen[k]) {
+          seen[k] = id;
+          const auto owner = mailbox[k].owner.load();
+          si::xfer_begin(id, 4096, k, owner);
+          si::xfer_end(id, owner);
+        }
+      }
+      si::fold_current_thread();
+    }
+  });
+  std::vector<std::thread> apps;
+  for (int k = 0; k < kThreads; ++k) {
+    apps.emplace_back([&, k] {
+      const auto me = si::current_thread_id();
+      for (int i = 1; i <= kIters; ++i) {
+        si::call_enter(category::init);
+        mailbox[k].owner.store(me);
+        mailbox[k].id.store((static_cast<std::uint64_t>(k) << 32) | static_cast<std::uint64_t>(i),
+                            std::memory_order_release);
+        si::call_exit(category::init);
+        si::call_enter(category::wait);
+        si::call_exit(category::wait);
+      }
+    });
+  }
+  for (auto& a : apps) a.join();
+  done = true;
+  progress.join();
+  const json p = json::parse(si::rank_profile_json());
+  EXPECT_EQ(p["categories"]["init"]["count"], kThreads * kIters);
+  EXPECT_EQ(p["categories"]["wait"]["count"], kThreads * kIters);
+  const json& tot = p["overlap"]["total"];
+  EXPECT_GT(tot["count"].get<int>(), 0);  // the progress thread may skip ids it saw overwritten
+  EXPECT_LE(tot["count"].get<int>(), kThreads * kIters);
+  EXPECT_LE(tot["min_s"].get<double>(), tot["max_s"].get<double>() + 1e-12);
+  EXPECT_LE(tot["max_s"].get<double>(), tot["xfer_time_s"].get<double>() + 1e-12);
+  si::stop();
+}
+
+TEST(Trace, ChromeTraceWithCallsComputeTransfersAndNames) {
+  const std::string path = ::testing::TempDir() + "trace.%r.json";
+  si::config c;
+  c.trace = true;
+  c.trace_path = path;
+  si::start(c, 2, 4);
+  si::name_current_thread("main");
+  const auto me = si::current_thread_id();
+  si::region_enter("solve");
+  for (int i = 0; i < 3; ++i) {
+    si::call_enter(category::init);
+    si::call_exit(category::init);
+    spin_for_ns(20000);
+    si::call_enter(category::wait);
+    si::xfer_begin(static_cast<std::uint64_t>(i), 128, 1, me);
+    si::xfer_end(static_cast<std::uint64_t>(i), me);
+    si::call_exit(category::wait);
+  }
+  si::region_exit();
+  std::thread([&] {
+    si::mark_progress_thread();
+    si::xfer_begin(99, 1 << 20, 3, me);
+    si::xfer_end(99, me);
+  }).join();
+  si::stop();
+  const json t = read_json(si::path_for_rank(path, 2));
+  ASSERT_TRUE(t["traceEvents"].is_array());
+  int calls = 0, computes = 0, begins = 0, ends = 0, regions = 0, instants = 0;
+  std::set<std::string> thread_names;
+  for (const auto& e : t["traceEvents"]) {
+    EXPECT_EQ(e["pid"], 2);
+    const std::string ph = e["ph"];
+    if (ph == "X" && e["cat"] == "call") ++calls;
+    if (ph == "X" && e["cat"] == "compute") ++computes;
+    if (ph == "X" && e["cat"] == "region") ++regions;
+    if (ph == "b") ++begins;
+    if (ph == "e") ++ends;
+    if (ph == "i") ++instants;
+    if (ph == "M" && e["name"] == "thread_name") thread_names.insert(e["args"]["name"].get<std::string>());
+  }
+  EXPECT_EQ(calls, 6);
+  EXPECT_EQ(computes, 5);  // between consecutive calls
+  EXPECT_EQ(regions, 1);
+  EXPECT_EQ(begins, 4);
+  EXPECT_EQ(ends, 4);
+  EXPECT_EQ(instants, 2);  // post/complete on the progress thread's track
+  EXPECT_TRUE(thread_names.count("main"));
+  EXPECT_TRUE(thread_names.count("progress"));
+  EXPECT_TRUE(thread_names.count("main regions"));
+  EXPECT_EQ(t["otherData"]["truncated"], false);
+  std::remove(si::path_for_rank(path, 2).c_str());
+}
+
+TEST(Trace, BoundedByMaxEventsStillValidJson) {
+  const std::string path = ::testing::TempDir() + "trace_bounded.json";
+  si::config c;
+  c.trace = true;
+  c.profile = true;
+  c.trace_path = path;
+  c.trace_max_events = 50;
+  c.ring_events = 32;
+  si::start(c, 0, 1);
+  for (int i = 0; i < 1000; ++i) {
+    si::call_enter(category::test);
+    si::call_exit(category::test);
+  }
+  si::stop();
+  EXPECT_EQ(si::trace_events_written(), 50u);
+  const json t = read_json(si::path_for_rank(path, 0));
+  int counted = 0;
+  for (const auto& e : t["traceEvents"]) counted += e["ph"] != "M";
+  EXPECT_EQ(counted, 50);
+  EXPECT_EQ(t["otherData"]["truncated"], true);
+  // The profile does not lose anything to the trace bound.
+  const json p = json::parse(si::rank_profile_json());
+  EXPECT_EQ(p["categories"]["test"]["count"], 1000);
+  std::remove(si::path_for_rank(path, 0).c_str());
+}
+
+namespace {
+json sample_rank(int rank, int nranks) {
+  si::config c;
+  c.profile = true;
+  si::start(c, rank, nranks);
+  si::set_run_info("core", "shm", 4);
+  si::set_progress_stats(0.5, 1.5, 100, 10);
+  si::set_xfer_time_table({{0, 1e-6}}, "calibration: test");
+  const auto me = si::current_thread_id();
+  const std::uint64_t b = T0 + static_cast<std::uint64_t>(rank) * 1000;
+  sd::call_enter_at(category::init, b);
+  sd::xfer_begin_at(1, 10, 0, me, b + 1);
+  sd::call_exit_at(category::init, b + 2);
+  sd::call_enter_at(category::wait, b + 5000);
+  sd::xfer_end_at(1, me, b + 5001);
+  sd::call_exit_at(category::wait, b + 5002 + static_cast<std::uint64_t>(rank));
+  sd::region_enter_at("r", b + 6000);
+  sd::call_enter_at(category::blocking, b + 6001);
+  sd::xfer_begin_at(2, 1000, 0, me, b + 6002);
+  sd::xfer_end_at(2, me, b + 6003);
+  sd::call_exit_at(category::blocking, b + 6004);
+  sd::region_exit_at(b + 6005);
+  json p = json::parse(si::rank_profile_json());
+  si::stop();
+  return p;
+}
+}  // namespace
+
+TEST(Profile, RankProfileHasEveryField) {
+  const json p = sample_rank(1, 2);
+  EXPECT_EQ(p["schema"], "sidecore-profile");
+  EXPECT_EQ(p["schema_version"], 1);
+  EXPECT_EQ(p["kind"], "rank");
+  EXPECT_EQ(p["rank"], 1);
+  EXPECT_EQ(p["nranks"], 2);
+  EXPECT_EQ(p["mode"], "core");
+  EXPECT_EQ(p["provider"], "shm");
+  EXPECT_EQ(p["n_core"], 4);
+  for (const char* k : {"t_total_s", "t_comp_s"}) EXPECT_TRUE(p[k].is_number()) << k;
+  for (const char* c : {"blocking", "init", "test", "wait", "other"}) {
+    for (const char* k : {"time_s", "count", "min_s"}) EXPECT_TRUE(p["categories"][c][k].is_number()) << c << k;
+  }
+  const json& o = p["overlap"];
+  EXPECT_EQ(o["xfer_time_source"], "calibration: test");
+  for (const char* k : {"min_s", "max_s", "xfer_time_s", "count"}) EXPECT_TRUE(o["total"][k].is_number()) << k;
+  EXPECT_EQ(o["total"]["count"], 2);
+  EXPECT_EQ(o["by_size"].size(), 2u);
+  ASSERT_EQ(o["by_region"].size(), 1u);
+  EXPECT_EQ(o["by_region"][0]["name"], "r");
+  EXPECT_DOUBLE_EQ(p["progress_thread"]["busy_s"].get<double>(), 0.5);
+  EXPECT_EQ(p["progress_thread"]["polls"], 100);
+}
+
+TEST(Profile, MergeIntoJob) {
+  const json r0 = sample_rank(0, 2), r1 = sample_rank(1, 2);
+  const json j = json::parse(si::merge_job_profile({r1.dump(), r0.dump()}));
+  EXPECT_EQ(j["kind"], "job");
+  EXPECT_EQ(j["nranks"], 2);
+  ASSERT_EQ(j["ranks"].size(), 2u);
+  EXPECT_EQ(j["ranks"][0]["rank"], 0);  // sorted by rank
+  EXPECT_EQ(j["categories"]["wait"]["count"], 2);
+  // wait lasted 5002 - 5000 = 2 ns on rank 0 and 3 ns on rank 1: sum 5 ns, min 2 ns.
+  EXPECT_NEAR(j["categories"]["wait"]["time_s"].get<double>(), 5e-9, 1e-18);
+  EXPECT_NEAR(j["categories"]["wait"]["min_s"].get<double>(), 2e-9, 1e-18);
+  EXPECT_EQ(j["overlap"]["total"]["count"], 4);
+  EXPECT_EQ(j["progress_thread"]["polls"], 200);
+  EXPECT_DOUBLE_EQ(j["t_total_s"].get<double>(),
+                   std::max(r0["t_total_s"].get<double>(), r1["t_total_s"].get<double>()));
+  EXPECT_THROW((void)si::merge_job_profile({r0.dump(), r0.dump()}), std::invalid_argument);
+  EXPECT_THROW((void)si::merge_job_profile({"{}"}), std::invalid_argument);
+  EXPECT_THROW((void)si::merge_job_profile({}), std::invalid_argument);
+}
+
+#if SIDECORE_HAVE_MODEL_PROFILE
+TEST(Profile, ModelReaderAcceptsRankAndJobProfiles) {
+  const json r0 = sample_rank(0, 2), r1 = sample_rank(1, 2);
+  const auto rp = sidecore::model::parse_profile(r0.dump(), "rank 0");
+  EXPECT_EQ(rp.rank, 0);
+  EXPECT_EQ(rp[category::wait].count, 1u);
+  const auto jp = sidecore::model::parse_profile(si::merge_job_profile({r0.dump(), r1.dump()}), "job");
+  EXPECT_EQ(jp.ranks.size(), 2u);
+}
+#endif

@@ -77,8 +77,14 @@ std::string library_version() {
   if (PMPI_Get_library_version(buf, &len) != MPI_SUCCESS) return "MPI";
   std::string v(buf, static_cast<std::size_t>(len));
   if (const auto nl = v.find('\n'); nl != std::string::npos) v.resize(nl);
-  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.pop_back();
-  return v;
+  std::string out;  // "MPICH Version:\t4.0.2" -> "MPICH Version: 4.0.2"
+  for (const char c : v) {
+    const bool space = c == ' ' || c == '\t';
+    if (space && (out.empty() || out.back() == ' ')) continue;
+    out += space ? ' ' : c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
 }
 
 void begin_profiling() {

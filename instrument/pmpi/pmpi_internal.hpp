@@ -9,7 +9,7 @@ namespace sidecore::instrument::pmpi {
 /// CALL_ENTER on construction, CALL_EXIT on destruction: brackets one intercepted MPI call.
 class call_scope {
  public:
-  explicit call_scope(category c) noexcept : c_(c) { call_enter(c_); }
+  call_scope(category c, const char* name) noexcept : c_(c) { call_enter(c_, name); }
   ~call_scope() { call_exit(c_); }
   call_scope(const call_scope&) = delete;
   call_scope& operator=(const call_scope&) = delete;

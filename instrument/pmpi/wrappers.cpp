@@ -14,356 +14,356 @@ extern "C" {
 
 // ---- Blocking point-to-point and collectives (category "blocking").
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Send");
   return PMPI_Send(buf, count, datatype, dest, tag, comm);
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Recv");
   return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
 }
 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Ssend");
   return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
 }
 
 int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Rsend");
   return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
 }
 
 int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Bsend");
   return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
 }
 
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Sendrecv");
   return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
 }
 
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Sendrecv_replace");
   return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Probe");
   return PMPI_Probe(source, tag, comm, status);
 }
 
 int MPI_Barrier(MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Barrier");
   return PMPI_Barrier(comm);
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Bcast");
   return PMPI_Bcast(buffer, count, datatype, root, comm);
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Reduce");
   return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Allreduce");
   return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Gather");
   return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Gatherv");
   return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Scatter");
   return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Scatterv");
   return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Allgather");
   return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Allgatherv");
   return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Alltoall");
   return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Alltoallv");
   return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Alltoallw");
   return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Reduce_scatter");
   return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Reduce_scatter_block");
   return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Scan");
   return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Exscan");
   return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Mprobe");
   return PMPI_Mprobe(source, tag, comm, message, status);
 }
 
 int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "MPI_Mrecv");
   return PMPI_Mrecv(buf, count, datatype, message, status);
 }
 
 // ---- Nonblocking initiation (category "init"), persistent starts included.
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Isend");
   return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
 }
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Irecv");
   return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
 }
 
 int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Issend");
   return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
 }
 
 int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Irsend");
   return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
 }
 
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Ibsend");
   return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
 }
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Ibarrier");
   return PMPI_Ibarrier(comm, request);
 }
 
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Ibcast");
   return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
 }
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Ireduce");
   return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
 
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Iallreduce");
   return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Igather");
   return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
 int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Igatherv");
   return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
 }
 
 int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Iscatter");
   return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
 int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Iscatterv");
   return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
 int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Iallgather");
   return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Iallgatherv");
   return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
 
 int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Ialltoall");
   return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Ialltoallv");
   return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 }
 
 int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Ialltoallw");
   return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 }
 
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Ireduce_scatter");
   return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
 }
 
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Ireduce_scatter_block");
   return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
 }
 
 int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Iscan");
   return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Iexscan");
   return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Imrecv");
   return PMPI_Imrecv(buf, count, datatype, message, request);
 }
 
 int MPI_Start(MPI_Request *request) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Start");
   return PMPI_Start(request);
 }
 
 int MPI_Startall(int count, MPI_Request array_of_requests[]) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "MPI_Startall");
   return PMPI_Startall(count, array_of_requests);
 }
 
 // ---- Tests and nonblocking probes (category "test": they poll, they initiate nothing).
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
-  const call_scope scope(category::test);
+  const call_scope scope(category::test, "MPI_Iprobe");
   return PMPI_Iprobe(source, tag, comm, flag, status);
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
-  const call_scope scope(category::test);
+  const call_scope scope(category::test, "MPI_Test");
   return PMPI_Test(request, flag, status);
 }
 
 int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) {
-  const call_scope scope(category::test);
+  const call_scope scope(category::test, "MPI_Testall");
   return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
 }
 
 int MPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status) {
-  const call_scope scope(category::test);
+  const call_scope scope(category::test, "MPI_Testany");
   return PMPI_Testany(count, array_of_requests, indx, flag, status);
 }
 
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) {
-  const call_scope scope(category::test);
+  const call_scope scope(category::test, "MPI_Testsome");
   return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status) {
-  const call_scope scope(category::test);
+  const call_scope scope(category::test, "MPI_Improbe");
   return PMPI_Improbe(source, tag, comm, flag, message, status);
 }
 
 // ---- Waits (category "wait").
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
-  const call_scope scope(category::wait);
+  const call_scope scope(category::wait, "MPI_Wait");
   return PMPI_Wait(request, status);
 }
 
 int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
-  const call_scope scope(category::wait);
+  const call_scope scope(category::wait, "MPI_Waitall");
   return PMPI_Waitall(count, array_of_requests, array_of_statuses);
 }
 
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status) {
-  const call_scope scope(category::wait);
+  const call_scope scope(category::wait, "MPI_Waitany");
   return PMPI_Waitany(count, array_of_requests, indx, status);
 }
 
 int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) {
-  const call_scope scope(category::wait);
+  const call_scope scope(category::wait, "MPI_Waitsome");
   return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
 // ---- Everything else that is intercepted (category "other").
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
-  const call_scope scope(category::other);
+  const call_scope scope(category::other, "MPI_Comm_dup");
   return PMPI_Comm_dup(comm, newcomm);
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
-  const call_scope scope(category::other);
+  const call_scope scope(category::other, "MPI_Comm_split");
   return PMPI_Comm_split(comm, color, key, newcomm);
 }
 
 int MPI_Comm_free(MPI_Comm *comm) {
-  const call_scope scope(category::other);
+  const call_scope scope(category::other, "MPI_Comm_free");
   return PMPI_Comm_free(comm);
 }
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
-  const call_scope scope(category::other);
+  const call_scope scope(category::other, "MPI_Comm_create");
   return PMPI_Comm_create(comm, group, newcomm);
 }
 
 int MPI_Cancel(MPI_Request *request) {
-  const call_scope scope(category::other);
+  const call_scope scope(category::other, "MPI_Cancel");
   return PMPI_Cancel(request);
 }
 
 int MPI_Request_free(MPI_Request *request) {
-  const call_scope scope(category::other);
+  const call_scope scope(category::other, "MPI_Request_free");
   return PMPI_Request_free(request);
 }
 
 int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::other);
+  const call_scope scope(category::other, "MPI_Send_init");
   return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
 }
 
 int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) {
-  const call_scope scope(category::other);
+  const call_scope scope(category::other, "MPI_Recv_init");
   return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
 }
 

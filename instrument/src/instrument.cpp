@@ -81,6 +81,7 @@ struct thread_state {
   alignas(64) std::atomic<std::uint64_t> tail{0};
   std::mutex fold_mu;
   std::uint64_t f_enter_t = 0;
+  const char* f_enter_name = nullptr;
   std::uint64_t f_last_exit_t = 0;
   bool f_open = false;
   bool f_had_call = false;
@@ -343,13 +344,17 @@ void process(thread_state* st, const record& r) {
         g_trace.complete(st->id, "compute", "compute", st->f_last_exit_t, r.t);
       }
       st->f_enter_t = r.t;
+      st->f_enter_name = reinterpret_cast<const char*>(static_cast<std::uintptr_t>(r.id));
       st->f_open = true;
       break;
     case kind::call_exit: {
       const auto c = static_cast<category>(r.bits & 0x0f);
       const std::uint64_t d = r.t > st->f_enter_t ? r.t - st->f_enter_t : 0;
       if (st->f_open) st->cats[static_cast<std::size_t>(c)].add(d);
-      if (tracing) g_trace.complete(st->id, category_name(c), "call", st->f_enter_t, r.t);
+      if (tracing) {
+        g_trace.complete(st->id, st->f_enter_name != nullptr ? std::string_view(st->f_enter_name) : category_name(c),
+                         category_name(c), st->f_enter_t, r.t);
+      }
       st->f_open = false;
       st->f_had_call = true;
       st->f_last_exit_t = r.t;
@@ -437,7 +442,7 @@ std::string substitute_rank(const std::string& pattern, const std::string& what)
 // ---- recording entry points -----------------------------------------------------------------------------------
 namespace detail {
 
-void call_enter_at(category c, std::uint64_t t) noexcept {
+void call_enter_at(category c, std::uint64_t t, const char* name) noexcept {
   thread_state* st = self();
   if (st == nullptr) return;
   if (st->depth++ != 0) return;  // nested: only the outermost call counts
@@ -449,6 +454,7 @@ void call_enter_at(category c, std::uint64_t t) noexcept {
   publish(st);
   record r{};
   r.t = t;
+  r.id = reinterpret_cast<std::uintptr_t>(name);  // a static string, only read by the trace
   r.k = kind::call_enter;
   r.bits = static_cast<std::uint8_t>(c);
   push(st, r);

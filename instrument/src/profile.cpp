@@ -14,7 +14,7 @@
 namespace sidecore::instrument {
 
 namespace {
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;  // keeps the schema's field order in the output
 constexpr std::string_view schema_name = "sidecore-profile";
 constexpr int schema_version = 1;
 
@@ -138,7 +138,7 @@ std::string merge_job_profile(const std::vector<std::string>& rank_jsons) {
   json cats = json::object();
   bool any_overlap = false, any_progress = false;
   json total = json::object();
-  std::map<std::pair<std::uint64_t, std::uint64_t>, json> bins;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, json> bins;  // ascending sizes
   std::map<std::string, json> regions;
   std::vector<std::string> sources;
   json prog = {{"busy_s", 0.0}, {"idle_s", 0.0}, {"polls", 0}, {"completions", 0}};

@@ -82,9 +82,14 @@ int main(int argc, char** argv) {
     CHECK(p["rank"] == r, "file of rank %d holds rank %s", r, p["rank"].dump().c_str());
     check_rank(p, nranks);
     const json t = json::parse(slurp(sidecore::instrument::path_for_rank(argv[3], r)));
-    int calls = 0;
-    for (const auto& e : t["traceEvents"]) calls += e["ph"] == "X" && e["cat"] == "call";
+    int calls = 0, allreduce = 0;
+    for (const auto& e : t["traceEvents"]) {
+      if (e["ph"] != "X" || e["cat"] == "compute") continue;
+      ++calls;
+      if (e["name"] == "MPI_Allreduce") allreduce += e["cat"] == "blocking";
+    }
     CHECK(calls == 41 + 30 + 50 + 20 + 2, "rank %d trace has %d calls", r, calls);
+    CHECK(allreduce == 10, "rank %d trace has %d MPI_Allreduce spans in category blocking", r, allreduce);
   }
   const std::string job_text = slurp(sidecore::instrument::job_path(pattern));
   const json job = json::parse(job_text);

@@ -151,7 +151,7 @@ TEST(Trace, ChromeTraceWithCallsComputeTransfersAndNames) {
   const auto me = si::current_thread_id();
   si::region_enter("solve");
   for (int i = 0; i < 3; ++i) {
-    si::call_enter(category::init);
+    si::call_enter(category::init, "sc_isend");
     si::call_exit(category::init);
     spin_for_ns(20000);
     si::call_enter(category::wait);
@@ -173,7 +173,10 @@ TEST(Trace, ChromeTraceWithCallsComputeTransfersAndNames) {
   for (const auto& e : t["traceEvents"]) {
     EXPECT_EQ(e["pid"], 2);
     const std::string ph = e["ph"];
-    if (ph == "X" && e["cat"] == "call") ++calls;
+    if (ph == "X" && (e["cat"] == "init" || e["cat"] == "wait")) ++calls;
+    if (ph == "X" && e["cat"] == "init") {
+      EXPECT_EQ(e["name"], "sc_isend");
+    }
     if (ph == "X" && e["cat"] == "compute") ++computes;
     if (ph == "X" && e["cat"] == "region") ++regions;
     if (ph == "b") ++begins;

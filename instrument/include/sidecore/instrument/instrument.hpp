@@ -48,7 +48,7 @@ extern std::atomic<bool> g_enabled;
 // Out-of-line recording functions, with an explicit timestamp: the inline hooks pass now_ns() (0 for the call
 // hooks, which then read the clock only for an outermost call); tests pass synthetic times (> 0). Same contracts
 // as the hooks below; only call them while enabled().
-void call_enter_at(category c, std::uint64_t t) noexcept;
+void call_enter_at(category c, std::uint64_t t, const char* name = nullptr) noexcept;
 void call_exit_at(category c, std::uint64_t t) noexcept;
 void xfer_begin_at(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner, std::uint64_t t) noexcept;
 void xfer_end_at(std::uint64_t xfer_id, std::uint32_t owner, std::uint64_t t) noexcept;
@@ -73,8 +73,10 @@ void start(const config& cfg, int rank, int nranks);
 
 /// CALL_ENTER / CALL_EXIT: bracket every call from the application into sidecore, on the calling thread. Calls
 /// nest (a blocking call built on nonblocking ones): only the outermost pair is counted, under its own category.
-inline void call_enter(category c) noexcept {
-  if (enabled()) detail::call_enter_at(c, 0);
+/// `name` (optional) must be a string with static storage ("MPI_Send", "sc_isend"): the trace shows it; the
+/// profile counts by category only.
+inline void call_enter(category c, const char* name = nullptr) noexcept {
+  if (enabled()) detail::call_enter_at(c, 0, name);
 }
 inline void call_exit(category c) noexcept {
   if (enabled()) detail::call_exit_at(c, 0);

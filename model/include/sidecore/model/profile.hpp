@@ -1,0 +1,132 @@
+// sidecore profile — the per-rank and per-job measurement record that feeds the model.
+// The schema is documented in docs/profile-schema.md (schema "sidecore-profile", version 1).
+// This header and src/profile.cpp depend only on nlohmann_json and sidecore_common, so that the
+// instrumentation (instrument/) can link target sidecore_profile to write profiles.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "sidecore/common/common.hpp"
+
+namespace sidecore::model {
+
+/// Value of the "schema" field of every profile.
+inline constexpr std::string_view profile_schema_name = "sidecore-profile";
+/// The only schema version this build reads and writes.
+inline constexpr int profile_schema_version = 1;
+
+/// Totals of one call category on the rank's communicating thread (seed 004, Section III-C1).
+struct category_totals {
+  double time_s = 0.0;      ///< total time inside calls of this category, seconds
+  std::uint64_t count = 0;  ///< number of calls
+  double min_s = 0.0;       ///< shortest single call, seconds (0 when count == 0)
+  bool operator==(const category_totals&) const = default;
+};
+
+/// Overlap bounds of seed 000, Section 2.2, summed over a set of transfers.
+struct overlap_bounds {
+  double min_s = 0.0;        ///< minimum overlapped transfer time (lower bound)
+  double max_s = 0.0;        ///< maximum overlapped transfer time (upper bound)
+  double xfer_time_s = 0.0;  ///< data transfer time (sum of xfer_time of the transfers)
+  std::uint64_t count = 0;   ///< number of transfers
+  bool operator==(const overlap_bounds&) const = default;
+};
+
+/// Overlap bounds of the transfers whose size lies in [lo_bytes, hi_bytes] (both inclusive).
+struct overlap_size_bin {
+  std::uint64_t lo_bytes = 0;
+  std::uint64_t hi_bytes = 0;
+  overlap_bounds bounds;
+  bool operator==(const overlap_size_bin&) const = default;
+};
+
+/// Overlap bounds of the transfers begun inside a monitored code region.
+struct overlap_region {
+  std::string name;
+  overlap_bounds bounds;
+  bool operator==(const overlap_region&) const = default;
+};
+
+/// The "overlap" section: where xfer_time comes from, the total, and two breakdowns.
+struct overlap_section {
+  std::string xfer_time_source;  ///< "microbenchmark" (a-priori table, seed 000) or "measured" (XFER_BEGIN..END)
+  overlap_bounds total;
+  std::vector<overlap_size_bin> by_size;
+  std::vector<overlap_region> by_region;
+  bool operator==(const overlap_section&) const = default;
+};
+
+/// The progress thread's time split (core mode only).
+struct progress_thread_stats {
+  double busy_s = 0.0;           ///< time the loop found work (submissions, completions, schedules)
+  double idle_s = 0.0;           ///< time spent spinning without work, backing off or blocked
+  std::uint64_t polls = 0;       ///< passes through the progress loop
+  std::uint64_t completions = 0; ///< requests completed by the thread
+  bool operator==(const progress_thread_stats&) const = default;
+};
+
+/// One rank's measurements ("rank"), or a whole job ("job") whose per-rank records are in ranks.
+enum class profile_kind : std::uint8_t { rank, job };
+/// The SIDECORE_PROGRESS mode of the run: "off" is the model's calibration run, "core" a run with
+/// the dedicated progress core.
+enum class progress_mode : std::uint8_t { off, core };
+
+/// A sidecore profile (docs/profile-schema.md). Plain data: fill it, then to_json / write_profile_file.
+struct profile {
+  profile_kind kind = profile_kind::rank;
+  int rank = 0;                  ///< rank in the job (rank kind); ignored for the job kind
+  int nranks = 1;                ///< number of ranks in the job
+  progress_mode mode = progress_mode::off;
+  std::string provider;          ///< libfabric provider ("shm", "tcp;ofi_rxm", ...) or "mpip"
+  int n_core = 0;                ///< cores per node available to the rank, including a reserved progress core
+  double t_total_s = 0.0;        ///< wall time of the run on this rank (t_noprogress in off mode)
+  double t_comp_s = 0.0;         ///< time outside sidecore calls on the communicating thread
+  std::array<category_totals, category_count> categories{};  ///< indexed by sidecore::category
+  std::optional<overlap_section> overlap;
+  std::optional<progress_thread_stats> progress_thread;
+  std::string command;           ///< optional: the application's command line
+  std::vector<profile> ranks;    ///< job kind: one rank-kind profile per rank
+
+  /// The totals of category c.
+  [[nodiscard]] category_totals& operator[](category c) noexcept { return categories[static_cast<std::size_t>(c)]; }
+  [[nodiscard]] const category_totals& operator[](category c) const noexcept {
+    return categories[static_cast<std::size_t>(c)];
+  }
+  bool operator==(const profile&) const = default;
+};
+
+/// "rank" / "job".
+[[nodiscard]] std::string_view profile_kind_name(profile_kind k) noexcept;
+/// "off" / "core".
+[[nodiscard]] std::string_view progress_mode_name(progress_mode m) noexcept;
+
+/// Builds a job profile from per-rank profiles (rank kind, same mode): the job's own totals are
+/// the merge (t_total_s and t_comp_s: maximum over ranks; categories: times and counts summed,
+/// minimum of minima; overlap totals and bins summed; progress thread summed) and ranks holds the
+/// inputs sorted by rank. Throws input_error when the list is empty, holds a job profile, mixes
+/// modes or repeats a rank.
+[[nodiscard]] profile make_job_profile(std::vector<profile> ranks);
+
+/// Serialises p (schema fields first). Optional sections are written only when present.
+void to_json(nlohmann::json& j, const profile& p);
+/// Parses and validates a profile; throws input_error naming the field (JSON path) and the accepted
+/// values on a wrong schema, unknown schema_version, unknown kind or mode, a missing or mistyped
+/// field, a negative or non-finite time, min_s > time_s, or a job whose ranks are inconsistent.
+void from_json(const nlohmann::json& j, profile& p);
+
+/// Parses JSON text; `source` names the origin in error messages. Throws input_error on malformed
+/// JSON (with the byte offset) or an invalid profile.
+[[nodiscard]] profile parse_profile(std::string_view text, const std::string& source = "<string>");
+/// Reads a profile file; throws input_error naming the path when it cannot be opened or is invalid.
+[[nodiscard]] profile read_profile_file(const std::string& path);
+/// Writes p as indented JSON; throws input_error naming the path when it cannot be written.
+void write_profile_file(const std::string& path, const profile& p);
+
+}  // namespace sidecore::model

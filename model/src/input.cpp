@@ -1,0 +1,99 @@
+// Gathering a job's inputs from profiles or an mpiP report.
+#include "sidecore/model/input.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "sidecore/model/error.hpp"
+#include "sidecore/model/mpip.hpp"
+
+namespace sidecore::model {
+
+job_input make_job_input(const std::vector<profile>& profiles, const std::vector<std::string>& sources,
+                         std::optional<int> n_core_override) {
+  if (!sources.empty() && sources.size() != profiles.size())
+    throw input_error("make_job_input", "sources", "one source name per profile expected");
+  if (n_core_override && *n_core_override <= 1)
+    throw input_error("--cores", "", fmt::format("N_core = {}; a dedicated core needs N_core >= 2 cores per node",
+                                                 *n_core_override));
+  job_input job;
+  struct entry {
+    profile p;
+    std::string source;
+  };
+  std::map<int, entry> off;
+  std::map<int, entry> core;
+  int nranks = 0;
+  std::string nranks_source;
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    const std::string src = sources.empty() ? fmt::format("profile #{}", i + 1) : sources[i];
+    std::vector<profile> flat;
+    if (profiles[i].kind == profile_kind::job) flat = profiles[i].ranks;
+    else flat.push_back(profiles[i]);
+    for (auto& r : flat) {
+      if (nranks == 0) {
+        nranks = r.nranks;
+        nranks_source = src;
+      } else if (r.nranks != nranks) {
+        throw input_error(src, fmt::format("rank {}: nranks", r.rank),
+                          fmt::format("{} differs from nranks {} in {}; all profiles must come from the same job",
+                                      r.nranks, nranks, nranks_source));
+      }
+      if (n_core_override) r.n_core = *n_core_override;
+      auto& into = r.mode == progress_mode::off ? off : core;
+      auto [it, inserted] = into.emplace(r.rank, entry{r, src});
+      if (!inserted)
+        throw input_error(src, fmt::format("rank {}", r.rank),
+                          fmt::format("rank {} in mode \"{}\" is also in {}; give each rank once per mode", r.rank,
+                                      progress_mode_name(r.mode), it->second.source));
+      if (job.provider.empty()) job.provider = r.provider;
+    }
+  }
+  if (off.empty())
+    throw input_error(sources.empty() ? "profiles" : fmt::format("{}", fmt::join(sources, ", ")), "mode",
+                      "no calibration profile: the model needs a run recorded with SIDECORE_PROGRESS=off "
+                      "(mode \"off\"); mode \"core\" profiles are only compared with the prediction");
+  for (auto& [rank, e] : off) {
+    rank_inputs in = inputs_from_profile(e.p, e.source);
+    validate(in, e.source);
+    job.ranks.push_back(in);
+    job.calibration.push_back(std::move(e.p));
+  }
+  for (auto& [rank, e] : core) job.core_run.push_back(std::move(e.p));
+  job.nranks = nranks;
+  if (static_cast<int>(off.size()) < nranks)
+    job.warnings.push_back(fmt::format("only {} of the job's {} ranks have a calibration profile; the job prediction "
+                                       "covers those ranks only",
+                                       off.size(), nranks));
+  std::vector<std::string> names = sources;
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  job.source = names.empty() ? "profiles" : fmt::format("{}", fmt::join(names, ", "));
+  return job;
+}
+
+job_input load_profiles(const std::vector<std::string>& paths, std::optional<int> n_core_override) {
+  if (paths.empty()) throw input_error("PROFILE", "", "no profile given; pass sidecore JSON profiles or --mpip FILE");
+  std::vector<profile> ps;
+  ps.reserve(paths.size());
+  for (const auto& p : paths) ps.push_back(read_profile_file(p));
+  return make_job_input(ps, paths, n_core_override);
+}
+
+job_input load_mpip(const std::string& path, int n_core) {
+  const mpip_report rep = read_mpip_file(path);
+  job_input job;
+  job.source = path;
+  job.provider = "mpip";
+  job.from_mpip = true;
+  job.ranks = mpip_to_inputs(rep, n_core);
+  if (job.ranks.empty()) throw input_error(path, "MPI Time", "the report lists no task");
+  for (const auto& r : job.ranks) validate(r, path);
+  job.nranks = static_cast<int>(job.ranks.size());
+  job.warnings = rep.warnings;
+  return job;
+}
+
+}  // namespace sidecore::model

@@ -1,0 +1,163 @@
+// The `sidecore` command: predict, report, info.
+// Exit codes: 0 success, 2 usage or input error (message on stderr), 1 internal error.
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "info.hpp"
+#include "sidecore/model/analysis.hpp"
+#include "sidecore/model/error.hpp"
+#include "sidecore/model/input.hpp"
+#include "sidecore/model/render.hpp"
+
+namespace {
+
+using namespace sidecore::model;
+
+// The options predict and report share: where the inputs come from and the model's parameters.
+struct model_args {
+  std::vector<std::string> profiles;
+  std::string mpip;
+  std::optional<int> cores;
+  double alpha = 0.0;
+  std::string alpha_sweep;
+  std::string scaling;  // empty: linear unless --delta / --scaling-table says otherwise
+  std::optional<double> delta;
+  std::string scaling_table;
+  double noise_pct = default_noise * 100;
+  int max_cores = 1024;
+};
+
+void add_model_options(CLI::App* app, model_args& a) {
+  app->add_option("profiles", a.profiles,
+                  "sidecore JSON profiles (job or per-rank; mode \"off\" is the calibration run, mode \"core\" "
+                  "profiles are compared with the prediction)");
+  app->add_option("--mpip", a.mpip, "read an mpiP report instead of sidecore profiles (needs --cores)");
+  app->add_option("--cores", a.cores, "cores per node N_core (required with --mpip; overrides the profiles' n_core)");
+  app->add_option("--alpha", a.alpha, "fraction of blocking calls converted to nonblocking, in [0, 1] (default 0)");
+  app->add_option("--alpha-sweep", a.alpha_sweep,
+                  "alpha sweep START:STOP:STEP (default 0:1:0.05 for the plot; given, the sweep is printed)");
+  app->add_option("--scaling", a.scaling, "computation scaling model: linear (the paper), delta, table")
+      ->check(CLI::IsMember({"linear", "delta", "table"}));
+  app->add_option("--delta", a.delta, "power-law exponent for --scaling delta: t_comp proportional to N^-delta, in [-1, 2]");
+  app->add_option("--scaling-table", a.scaling_table,
+                  "measured t_comp per thread count for --scaling table (lines \"threads seconds\")");
+  app->add_option("--noise", a.noise_pct, "noise band in percent: |speedup - 1| below it is \"within noise\" (default 2)");
+  app->add_option("--max-cores", a.max_cores, "largest N_core the what-if searches (default 1024)");
+}
+
+// Turns the arguments into analysis options; every inconsistency is an input_error naming the option.
+analysis_options make_options(const model_args& a) {
+  analysis_options o;
+  o.model.alpha = a.alpha;
+  o.model.noise = a.noise_pct / 100.0;
+  std::string kind = a.scaling;
+  if (kind.empty()) kind = a.delta ? "delta" : (!a.scaling_table.empty() ? "table" : "linear");
+  if (kind == "delta") {
+    if (!a.delta) throw input_error("--scaling delta", "", "needs --delta D (the power-law exponent, in [-1, 2])");
+    o.model.scaling = scaling_model::power_law(*a.delta);
+  } else if (a.delta) {
+    throw input_error("--delta", "", fmt::format("only applies to --scaling delta, not --scaling {}", kind));
+  }
+  if (kind == "table") {
+    if (a.scaling_table.empty())
+      throw input_error("--scaling table", "", "needs --scaling-table FILE (lines \"threads t_comp_s\")");
+    o.model.scaling = scaling_model::read_table_file(a.scaling_table);
+  } else if (!a.scaling_table.empty()) {
+    throw input_error("--scaling-table", "", fmt::format("only applies to --scaling table, not --scaling {}", kind));
+  }
+  if (!a.alpha_sweep.empty()) o.sweep = parse_alpha_range(a.alpha_sweep);
+  o.max_cores = a.max_cores;
+  validate(o.model);
+  return o;
+}
+
+job_input load_input(const model_args& a) {
+  if (!a.mpip.empty()) {
+    if (!a.profiles.empty())
+      throw input_error("--mpip", "", "give either sidecore profiles or --mpip FILE, not both");
+    if (!a.cores) throw input_error("--cores", "", "--mpip needs --cores N (cores per node; mpiP does not record it)");
+    return load_mpip(a.mpip, *a.cores);
+  }
+  if (a.profiles.empty())
+    throw input_error("PROFILE", "", "no input: give sidecore JSON profiles (PROFILE...) or --mpip FILE --cores N");
+  return load_profiles(a.profiles, a.cores);
+}
+
+void write_file(const std::string& path, const std::string& content, const char* option) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw input_error(option, path, std::string("cannot write: ") + std::strerror(errno));
+  out << content;
+  out.flush();
+  if (!out) throw input_error(option, path, "write error");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"sidecore: dedicated-core communication progress for hybrid MPI+OpenMP applications.\n"
+               "Predicts from a profile whether one core per node dedicated to progress pays off (model of seed 004)."};
+  app.require_subcommand(1);
+
+  model_args pa;
+  std::string format = "text";
+  std::string plot;
+  CLI::App* predict = app.add_subcommand("predict", "predict the run time with a dedicated progress core and explain it");
+  add_model_options(predict, pa);
+  predict->add_option("--format", format, "output format: text (default), json, csv")
+      ->check(CLI::IsMember({"text", "json", "csv"}));
+  predict->add_option("--plot", plot, "write the alpha sweep as an SVG plot to this file");
+
+  model_args ra;
+  std::string output;
+  CLI::App* report = app.add_subcommand("report", "write a self-contained HTML report");
+  add_model_options(report, ra);
+  report->add_option("-o,--output", output, "HTML file to write")->required();
+
+  CLI::App* info = app.add_subcommand("info", "print the runtime's settings and topology (needs libsidecore)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+
+  try {
+    if (*info) return sidecore::tools::run_info();
+    if (*predict) {
+      const analysis_options opt = make_options(pa);
+      const analysis a = analyze(load_input(pa), opt);
+      render_options ro;
+      ro.show_sweep = !pa.alpha_sweep.empty();
+      if (!plot.empty()) write_file(plot, render_alpha_svg(a), "--plot");
+      if (format == "json") std::cout << render_json(a, ro);
+      else if (format == "csv") std::cout << render_csv(a, ro);
+      else std::cout << render_text(a, ro);
+      std::cout.flush();
+      return std::cout ? 0 : 1;
+    }
+    if (*report) {
+      const analysis_options opt = make_options(ra);
+      const analysis a = analyze(load_input(ra), opt);
+      write_file(output, render_html(a), "--output");
+      std::cout << fmt::format("sidecore report: wrote {} (verdict: {}, predicted speedup {:.3f})\n", output,
+                               verdict_name(a.job.result), a.job.speedup);
+      return 0;
+    }
+  } catch (const input_error& e) {
+    std::cerr << "sidecore " << (*predict ? "predict" : *report ? "report" : "") << ": error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "sidecore: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -363,10 +363,7 @@ void process(thread_state* st, const record& r) {
     case kind::xfer_begin:
     case kind::xfer_end:
     case kind::xfer_end_only: {
-      {
-        std::lock_guard lk(g_analysis_mu);
-        on_xfer_locked(r, st);
-      }
+      on_xfer_locked(r, st);  // fold() holds g_analysis_mu
       if (tracing) {
         const std::uint32_t track = r.owner != no_thread ? r.owner : st->id;
         if (r.k != kind::xfer_end) g_trace.async_begin(track, r.id, r.t, r.bytes, r.peer, r.owner);
@@ -399,6 +396,7 @@ void process(thread_state* st, const record& r) {
 
 void fold(thread_state* st) noexcept {
   std::lock_guard lk(st->fold_mu);
+  std::lock_guard la(g_analysis_mu);  // once per batch, not per transfer
   const std::uint64_t h = st->head.load(std::memory_order_acquire);
   std::uint64_t t = st->tail.load(std::memory_order_relaxed);
   try {
@@ -591,6 +589,7 @@ void start(const config& cfg, int rank, int nranks) {
   {
     std::lock_guard la(g_analysis_mu);
     g_pending.clear();
+  g_pending.reserve(4096);
     g_total = {};
     g_by_size.assign(bins.count(), overlap_acc{});
     g_by_region.clear();

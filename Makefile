@@ -1,0 +1,52 @@
+# sidecore — the two commands of a fresh machine:
+#   make demo   install missing Debian packages, configure, build, run the overlap benchmark on 2 ranks
+#   make test   the same, then the whole test suite
+# Both are idempotent. BUILD=dir and BUILD_TYPE=Debug|Release|RelWithDebInfo|Asan|Tsan choose the build.
+
+BUILD      ?= build
+BUILD_TYPE ?= RelWithDebInfo
+JOBS       ?= $(shell nproc)
+CTEST_ARGS ?=
+
+# Debian packages the build, the tests and the benchmarks need.
+DEB_PACKAGES = cmake make g++ pkg-config \
+  libfabric-dev libfabric-bin libhwloc-dev hwloc mpich libmpich-dev \
+  googletest libgtest-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev \
+  chromium
+
+.PHONY: all deps configure build demo test asan tsan clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
+	  echo "Installing missing Debian packages:$$missing"; \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+configure: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	bench/run-overlap.sh --quick --build $(BUILD)
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure $(CTEST_ARGS)
+
+# Sanitizer builds (separate build folders).
+asan:
+	$(MAKE) test BUILD=build-asan BUILD_TYPE=Asan
+tsan:
+	$(MAKE) test BUILD=build-tsan BUILD_TYPE=Tsan
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,153 @@
+// The progression engine: one libfabric RDM endpoint per process, tagged point-to-point, a submission
+// queue from application threads, and a progress function that either the application threads call
+// (mode off) or a dedicated, pinned thread calls in a loop (mode core). The same code runs in both modes:
+// only who calls progress() changes.
+#pragma once
+
+#include <mpi.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sidecore/progress/mpmc_queue.hpp>
+#include <sidecore/progress/request_pool.hpp>
+
+namespace sidecore::progress {
+
+enum class idle_policy { spin, block, hybrid };
+
+struct engine_config {
+  std::string provider;              ///< libfabric provider name; empty: shm on one host, else tcp;ofi_rxm
+  idle_policy idle = idle_policy::hybrid;
+  std::uint32_t spin_us = 200;       ///< hybrid: spin this long before blocking
+  std::uint32_t block_us = 1000;     ///< longest single sleep when blocked (incoming data is seen within it)
+  std::size_t queue_capacity = 4096; ///< submission queue entries
+  std::size_t cq_batch = 16;         ///< completions read per fi_cq_read
+};
+
+/// Counters of the progress loop (the progress thread's own accounting in core mode).
+struct engine_stats {
+  std::uint64_t polls = 0;        ///< progress passes
+  std::uint64_t completions = 0;  ///< completions delivered
+  std::uint64_t busy_ns = 0;      ///< progress thread: time in passes that found work
+  std::uint64_t idle_ns = 0;      ///< progress thread: time spinning or blocked with nothing to do
+  std::uint64_t blocks = 0;       ///< times the progress thread blocked on the wait object
+  std::uint64_t eagain = 0;       ///< operations the provider refused for a while (retried from the backlog)
+  std::uint64_t queue_full = 0;   ///< submissions that found the queue full
+};
+
+/// Thrown for libfabric or bootstrap failures; the runtime maps it to sidecore::error(errc::transport).
+struct transport_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class engine {
+ public:
+  /// Opens fabric, domain, completion queue, address vector and endpoint (local, no communication).
+  /// Throws transport_error naming the provider and the failing call.
+  explicit engine(const engine_config& cfg);
+  /// Collective over `comm`: exchanges endpoint names and fills the address vector (rank i of comm is
+  /// address(i)). Throws transport_error.
+  void connect(MPI_Comm comm);
+  ~engine();
+  engine(const engine&) = delete;
+  engine& operator=(const engine&) = delete;
+
+  [[nodiscard]] const std::string& provider() const noexcept { return provider_; }
+  [[nodiscard]] const std::string& fabric_name() const noexcept { return fabric_name_; }
+  [[nodiscard]] std::size_t max_msg_size() const noexcept { return max_msg_size_; }
+  [[nodiscard]] std::size_t inject_size() const noexcept { return inject_size_; }
+  [[nodiscard]] fi_addr_t address(int comm_rank) const noexcept { return addrs_[static_cast<std::size_t>(comm_rank)]; }
+
+  /// Starts an operation; returns its handle (never 0). Throws std::bad_alloc when the pool is exhausted.
+  [[nodiscard]] std::uint64_t start_send(const void* buf, std::size_t len, fi_addr_t dest, std::uint64_t tag, int peer,
+                                         std::uint32_t owner_thread);
+  [[nodiscard]] std::uint64_t start_recv(void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore, int peer,
+                                         std::uint32_t owner_thread);
+  /// Asks the provider to cancel a posted receive (no effect on one already matched). Returns once the
+  /// engine has acted on it, so the request cannot be consumed and its slot reused meanwhile.
+  void cancel(req* r);
+
+  [[nodiscard]] req* lookup(std::uint64_t handle) const noexcept { return pool_.lookup(handle); }
+  [[nodiscard]] static bool is_complete(const req* r) noexcept {
+    return r->state.load(std::memory_order_acquire) == static_cast<std::uint32_t>(req_state::complete);
+  }
+  /// Releases a completed request (after its result was read).
+  void release(req* r) noexcept { pool_.release(r); }
+  /// The application drops a handle whose operation may still be in flight: freed now if complete,
+  /// else by the engine when it completes.
+  void orphan(req* r) noexcept;
+
+  /// One progress pass if no other thread is progressing: post submissions, poll the CQ.
+  /// Returns true when it found work. Never blocks.
+  bool progress();
+  /// Application-side wait for r. Mode off: progress, and per the idle policy sleep when nothing happens.
+  /// Mode core: watch the request's state (spin, then per the idle policy sleep until the progress thread
+  /// completes it); the progress thread does the rest.
+  void wait_for(req* r);
+
+  /// Starts the progress thread; `on_start` runs first in that thread (pinning). Mode core.
+  void start_thread(std::function<void()> on_start);
+  void stop_thread();
+  [[nodiscard]] bool thread_running() const noexcept { return running_.load(std::memory_order_acquire); }
+
+  [[nodiscard]] engine_stats stats() const noexcept;
+  [[nodiscard]] std::size_t requests_in_use() const noexcept { return pool_.in_use(); }
+
+  /// Instrumentation hooks, called with the request when the transfer is handed to libfabric and when its
+  /// completion is seen (either thread). Installed once by the runtime before any traffic.
+  using xfer_hook = void (*)(const req* r, bool begin);
+  void set_xfer_hook(xfer_hook hook) noexcept { xfer_hook_ = hook; }
+
+ private:
+  void submit(std::uint32_t entry);
+  void do_cancel(req* r);          // caller holds the lock
+  bool try_lock() noexcept { return !progress_lock_.exchange(true, std::memory_order_acquire); }
+  void unlock() noexcept { progress_lock_.store(false, std::memory_order_release); }
+  bool progress_locked();          // caller holds the lock
+  bool drain_submissions();        // caller holds the lock
+  bool post(req* r);               // caller holds the lock; false on EAGAIN
+  void post_or_backlog(req* r);    // caller holds the lock
+  bool retry_backlog();            // caller holds the lock
+  int poll_cq();                   // caller holds the lock
+  void handle_entries(const struct fi_cq_tagged_entry* e, int n);
+  void handle_error();
+  void complete(req* r) noexcept;
+  void sleep_locked();             // caller holds the lock; sleeps up to block_us or until a submission
+  void thread_main(std::function<void()> on_start);
+  void wake() noexcept;
+
+  engine_config cfg_;
+  std::string provider_, fabric_name_;
+  std::size_t max_msg_size_ = 0, inject_size_ = 0;
+  struct fi_info* info_ = nullptr;
+  struct fid_fabric* fabric_ = nullptr;
+  struct fid_domain* domain_ = nullptr;
+  struct fid_cq* cq_ = nullptr;
+  struct fid_av* av_ = nullptr;
+  struct fid_ep* ep_ = nullptr;
+  std::vector<fi_addr_t> addrs_;
+
+  request_pool pool_;
+  mpmc_queue queue_;
+  alignas(64) std::atomic<bool> progress_lock_{false};
+  alignas(64) std::atomic<bool> sleeping_{false};
+  std::atomic<std::uint32_t> doorbell_{0};  // futex word: bumped to wake a sleeping progressor
+  std::uint32_t backlog_head_ = 0, backlog_tail_ = 0;  // index + 1, 0 = empty
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> running_{false};
+  std::thread thread_;
+  xfer_hook xfer_hook_ = nullptr;
+  std::atomic<bool> warned_full_{false};
+
+  // statistics (written under the progress lock or by the progress thread; read racily for reports)
+  std::atomic<std::uint64_t> polls_{0}, completions_{0}, busy_ns_{0}, idle_ns_{0}, blocks_{0}, eagain_{0}, queue_full_{0};
+};
+
+}  // namespace sidecore::progress

@@ -1,0 +1,150 @@
+// Request slots: allocated from a lock-free free list (Treiber stack with a tagged head against ABA),
+// grown chunk by chunk under a mutex (the only allocation, off the steady-state path).
+//
+// A request handle given to the application is (generation << 32) | (index + 1). The generation of a
+// slot changes each time it is released, so a handle that was already waited on is recognised as stale
+// instead of aliasing whatever request reuses the slot.
+#pragma once
+
+#include <rdma/fabric.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+namespace sidecore::progress {
+
+/// Lifecycle of a slot, as seen by the application thread and the engine. pending -> complete is done by the
+/// engine; pending -> orphan by the application when it drops a handle still in flight. Whoever sees the
+/// other's mark frees the slot (two-party exchange, see engine::complete and pool::orphan).
+enum class req_state : std::uint32_t { free = 0, pending = 1, complete = 2, orphan = 3 };
+enum class req_op : std::uint8_t { send, recv };
+/// Completion result, mapped by the runtime to sidecore::errc.
+enum class req_result : std::uint8_t { ok = 0, truncated, canceled, transport };
+
+struct alignas(64) req {
+  fi_context2 ctx;  // first member: libfabric returns its address as op_context
+  std::atomic<std::uint32_t> state{0};
+  std::atomic<std::uint32_t> gen{1};
+  std::atomic<std::uint32_t> next_free{0};
+  std::uint32_t index = 0;
+  std::uint32_t backlog_next = 0;  // intrusive FIFO of operations the provider refused with EAGAIN
+  req_op op = req_op::send;
+  bool cancel_pending = false;     // a cancel arrived before the receive was posted
+  bool posted = false;
+  std::atomic<bool> cancel_ack{false};
+  std::atomic<bool> waiter{false};      // an application thread sleeps on `state` (futex)  // the engine has processed a cancel entry for this request
+  // operation
+  void* buf = nullptr;
+  std::size_t len = 0;
+  fi_addr_t addr = FI_ADDR_UNSPEC;
+  std::uint64_t tag = 0;
+  std::uint64_t ignore = 0;
+  int peer = -1;                 // rank in the communicator, for instrumentation
+  std::uint32_t owner_thread = 0;
+  // result (written by the engine before state becomes complete, read after)
+  std::uint64_t rtag = 0;
+  std::size_t bytes = 0;
+  req_result result = req_result::ok;
+  int fi_err = 0;
+};
+
+class request_pool {
+ public:
+  static constexpr std::uint32_t chunk_bits = 10;
+  static constexpr std::uint32_t chunk_size = 1U << chunk_bits;
+  static constexpr std::uint32_t max_chunks = 4096;  // 4M requests in flight at most
+
+  request_pool() {
+    for (auto& c : chunks_) c.store(nullptr, std::memory_order_relaxed);
+  }
+  ~request_pool() {
+    for (auto& c : chunks_) delete[] c.load(std::memory_order_relaxed);
+  }
+  request_pool(const request_pool&) = delete;
+  request_pool& operator=(const request_pool&) = delete;
+
+  /// A free slot in state pending, or nullptr when max_chunks * chunk_size requests are in flight.
+  [[nodiscard]] req* acquire() {
+    for (;;) {
+      std::uint64_t head = head_.load(std::memory_order_acquire);
+      const auto idx1 = static_cast<std::uint32_t>(head);
+      if (idx1 == 0) {
+        if (!grow()) return nullptr;
+        continue;
+      }
+      req* r = at(idx1 - 1);
+      const std::uint64_t next = ((head >> 32) + 1) << 32 | r->next_free.load(std::memory_order_relaxed);
+      if (head_.compare_exchange_weak(head, next, std::memory_order_acq_rel, std::memory_order_acquire)) {
+        r->state.store(static_cast<std::uint32_t>(req_state::pending), std::memory_order_relaxed);
+        in_use_.fetch_add(1, std::memory_order_relaxed);
+        return r;
+      }
+    }
+  }
+
+  /// Returns a slot to the free list and makes every handle to it stale.
+  void release(req* r) noexcept {
+    r->gen.fetch_add(1, std::memory_order_relaxed);
+    r->state.store(static_cast<std::uint32_t>(req_state::free), std::memory_order_relaxed);
+    r->posted = false;
+    r->cancel_pending = false;
+    r->waiter.store(false, std::memory_order_relaxed);
+    in_use_.fetch_sub(1, std::memory_order_relaxed);
+    push(r);
+  }
+
+  [[nodiscard]] req* at(std::uint32_t index) const noexcept {
+    return chunks_[index >> chunk_bits].load(std::memory_order_acquire) + (index & (chunk_size - 1));
+  }
+
+  [[nodiscard]] static std::uint64_t handle_of(const req* r) noexcept {
+    return static_cast<std::uint64_t>(r->gen.load(std::memory_order_relaxed)) << 32 | (r->index + 1);
+  }
+
+  /// The slot a handle names, or nullptr when the handle is 0, malformed or stale (already released).
+  [[nodiscard]] req* lookup(std::uint64_t handle) const noexcept {
+    const auto idx1 = static_cast<std::uint32_t>(handle);
+    if (idx1 == 0 || idx1 > allocated_.load(std::memory_order_acquire)) return nullptr;
+    req* r = at(idx1 - 1);
+    if (r->gen.load(std::memory_order_relaxed) != static_cast<std::uint32_t>(handle >> 32)) return nullptr;
+    if (r->state.load(std::memory_order_acquire) == static_cast<std::uint32_t>(req_state::free)) return nullptr;
+    return r;
+  }
+
+  /// Requests acquired and not released.
+  [[nodiscard]] std::size_t in_use() const noexcept { return in_use_.load(std::memory_order_relaxed); }
+
+ private:
+  void push(req* r) noexcept {
+    std::uint64_t head = head_.load(std::memory_order_relaxed);
+    for (;;) {
+      r->next_free.store(static_cast<std::uint32_t>(head), std::memory_order_relaxed);
+      const std::uint64_t next = ((head >> 32) + 1) << 32 | (r->index + 1);
+      if (head_.compare_exchange_weak(head, next, std::memory_order_release, std::memory_order_relaxed)) return;
+    }
+  }
+
+  bool grow() {
+    std::lock_guard<std::mutex> lock(grow_mutex_);
+    if (static_cast<std::uint32_t>(head_.load(std::memory_order_acquire)) != 0) return true;  // another thread grew
+    const std::uint32_t n = allocated_.load(std::memory_order_relaxed) / chunk_size;
+    if (n >= max_chunks) return false;
+    req* chunk = new req[chunk_size];
+    for (std::uint32_t i = 0; i < chunk_size; ++i) chunk[i].index = n * chunk_size + i;
+    chunks_[n].store(chunk, std::memory_order_release);
+    allocated_.store((n + 1) * chunk_size, std::memory_order_release);
+    for (std::uint32_t i = chunk_size; i-- > 0;) push(&chunk[i]);
+    return true;
+  }
+
+  alignas(64) std::atomic<std::uint64_t> head_{0};
+  alignas(64) std::atomic<std::uint32_t> allocated_{0};
+  std::atomic<std::size_t> in_use_{0};
+  std::mutex grow_mutex_;
+  std::atomic<req*> chunks_[max_chunks];
+};
+
+}  // namespace sidecore::progress

@@ -1,0 +1,482 @@
+// The progression engine. See engine.hpp for the contract and architecture.md for the data flow.
+#include <sidecore/progress/engine.hpp>
+
+#include <rdma/fi_cm.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include <sidecore/common/common.hpp>
+
+namespace sidecore::progress {
+
+namespace {
+
+constexpr std::uint32_t cancel_bit = 1U << 31;
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+// futex on a 32-bit atomic: sleep while *word == expected, at most timeout_us (0: no limit).
+void futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t expected, std::uint32_t timeout_us) noexcept {
+  timespec ts{static_cast<time_t>(timeout_us / 1000000), static_cast<long>(timeout_us % 1000000) * 1000};
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, timeout_us ? &ts : nullptr,
+          nullptr, 0);
+}
+void futex_wake(std::atomic<std::uint32_t>* word) noexcept {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+}
+
+[[noreturn]] void fail(const char* call, int rc, const std::string& provider) {
+  throw transport_error(std::string("libfabric ") + call + " failed on provider '" + provider + "': " +
+                        fi_strerror(-rc) + " (" + std::to_string(rc) + ")");
+}
+
+struct info_deleter {
+  void operator()(fi_info* i) const noexcept { fi_freeinfo(i); }
+};
+
+}  // namespace
+
+engine::engine(const engine_config& cfg) : cfg_(cfg), queue_(cfg.queue_capacity) {
+  provider_ = cfg.provider;
+  std::unique_ptr<fi_info, info_deleter> hints(fi_allocinfo());
+  if (!hints) throw transport_error("libfabric fi_allocinfo failed: out of memory");
+  hints->caps = FI_TAGGED | FI_SEND | FI_RECV;
+  hints->mode = FI_CONTEXT | FI_CONTEXT2;
+  hints->ep_attr->type = FI_EP_RDM;
+  hints->domain_attr->threading = FI_THREAD_DOMAIN;  // every fi_* call is made under the progress lock
+  hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+  hints->tx_attr->msg_order = FI_ORDER_SAS;  // matching order per (source, tag): MPI's non-overtaking rule
+  hints->rx_attr->msg_order = FI_ORDER_SAS;
+  hints->fabric_attr->prov_name = strdup(provider_.c_str());
+  int rc = fi_getinfo(FI_VERSION(1, 14), nullptr, nullptr, 0, hints.get(), &info_);
+  if (rc != 0 || info_ == nullptr) {
+    throw transport_error("no libfabric provider matches SIDECORE_PROVIDER='" + provider_ +
+                          "' with tagged RDM endpoints and send-after-send ordering (fi_getinfo: " + fi_strerror(-rc) +
+                          "); `fi_info -l` lists the providers installed");
+  }
+  fabric_name_ = info_->fabric_attr->name ? info_->fabric_attr->name : "";
+  if (info_->fabric_attr->prov_name) provider_ = info_->fabric_attr->prov_name;
+  max_msg_size_ = info_->ep_attr->max_msg_size;
+  inject_size_ = info_->tx_attr->inject_size;
+
+  if ((rc = fi_fabric(info_->fabric_attr, &fabric_, nullptr))) fail("fi_fabric", rc, provider_);
+  if ((rc = fi_domain(fabric_, info_, &domain_, nullptr))) fail("fi_domain", rc, provider_);
+
+  // No CQ wait object: measured with libfabric 1.17, neither shm (a sched_yield loop) nor tcp;ofi_rxm woke a
+  // sleeper in fi_cq_sread when a message arrived, and a wait object can add work to every completion. A
+  // blocked progressor sleeps on our own futex instead: submissions wake it at once, incoming data is seen
+  // within block_us (see sleep_locked).
+  fi_cq_attr cq_attr{};
+  cq_attr.format = FI_CQ_FORMAT_TAGGED;
+  cq_attr.wait_obj = FI_WAIT_NONE;
+  if ((rc = fi_cq_open(domain_, &cq_attr, &cq_, nullptr))) fail("fi_cq_open", rc, provider_);
+
+  fi_av_attr av_attr{};
+  av_attr.type = FI_AV_TABLE;
+  if ((rc = fi_av_open(domain_, &av_attr, &av_, nullptr))) fail("fi_av_open", rc, provider_);
+  if ((rc = fi_endpoint(domain_, info_, &ep_, nullptr))) fail("fi_endpoint", rc, provider_);
+  if ((rc = fi_ep_bind(ep_, &av_->fid, 0))) fail("fi_ep_bind(av)", rc, provider_);
+  if ((rc = fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV))) fail("fi_ep_bind(cq)", rc, provider_);
+  if ((rc = fi_enable(ep_))) fail("fi_enable", rc, provider_);
+}
+
+void engine::connect(MPI_Comm comm) {
+  int rc;
+  // Bootstrap: every rank's endpoint name through MPI, then one address-vector insert.
+  std::vector<char> name(256);
+  std::size_t name_len = name.size();
+  rc = fi_getname(&ep_->fid, name.data(), &name_len);
+  if (rc == -FI_ETOOSMALL) {
+    name.resize(name_len);
+    rc = fi_getname(&ep_->fid, name.data(), &name_len);
+  }
+  if (rc) fail("fi_getname", rc, provider_);
+  int nranks = 0;
+  MPI_Comm_size(comm, &nranks);
+  int my_len = static_cast<int>(name_len), max_len = 0;
+  if (MPI_Allreduce(&my_len, &max_len, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+    throw transport_error("MPI_Allreduce failed while exchanging libfabric endpoint names");
+  name.resize(static_cast<std::size_t>(max_len), 0);
+  std::vector<char> all(static_cast<std::size_t>(max_len) * static_cast<std::size_t>(nranks));
+  if (MPI_Allgather(name.data(), max_len, MPI_BYTE, all.data(), max_len, MPI_BYTE, comm) != MPI_SUCCESS)
+    throw transport_error("MPI_Allgather failed while exchanging libfabric endpoint names");
+  addrs_.resize(static_cast<std::size_t>(nranks));
+  rc = fi_av_insert(av_, all.data(), static_cast<std::size_t>(nranks), addrs_.data(), 0, nullptr);
+  if (rc != nranks) fail("fi_av_insert", rc < 0 ? rc : -FI_EOTHER, provider_);
+}
+
+engine::~engine() {
+  stop_thread();
+  if (ep_) fi_close(&ep_->fid);
+  if (av_) fi_close(&av_->fid);
+  if (cq_) fi_close(&cq_->fid);
+  if (domain_) fi_close(&domain_->fid);
+  if (fabric_) fi_close(&fabric_->fid);
+  if (info_) fi_freeinfo(info_);
+}
+
+std::uint64_t engine::start_send(const void* buf, std::size_t len, fi_addr_t dest, std::uint64_t tag, int peer,
+                                 std::uint32_t owner_thread) {
+  req* r = pool_.acquire();
+  if (!r) throw std::bad_alloc();
+  r->op = req_op::send;
+  r->buf = const_cast<void*>(buf);  // libfabric's send takes const; the slot is shared with receives
+  r->len = len;
+  r->addr = dest;
+  r->tag = tag;
+  r->ignore = 0;
+  r->peer = peer;
+  r->owner_thread = owner_thread;
+  r->result = req_result::ok;
+  r->bytes = len;
+  const std::uint64_t h = request_pool::handle_of(r);
+  submit(r->index);
+  return h;
+}
+
+std::uint64_t engine::start_recv(void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore, int peer,
+                                 std::uint32_t owner_thread) {
+  req* r = pool_.acquire();
+  if (!r) throw std::bad_alloc();
+  r->op = req_op::recv;
+  r->buf = buf;
+  r->len = len;
+  r->addr = FI_ADDR_UNSPEC;
+  r->tag = tag;
+  r->ignore = ignore;
+  r->peer = peer;
+  r->owner_thread = owner_thread;
+  r->result = req_result::ok;
+  r->bytes = 0;
+  const std::uint64_t h = request_pool::handle_of(r);
+  submit(r->index);
+  return h;
+}
+
+void engine::cancel(req* r) {
+  r->cancel_ack.store(false, std::memory_order_relaxed);
+  if (!thread_running()) {
+    while (!try_lock()) cpu_relax();
+    drain_submissions();  // the receive may still be queued: post it first
+    do_cancel(r);
+    unlock();
+    return;
+  }
+  submit(r->index | cancel_bit);
+  while (!r->cancel_ack.load(std::memory_order_acquire)) cpu_relax();
+}
+
+void engine::do_cancel(req* r) {
+  if (r->posted) fi_cancel(&ep_->fid, &r->ctx);  // the provider reports FI_ECANCELED, or the match wins
+  else r->cancel_pending = true;                  // in the backlog: completed as cancelled instead of posted
+  r->cancel_ack.store(true, std::memory_order_release);
+}
+
+// Hands an entry to whoever progresses. Mode off with the lock free: post now, after what is queued (so
+// one thread's operations keep their order). Otherwise queue it, and wake a blocked progress thread.
+void engine::submit(std::uint32_t entry) {
+  if (!thread_running() && try_lock()) {
+    drain_submissions();
+    post_or_backlog(pool_.at(entry));
+    unlock();
+    return;
+  }
+  while (!queue_.push(entry)) {
+    // Overflow path: the queue is full. Make room by progressing ourselves (mode off) or let the progress
+    // thread drain it (mode core). Warn once: a larger SIDECORE_SUBMIT_QUEUE avoids the stall.
+    queue_full_.fetch_add(1, std::memory_order_relaxed);
+    if (!warned_full_.exchange(true))
+      std::fprintf(stderr, "sidecore: warning: submission queue full (%zu entries); raise SIDECORE_SUBMIT_QUEUE\n",
+                   queue_.capacity());
+    if (!thread_running()) progress();
+    else cpu_relax();
+  }
+  if (cfg_.idle != idle_policy::spin) {
+    // Pairs with the fence in sleep_locked: either the sleeper sees our entry, or we see it sleeping.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (sleeping_.load(std::memory_order_relaxed)) wake();
+  }
+}
+
+void engine::wake() noexcept {
+  doorbell_.fetch_add(1, std::memory_order_release);
+  futex_wake(&doorbell_);
+}
+
+bool engine::drain_submissions() {
+  bool did = false;
+  std::uint32_t entry;
+  while (queue_.pop(entry)) {
+    did = true;
+    if (entry & cancel_bit) {
+      do_cancel(pool_.at(entry & ~cancel_bit));
+    } else {
+      post_or_backlog(pool_.at(entry));
+    }
+  }
+  return did;
+}
+
+void engine::post_or_backlog(req* r) {
+  if (backlog_head_ == 0 && post(r)) return;
+  // Keep order: once something waits in the backlog, everything after it waits too.
+  r->backlog_next = 0;
+  if (backlog_tail_) pool_.at(backlog_tail_ - 1)->backlog_next = r->index + 1;
+  else backlog_head_ = r->index + 1;
+  backlog_tail_ = r->index + 1;
+  eagain_.fetch_add(1, std::memory_order_relaxed);
+}
+
+bool engine::retry_backlog() {
+  bool did = false;
+  while (backlog_head_) {
+    req* r = pool_.at(backlog_head_ - 1);
+    if (!post(r)) break;
+    did = true;
+    backlog_head_ = r->backlog_next;
+    if (!backlog_head_) backlog_tail_ = 0;
+  }
+  return did;
+}
+
+// Posts one operation. Small sends use fi_tinject: the buffer is reusable at once and no completion entry
+// will come, so the request completes here.
+bool engine::post(req* r) {
+  if (r->op == req_op::recv && r->cancel_pending) {
+    r->result = req_result::canceled;
+    complete(r);
+    return true;
+  }
+  ssize_t rc;
+  if (r->op == req_op::send) {
+    if (r->len <= inject_size_) {
+      rc = fi_tinject(ep_, r->buf, r->len, r->addr, r->tag);
+      if (rc == 0) {
+        if (xfer_hook_) xfer_hook_(r, true);
+        r->posted = true;
+        complete(r);
+        return true;
+      }
+    } else {
+      rc = fi_tsend(ep_, r->buf, r->len, nullptr, r->addr, r->tag, &r->ctx);
+    }
+  } else {
+    rc = fi_trecv(ep_, r->buf, r->len, nullptr, FI_ADDR_UNSPEC, r->tag, r->ignore, &r->ctx);
+  }
+  if (rc == -FI_EAGAIN) return false;
+  if (rc != 0) {
+    r->result = req_result::transport;
+    r->fi_err = static_cast<int>(-rc);
+    complete(r);
+    return true;
+  }
+  r->posted = true;
+  if (xfer_hook_) xfer_hook_(r, true);
+  return true;
+}
+
+void engine::complete(req* r) noexcept {
+  if (xfer_hook_ && r->posted) xfer_hook_(r, false);
+  completions_.fetch_add(1, std::memory_order_relaxed);
+  const auto prev = r->state.exchange(static_cast<std::uint32_t>(req_state::complete), std::memory_order_seq_cst);
+  if (prev == static_cast<std::uint32_t>(req_state::orphan)) {
+    pool_.release(r);
+    return;
+  }
+  if (r->waiter.load(std::memory_order_seq_cst)) futex_wake(&r->state);
+}
+
+void engine::orphan(req* r) noexcept {
+  const auto prev = r->state.exchange(static_cast<std::uint32_t>(req_state::orphan), std::memory_order_acq_rel);
+  if (prev == static_cast<std::uint32_t>(req_state::complete)) pool_.release(r);
+}
+
+void engine::handle_entries(const fi_cq_tagged_entry* e, int n) {
+  for (int i = 0; i < n; ++i) {
+    req* r = reinterpret_cast<req*>(e[i].op_context);  // ctx is the first member of req
+    if (r->op == req_op::recv) {
+      r->bytes = e[i].len;
+      r->rtag = e[i].tag;
+    }
+    r->result = req_result::ok;
+    complete(r);
+  }
+}
+
+void engine::handle_error() {
+  fi_cq_err_entry err{};
+  if (fi_cq_readerr(cq_, &err, 0) < 1) return;
+  req* r = reinterpret_cast<req*>(err.op_context);
+  if (!r) return;
+  if (err.err == FI_ETRUNC) {
+    // The provider wrote only what fits in the posted buffer; olen is what did not fit.
+    r->result = req_result::truncated;
+    r->bytes = r->len;
+    r->rtag = err.tag;
+  } else if (err.err == FI_ECANCELED) {
+    r->result = req_result::canceled;
+    r->bytes = 0;
+  } else {
+    r->result = req_result::transport;
+    r->fi_err = err.err;
+  }
+  complete(r);
+}
+
+int engine::poll_cq() {
+  fi_cq_tagged_entry entries[64];
+  const std::size_t batch = cfg_.cq_batch < 64 ? cfg_.cq_batch : 64;
+  int total = 0;
+  for (;;) {
+    const ssize_t n = fi_cq_read(cq_, entries, batch);
+    if (n > 0) {
+      handle_entries(entries, static_cast<int>(n));
+      total += static_cast<int>(n);
+      if (static_cast<std::size_t>(n) < batch) break;
+    } else if (n == -FI_EAVAIL) {
+      handle_error();
+      ++total;
+    } else {
+      break;  // -FI_EAGAIN: nothing more now
+    }
+  }
+  return total;
+}
+
+bool engine::progress_locked() {
+  polls_.fetch_add(1, std::memory_order_relaxed);
+  bool did = retry_backlog();
+  did |= drain_submissions();
+  did |= poll_cq() > 0;
+  if (backlog_head_) did |= retry_backlog();
+  return did;
+}
+
+bool engine::progress() {
+  if (!try_lock()) return false;
+  const bool did = progress_locked();
+  unlock();
+  return did;
+}
+
+void engine::sleep_locked() {
+  blocks_.fetch_add(1, std::memory_order_relaxed);
+  const std::uint32_t bell = doorbell_.load(std::memory_order_acquire);
+  sleeping_.store(true, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the fence in submit()
+  const bool quiet = queue_.empty_hint() && !stop_.load(std::memory_order_acquire);
+  unlock();
+  if (quiet) futex_wait(&doorbell_, bell, cfg_.block_us);
+  sleeping_.store(false, std::memory_order_relaxed);
+  while (!try_lock()) cpu_relax();
+}
+
+void engine::wait_for(req* r) {
+  const std::uint64_t start = now_ns();
+  const std::uint64_t spin_ns = cfg_.idle == idle_policy::spin    ? UINT64_MAX
+                                : cfg_.idle == idle_policy::block ? 0
+                                                                  : std::uint64_t{cfg_.spin_us} * 1000;
+  std::uint32_t rounds = 0;
+  if (thread_running()) {
+    // Mode core: the progress thread moves the data; we only watch the request, and after the spin phase
+    // sleep on its state word until complete() wakes us.
+    constexpr auto pending = static_cast<std::uint32_t>(req_state::pending);
+    while (!is_complete(r)) {
+      cpu_relax();
+      if ((++rounds & 255) != 0 || now_ns() - start <= spin_ns) continue;
+      r->waiter.store(true, std::memory_order_seq_cst);
+      if (r->state.load(std::memory_order_seq_cst) == pending) futex_wait(&r->state, pending, 0);
+    }
+    return;
+  }
+  while (!is_complete(r)) {
+    if (!try_lock()) {  // another thread progresses for us
+      cpu_relax();
+      continue;
+    }
+    const bool did = progress_locked();
+    if (!did && !is_complete(r) && (++rounds & 63) == 0 && now_ns() - start > spin_ns) sleep_locked();
+    unlock();
+  }
+}
+
+void engine::start_thread(std::function<void()> on_start) {
+  stop_.store(false);
+  running_.store(true, std::memory_order_release);
+  thread_ = std::thread([this, f = std::move(on_start)]() mutable { thread_main(std::move(f)); });
+}
+
+void engine::stop_thread() {
+  if (!thread_.joinable()) return;
+  stop_.store(true, std::memory_order_release);
+  wake();
+  thread_.join();
+  running_.store(false, std::memory_order_release);
+}
+
+// The progress loop (mode core): drain the backlog and submissions, poll the CQ; when a pass finds nothing,
+// spin, then (block/hybrid) sleep on the CQ's wait object until a completion or a submission wakes it.
+void engine::thread_main(std::function<void()> on_start) {
+  if (on_start) on_start();
+  while (!try_lock()) cpu_relax();
+  std::uint64_t idle_since = 0;
+  std::uint64_t t = now_ns();
+  const std::uint64_t spin_ns = std::uint64_t{cfg_.spin_us} * 1000;
+  while (!stop_.load(std::memory_order_acquire)) {
+    const bool did = progress_locked();
+    const std::uint64_t now = now_ns();
+    if (did) {
+      busy_ns_.fetch_add(now - t, std::memory_order_relaxed);
+      idle_since = 0;
+      t = now;
+      continue;
+    }
+    idle_ns_.fetch_add(now - t, std::memory_order_relaxed);
+    t = now;
+    if (cfg_.idle == idle_policy::spin) {
+      cpu_relax();
+      continue;
+    }
+    if (idle_since == 0) idle_since = now;
+    if (cfg_.idle == idle_policy::hybrid && now - idle_since < spin_ns) {
+      cpu_relax();
+      continue;
+    }
+    sleep_locked();
+    const std::uint64_t after = now_ns();
+    idle_ns_.fetch_add(after - t, std::memory_order_relaxed);
+    t = after;
+  }
+  progress_locked();
+  unlock();
+}
+
+engine_stats engine::stats() const noexcept {
+  engine_stats s;
+  s.polls = polls_.load(std::memory_order_relaxed);
+  s.completions = completions_.load(std::memory_order_relaxed);
+  s.busy_ns = busy_ns_.load(std::memory_order_relaxed);
+  s.idle_ns = idle_ns_.load(std::memory_order_relaxed);
+  s.blocks = blocks_.load(std::memory_order_relaxed);
+  s.eagain = eagain_.load(std::memory_order_relaxed);
+  s.queue_full = queue_full_.load(std::memory_order_relaxed);
+  return s;
+}
+
+}  // namespace sidecore::progress

@@ -1,0 +1,203 @@
+// sidecore — public C++ API.
+//
+// A hybrid MPI+OpenMP application calls sidecore::init() after MPI_Init, then sends and receives through
+// sidecore's nonblocking requests. With SIDECORE_PROGRESS=core a progress thread, pinned by hwloc to a
+// reserved core, moves the data while the application computes; OpenMP is fenced off that core.
+// With SIDECORE_PROGRESS=off the engine advances only inside sidecore calls (what plain MPI does).
+//
+// Error model:
+//  * Bad arguments, calls before init / after finalize, and transport failures throw sidecore::error,
+//    whose code() says which and whose what() names the input, the bad value and what is accepted.
+//  * A request that completes badly (a message larger than the posted buffer, a cancelled receive)
+//    is not an exception: its status carries the error, as MPI_ERROR does under MPI_ERRORS_RETURN.
+//    Data beyond the posted buffer is never written.
+//
+// Thread safety: every function may be called from any number of threads at once (isend/irecv/test/wait
+// from inside OpenMP parallel regions), except init/finalize and communicator creation, which are collective
+// and called by one thread per process. One request must not be waited or tested by two threads at once.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <sidecore/common/common.hpp>
+
+namespace sidecore {
+
+/// Error codes. errc_name() gives a stable lower-case name.
+enum class errc : int {
+  success = 0,
+  invalid_argument,     ///< a bad argument: rank, size, buffer, tag, request handle
+  not_initialized,      ///< called before init() or after finalize()
+  already_initialized,  ///< init() called twice
+  invalid_request,      ///< waiting/testing a request already completed, or never started
+  truncated,            ///< (status) the message was larger than the posted receive buffer
+  canceled,             ///< (status) the receive was cancelled
+  bad_setting,          ///< a SIDECORE_* variable has a value that is not accepted
+  topology,             ///< the core reservation cannot be made (e.g. one core only)
+  transport,            ///< libfabric reported an error
+  mpi,                  ///< an MPI call made by sidecore failed
+};
+
+/// Stable lower-case name of an error code ("invalid_argument", "truncated", ...).
+[[nodiscard]] SIDECORE_API const char* errc_name(errc code) noexcept;
+
+/// The exception every sidecore function throws. what() is a complete sentence naming the input,
+/// the bad value and what is accepted.
+class SIDECORE_API error : public std::runtime_error {
+ public:
+  error(errc code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  [[nodiscard]] errc code() const noexcept { return code_; }
+
+ private:
+  errc code_;
+};
+
+inline constexpr int any_source = -1;            ///< irecv/recv: match a message from any rank
+inline constexpr int any_tag = -1;               ///< irecv/recv: match a message with any tag
+inline constexpr int tag_max = (1 << 28) - 1;    ///< largest user tag (tags are 0..tag_max)
+
+/// What a completed request reports.
+struct status {
+  int source = -1;          ///< rank (in the request's communicator) the message came from; -1 for sends
+  int tag = -1;             ///< tag of the message received; -1 for sends
+  std::size_t bytes = 0;    ///< bytes received (for a truncated message: the bytes written, = buffer size)
+  errc error = errc::success;  ///< success, truncated or canceled
+  [[nodiscard]] bool ok() const noexcept { return error == errc::success; }
+  [[nodiscard]] bool canceled() const noexcept { return error == errc::canceled; }
+};
+
+/// A communicator: a group of ranks and a matching context (messages in one never match the other).
+/// Cheap to copy. world() is every rank of the communicator given to init().
+class SIDECORE_API comm {
+ public:
+  comm() = default;
+  /// This process's rank in the communicator. Throws errc::not_initialized / invalid_argument (null comm).
+  [[nodiscard]] int rank() const;
+  /// Number of ranks. Throws as rank().
+  [[nodiscard]] int size() const;
+  /// Collective: a new communicator with the same ranks and a separate matching context.
+  [[nodiscard]] comm dup() const;
+  /// Collective: split by color (>= 0, or -1 to take no part: returns a null comm), ordered by key then rank.
+  [[nodiscard]] comm split(int color, int key) const;
+  /// Collective: release a communicator made by dup()/split(); the handle becomes null. world() cannot be freed.
+  void free();
+  /// True for a null communicator (default-constructed, freed, or split with color -1).
+  [[nodiscard]] bool null() const noexcept { return id_ < 0; }
+  /// The MPI communicator with the same ranks (owned by sidecore; valid until free()/finalize()).
+  [[nodiscard]] MPI_Comm mpi() const;
+  [[nodiscard]] int id() const noexcept { return id_; }
+
+ private:
+  friend struct comm_access;
+  explicit comm(int id) : id_(id) {}
+  int id_ = -1;
+};
+
+/// A nonblocking operation in flight. Move-only. After a wait (or a test that returned true) the
+/// handle is consumed: waiting or testing it again throws errc::invalid_request; waitall/waitany/
+/// testall/testany skip consumed and default-constructed handles, as MPI skips MPI_REQUEST_NULL.
+/// Destroying a handle whose operation is still in flight is allowed: the operation completes and its
+/// resources are released by the engine (the buffer must stay valid until then, as in MPI).
+class SIDECORE_API request {
+ public:
+  request() = default;
+  request(request&& other) noexcept : handle_(other.handle_) { other.handle_ = 0; }
+  request& operator=(request&& other) noexcept;
+  request(const request&) = delete;
+  request& operator=(const request&) = delete;
+  ~request();
+  /// True while the handle refers to an operation not yet waited for.
+  [[nodiscard]] bool active() const noexcept;
+  /// Opaque value (for the C API); 0 means no operation.
+  [[nodiscard]] std::uint64_t handle() const noexcept { return handle_; }
+
+ private:
+  friend struct request_access;
+  explicit request(std::uint64_t h) : handle_(h) {}
+  std::uint64_t handle_ = 0;
+};
+
+// ---- lifecycle --------------------------------------------------------------------------------------------
+
+/// Collective over `comm`: reads the SIDECORE_* settings, reserves the progress core (mode core), opens the
+/// libfabric endpoint and exchanges addresses through MPI. MPI must be initialized. Throws
+/// errc::already_initialized if called twice, errc::bad_setting for a rejected variable, errc::topology when
+/// core mode cannot reserve a core, errc::transport when no provider fits, errc::mpi when MPI is not
+/// initialized.
+SIDECORE_API void init(MPI_Comm comm = MPI_COMM_WORLD);
+/// Collective: waits for every rank, stops the progress thread, writes the profile/trace when asked, and
+/// closes the endpoint. Receives still posted are cancelled (with a warning). Throws errc::not_initialized
+/// when not initialized. After finalize, init may not be called again (errc::already_initialized).
+SIDECORE_API void finalize();
+/// True between init() and finalize().
+[[nodiscard]] SIDECORE_API bool initialized() noexcept;
+/// The communicator given to init().
+[[nodiscard]] SIDECORE_API comm world();
+/// world().rank() and world().size().
+[[nodiscard]] SIDECORE_API int rank();
+[[nodiscard]] SIDECORE_API int size();
+
+/// The mode in force ("off" or "core"), the provider chosen, the reserved core (logical hwloc core index,
+/// -1 in off mode) and the number of OpenMP threads the application was given.
+struct runtime_info {
+  std::string mode;
+  std::string provider;
+  int reserved_core = -1;
+  int n_core = 0;
+  int omp_threads = 0;
+};
+[[nodiscard]] SIDECORE_API runtime_info info();
+
+// ---- point-to-point -----------------------------------------------------------------------------------------
+
+/// Starts sending `bytes` bytes from `buf` to rank `dest` of `c` with `tag` (0..tag_max). The buffer must stay
+/// unchanged until the request completes. Throws errc::invalid_argument for dest outside [0, size), bytes < 0,
+/// buf == nullptr with bytes > 0, tag outside [0, tag_max], a null communicator, or bytes above the
+/// provider's largest message; errc::not_initialized outside init/finalize.
+[[nodiscard]] SIDECORE_API request isend(const void* buf, std::int64_t bytes, int dest, int tag, const comm& c = world());
+/// Starts receiving at most `bytes` bytes into `buf` from `source` (or any_source) with `tag` (or any_tag).
+/// A longer message completes with status error errc::truncated and only `bytes` bytes written. Throws as isend.
+[[nodiscard]] SIDECORE_API request irecv(void* buf, std::int64_t bytes, int source, int tag, const comm& c = world());
+/// Blocking send: isend + wait. Throws as isend.
+SIDECORE_API void send(const void* buf, std::int64_t bytes, int dest, int tag, const comm& c = world());
+/// Blocking receive: irecv + wait; returns the status (check status.ok() for truncation). Throws as irecv.
+[[nodiscard]] SIDECORE_API status recv(void* buf, std::int64_t bytes, int source, int tag, const comm& c = world());
+
+/// Waits for `r`, consumes it and returns its status. Throws errc::invalid_request for a consumed or
+/// default-constructed request.
+[[nodiscard]] SIDECORE_API status wait(request& r);
+/// True (and `*st` filled, the request consumed) when `r` has completed; false otherwise. Throws as wait.
+[[nodiscard]] SIDECORE_API bool test(request& r, status* st = nullptr);
+/// Waits for every active request; `statuses` is empty or has reqs.size() entries (else invalid_argument).
+SIDECORE_API void waitall(std::span<request> reqs, std::span<status> statuses = {});
+/// Waits for one active request; returns its index (consumed, `*st` filled), or -1 when none is active.
+[[nodiscard]] SIDECORE_API int waitany(std::span<request> reqs, status* st = nullptr);
+/// True when every active request has completed (all then consumed, statuses filled); false leaves all as they are.
+[[nodiscard]] SIDECORE_API bool testall(std::span<request> reqs, std::span<status> statuses = {});
+/// Index of one completed request (consumed, `*st` filled), or -1 when none has completed or none is active.
+[[nodiscard]] SIDECORE_API int testany(std::span<request> reqs, status* st = nullptr);
+/// Asks to cancel a posted receive. The request must still be waited: its status says canceled() if the
+/// cancel won, or holds the message if it had already matched. Cancelling a send is not supported
+/// (errc::invalid_argument), as in MPI 4. Throws errc::invalid_request for a consumed request.
+SIDECORE_API void cancel(request& r);
+
+// ---- regions (instrumentation) --------------------------------------------------------------------------------
+
+/// Marks a named code region for the overlap profile while the object lives; nestable. Costs one branch
+/// when profiling is off.
+class SIDECORE_API region {
+ public:
+  explicit region(std::string_view name);
+  ~region();
+  region(const region&) = delete;
+  region& operator=(const region&) = delete;
+};
+
+}  // namespace sidecore

@@ -1,0 +1,118 @@
+// sc_info_print: what `sidecore info` shows. Works without MPI_Init and without sidecore::init.
+#include <mpi.h>
+#include <omp.h>
+#include <rdma/fabric.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include <sidecore/sidecore.h>
+#include <sidecore/sidecore.hpp>
+
+#include "settings.hpp"
+#include "topology.hpp"
+
+namespace {
+
+// The providers fi_getinfo offers for sidecore's needs (tagged RDM, send-after-send ordering).
+std::string probe_provider(const std::string& name) {
+  fi_info* hints = fi_allocinfo();
+  if (!hints) return "fi_allocinfo failed";
+  hints->caps = FI_TAGGED | FI_SEND | FI_RECV;
+  hints->mode = FI_CONTEXT | FI_CONTEXT2;
+  hints->ep_attr->type = FI_EP_RDM;
+  hints->domain_attr->threading = FI_THREAD_DOMAIN;
+  hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+  hints->tx_attr->msg_order = FI_ORDER_SAS;
+  hints->rx_attr->msg_order = FI_ORDER_SAS;
+  hints->fabric_attr->prov_name = strdup(name.c_str());
+  fi_info* info = nullptr;
+  const int rc = fi_getinfo(FI_VERSION(1, 14), nullptr, nullptr, 0, hints, &info);
+  fi_freeinfo(hints);
+  if (rc != 0 || !info) return std::string("not available (") + fi_strerror(-rc) + ")";
+  std::string s = std::string("available: fabric ") + (info->fabric_attr->name ? info->fabric_attr->name : "?") +
+                  ", domain " + (info->domain_attr->name ? info->domain_attr->name : "?") + ", max message " +
+                  std::to_string(info->ep_attr->max_msg_size) + " B, inject " +
+                  std::to_string(info->tx_attr->inject_size) + " B, progress " +
+                  (info->domain_attr->data_progress == FI_PROGRESS_AUTO ? "auto" : "manual");
+  fi_freeinfo(info);
+  return s;
+}
+
+}  // namespace
+
+extern "C" int sc_info_print(FILE* out) {
+  using namespace sidecore::detail;
+  int rc = 0;
+  std::fprintf(out, "sidecore %s — dedicated-core communication progress for MPI+OpenMP\n\n", "0.1.0");
+
+  // Settings: read each variable separately so one bad value does not hide the others.
+  settings current;
+  std::vector<std::string> errors;
+  for (const auto& d : setting_table()) {
+    if (const char* v = std::getenv(d.name)) {
+      try {
+        d.parse(current, v);
+      } catch (const sidecore::error& e) {
+        errors.push_back(e.what());
+        rc = 2;
+      }
+    }
+  }
+  std::fprintf(out, "Settings (environment variables):\n");
+  for (const auto& d : setting_table()) {
+    const char* v = std::getenv(d.name);
+    std::fprintf(out, "  %-24s default: %-8s current: %s%s\n", d.name, d.default_text, d.print(current).c_str(),
+                 v ? "  (set)" : "");
+    std::fprintf(out, "      accepted: %s\n      %s\n", d.accepted, d.help);
+  }
+  for (const auto& e : errors) std::fprintf(out, "  error: %s\n", e.c_str());
+
+  std::fprintf(out, "\nTopology (hwloc %s):\n", HWLOC_VERSION);
+  try {
+    topology topo;
+    std::fprintf(out, "  machine: %s\n", topo.summary().c_str());
+    std::fprintf(out, "  this process may run on %d cores (cpuset %s)\n", topo.cores(), topo.allowed_list().c_str());
+    try {
+      const int reserved = topo.choose_reserved(current.progress_core);
+      std::fprintf(out, "  reserved core in core mode: %s (SIDECORE_PROGRESS_CORE=%s)%s\n",
+                   topo.describe_core(reserved).c_str(), setting_table()[1].print(current).c_str(),
+                   current.mode == progress_mode::core ? "" : "  [not used: SIDECORE_PROGRESS=off]");
+      std::fprintf(out, "  OpenMP threads in core mode: %d, bound to the other cores%s\n", topo.cores() - 1,
+                   std::getenv("OMP_NUM_THREADS") || std::getenv("OMP_PLACES") || std::getenv("OMP_PROC_BIND")
+                       ? " unless OMP_NUM_THREADS/OMP_PLACES/OMP_PROC_BIND (set by you) say otherwise: they are respected"
+                       : "");
+    } catch (const sidecore::error& e) {
+      std::fprintf(out, "  core mode: not possible here: %s\n", e.what());
+    }
+  } catch (const sidecore::error& e) {
+    std::fprintf(out, "  error: %s\n", e.what());
+  }
+
+  std::fprintf(out, "\nOpenMP:\n  OMP_NUM_THREADS=%s OMP_PLACES=%s OMP_PROC_BIND=%s\n  max threads now: %d; places: %s\n",
+               std::getenv("OMP_NUM_THREADS") ? std::getenv("OMP_NUM_THREADS") : "(unset)",
+               std::getenv("OMP_PLACES") ? std::getenv("OMP_PLACES") : "(unset)",
+               std::getenv("OMP_PROC_BIND") ? std::getenv("OMP_PROC_BIND") : "(unset)", omp_get_max_threads(),
+               describe_omp_places().c_str());
+
+  const unsigned v = fi_version();
+  std::fprintf(out, "\nlibfabric %u.%u:\n", FI_MAJOR(v), FI_MINOR(v));
+  if (current.provider.empty()) {
+    std::fprintf(out, "  provider: automatic (shm when every rank is on one host, tcp;ofi_rxm otherwise)\n");
+    std::fprintf(out, "  shm: %s\n", probe_provider("shm").c_str());
+    std::fprintf(out, "  tcp;ofi_rxm: %s%s\n", probe_provider("tcp;ofi_rxm").c_str(),
+                 std::getenv("FI_TCP_IFACE") ? "" : "  (FI_TCP_IFACE unset: tcp picks an interface itself)");
+  } else {
+    std::fprintf(out, "  provider: %s (SIDECORE_PROVIDER): %s\n", current.provider.c_str(),
+                 probe_provider(current.provider).c_str());
+  }
+
+  char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(mpi_version, &len);
+  std::string first_line(mpi_version, static_cast<std::size_t>(len));
+  first_line = first_line.substr(0, first_line.find('\n'));
+  std::fprintf(out, "\nMPI: %s\n", first_line.c_str());
+  return rc;
+}

@@ -1,0 +1,133 @@
+// Glue between the runtime/engine and the instrumentation (instrument/): the engine's transfer hook, regions,
+// the a-priori transfer-time table (file or built-in calibration), and writing profile and trace at finalize.
+#include <mpi.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <sidecore/instrument/instrument.hpp>
+#include <sidecore/sidecore.hpp>
+
+#include "state.hpp"
+
+namespace sidecore::detail {
+
+void region_enter(std::string_view name) noexcept { instrument::region_enter(name); }
+void region_exit() noexcept { instrument::region_exit(); }
+
+namespace {
+
+// XFER_BEGIN when the operation is handed to libfabric, XFER_END when its completion is seen. For a receive
+// the transfer cannot start before the buffer is posted, so posting is its earliest possible beginning; the
+// size recorded is the posted size (docs/instrument.md).
+void xfer_hook(const progress::req* r, bool begin) {
+  const std::uint64_t id = progress::request_pool::handle_of(r);
+  if (begin) instrument::xfer_begin(id, r->len, r->peer, r->owner_thread);
+  else instrument::xfer_end(id, r->owner_thread);
+}
+
+// Built-in calibration of xfer_time (seed 000 needs it a priori): half round-trip ping-pong between rank
+// pairs (0,1), (2,3), ... on a private communicator, sizes 1 B .. 4 MiB in powers of four; rank 0's pair
+// decides and broadcasts the table so every rank bounds with the same one. A single rank measures itself.
+std::vector<std::pair<std::size_t, double>> calibrate(const comm& world) {
+  comm cal = world.dup();
+  const int me = cal.rank(), n = cal.size();
+  const int peer = n == 1 ? me : (me % 2 == 0 ? (me + 1 < n ? me + 1 : -1) : me - 1);
+  std::vector<double> seconds;
+  std::vector<std::size_t> sizes;
+  for (std::size_t b = 1; b <= (4U << 20); b *= 4) sizes.push_back(b);
+  std::vector<char> sbuf(sizes.back(), 1), rbuf(sizes.back());
+  for (std::size_t b : sizes) {
+    const int iters = b >= (1U << 20) ? 4 : 20;
+    double best = 1e30;
+    for (int i = -1; i < iters; ++i) {  // i = -1 warms up
+      if (peer < 0) break;
+      const std::uint64_t t0 = now_ns();
+      if (me <= peer) {
+        request rr = irecv(rbuf.data(), static_cast<std::int64_t>(b), peer, 1, cal);
+        send(sbuf.data(), static_cast<std::int64_t>(b), peer, 0, cal);
+        (void)wait(rr);
+      } else {
+        request rr = irecv(rbuf.data(), static_cast<std::int64_t>(b), peer, 0, cal);
+        (void)wait(rr);
+        send(sbuf.data(), static_cast<std::int64_t>(b), peer, 1, cal);
+      }
+      const double half = static_cast<double>(now_ns() - t0) * 0.5e-9;
+      if (i >= 0 && half < best) best = half;
+    }
+    seconds.push_back(peer < 0 ? 0.0 : best);
+  }
+  MPI_Bcast(seconds.data(), static_cast<int>(seconds.size()), MPI_DOUBLE, 0, cal.mpi());
+  cal.free();
+  std::vector<std::pair<std::size_t, double>> table;
+  for (std::size_t i = 0; i < sizes.size(); ++i) table.emplace_back(sizes[i], seconds[i]);
+  return table;
+}
+
+}  // namespace
+
+void instrument_start(runtime_state& s, const comm& world) {
+  const settings& c = s.cfg;
+  if (c.profile_path.empty() && c.trace_path.empty()) return;
+  instrument::config ic;
+  ic.profile = !c.profile_path.empty();
+  ic.profile_path = c.profile_path;
+  ic.trace = !c.trace_path.empty();
+  ic.trace_path = c.trace_path;
+  ic.trace_max_events = c.trace_max_events;
+  if (!c.size_bins.empty()) ic.size_bin_edges = c.size_bins;
+  ic.ring_events = c.ring_events;
+
+  instrument::xfer_time_table table;
+  if (!c.xfer_table.empty()) {
+    try {
+      table = instrument::read_xfer_time_table(c.xfer_table);
+    } catch (const std::exception& e) {
+      throw error(errc::bad_setting, std::string("SIDECORE_XFER_TABLE='") + c.xfer_table + "': " + e.what());
+    }
+  } else if (ic.profile) {
+    table = instrument::xfer_time_table(calibrate(world), "calibration: built-in ping-pong at init (rank 0 and 1)");
+  }
+  instrument::start(ic, world.rank(), world.size());
+  instrument::set_xfer_time_table(std::move(table));
+  s.eng->set_xfer_hook(&xfer_hook);
+}
+
+void instrument_finish(runtime_state& s, const comm& world, double t_total_s) {
+  if (!instrument::enabled()) return;
+  const progress::engine_stats st = s.eng->stats();
+  instrument::set_progress_stats(static_cast<double>(st.busy_ns) * 1e-9, static_cast<double>(st.idle_ns) * 1e-9,
+                                 st.polls, st.completions);
+  instrument::set_run_info(s.cfg.mode == progress_mode::core ? "core" : "off", s.eng->provider(), s.topo->cores(),
+                           t_total_s);
+  if (!s.cfg.profile_path.empty()) {
+    const std::string mine = instrument::rank_profile_json();
+    instrument::write_text_file(instrument::path_for_rank(s.cfg.profile_path, world.rank()), mine);
+    // Rank 0 gathers every rank's profile and writes the job profile.
+    int len = static_cast<int>(mine.size());
+    std::vector<int> lens(static_cast<std::size_t>(world.size()));
+    MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, world.mpi());
+    std::vector<int> displs(lens.size(), 0);
+    std::string all;
+    if (world.rank() == 0) {
+      int total = 0;
+      for (std::size_t i = 0; i < lens.size(); ++i) {
+        displs[i] = total;
+        total += lens[i];
+      }
+      all.resize(static_cast<std::size_t>(total));
+    }
+    MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, world.mpi());
+    if (world.rank() == 0) {
+      std::vector<std::string> parts;
+      for (std::size_t i = 0; i < lens.size(); ++i)
+        parts.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
+      instrument::write_text_file(instrument::job_path(s.cfg.profile_path), instrument::merge_job_profile(parts));
+    }
+  }
+  instrument::stop();
+}
+
+}  // namespace sidecore::detail

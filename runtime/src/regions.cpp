@@ -1,0 +1,21 @@
+// Regions: named parts of the application for the overlap profile.
+#include <sidecore/sidecore.h>
+#include <sidecore/sidecore.hpp>
+
+#include "state.hpp"
+
+extern "C" int sc_region_begin(const char* name) {
+  if (!name) return SC_ERR_INVALID_ARGUMENT;
+  sidecore::detail::region_enter(name);
+  return SC_SUCCESS;
+}
+
+extern "C" int sc_region_end(void) {
+  sidecore::detail::region_exit();
+  return SC_SUCCESS;
+}
+
+namespace sidecore {
+region::region(std::string_view name) { detail::region_enter(name); }
+region::~region() { detail::region_exit(); }
+}  // namespace sidecore

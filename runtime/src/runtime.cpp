@@ -1,0 +1,574 @@
+// Lifecycle, communicators and point-to-point: the public C++ API of sidecore.hpp.
+#include <omp.h>
+
+#include <cstdio>
+#include <string>
+
+#include <sidecore/instrument/instrument.hpp>
+#include <sidecore/sidecore.hpp>
+
+#include "state.hpp"
+
+namespace sidecore {
+
+using detail::g_phase;
+using detail::g_state;
+using detail::phase;
+namespace tag = progress::tag;
+
+namespace detail {
+
+std::atomic<int> g_phase{0};
+runtime_state* g_state = nullptr;
+
+runtime_state& state_or_throw(const char* what) {
+  const int p = g_phase.load(std::memory_order_acquire);
+  if (p == static_cast<int>(phase::running)) return *g_state;
+  throw error(errc::not_initialized, std::string("sidecore::") + what + " called " +
+                                         (p == 0 ? "before sidecore::init()" : "after sidecore::finalize()") +
+                                         "; call it between init() and finalize()");
+}
+
+comm_entry& comm_or_throw(const comm& c, const char* what) {
+  runtime_state& s = state_or_throw(what);
+  if (c.id() < 0 || c.id() >= tag::max_comms)
+    throw error(errc::invalid_argument, std::string("sidecore::") + what + ": the communicator is null (default-"
+                                        "constructed, freed, or split with color -1); pass world() or a live one");
+  comm_entry* e = s.comms[static_cast<std::size_t>(c.id())].load(std::memory_order_acquire);
+  if (!e)
+    throw error(errc::invalid_argument, std::string("sidecore::") + what + ": communicator id " +
+                                            std::to_string(c.id()) + " was freed; pass world() or a live one");
+  return *e;
+}
+
+}  // namespace detail
+
+namespace {
+
+// CALL_ENTER/CALL_EXIT around a public call, with its model category (seed 004, Section III-C).
+struct call_scope {
+  category cat;
+  explicit call_scope(category c) noexcept : cat(c) { instrument::call_enter(c); }
+  ~call_scope() { instrument::call_exit(cat); }
+  call_scope(const call_scope&) = delete;
+  call_scope& operator=(const call_scope&) = delete;
+};
+
+progress::req* lookup_or_throw(detail::runtime_state& s, const request& r, const char* what) {
+  progress::req* q = s.eng->lookup(r.handle());
+  if (!q) {
+    if (r.handle() == 0)
+      throw error(errc::invalid_request, std::string("sidecore::") + what +
+                                             ": the request was never started (default-constructed or moved from)");
+    throw error(errc::invalid_request, std::string("sidecore::") + what +
+                                           ": the request was already completed and consumed by an earlier wait/test");
+  }
+  return q;
+}
+
+status status_of(const progress::req* q) {
+  status st;
+  if (q->op == progress::req_op::recv && q->result != progress::req_result::canceled) {
+    st.source = tag::source_of(q->rtag);
+    st.tag = tag::user_of(q->rtag);
+  }
+  st.bytes = q->bytes;
+  switch (q->result) {
+    case progress::req_result::ok: st.error = errc::success; break;
+    case progress::req_result::truncated: st.error = errc::truncated; break;
+    case progress::req_result::canceled: st.error = errc::canceled; break;
+    case progress::req_result::transport: st.error = errc::transport; break;
+  }
+  return st;
+}
+
+// Consumes a completed request: reads its status, frees the slot. The handle becomes stale.
+status consume(detail::runtime_state& s, progress::req* q) {
+  const status st = status_of(q);
+  s.eng->release(q);
+  return st;
+}
+
+void check_buffer(const void* buf, std::int64_t bytes, const char* what) {
+  if (bytes < 0)
+    throw error(errc::invalid_argument, std::string("sidecore::") + what + ": bytes=" + std::to_string(bytes) +
+                                            " is negative; accepted: 0 or more");
+  if (buf == nullptr && bytes > 0)
+    throw error(errc::invalid_argument, std::string("sidecore::") + what + ": buf is null with bytes=" +
+                                            std::to_string(bytes) + "; a null buffer is accepted only with 0 bytes");
+}
+
+void check_size(const detail::runtime_state& s, std::int64_t bytes, const char* what) {
+  if (static_cast<std::uint64_t>(bytes) > s.eng->max_msg_size())
+    throw error(errc::invalid_argument, std::string("sidecore::") + what + ": bytes=" + std::to_string(bytes) +
+                                            " exceeds the largest message of provider " + s.eng->provider() + " (" +
+                                            std::to_string(s.eng->max_msg_size()) + " bytes)");
+}
+
+void check_rank(const detail::comm_entry& c, int r, bool allow_any, const char* arg, const char* what) {
+  if (allow_any && r == any_source) return;
+  if (r < 0 || r >= c.size)
+    throw error(errc::invalid_argument, std::string("sidecore::") + what + ": " + arg + "=" + std::to_string(r) +
+                                            " is not a rank of the communicator; accepted: 0.." +
+                                            std::to_string(c.size - 1) + (allow_any ? " or any_source" : ""));
+}
+
+void check_tag(int t, bool allow_any, const char* what) {
+  if (allow_any && t == any_tag) return;
+  if (t < 0 || t > tag_max)
+    throw error(errc::invalid_argument, std::string("sidecore::") + what + ": tag=" + std::to_string(t) +
+                                            " is out of range; accepted: 0.." + std::to_string(tag_max) +
+                                            (allow_any ? " or any_tag" : ""));
+}
+
+void mpi_check(int rc, const char* call) {
+  if (rc != MPI_SUCCESS) {
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    throw error(errc::mpi, std::string(call) + " failed: " + std::string(msg, static_cast<std::size_t>(len)));
+  }
+}
+
+detail::comm_entry* make_entry(MPI_Comm mpi, MPI_Comm world) {
+  auto* e = new detail::comm_entry;
+  e->mpi = mpi;
+  MPI_Comm_rank(mpi, &e->rank);
+  MPI_Comm_size(mpi, &e->size);
+  MPI_Group g_comm, g_world;
+  MPI_Comm_group(mpi, &g_comm);
+  MPI_Comm_group(world, &g_world);
+  std::vector<int> ranks(static_cast<std::size_t>(e->size));
+  for (int i = 0; i < e->size; ++i) ranks[static_cast<std::size_t>(i)] = i;
+  e->to_world.resize(ranks.size());
+  MPI_Group_translate_ranks(g_comm, e->size, ranks.data(), g_world, e->to_world.data());
+  MPI_Group_free(&g_comm);
+  MPI_Group_free(&g_world);
+  return e;
+}
+
+// Collective over the parent: the smallest id no member uses yet.
+int agree_comm_id(detail::runtime_state& s, MPI_Comm parent) {
+  int mine = s.next_comm_id, id = 0;
+  mpi_check(MPI_Allreduce(&mine, &id, 1, MPI_INT, MPI_MAX, parent), "MPI_Allreduce (communicator id)");
+  if (id >= tag::max_comms)
+    throw error(errc::invalid_argument, "too many communicators created: sidecore supports " +
+                                            std::to_string(tag::max_comms - 1) + " dup/split calls per run");
+  s.next_comm_id = id + 1;
+  return id;
+}
+
+const char* mode_name(detail::progress_mode m) { return m == detail::progress_mode::core ? "core" : "off"; }
+
+}  // namespace
+
+const char* errc_name(errc code) noexcept {
+  switch (code) {
+    case errc::success: return "success";
+    case errc::invalid_argument: return "invalid_argument";
+    case errc::not_initialized: return "not_initialized";
+    case errc::already_initialized: return "already_initialized";
+    case errc::invalid_request: return "invalid_request";
+    case errc::truncated: return "truncated";
+    case errc::canceled: return "canceled";
+    case errc::bad_setting: return "bad_setting";
+    case errc::topology: return "topology";
+    case errc::transport: return "transport";
+    case errc::mpi: return "mpi";
+  }
+  return "unknown";
+}
+
+// ---- lifecycle ------------------------------------------------------------------------------------------------
+
+void init(MPI_Comm user_comm) {
+  int expected = static_cast<int>(phase::before_init);
+  if (g_phase.load() != expected)
+    throw error(errc::already_initialized, g_phase.load() == static_cast<int>(phase::running)
+                                               ? "sidecore::init called twice; call it once, after MPI_Init"
+                                               : "sidecore::init called after sidecore::finalize; sidecore cannot be "
+                                                 "initialized again in the same process");
+  int mpi_ok = 0;
+  MPI_Initialized(&mpi_ok);
+  if (!mpi_ok) throw error(errc::mpi, "sidecore::init needs MPI initialized: call MPI_Init or MPI_Init_thread first");
+  if (user_comm == MPI_COMM_NULL) throw error(errc::invalid_argument, "sidecore::init: comm is MPI_COMM_NULL");
+
+  // Local set-up first (settings, topology, provider), then every rank learns whether all succeeded before
+  // any collective step: bad input on one rank gives an error on every rank, never a hang.
+  auto s = std::make_unique<detail::runtime_state>();
+  s->t_init_ns = now_ns();
+  std::string local_error;
+  errc local_code = errc::success;
+  try {
+    s->cfg = detail::read_settings();
+    s->topo = std::make_unique<detail::topology>();
+    if (s->cfg.mode == detail::progress_mode::core) s->reserved_core = s->topo->choose_reserved(s->cfg.progress_core);
+    if (!s->cfg.xfer_table.empty()) {
+      try {
+        (void)instrument::read_xfer_time_table(s->cfg.xfer_table);
+      } catch (const std::exception& e) {
+        throw error(errc::bad_setting, std::string("SIDECORE_XFER_TABLE='") + s->cfg.xfer_table + "': " + e.what());
+      }
+    }
+  } catch (const error& e) {
+    local_error = e.what();
+    local_code = e.code();
+  }
+  const auto agree = [&](const char* step) {
+    int ok = local_error.empty() ? 1 : 0, all_ok = 0;
+    mpi_check(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, user_comm), "MPI_Allreduce (init agreement)");
+    if (!ok) throw error(local_code, local_error);
+    if (!all_ok)
+      throw error(errc::bad_setting, std::string("sidecore::init failed on another rank during ") + step +
+                                         " (that rank printed why); no rank is initialized");
+  };
+  agree("settings and topology");
+
+  MPI_Comm world = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_dup(user_comm, &world), "MPI_Comm_dup");
+  int nranks = 0;
+  MPI_Comm_size(world, &nranks);
+  if (nranks > tag::max_ranks)
+    throw error(errc::invalid_argument, "sidecore::init: " + std::to_string(nranks) + " ranks; sidecore supports up to " +
+                                            std::to_string(tag::max_ranks));
+
+  progress::engine_config ec;
+  ec.provider = s->cfg.provider;
+  if (ec.provider.empty()) {
+    MPI_Comm node = MPI_COMM_NULL;
+    mpi_check(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+    int local = 0;
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    int one_host = local == nranks, all_one_host = 0;
+    mpi_check(MPI_Allreduce(&one_host, &all_one_host, 1, MPI_INT, MPI_MIN, world), "MPI_Allreduce");
+    ec.provider = all_one_host ? "shm" : "tcp;ofi_rxm";
+  }
+  ec.idle = s->cfg.idle;
+  ec.spin_us = s->cfg.spin_us;
+  ec.block_us = s->cfg.block_us;
+  ec.queue_capacity = s->cfg.submit_queue;
+  ec.cq_batch = s->cfg.cq_batch;
+  try {
+    s->eng = std::make_unique<progress::engine>(ec);
+  } catch (const progress::transport_error& e) {
+    local_error = std::string("sidecore::init: ") + e.what();
+    local_code = errc::transport;
+  }
+  try {
+    agree("opening the libfabric endpoint");
+    s->eng->connect(world);
+  } catch (const progress::transport_error& e) {
+    MPI_Comm_free(&world);
+    throw error(errc::transport, std::string("sidecore::init: ") + e.what());
+  } catch (...) {
+    MPI_Comm_free(&world);
+    throw;
+  }
+
+  s->comms[0].store(make_entry(world, world), std::memory_order_release);
+
+  g_state = s.release();
+  g_phase.store(static_cast<int>(phase::running), std::memory_order_release);
+  try {
+    detail::instrument_start(*g_state, comm_access::make(0));
+  } catch (...) {
+    finalize();
+    g_phase.store(static_cast<int>(phase::before_init), std::memory_order_release);
+    throw;
+  }
+  // Core mode: fence OpenMP off the reserved core, then start the pinned progress thread. (Calibration above
+  // ran with the application thread progressing: it measures the transfer, not the hand-off.)
+  if (g_state->cfg.mode == detail::progress_mode::core) {
+    g_state->fence = detail::fence_openmp(*g_state->topo, g_state->reserved_core);
+    const detail::topology* topo = g_state->topo.get();
+    const int core = g_state->reserved_core;
+    g_state->eng->start_thread([topo, core] {
+      if (instrument::enabled()) instrument::mark_progress_thread();
+      std::string why;
+      if (!topo->bind_thread_to_core(core, &why)) std::fprintf(stderr, "sidecore: warning: progress thread: %s\n", why.c_str());
+    });
+  } else {
+    g_state->fence.threads = omp_get_max_threads();
+  }
+
+
+  const int r = g_state->comms[0].load()->rank;
+  if (g_state->cfg.verbose >= 2 || (g_state->cfg.verbose == 1 && r == 0)) {
+    std::fprintf(stderr, "sidecore: rank %d: mode %s, provider %s, %d cores (cpuset %s), reserved %s, %d OpenMP threads\n",
+                 r, mode_name(g_state->cfg.mode), g_state->eng->provider().c_str(), g_state->topo->cores(),
+                 g_state->topo->allowed_list().c_str(),
+                 g_state->reserved_core >= 0 ? g_state->topo->describe_core(g_state->reserved_core).c_str() : "none",
+                 g_state->fence.threads);
+    for (const auto& n : g_state->fence.notes) std::fprintf(stderr, "sidecore: rank %d: %s\n", r, n.c_str());
+  }
+}
+
+void finalize() {
+  detail::runtime_state& s = detail::state_or_throw("finalize");
+  detail::comm_entry* w = s.comms[0].load();
+  // Wait for every rank while still progressing, so a peer that needs our progress to finish its own
+  // transfers (rendezvous) is not left hanging in a barrier.
+  MPI_Request barrier;
+  mpi_check(MPI_Ibarrier(w->mpi, &barrier), "MPI_Ibarrier");
+  for (int done = 0; !done;) {
+    MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+    if (!s.eng->thread_running()) s.eng->progress();
+  }
+  const std::size_t left = s.eng->requests_in_use();
+  if (left > 0)
+    std::fprintf(stderr, "sidecore: warning: rank %d: %zu request(s) still in flight at finalize; they are dropped\n",
+                 w->rank, left);
+  s.eng->stop_thread();
+  detail::instrument_finish(s, comm_access::make(0), static_cast<double>(now_ns() - s.t_init_ns) * 1e-9);
+  g_phase.store(static_cast<int>(phase::finalized), std::memory_order_release);
+  s.eng.reset();
+  for (auto& slot : s.comms) {
+    detail::comm_entry* e = slot.exchange(nullptr);
+    if (!e) continue;
+    MPI_Comm_free(&e->mpi);
+    delete e;
+  }
+  delete g_state;
+  g_state = nullptr;
+}
+
+bool initialized() noexcept { return g_phase.load(std::memory_order_acquire) == static_cast<int>(phase::running); }
+
+comm world() {
+  detail::state_or_throw("world");
+  return comm_access::make(0);
+}
+
+int rank() { return world().rank(); }
+int size() { return world().size(); }
+
+runtime_info info() {
+  detail::runtime_state& s = detail::state_or_throw("info");
+  runtime_info i;
+  i.mode = mode_name(s.cfg.mode);
+  i.provider = s.eng->provider();
+  i.reserved_core = s.reserved_core;
+  i.n_core = s.topo->cores();
+  i.omp_threads = s.fence.threads;
+  return i;
+}
+
+// ---- communicators ------------------------------------------------------------------------------------------
+
+int comm::rank() const { return detail::comm_or_throw(*this, "comm::rank").rank; }
+int comm::size() const { return detail::comm_or_throw(*this, "comm::size").size; }
+MPI_Comm comm::mpi() const { return detail::comm_or_throw(*this, "comm::mpi").mpi; }
+
+comm comm::dup() const {
+  const call_scope scope(category::other);
+  detail::comm_entry& parent = detail::comm_or_throw(*this, "comm::dup");
+  detail::runtime_state& s = *g_state;
+  std::lock_guard<std::mutex> lock(s.comm_mutex);
+  const int id = agree_comm_id(s, parent.mpi);
+  MPI_Comm m;
+  mpi_check(MPI_Comm_dup(parent.mpi, &m), "MPI_Comm_dup");
+  s.comms[static_cast<std::size_t>(id)].store(make_entry(m, s.comms[0].load()->mpi), std::memory_order_release);
+  return comm_access::make(id);
+}
+
+comm comm::split(int color, int key) const {
+  const call_scope scope(category::other);
+  detail::comm_entry& parent = detail::comm_or_throw(*this, "comm::split");
+  if (color < -1)
+    throw error(errc::invalid_argument, "sidecore::comm::split: color=" + std::to_string(color) +
+                                            " is not accepted; accepted: 0 or more, or -1 to take no part");
+  detail::runtime_state& s = *g_state;
+  std::lock_guard<std::mutex> lock(s.comm_mutex);
+  const int id = agree_comm_id(s, parent.mpi);
+  MPI_Comm m;
+  mpi_check(MPI_Comm_split(parent.mpi, color < 0 ? MPI_UNDEFINED : color, key, &m), "MPI_Comm_split");
+  if (m == MPI_COMM_NULL) return comm();
+  s.comms[static_cast<std::size_t>(id)].store(make_entry(m, s.comms[0].load()->mpi), std::memory_order_release);
+  return comm_access::make(id);
+}
+
+void comm::free() {
+  const call_scope scope(category::other);
+  detail::comm_entry& e = detail::comm_or_throw(*this, "comm::free");
+  if (id_ == 0) throw error(errc::invalid_argument, "sidecore::comm::free: world() cannot be freed");
+  detail::runtime_state& s = *g_state;
+  std::lock_guard<std::mutex> lock(s.comm_mutex);
+  mpi_check(MPI_Barrier(e.mpi), "MPI_Barrier (comm::free)");
+  detail::comm_entry* owned = s.comms[static_cast<std::size_t>(id_)].exchange(nullptr);
+  MPI_Comm_free(&owned->mpi);
+  delete owned;
+  id_ = -1;
+}
+
+// ---- requests -------------------------------------------------------------------------------------------------
+
+request& request::operator=(request&& other) noexcept {
+  if (this != &other) {
+    this->~request();
+    handle_ = other.handle_;
+    other.handle_ = 0;
+  }
+  return *this;
+}
+
+request::~request() {
+  if (handle_ == 0 || !initialized()) return;
+  if (progress::req* q = g_state->eng->lookup(handle_)) g_state->eng->orphan(q);
+  handle_ = 0;
+}
+
+bool request::active() const noexcept { return handle_ != 0 && initialized() && g_state->eng->lookup(handle_) != nullptr; }
+
+request isend(const void* buf, std::int64_t bytes, int dest, int t, const comm& c) {
+  const call_scope scope(category::init);
+  detail::comm_entry& e = detail::comm_or_throw(c, "isend");
+  detail::runtime_state& s = *g_state;
+  check_buffer(buf, bytes, "isend");
+  check_rank(e, dest, false, "dest", "isend");
+  check_tag(t, false, "isend");
+  check_size(s, bytes, "isend");
+  const int world_dest = e.to_world[static_cast<std::size_t>(dest)];
+  return request_access::make(s.eng->start_send(buf, static_cast<std::size_t>(bytes), s.eng->address(world_dest),
+                                                tag::make(tag::kind::p2p, c.id(), e.rank, t), dest,
+                                                instrument::current_thread_id()));
+}
+
+request irecv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
+  const call_scope scope(category::init);
+  detail::comm_entry& e = detail::comm_or_throw(c, "irecv");
+  detail::runtime_state& s = *g_state;
+  check_buffer(buf, bytes, "irecv");
+  check_rank(e, source, true, "source", "irecv");
+  check_tag(t, true, "irecv");
+  check_size(s, bytes, "irecv");
+  std::uint64_t ignore = 0;
+  if (source == any_source) ignore |= tag::ignore_source();
+  if (t == any_tag) ignore |= tag::ignore_user();
+  const std::uint64_t match = tag::make(tag::kind::p2p, c.id(), source == any_source ? 0 : source, t == any_tag ? 0 : t);
+  return request_access::make(s.eng->start_recv(buf, static_cast<std::size_t>(bytes), match, ignore, source,
+                                                instrument::current_thread_id()));
+}
+
+void send(const void* buf, std::int64_t bytes, int dest, int t, const comm& c) {
+  const call_scope scope(category::blocking);
+  request r = isend(buf, bytes, dest, t, c);
+  const status st = wait(r);
+  if (st.error == errc::transport)
+    throw error(errc::transport, "sidecore::send to rank " + std::to_string(dest) + " failed in the transport");
+}
+
+status recv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
+  const call_scope scope(category::blocking);
+  request r = irecv(buf, bytes, source, t, c);
+  return wait(r);
+}
+
+status wait(request& r) {
+  const call_scope scope(category::wait);
+  detail::runtime_state& s = detail::state_or_throw("wait");
+  progress::req* q = lookup_or_throw(s, r, "wait");
+  s.eng->wait_for(q);
+  return consume(s, q);
+}
+
+bool test(request& r, status* st) {
+  const call_scope scope(category::test);
+  detail::runtime_state& s = detail::state_or_throw("test");
+  progress::req* q = lookup_or_throw(s, r, "test");
+  if (!progress::engine::is_complete(q)) {
+    if (!s.eng->thread_running()) s.eng->progress();
+    if (!progress::engine::is_complete(q)) return false;
+  }
+  const status done = consume(s, q);
+  if (st) *st = done;
+  return true;
+}
+
+namespace {
+
+void check_statuses(std::span<request> reqs, std::span<status> statuses, const char* what) {
+  if (!statuses.empty() && statuses.size() != reqs.size())
+    throw error(errc::invalid_argument, std::string("sidecore::") + what + ": " + std::to_string(statuses.size()) +
+                                            " statuses for " + std::to_string(reqs.size()) +
+                                            " requests; accepted: none, or one per request");
+}
+
+}  // namespace
+
+void waitall(std::span<request> reqs, std::span<status> statuses) {
+  const call_scope scope(category::wait);
+  detail::runtime_state& s = detail::state_or_throw("waitall");
+  check_statuses(reqs, statuses, "waitall");
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    progress::req* q = s.eng->lookup(reqs[i].handle());
+    if (!q) continue;  // inactive: skipped, as MPI skips MPI_REQUEST_NULL
+    s.eng->wait_for(q);
+    const status st = consume(s, q);
+    if (!statuses.empty()) statuses[i] = st;
+  }
+}
+
+int waitany(std::span<request> reqs, status* st) {
+  const call_scope scope(category::wait);
+  detail::runtime_state& s = detail::state_or_throw("waitany");
+  for (;;) {
+    bool any_active = false;
+    for (std::size_t i = 0; i < reqs.size(); ++i) {
+      progress::req* q = s.eng->lookup(reqs[i].handle());
+      if (!q) continue;
+      any_active = true;
+      if (progress::engine::is_complete(q)) {
+        const status done = consume(s, q);
+        if (st) *st = done;
+        return static_cast<int>(i);
+      }
+    }
+    if (!any_active) return -1;
+    if (!s.eng->thread_running()) s.eng->progress();
+  }
+}
+
+bool testall(std::span<request> reqs, std::span<status> statuses) {
+  const call_scope scope(category::test);
+  detail::runtime_state& s = detail::state_or_throw("testall");
+  check_statuses(reqs, statuses, "testall");
+  if (!s.eng->thread_running()) s.eng->progress();
+  for (auto& r : reqs) {
+    progress::req* q = s.eng->lookup(r.handle());
+    if (q && !progress::engine::is_complete(q)) return false;
+  }
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    progress::req* q = s.eng->lookup(reqs[i].handle());
+    if (!q) continue;
+    const status done = consume(s, q);
+    if (!statuses.empty()) statuses[i] = done;
+  }
+  return true;
+}
+
+int testany(std::span<request> reqs, status* st) {
+  const call_scope scope(category::test);
+  detail::runtime_state& s = detail::state_or_throw("testany");
+  if (!s.eng->thread_running()) s.eng->progress();
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    progress::req* q = s.eng->lookup(reqs[i].handle());
+    if (q && progress::engine::is_complete(q)) {
+      const status done = consume(s, q);
+      if (st) *st = done;
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+void cancel(request& r) {
+  const call_scope scope(category::other);
+  detail::runtime_state& s = detail::state_or_throw("cancel");
+  progress::req* q = lookup_or_throw(s, r, "cancel");
+  if (q->op == progress::req_op::send)
+    throw error(errc::invalid_argument, "sidecore::cancel: the request is a send; only posted receives can be cancelled");
+  if (!progress::engine::is_complete(q)) s.eng->cancel(q);
+}
+
+}  // namespace sidecore

@@ -1,0 +1,249 @@
+#include "settings.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <sidecore/sidecore.hpp>
+
+extern char** environ;
+
+namespace sidecore::detail {
+
+namespace {
+
+[[noreturn]] void reject(std::string_view var, const std::string& value, std::string_view accepted) {
+  throw error(errc::bad_setting, std::string(var) + "='" + value + "' is not accepted; accepted: " +
+                                     std::string(accepted));
+}
+
+std::string trim(const std::string& v) {
+  const auto b = v.find_first_not_of(" \t");
+  const auto e = v.find_last_not_of(" \t");
+  return b == std::string::npos ? std::string() : v.substr(b, e - b + 1);
+}
+
+template <typename E>
+E parse_enum(std::string_view var, const std::string& raw, std::initializer_list<std::pair<const char*, E>> choices,
+             std::string_view accepted) {
+  const std::string v = trim(raw);
+  for (const auto& [name, value] : choices)
+    if (v == name) return value;
+  reject(var, raw, accepted);
+}
+
+const char* idle_name(progress::idle_policy p) {
+  switch (p) {
+    case progress::idle_policy::spin: return "spin";
+    case progress::idle_policy::block: return "block";
+    case progress::idle_policy::hybrid: return "hybrid";
+  }
+  return "?";
+}
+
+std::vector<setting_def> make_table() {
+  std::vector<setting_def> t;
+  t.push_back({"SIDECORE_PROGRESS", "off", "off, core",
+               "Progress mode. off: the engine advances only inside sidecore calls (what plain MPI does; the model's "
+               "calibration run). core: a progress thread pinned to a reserved core moves data in the background, and "
+               "OpenMP is fenced off that core.",
+               [](settings& s, const std::string& v) {
+                 s.mode = parse_enum<progress_mode>("SIDECORE_PROGRESS", v,
+                                                    {{"off", progress_mode::off}, {"core", progress_mode::core}},
+                                                    "off, core");
+               },
+               [](const settings& s) { return std::string(s.mode == progress_mode::core ? "core" : "off"); }});
+  t.push_back({"SIDECORE_PROGRESS_CORE", "last", "last, first, or a core index 0..N-1 of the process's cpuset",
+               "Core reserved for the progress thread in core mode, counted among the cores this process may run on "
+               "(hwloc logical order).",
+               [](settings& s, const std::string& raw) {
+                 const std::string v = trim(raw);
+                 if (v == "last") s.progress_core = {core_choice::kind::last, -1};
+                 else if (v == "first") s.progress_core = {core_choice::kind::first, -1};
+                 else
+                   s.progress_core = {core_choice::kind::index,
+                                      static_cast<int>(parse_unsigned("SIDECORE_PROGRESS_CORE", raw, 0, 1U << 20))};
+                 if (s.progress_core.which == core_choice::kind::index && v.empty())
+                   reject("SIDECORE_PROGRESS_CORE", raw, "last, first, or a core index");
+               },
+               [](const settings& s) {
+                 switch (s.progress_core.which) {
+                   case core_choice::kind::last: return std::string("last");
+                   case core_choice::kind::first: return std::string("first");
+                   case core_choice::kind::index: return std::to_string(s.progress_core.index);
+                 }
+                 return std::string("?");
+               }});
+  t.push_back({"SIDECORE_IDLE", "hybrid", "spin, block, hybrid",
+               "What a progress thread (core mode) or a waiting thread (off mode) does when there is nothing to "
+               "progress. spin: poll without pause (lowest latency, a full core). block: sleep on the completion "
+               "queue's wait object until a completion or a submission wakes it. hybrid: spin SIDECORE_SPIN_US, then "
+               "block.",
+               [](settings& s, const std::string& v) {
+                 s.idle = parse_enum<progress::idle_policy>("SIDECORE_IDLE", v,
+                                                            {{"spin", progress::idle_policy::spin},
+                                                             {"block", progress::idle_policy::block},
+                                                             {"hybrid", progress::idle_policy::hybrid}},
+                                                            "spin, block, hybrid");
+               },
+               [](const settings& s) { return std::string(idle_name(s.idle)); }});
+  t.push_back({"SIDECORE_SPIN_US", "200", "an integer 0..10000000 (microseconds)",
+               "hybrid idle policy: how long to spin with nothing to do before blocking.",
+               [](settings& s, const std::string& v) {
+                 s.spin_us = static_cast<std::uint32_t>(parse_unsigned("SIDECORE_SPIN_US", v, 0, 10000000));
+               },
+               [](const settings& s) { return std::to_string(s.spin_us); }});
+  t.push_back({"SIDECORE_BLOCK_US", "1000", "an integer 10..1000000 (microseconds)",
+               "block and hybrid idle policies: the longest single sleep. A submission from an application thread "
+               "wakes the sleeper at once; a message arriving from a peer is seen within this time (shm and "
+               "tcp;ofi_rxm cannot wake a sleeper themselves).",
+               [](settings& s, const std::string& v) {
+                 s.block_us = static_cast<std::uint32_t>(parse_unsigned("SIDECORE_BLOCK_US", v, 10, 1000000));
+               },
+               [](const settings& s) { return std::to_string(s.block_us); }});
+  t.push_back({"SIDECORE_PROVIDER", "(auto)", "a libfabric provider name as `fi_info -l` lists it, e.g. shm, "
+                                              "tcp;ofi_rxm, verbs;ofi_rxm, efa, cxi, psm2",
+               "libfabric provider. Automatic: shm when every rank is on one host, tcp;ofi_rxm otherwise.",
+               [](settings& s, const std::string& raw) {
+                 const std::string v = trim(raw);
+                 if (v.empty() || v.find_first_of(" \t,") != std::string::npos)
+                   reject("SIDECORE_PROVIDER", raw, "one provider name as `fi_info -l` lists it, e.g. shm or tcp;ofi_rxm");
+                 s.provider = v;
+               },
+               [](const settings& s) { return s.provider.empty() ? std::string("(auto)") : s.provider; }});
+  t.push_back({"SIDECORE_SUBMIT_QUEUE", "4096", "a power of two 2..1048576",
+               "Entries in the submission queue from application threads to the progress engine. When it is full, "
+               "submitters wait for the engine to drain it (and a warning is printed once).",
+               [](settings& s, const std::string& v) {
+                 const auto n = parse_unsigned("SIDECORE_SUBMIT_QUEUE", v, 2, 1U << 20);
+                 if (n & (n - 1)) reject("SIDECORE_SUBMIT_QUEUE", v, "a power of two 2..1048576");
+                 s.submit_queue = n;
+               },
+               [](const settings& s) { return std::to_string(s.submit_queue); }});
+  t.push_back({"SIDECORE_CQ_BATCH", "16", "an integer 1..64",
+               "Completions read from the completion queue per poll.",
+               [](settings& s, const std::string& v) { s.cq_batch = parse_unsigned("SIDECORE_CQ_BATCH", v, 1, 64); },
+               [](const settings& s) { return std::to_string(s.cq_batch); }});
+  t.push_back({"SIDECORE_VERBOSE", "0", "0, 1, 2",
+               "1: print the configuration chosen at init on rank 0 (mode, provider, reserved core, OpenMP threads). "
+               "2: on every rank.",
+               [](settings& s, const std::string& v) {
+                 s.verbose = static_cast<int>(parse_unsigned("SIDECORE_VERBOSE", v, 0, 2));
+               },
+               [](const settings& s) { return std::to_string(s.verbose); }});
+  t.push_back({"SIDECORE_PROFILE", "(off)", "a file path; %r is replaced by the rank",
+               "Write an overlap and call-category profile (JSON, docs/profile-schema.md) per rank at finalize; rank 0 "
+               "also writes the merged job profile (%r -> job). Input of `sidecore predict` and `sidecore report`.",
+               [](settings& s, const std::string& v) {
+                 if (trim(v).empty()) reject("SIDECORE_PROFILE", v, "a non-empty file path");
+                 s.profile_path = trim(v);
+               },
+               [](const settings& s) { return s.profile_path.empty() ? std::string("(off)") : s.profile_path; }});
+  t.push_back({"SIDECORE_TRACE", "(off)", "a file path; %r is replaced by the rank",
+               "Write a timeline in Chrome trace-event JSON per rank (open it in https://ui.perfetto.dev): calls and "
+               "computation per thread, transfers as async spans, the progress thread on its own track.",
+               [](settings& s, const std::string& v) {
+                 if (trim(v).empty()) reject("SIDECORE_TRACE", v, "a non-empty file path");
+                 s.trace_path = trim(v);
+               },
+               [](const settings& s) { return s.trace_path.empty() ? std::string("(off)") : s.trace_path; }});
+  t.push_back({"SIDECORE_TRACE_MAX_EVENTS", "1000000", "an integer 1..1000000000",
+               "Stop recording the trace (with one warning) past this many events, so a long run cannot fill the disk.",
+               [](settings& s, const std::string& v) {
+                 s.trace_max_events = parse_unsigned("SIDECORE_TRACE_MAX_EVENTS", v, 1, 1000000000);
+               },
+               [](const settings& s) { return std::to_string(s.trace_max_events); }});
+  t.push_back({"SIDECORE_SIZE_BINS", "(powers of four)", "strictly increasing byte sizes separated by commas, e.g. "
+                                                       "0,1024,65536,1048576",
+               "Lower edges of the message-size bins of the overlap profile.",
+               [](settings& s, const std::string& v) {
+                 std::vector<std::size_t> edges;
+                 std::size_t pos = 0;
+                 const std::string accepted = "strictly increasing byte sizes separated by commas, e.g. 0,1024,65536";
+                 while (pos <= v.size()) {
+                   const std::size_t comma = v.find(',', pos);
+                   const std::string item = v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+                   if (trim(item).empty() || trim(item).find_first_not_of("0123456789") != std::string::npos)
+                     reject("SIDECORE_SIZE_BINS", v, accepted);
+                   edges.push_back(parse_unsigned("SIDECORE_SIZE_BINS", item, 0, UINT64_MAX / 2));
+                   if (edges.size() > 1 && edges.back() <= edges[edges.size() - 2]) reject("SIDECORE_SIZE_BINS", v, accepted);
+                   if (comma == std::string::npos) break;
+                   pos = comma + 1;
+                 }
+                 s.size_bins = edges;
+               },
+               [](const settings& s) {
+                 if (s.size_bins.empty()) return std::string("(powers of four)");
+                 std::string out;
+                 for (std::size_t e : s.size_bins) out += (out.empty() ? "" : ",") + std::to_string(e);
+                 return out;
+               }});
+  t.push_back({"SIDECORE_XFER_TABLE", "(calibrate)", "a path to a sidecore-xfer-table JSON file",
+               "A-priori transfer time per message size for the overlap bounds (seed 000). Unset: a short built-in "
+               "ping-pong at init measures it when profiling is on; the profile says which was used.",
+               [](settings& s, const std::string& v) {
+                 if (trim(v).empty()) reject("SIDECORE_XFER_TABLE", v, "a path to a sidecore-xfer-table JSON file");
+                 s.xfer_table = trim(v);
+               },
+               [](const settings& s) { return s.xfer_table.empty() ? std::string("(calibrate)") : s.xfer_table; }});
+  t.push_back({"SIDECORE_RING_EVENTS", "4096", "a power of two 16..16777216",
+               "Per-thread event ring capacity (records) of the instrumentation; folded incrementally, so it bounds "
+               "memory, not the run length.",
+               [](settings& s, const std::string& v) {
+                 const auto n = parse_unsigned("SIDECORE_RING_EVENTS", v, 16, 1U << 24);
+                 if (n & (n - 1)) reject("SIDECORE_RING_EVENTS", v, "a power of two 16..16777216");
+                 s.ring_events = n;
+               },
+               [](const settings& s) { return std::to_string(s.ring_events); }});
+  return t;
+}
+
+}  // namespace
+
+std::uint64_t parse_unsigned(std::string_view var, const std::string& value, std::uint64_t lo, std::uint64_t hi) {
+  const std::string v = trim(value);
+  const std::string accepted = "an integer " + std::to_string(lo) + ".." + std::to_string(hi);
+  if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) reject(var, value, accepted);
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+  if (errno == ERANGE || *end != '\0' || n < lo || n > hi) reject(var, value, accepted);
+  return n;
+}
+
+const std::vector<setting_def>& setting_table() {
+  static const std::vector<setting_def> table = make_table();
+  return table;
+}
+
+void parse_setting(settings& s, std::string_view name, const std::string& value) {
+  for (const auto& d : setting_table())
+    if (name == d.name) {
+      d.parse(s, value);
+      return;
+    }
+  throw error(errc::bad_setting, "unknown setting " + std::string(name));
+}
+
+settings read_settings() {
+  settings s;
+  for (const auto& d : setting_table()) {
+    if (const char* v = std::getenv(d.name)) {
+      d.parse(s, v);
+      s.set_by_user.emplace_back(d.name, v);
+    }
+  }
+  // Unknown SIDECORE_* variables: most likely a typo; say so rather than ignore it.
+  for (char** e = environ; e && *e; ++e) {
+    if (std::strncmp(*e, "SIDECORE_", 9) != 0) continue;
+    const std::string entry(*e);
+    const std::string name = entry.substr(0, entry.find('='));
+    bool known = false;
+    for (const auto& d : setting_table()) known |= name == d.name;
+    if (!known) std::fprintf(stderr, "sidecore: warning: unknown variable %s is ignored (`sidecore info` lists the known ones)\n", name.c_str());
+  }
+  return s;
+}
+
+}  // namespace sidecore::detail

@@ -1,0 +1,70 @@
+// The settings table: every SIDECORE_* environment variable, declared once with its default, help text,
+// accepted values, parser and printer (the UCX ucs_config_field_t / libfabric fi_param_define pattern).
+// Parsing takes the whole string and rejects junk with a message naming the variable, the value and what
+// is accepted; `sidecore info` prints the table.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <sidecore/progress/engine.hpp>
+
+namespace sidecore::detail {
+
+enum class progress_mode { off, core };
+
+/// Which core the progress thread takes: the last or first core of the process's cpuset, or a logical index.
+struct core_choice {
+  enum class kind { last, first, index } which = kind::last;
+  int index = -1;
+};
+
+struct settings {
+  progress_mode mode = progress_mode::off;
+  core_choice progress_core;
+  progress::idle_policy idle = progress::idle_policy::hybrid;
+  std::uint32_t spin_us = 200;
+  std::uint32_t block_us = 1000;
+  std::string provider;  // empty: automatic
+  std::size_t submit_queue = 4096;
+  std::size_t cq_batch = 16;
+  int verbose = 0;
+  // instrumentation (issue 3)
+  std::string profile_path;          // empty: no profile
+  std::string trace_path;            // empty: no trace
+  std::size_t trace_max_events = 1000000;
+  std::vector<std::size_t> size_bins;  // empty: powers of four
+  std::string xfer_table;            // empty: built-in calibration when profiling
+  std::size_t ring_events = 4096;
+  // Which variables the user set (name -> raw value), for `sidecore info`.
+  std::vector<std::pair<std::string, std::string>> set_by_user;
+};
+
+struct setting_def {
+  const char* name;
+  const char* default_text;
+  const char* accepted;  // what the parser accepts, quoted in error messages
+  const char* help;
+  std::function<void(settings&, const std::string& value)> parse;  // throws sidecore::error(bad_setting)
+  std::function<std::string(const settings&)> print;
+};
+
+/// The table, in the order `sidecore info` prints it.
+[[nodiscard]] const std::vector<setting_def>& setting_table();
+
+/// Reads every SIDECORE_* variable from the environment into a settings value. Throws
+/// sidecore::error(errc::bad_setting) for the first rejected value; warns on stderr for SIDECORE_* variables
+/// that are not in the table (a typo would otherwise be silently ignored).
+[[nodiscard]] settings read_settings();
+
+/// Parses one value (used by read_settings and by the unit tests). Throws as read_settings.
+void parse_setting(settings& s, std::string_view name, const std::string& value);
+
+// Strict parsers shared by the table (exposed for tests).
+[[nodiscard]] std::uint64_t parse_unsigned(std::string_view var, const std::string& value, std::uint64_t lo,
+                                           std::uint64_t hi);
+
+}  // namespace sidecore::detail

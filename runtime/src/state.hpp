@@ -1,0 +1,78 @@
+// The runtime's process-wide state between init() and finalize(). Internal.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <sidecore/progress/engine.hpp>
+#include <sidecore/progress/tag.hpp>
+#include <sidecore/sidecore.hpp>
+
+#include "settings.hpp"
+#include "topology.hpp"
+
+namespace sidecore {
+
+// Friends of comm/request that build handles from internal ids.
+struct comm_access {
+  static comm make(int id) { return comm(id); }
+};
+struct request_access {
+  static request make(std::uint64_t h) { return request(h); }
+  /// Takes the value out without orphaning the operation (the C API keeps handles as integers).
+  static std::uint64_t detach(request& r) noexcept {
+    const std::uint64_t h = r.handle_;
+    r.handle_ = 0;
+    return h;
+  }
+};
+
+}  // namespace sidecore
+
+namespace sidecore::detail {
+
+struct comm_entry {
+  MPI_Comm mpi = MPI_COMM_NULL;  // owned (a dup or split of the init communicator)
+  int rank = 0;
+  int size = 0;
+  std::vector<int> to_world;     // comm rank -> rank in the init communicator (engine address index)
+};
+
+struct runtime_state {
+  settings cfg;
+  std::unique_ptr<topology> topo;
+  std::unique_ptr<progress::engine> eng;
+  int reserved_core = -1;
+  omp_fence_report fence;
+  std::array<std::atomic<comm_entry*>, progress::tag::max_comms> comms{};
+  std::mutex comm_mutex;  // comm creation/free (rare, collective)
+  int next_comm_id = 1;
+  std::uint64_t t_init_ns = 0;
+};
+
+enum class phase : int { before_init = 0, running = 1, finalized = 2 };
+extern std::atomic<int> g_phase;
+extern runtime_state* g_state;
+
+/// The state, or throws error(errc::not_initialized) naming `what` (the function called).
+runtime_state& state_or_throw(const char* what);
+
+/// Region hooks (instrumentation); cost one branch when profiling is off.
+void region_enter(std::string_view name) noexcept;
+void region_exit() noexcept;
+
+/// Instrumentation at init (after the engine is up; may calibrate with a ping-pong) and at finalize (profile
+/// per rank, job profile on rank 0, trace). Both do nothing when SIDECORE_PROFILE and SIDECORE_TRACE are unset.
+void instrument_start(runtime_state& s, const comm& world);
+void instrument_finish(runtime_state& s, const comm& world, double t_total_s);
+
+/// The communicator entry for c, or throws error(errc::invalid_argument) for a null/freed communicator.
+comm_entry& comm_or_throw(const comm& c, const char* what);
+
+}  // namespace sidecore::detail

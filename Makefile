@@ -37,7 +37,7 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
-	bench/run-overlap.sh --quick --build $(BUILD)
+	bench/run-overlap.sh --quick $(BUILD)
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure $(CTEST_ARGS)

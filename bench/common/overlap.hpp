@@ -223,7 +223,7 @@ int run_overlap(const options& o, const std::string& cmdline, T& t) {
   }
 
   auto iters_for = [&](std::size_t b) {
-    return o.quick ? iterations_for(b, std::size_t{16} << 20, 6, 50) : iterations_for(b, std::size_t{64} << 20, 10, 200);
+    return o.quick ? iterations_for(b, std::size_t{32} << 20, 10, 100) : iterations_for(b, std::size_t{128} << 20, 20, 400);
   };
 
   header h;

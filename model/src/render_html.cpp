@@ -154,7 +154,7 @@ std::string overlap_html(const std::vector<profile>& ps, const char* which) {
                               "bound is overlap that certainly happened, the upper bound overlap that computation "
                               "between initiation and completion could at most provide (seed 000, Section 2.2).</p>\n",
                               which, esc(o->xfer_time_source.empty() ? "unspecified" : o->xfer_time_source));
-  h += fmt::format("<table><tr><th>transfers</th>{}</tr>\n<tr><td>all</td>{}</tr></table>\n", bounds_header,
+  h += fmt::format("<table><tr><th>set</th>{}</tr>\n<tr><td>all transfers</td>{}</tr></table>\n", bounds_header,
                    bounds_cells(o->total));
   h += "<h3>By message size</h3>\n";
   if (o->by_size.empty()) {

@@ -1,0 +1,236 @@
+// Profile schema: round trip and every rejected input, with the message checked.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "sidecore/model/error.hpp"
+#include "sidecore/model/input.hpp"
+#include "sidecore/model/profile.hpp"
+
+namespace sm = sidecore::model;
+using sidecore::category;
+
+namespace {
+
+const std::string data = SIDECORE_MODEL_TEST_DATA;
+
+sm::profile full_rank(int rank) {
+  sm::profile p;
+  p.rank = rank;
+  p.nranks = 3;
+  p.mode = sm::progress_mode::core;
+  p.provider = "tcp;ofi_rxm";
+  p.n_core = 16;
+  p.t_total_s = 12.5 + rank;
+  p.t_comp_s = 9.25;
+  p.command = "app --size 42";
+  p[category::blocking] = {1.5, 300, 1e-4};
+  p[category::init] = {0.125, 4000, 2.5e-6};
+  p[category::test] = {0.0, 0, 0.0};
+  p[category::wait] = {0.75, 4000, 3e-6};
+  p[category::other] = {0.01, 7, 1e-5};
+  sm::overlap_section o;
+  o.xfer_time_source = "microbenchmark";
+  o.total = {0.25, 0.5, 1.0, 4000};
+  o.by_size = {{0, 1023, {0.05, 0.1, 0.2, 3000}},
+               {1024, std::numeric_limits<std::uint64_t>::max(), {0.2, 0.4, 0.8, 1000}}};
+  o.by_region = {{"halo", {0.25, 0.5, 1.0, 4000}}};
+  p.overlap = o;
+  p.progress_thread = sm::progress_thread_stats{2.0, 10.5, 123456789, 8000};
+  return p;
+}
+
+std::string tmp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("sidecore_model_test_" + name)).string();
+}
+
+// Expects parse_profile(text) to throw an input_error whose message contains every fragment.
+void expect_rejected(const nlohmann::json& j, std::initializer_list<const char*> fragments) {
+  try {
+    (void)sm::parse_profile(j.dump(), "case.json");
+    ADD_FAILURE() << "accepted: " << j.dump();
+  } catch (const sm::input_error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.source(), "case.json");
+    for (const char* f : fragments) EXPECT_NE(what.find(f), std::string::npos) << "missing \"" << f << "\" in: " << what;
+  }
+}
+
+nlohmann::json valid_json() {
+  nlohmann::json j;
+  sm::to_json(j, full_rank(1));
+  return j;
+}
+
+}  // namespace
+
+TEST(Profile, RankRoundTrip) {
+  const sm::profile p = full_rank(1);
+  const std::string path = tmp_path("rank.json");
+  sm::write_profile_file(path, p);
+  const sm::profile q = sm::read_profile_file(path);
+  EXPECT_EQ(p, q);
+  std::filesystem::remove(path);
+}
+
+TEST(Profile, JobRoundTripAndMerge) {
+  sm::profile job = sm::make_job_profile({full_rank(2), full_rank(0), full_rank(1)});
+  ASSERT_EQ(job.kind, sm::profile_kind::job);
+  ASSERT_EQ(job.ranks.size(), 3u);
+  EXPECT_EQ(job.ranks[0].rank, 0);  // sorted
+  EXPECT_DOUBLE_EQ(job.t_total_s, 14.5);  // max over ranks
+  EXPECT_EQ(job[category::init].count, 12000u);  // summed
+  EXPECT_DOUBLE_EQ(job[category::wait].min_s, 3e-6);
+  EXPECT_EQ(job[category::test].count, 0u);
+  ASSERT_TRUE(job.overlap);
+  EXPECT_EQ(job.overlap->total.count, 12000u);
+  EXPECT_EQ(job.overlap->by_size.size(), 2u);
+  EXPECT_EQ(job.overlap->by_region.size(), 1u);
+  EXPECT_DOUBLE_EQ(job.progress_thread->busy_s, 6.0);
+  const std::string path = tmp_path("job.json");
+  sm::write_profile_file(path, job);
+  EXPECT_EQ(sm::read_profile_file(path), job);
+  std::filesystem::remove(path);
+  // Through nlohmann's ADL hooks too.
+  nlohmann::json j = job;
+  EXPECT_EQ(j.get<sm::profile>(), job);
+}
+
+TEST(Profile, OptionalSectionsMayBeAbsent) {
+  auto j = valid_json();
+  j.erase("overlap");
+  j.erase("progress_thread");
+  j.erase("command");
+  const auto p = sm::parse_profile(j.dump());
+  EXPECT_FALSE(p.overlap);
+  EXPECT_FALSE(p.progress_thread);
+}
+
+TEST(Profile, SampleFilesRead) {
+  for (const char* f : {"kripke_case1_off.json", "kripke_case2_off.json", "minimd_case3_off.json",
+                        "minimd_case3_core.json", "btmz_off.json", "job_off.json", "job_core.json"})
+    EXPECT_NO_THROW((void)sm::read_profile_file(data + "/" + f)) << f;
+}
+
+TEST(ProfileErrors, UnreadableFile) {
+  try {
+    (void)sm::read_profile_file("/nonexistent/dir/p.json");
+    FAIL();
+  } catch (const sm::input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/p.json: cannot open profile"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ProfileErrors, MalformedJson) {
+  try {
+    (void)sm::read_profile_file(data + "/bad_malformed.json");
+    FAIL();
+  } catch (const sm::input_error& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find("bad_malformed.json: malformed JSON"), std::string::npos) << w;
+    EXPECT_NE(w.find("line 2"), std::string::npos) << w;  // nlohmann names the position
+  }
+}
+
+TEST(ProfileErrors, SchemaAndVersion) {
+  auto j = valid_json();
+  j["schema_version"] = 2;
+  expect_rejected(j, {"schema_version", "unknown schema version 2", "reads version 1"});
+  j = valid_json();
+  j["schema"] = "other";
+  expect_rejected(j, {"schema", "unknown schema \"other\"", "\"sidecore-profile\""});
+  j = valid_json();
+  j.erase("schema_version");
+  expect_rejected(j, {"schema_version", "missing"});
+  expect_rejected(nlohmann::json::array(), {"expected an object"});
+}
+
+TEST(ProfileErrors, KindModeAndTypes) {
+  auto j = valid_json();
+  j["kind"] = "node";
+  expect_rejected(j, {"kind", "\"node\"", "\"rank\", \"job\""});
+  j = valid_json();
+  j["mode"] = "thread";
+  expect_rejected(j, {"mode", "\"thread\"", "\"off\", \"core\""});
+  j = valid_json();
+  j["t_comp_s"] = "fast";
+  expect_rejected(j, {"t_comp_s", "expected a number of seconds", "string"});
+  j = valid_json();
+  j["rank"] = 3;
+  expect_rejected(j, {"rank", "not below nranks 3"});
+  j = valid_json();
+  j["categories"]["persistent"] = {{"time_s", 0}, {"count", 0}, {"min_s", 0}};
+  expect_rejected(j, {"categories.persistent", "blocking, init, test, wait, other"});
+  j = valid_json();
+  j["categories"].erase("wait");
+  expect_rejected(j, {"categories.wait", "missing"});
+}
+
+TEST(ProfileErrors, NegativeAndInconsistentValues) {
+  auto j = valid_json();
+  j["categories"]["wait"]["time_s"] = -1.5;
+  expect_rejected(j, {"categories.wait.time_s", "negative time", ">= 0"});
+  j = valid_json();
+  j["categories"]["init"]["count"] = -4;
+  expect_rejected(j, {"categories.init.count", "negative count"});
+  j = valid_json();
+  j["categories"]["blocking"]["min_s"] = 2.0;
+  expect_rejected(j, {"categories.blocking.min_s", "min_s <= time_s"});
+  j = valid_json();
+  j["overlap"]["total"]["max_s"] = 5.0;
+  expect_rejected(j, {"overlap.total.max_s", "max_s <= xfer_time_s"});
+  j = valid_json();
+  j["overlap"]["by_size"][0]["lo_bytes"] = 4096;
+  expect_rejected(j, {"overlap.by_size[0].hi_bytes", "lo_bytes <= hi_bytes"});
+  j = valid_json();
+  j["n_core"] = 0;
+  expect_rejected(j, {"n_core", ">= 1"});
+}
+
+TEST(ProfileErrors, JobConsistency) {
+  nlohmann::json j = sm::make_job_profile({full_rank(0), full_rank(1)});
+  j["ranks"][1]["rank"] = 0;
+  expect_rejected(j, {"ranks[1].rank", "appears twice"});
+  j = sm::make_job_profile({full_rank(0), full_rank(1)});
+  j["ranks"][1]["mode"] = "off";
+  expect_rejected(j, {"ranks[1].mode", "differs from the job"});
+  j = sm::make_job_profile({full_rank(0)});
+  j["ranks"][0]["kind"] = "job";
+  expect_rejected(j, {"ranks[0].kind", "cannot contain job profiles"});
+  j = valid_json();
+  j["ranks"] = nlohmann::json::array();
+  expect_rejected(j, {"ranks", "only a profile of kind \"job\""});
+  EXPECT_THROW((void)sm::make_job_profile({}), sm::input_error);
+}
+
+TEST(ProfileErrors, ModelInputChecks) {
+  // N_core <= 1 is valid in a profile but not for the model: the error names file, rank and field.
+  try {
+    (void)sm::load_profiles({data + "/bad_ncore.json"});
+    FAIL();
+  } catch (const sm::input_error& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find("bad_ncore.json"), std::string::npos) << w;
+    EXPECT_NE(w.find("N_core (n_core)"), std::string::npos) << w;
+    EXPECT_NE(w.find("N_core >= 2"), std::string::npos) << w;
+  }
+  // Only core-mode profiles: no calibration.
+  try {
+    (void)sm::load_profiles({data + "/minimd_case3_core.json"});
+    FAIL();
+  } catch (const sm::input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("SIDECORE_PROGRESS=off"), std::string::npos) << e.what();
+  }
+  // The same rank twice in one mode.
+  try {
+    (void)sm::load_profiles({data + "/kripke_case1_off.json", data + "/kripke_case2_off.json"});
+    FAIL();
+  } catch (const sm::input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("give each rank once per mode"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)sm::load_profiles({data + "/kripke_case1_off.json"}, 1), sm::input_error);
+}

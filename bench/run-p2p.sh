@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Latency and bandwidth, 0 B – 16 MiB, in one invocation: raw libfabric, the system MPI, sidecore off and sidecore
-# core, then one table with the ratios to raw libfabric and issue 2's targets (8 B latency: off ≤ 1.3×, core ≤ 2.5×;
-# 1 MiB bandwidth ≥ 90 % of raw). Ratios are ratios of medians over the repetitions of each run.
+# core, on 2 ranks and on 1 rank sending to itself ("self"), then a table per configuration with the ratios to raw
+# libfabric and issue 2's targets (8 B latency: off ≤ 1.3×, core ≤ 2.5×; 1 MiB bandwidth ≥ 90 % of raw). Ratios
+# are ratios of medians over the repetitions of each run.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/lib.sh"
@@ -38,26 +39,38 @@ bench_run core "$limit" mpiexec -n 1 -env SIDECORE_PROGRESS core "$bin/bench_p2p
   --summary="$OUT/core.tsv" : -n 1 -env SIDECORE_PROGRESS off -env SIDECORE_IDLE block taskset -c "$last" \
   "$bin/bench_p2p_sidecore" "${args[@]}" || failed=1
 
-# One table: each run's median [min, max], then the ratios of medians to raw libfabric.
-echo
-echo "== point-to-point, one run each (medians [min, max]); ratios = sidecore median / raw libfabric median"
-for f in raw mpi off core; do [[ -f $OUT/$f.tsv ]] || : >"$OUT/$f.tsv"; done
-awk -F'\t' -v OFS='' '
+# Self: one rank sending to itself, no peer. On 2 cores this is the only configuration where core mode's cost
+# (submission queue, progress thread on the other core, completion seen across cores) is measured without the
+# peer sharing a core with the progress thread; see bench/README.md.
+bench_run raw-self "$limit" mpiexec -n 1 taskset -c 0 "$bin/bench_p2p_raw" "${args[@]}" --summary="$OUT/raw-self.tsv" ||
+  failed=1
+bench_run mpi-self "$limit" mpiexec -n 1 taskset -c 0 "$bin/bench_p2p_mpi" "${args[@]}" --summary="$OUT/mpi-self.tsv" ||
+  failed=1
+bench_run off-self "$limit" mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 "$bin/bench_p2p_sidecore" "${args[@]}" \
+  --summary="$OUT/off-self.tsv" || failed=1
+bench_run core-self "$limit" mpiexec -n 1 -env SIDECORE_PROGRESS core "$bin/bench_p2p_sidecore" "${args[@]}" \
+  --summary="$OUT/core-self.tsv" || failed=1
+
+# One table per configuration: each run's median [min, max], then the ratios of medians to raw libfabric.
+p2p_table() {
+local suffix=$1
+for f in raw mpi off core; do [[ -f $OUT/$f$suffix.tsv ]] || : >"$OUT/$f$suffix.tsv"; done
+awk -F'\t' -v OFS='' -v suffix="$suffix" '
   function cell(k) { return (k in med) ? sprintf("%9.3f [%.3f, %.3f]", med[k], lo[k], hi[k]) : sprintf("%9s", "-") }
   function ratio(a, b) { return ((a in med) && (b in med) && med[b] > 0) ? sprintf("%.2f", med[a] / med[b]) : "-" }
   function label(s) { return s >= 1048576 && s % 1048576 == 0 ? s / 1048576 "M" : s >= 1024 && s % 1024 == 0 ? s / 1024 "K" : s }
-  FNR == 1 { run = FILENAME; sub(/.*\//, "", run); sub(/\.tsv$/, "", run) }
+  FNR == 1 { run = FILENAME; sub(/.*\//, "", run); sub(suffix "\\.tsv$", "", run) }
   { k = run SUBSEP $1 SUBSEP $2; med[k] = $3; lo[k] = $4; hi[k] = $5; if (!($2 in seen)) { seen[$2] = 1; sizes[++n] = $2 } }
   END {
     split("latency_us bandwidth_GBps", metrics, " ")
     for (m = 1; m <= 2; m++) {
       metric = metrics[m]
-      printf "\n%s\n%6s  %-28s%-28s%-28s%-28s%8s%8s\n", metric == "latency_us" ? "one-way latency (us)" : "bandwidth (GB/s = 1e9 B/s)", \
+      printf "\n%s\n%6s  %-31s%-31s%-31s%-31s%9s%10s\n", metric == "latency_us" ? "one-way latency (us)" : "bandwidth (GB/s = 1e9 B/s)", \
              "size", "raw libfabric", "mpi", "sidecore off", "sidecore core", "off/raw", "core/raw"
       for (i = 1; i <= n; i++) {
         s = sizes[i]; r = "raw" SUBSEP metric SUBSEP s
         if (!(r in med) && !(("off" SUBSEP metric SUBSEP s) in med)) continue
-        printf "%6s  %-28s%-28s%-28s%-28s%8s%8s\n", label(s), cell(r), cell("mpi" SUBSEP metric SUBSEP s), \
+        printf "%6s  %-31s%-31s%-31s%-31s%9s%10s\n", label(s), cell(r), cell("mpi" SUBSEP metric SUBSEP s), \
                cell("off" SUBSEP metric SUBSEP s), cell("core" SUBSEP metric SUBSEP s), \
                ratio("off" SUBSEP metric SUBSEP s, r), ratio("core" SUBSEP metric SUBSEP s, r)
       }
@@ -75,7 +88,16 @@ awk -F'\t' -v OFS='' '
     printf "  %-48s  %6.2f  (target %s %.2f)  %s   [%s %.3f vs raw %.3f]\n", what, r, op, bound, ok ? "met" : "MISSED", \
            run, med[a], med[b]
   }
-' "$OUT/raw.tsv" "$OUT/mpi.tsv" "$OUT/off.tsv" "$OUT/core.tsv"
+' "$OUT/raw$suffix.tsv" "$OUT/mpi$suffix.tsv" "$OUT/off$suffix.tsv" "$OUT/core$suffix.tsv"
+}
+
+echo
+echo "== point-to-point, 2 ranks, one run each (medians [min, max]); ratios = sidecore median / raw libfabric median"
+echo "   (core: the peer shares the progress core and sleeps in its waits — an upper bound, see bench/README.md)"
+p2p_table ""
+echo
+echo "== self (1 rank sending to itself, no peer), one run each (medians [min, max]); ratios as above"
+p2p_table "-self"
 echo
 echo "logs and summaries: $OUT"
 exit $failed

@@ -6,6 +6,8 @@
 // so the timer does not weigh on sub-microsecond latencies).
 // Bandwidth: streaming, as osu_bw. Rank 0 sends a window of messages from one buffer, waits for all of them, and
 // the peer acknowledges each window with a 0-byte message; bytes per second over the whole batch.
+// Self (run on 1 rank): rank 0 sends to itself — latency = irecv + isend + both waits, bandwidth = windows of such
+// pairs. No peer shares a core with anything, which is how core mode's own cost is measured on a 2-core machine.
 #pragma once
 
 #include <cstring>
@@ -31,7 +33,7 @@ inline std::int64_t window_for(std::size_t bytes) {
 template <class T>
 class p2p_bench {
  public:
-  p2p_bench(T& t, std::size_t max_bytes) : t_(t), max_(max_bytes) {
+  p2p_bench(T& t, std::size_t max_bytes, bool self) : t_(t), max_(max_bytes), self_(self), peer_(self ? 0 : 1) {
     // Touch both buffers once so that first-touch page faults are never timed.
     sbuf_ = std::make_unique<char[]>(std::max<std::size_t>(max_, 1));
     rbuf_ = std::make_unique<char[]>(std::max<std::size_t>(max_, 1));
@@ -42,21 +44,22 @@ class p2p_bench {
   // ---- rank 0 ----
   void latency(benchmark::State& st, std::size_t bytes) {
     command c{op_pingpong, 0, static_cast<std::int64_t>(bytes), st.max_iterations, warmup(st), 0, 0};
-    send_command(c, 1);
+    if (!self_) send_command(c, 1);
     for (std::int64_t i = 0; i < c.warmup; ++i) ping(bytes);
     std::int64_t left = st.max_iterations;
+    const double one_way = self_ ? 1.0 : 0.5;  // a ping-pong is two one-way trips, a message to self one
     auto t0 = clock::now();
     for (auto _ : st) {
       ping(bytes);
-      if (--left == 0) st.SetIterationTime(seconds_between(t0, clock::now()) / 2);  // one way = half round trip
+      if (--left == 0) st.SetIterationTime(seconds_between(t0, clock::now()) * one_way);
     }
   }
 
   void bandwidth(benchmark::State& st, std::size_t bytes) {
     const std::int64_t window = window_for(bytes);
     command c{op_stream, 0, static_cast<std::int64_t>(bytes), st.max_iterations, warmup(st), window, 0};
-    send_command(c, 1);
-    std::vector<typename T::request> reqs(static_cast<std::size_t>(window));
+    if (!self_) send_command(c, 1);
+    std::vector<typename T::request> reqs(static_cast<std::size_t>(self_ ? 2 * window : window));
     for (std::int64_t i = 0; i < c.warmup; ++i) stream_send(bytes, reqs);
     std::int64_t left = st.max_iterations;
     auto t0 = clock::now();
@@ -90,8 +93,8 @@ class p2p_bench {
   static std::int64_t warmup(const benchmark::State& st) { return std::min<std::int64_t>(st.max_iterations, 10); }
 
   void ping(std::size_t bytes) {
-    auto r = t_.irecv(rbuf_.get(), bytes, 1, data_tag);
-    auto s = t_.isend(sbuf_.get(), bytes, 1, data_tag);
+    auto r = t_.irecv(rbuf_.get(), bytes, peer_, data_tag);
+    auto s = t_.isend(sbuf_.get(), bytes, peer_, data_tag);
     t_.wait(s);
     t_.wait(r);
   }
@@ -102,6 +105,13 @@ class p2p_bench {
     t_.wait(s);
   }
   void stream_send(std::size_t bytes, std::vector<typename T::request>& reqs) {
+    if (self_) {  // receives posted first, then the sends, as a peer with pre-posted receives would see them
+      const std::size_t w = reqs.size() / 2;
+      for (std::size_t i = 0; i < w; ++i) reqs[i] = t_.irecv(rbuf_.get(), bytes, 0, data_tag);
+      for (std::size_t i = w; i < 2 * w; ++i) reqs[i] = t_.isend(sbuf_.get(), bytes, 0, data_tag);
+      t_.waitall(std::span(reqs));
+      return;
+    }
     for (auto& r : reqs) r = t_.isend(sbuf_.get(), bytes, 1, data_tag);
     t_.waitall(std::span(reqs));
     t_.recv(rbuf_.get(), 0, 1, ack_tag);
@@ -114,6 +124,8 @@ class p2p_bench {
 
   T& t_;
   std::size_t max_;
+  bool self_;
+  int peer_;
   std::unique_ptr<char[]> sbuf_, rbuf_;
 };
 
@@ -125,10 +137,12 @@ int run_p2p(int argc, char** argv, const std::string& cmdline, const std::string
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size != 2) die(program + " runs on exactly 2 ranks (mpiexec -n 2), not " + std::to_string(size));
+  if (size != 2 && size != 1)
+    die(program + " runs on 2 ranks (mpiexec -n 2), or on 1 to send to itself, not " + std::to_string(size));
+  const bool self = size == 1;
 
   const auto sizes = p2p_sizes(o.quick);
-  p2p_bench<T> bench(t, sizes.back());
+  p2p_bench<T> bench(t, sizes.back(), self);
   const auto modes = gather_strings(t.mode());
   const auto pinning = gather_strings(affinity_list());
   if (rank != 0) {
@@ -141,8 +155,10 @@ int run_p2p(int argc, char** argv, const std::string& cmdline, const std::string
   h.add("program", program + " (" + t.name() + ")");
   h.add("mode", per_rank(modes));
   h.add("provider", t.provider());
-  h.add("configuration", "2 ranks on one host; rank 0 measured (Google Benchmark), rank 1 responds; latency = "
-                         "ping-pong / 2 with pre-posted receive; bandwidth = windows of up to 64 messages + 0 B ack");
+  h.add("configuration", self ? "self: 1 rank sending to itself (no peer); latency = irecv + isend + both waits; "
+                                "bandwidth = windows of up to 64 receive/send pairs"
+                              : "2 ranks on one host; rank 0 measured (Google Benchmark), rank 1 responds; latency = "
+                                "ping-pong / 2 with pre-posted receive; bandwidth = windows of up to 64 messages + 0 B ack");
   h.add("pinning", "cpus allowed at start: " + per_rank(pinning));
   h.add("repetitions", std::to_string(o.reps()) + (o.quick ? " (--quick)" : ""));
   h.print();
@@ -172,7 +188,7 @@ int run_p2p(int argc, char** argv, const std::string& cmdline, const std::string
 
   table_reporter rep;
   benchmark::RunSpecifiedBenchmarks(&rep);
-  send_command(command{}, 1);  // op_done
+  if (!self) send_command(command{}, 1);  // op_done
 
   // The compact table: what the read-me and the notes quote.
   summary_file sum(o.summary);

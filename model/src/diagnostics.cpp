@@ -1,6 +1,7 @@
 // Diagnostics from the failure cases of seed 004, Section V, and the analysis driver.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -17,7 +18,11 @@ const profile* find_rank(const std::vector<profile>& ps, int rank) {
   return nullptr;
 }
 
-std::string size_range(const overlap_size_bin& b) { return fmt::format("{}-{} B", b.lo_bytes, b.hi_bytes); }
+// The last bin of a profile may be unbounded (hi_bytes = 2^64 - 1).
+std::string size_range(const overlap_size_bin& b) {
+  if (b.hi_bytes == std::numeric_limits<std::uint64_t>::max()) return fmt::format(">= {} B", b.lo_bytes);
+  return fmt::format("{}-{} B", b.lo_bytes, b.hi_bytes);
+}
 
 // BT-MZ (Section V): nonblocking transfers with no computation between initiation and completion.
 void check_overlap_window(const job_input& in, const prediction& p, const diagnostic_thresholds& th,

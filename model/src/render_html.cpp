@@ -1,6 +1,8 @@
 // The self-contained HTML report: inline CSS and SVG, no script, nothing fetched.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -114,41 +116,10 @@ const char* bounds_header =
     "<th>transfers</th><th>transfer time [s]</th><th>min overlapped [s]</th><th>max overlapped [s]</th>"
     "<th>min %</th><th>max %</th><th>bounds (dark: certain, light: possible, red: not overlapped)</th>";
 
-// Merged overlap section of a set of rank profiles (sums; bins by size range, regions by name).
-std::optional<overlap_section> merged_overlap(const std::vector<profile>& ps) {
-  std::optional<overlap_section> o;
-  auto add = [](overlap_bounds& into, const overlap_bounds& b) {
-    into.min_s += b.min_s;
-    into.max_s += b.max_s;
-    into.xfer_time_s += b.xfer_time_s;
-    into.count += b.count;
-  };
-  for (const auto& p : ps) {
-    if (!p.overlap) continue;
-    if (!o) {
-      o = overlap_section{};
-      o->xfer_time_source = p.overlap->xfer_time_source;
-    }
-    add(o->total, p.overlap->total);
-    for (const auto& b : p.overlap->by_size) {
-      auto it = std::find_if(o->by_size.begin(), o->by_size.end(),
-                             [&](const auto& x) { return x.lo_bytes == b.lo_bytes && x.hi_bytes == b.hi_bytes; });
-      if (it == o->by_size.end()) o->by_size.push_back(b);
-      else add(it->bounds, b.bounds);
-    }
-    for (const auto& r : p.overlap->by_region) {
-      auto it = std::find_if(o->by_region.begin(), o->by_region.end(), [&](const auto& x) { return x.name == r.name; });
-      if (it == o->by_region.end()) o->by_region.push_back(r);
-      else add(it->bounds, r.bounds);
-    }
-  }
-  if (o)
-    std::sort(o->by_size.begin(), o->by_size.end(), [](const auto& x, const auto& y) { return x.lo_bytes < y.lo_bytes; });
-  return o;
-}
-
 std::string overlap_html(const std::vector<profile>& ps, const char* which) {
-  const auto o = merged_overlap(ps);
+  if (ps.empty()) return "";
+  // The job merge of the profile schema: bounds summed, bins by size range, regions by name.
+  const auto o = make_job_profile(ps).overlap;
   if (!o) return "";
   std::string h = fmt::format("<p>From the {} run, all ranks summed; transfer time source: <code>{}</code>. The lower "
                               "bound is overlap that certainly happened, the upper bound overlap that computation "
@@ -162,7 +133,11 @@ std::string overlap_html(const std::vector<profile>& ps, const char* which) {
   } else {
     h += fmt::format("<table><tr><th>message size</th>{}</tr>\n", bounds_header);
     for (const auto& b : o->by_size)
-      h += fmt::format("<tr><td>{} - {} B</td>{}</tr>\n", b.lo_bytes, b.hi_bytes, bounds_cells(b.bounds));
+      h += fmt::format("<tr><td>{}</td>{}</tr>\n",
+                       b.hi_bytes == std::numeric_limits<std::uint64_t>::max()
+                           ? fmt::format("&ge; {} B", b.lo_bytes)
+                           : fmt::format("{} - {} B", b.lo_bytes, b.hi_bytes),
+                       bounds_cells(b.bounds));
     h += "</table>\n";
   }
   h += "<h3>By region</h3>\n";

@@ -23,6 +23,12 @@ namespace {
 
 constexpr std::uint32_t cancel_bit = 1U << 31;
 
+// Counters written only by the holder of the progress lock (or the progress thread): a relaxed load and store
+// instead of a locked read-modify-write on the hot path; readers tolerate a stale value.
+inline void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
+  c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+}
+
 inline void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -240,7 +246,7 @@ void engine::post_or_backlog(req* r) {
   if (backlog_tail_) pool_.at(backlog_tail_ - 1)->backlog_next = r->index + 1;
   else backlog_head_ = r->index + 1;
   backlog_tail_ = r->index + 1;
-  eagain_.fetch_add(1, std::memory_order_relaxed);
+  bump(eagain_);
 }
 
 bool engine::retry_backlog() {
@@ -293,7 +299,7 @@ bool engine::post(req* r) {
 
 void engine::complete(req* r) noexcept {
   if (xfer_hook_ && r->posted) xfer_hook_(r, false);
-  completions_.fetch_add(1, std::memory_order_relaxed);
+  bump(completions_);
   const auto prev = r->state.exchange(static_cast<std::uint32_t>(req_state::complete), std::memory_order_seq_cst);
   if (prev == static_cast<std::uint32_t>(req_state::orphan)) {
     pool_.release(r);
@@ -360,7 +366,7 @@ int engine::poll_cq() {
 }
 
 bool engine::progress_locked() {
-  polls_.fetch_add(1, std::memory_order_relaxed);
+  bump(polls_);
   bool did = retry_backlog();
   did |= drain_submissions();
   did |= poll_cq() > 0;
@@ -376,7 +382,7 @@ bool engine::progress() {
 }
 
 void engine::sleep_locked() {
-  blocks_.fetch_add(1, std::memory_order_relaxed);
+  bump(blocks_);
   const std::uint32_t bell = doorbell_.load(std::memory_order_acquire);
   sleeping_.store(true, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the fence in submit()
@@ -442,12 +448,12 @@ void engine::thread_main(std::function<void()> on_start) {
     const bool did = progress_locked();
     const std::uint64_t now = now_ns();
     if (did) {
-      busy_ns_.fetch_add(now - t, std::memory_order_relaxed);
+      bump(busy_ns_, now - t);
       idle_since = 0;
       t = now;
       continue;
     }
-    idle_ns_.fetch_add(now - t, std::memory_order_relaxed);
+    bump(idle_ns_, now - t);
     t = now;
     if (cfg_.idle == idle_policy::spin) {
       cpu_relax();
@@ -460,7 +466,7 @@ void engine::thread_main(std::function<void()> on_start) {
     }
     sleep_locked();
     const std::uint64_t after = now_ns();
-    idle_ns_.fetch_add(after - t, std::memory_order_relaxed);
+    bump(idle_ns_, after - t);
     t = after;
   }
   progress_locked();

@@ -92,9 +92,11 @@ std::string render_alpha_svg(const analysis& a) {
   s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{2:.1f}\" x2=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"#555555\" "
                    "stroke-dasharray=\"6 4\"/>\n",
                    L, W - R, Y(1.0));
-  s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"#555555\">speedup 1 (noise band "
+  // Label the band on the side the curve leaves free: left for a rising curve, right otherwise.
+  const bool rising = pts.size() > 1 && pts.back().speedup > pts.front().speedup;
+  s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\" fill=\"#555555\">speedup 1 (noise band "
                    "+/-{:g} %)</text>\n",
-                   W - R - 4, Y(1.0 + a.noise) - 4, a.noise * 100);
+                   rising ? L + 6 : W - R - 4, Y(1.0 + a.noise) - 4, rising ? "start" : "end", a.noise * 100);
   // Axes.
   s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" "
                    "stroke=\"#000000\"/>\n",

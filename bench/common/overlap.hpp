@@ -16,6 +16,11 @@
 //   both     (Isend–Irecv): rank 0 irecv + isend, compute, wait both; the peer irecv + isend, "computes" by
 //            sleeping as long as rank 0 computes (--peer-compute=sleep, the default; none skips it), waits both.
 // Between iterations a 0-byte message over the transport under test orders the two sides; it is not timed.
+//
+// Self (run on 1 rank): rank 0 sends to itself, so no peer has to share the progress core on a 2-core machine.
+//   sender:   irecv posted untimed; timed isend, compute, wait(send); the receive is then waited untimed.
+//   receiver: timed irecv, isend (the "remote" send, not waited), compute, wait(recv); the send waited untimed.
+//   both:     timed irecv, isend, compute, wait both.
 #pragma once
 
 #include <sys/prctl.h>
@@ -62,8 +67,8 @@ inline std::string factor_label(double f) {
 template <class T>
 class overlap_bench {
  public:
-  overlap_bench(T& t, std::size_t max_bytes, bool peer_sleeps)
-      : t_(t), max_(std::max<std::size_t>(max_bytes, 1)), peer_sleeps_(peer_sleeps) {
+  overlap_bench(T& t, std::size_t max_bytes, bool peer_sleeps, bool self)
+      : t_(t), max_(std::max<std::size_t>(max_bytes, 1)), peer_sleeps_(peer_sleeps), self_(self) {
     sbuf_ = std::make_unique<char[]>(max_);
     rbuf_ = std::make_unique<char[]>(max_);
     std::memset(sbuf_.get(), 1, max_);  // first touch outside any timed region
@@ -91,9 +96,10 @@ class overlap_bench {
     }
     const double t_comp = steps ? median_of(comp) : 0.0;
 
-    send_command(command{op_overlap, p, static_cast<std::int64_t>(bytes), iters, warmup, 0,
-                         peer_sleeps_ ? static_cast<std::int64_t>(comp_seconds * 1e9) : 0},
-                 1);
+    if (!self_)
+      send_command(command{op_overlap, p, static_cast<std::int64_t>(bytes), iters, warmup, 0,
+                           peer_sleeps_ ? static_cast<std::int64_t>(comp_seconds * 1e9) : 0},
+                   1);
     for (int i = 0; i < warmup; ++i) one(p, bytes, steps);
     std::vector<double> total;
     total.reserve(static_cast<std::size_t>(iters));
@@ -124,7 +130,7 @@ class overlap_bench {
   static constexpr int warmup = 2;
 
   std::vector<double> comm_phase(overlap_pattern p, std::size_t bytes, std::int64_t iters) {
-    send_command(command{op_overlap, p, static_cast<std::int64_t>(bytes), iters, warmup, 0, 0}, 1);
+    if (!self_) send_command(command{op_overlap, p, static_cast<std::int64_t>(bytes), iters, warmup, 0, 0}, 1);
     for (int i = 0; i < warmup; ++i) one(p, bytes, 0);
     std::vector<double> v(static_cast<std::size_t>(iters));
     for (auto& x : v) x = one(p, bytes, 0);
@@ -135,6 +141,7 @@ class overlap_bench {
   double one(overlap_pattern p, std::size_t bytes, std::uint64_t steps) {
     char* sb = sbuf_.get();
     char* rb = rbuf_.get();
+    if (self_) return one_self(p, bytes, steps);
     if (p == pat_sender) {
       t_.recv(rb, 0, 1, sync_tag);  // the peer's receive is posted
       auto t0 = clock::now();
@@ -158,6 +165,34 @@ class overlap_bench {
     spinner::run(steps);
     t_.wait(s);
     t_.wait(r);
+    return seconds_between(t0, clock::now());
+  }
+
+  /// One timed iteration of the self configuration (rank 0 sends to itself).
+  double one_self(overlap_pattern p, std::size_t bytes, std::uint64_t steps) {
+    char* sb = sbuf_.get();
+    char* rb = rbuf_.get();
+    if (p == pat_sender) {
+      auto r = t_.irecv(rb, bytes, 0, data_tag_);
+      auto t0 = clock::now();
+      auto s = t_.isend(sb, bytes, 0, data_tag_);
+      spinner::run(steps);
+      t_.wait(s);
+      const double dt = seconds_between(t0, clock::now());
+      t_.wait(r);
+      return dt;
+    }
+    auto t0 = clock::now();
+    auto r = t_.irecv(rb, bytes, 0, data_tag_);
+    auto s = t_.isend(sb, bytes, 0, data_tag_);
+    spinner::run(steps);
+    t_.wait(r);
+    if (p == pat_receiver) {
+      const double dt = seconds_between(t0, clock::now());
+      t_.wait(s);
+      return dt;
+    }
+    t_.wait(s);
     return seconds_between(t0, clock::now());
   }
 
@@ -186,6 +221,7 @@ class overlap_bench {
   T& t_;
   std::size_t max_;
   bool peer_sleeps_;
+  bool self_;
   spinner spin_;
   std::unique_ptr<char[]> sbuf_, rbuf_;
 };
@@ -202,7 +238,9 @@ int run_overlap(const options& o, const std::string& cmdline, T& t) {
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size != 2) die("bench_overlap runs on exactly 2 ranks (mpiexec -n 2), not " + std::to_string(size));
+  if (size != 2 && size != 1)
+    die("bench_overlap runs on 2 ranks (mpiexec -n 2), or on 1 to send to itself, not " + std::to_string(size));
+  const bool self = size == 1;
 
   const std::string peer_compute = o.get("peer-compute", "sleep");
   if (peer_compute != "sleep" && peer_compute != "none")
@@ -214,7 +252,7 @@ int run_overlap(const options& o, const std::string& cmdline, T& t) {
         "--quick: 0, 1, 2)");
 
   const auto sizes = overlap_sizes(o.quick);
-  overlap_bench<T> bench(t, sizes.back(), peer_compute == "sleep");
+  overlap_bench<T> bench(t, sizes.back(), peer_compute == "sleep", self);
   const auto modes = gather_strings(t.mode());
   const auto pinning = gather_strings(affinity_list());
   if (rank != 0) {
@@ -222,8 +260,14 @@ int run_overlap(const options& o, const std::string& cmdline, T& t) {
     return 0;
   }
 
-  auto iters_for = [&](std::size_t b) {
-    return o.quick ? iterations_for(b, std::size_t{32} << 20, 10, 100) : iterations_for(b, std::size_t{128} << 20, 20, 400);
+  // Fixed iteration counts per side and size, agreed with the peer through each phase's command: about
+  // `bytes_budget` bytes and at most `time_budget` seconds of transfer per phase, within [lo, hi].
+  const std::size_t bytes_budget = o.quick ? (std::size_t{32} << 20) : (std::size_t{128} << 20);
+  const double time_budget = o.quick ? 0.005 : 0.02;
+  const std::int64_t lo = o.quick ? 10 : 20, hi = o.quick ? 100 : 400;
+  auto iters_for = [&](std::size_t b, double t_comm) {
+    const auto by_time = static_cast<std::int64_t>(time_budget / std::max(t_comm, 1e-9));
+    return std::clamp(std::min(iterations_for(b, bytes_budget, lo, hi), by_time), lo, hi);
   };
 
   header h;
@@ -231,14 +275,18 @@ int run_overlap(const options& o, const std::string& cmdline, T& t) {
   h.add("program", "bench_overlap (" + t.name() + ")");
   h.add("mode", per_rank(modes));
   h.add("provider", t.provider());
-  h.add("configuration",
-        "idle-peer: rank 0 measured, computes with a calibrated spin loop (" +
-            std::to_string(bench.spin().ns_per_step()).substr(0, 5) +
-            " ns/step); rank 1 only communicates with blocking calls and, in 'both', " +
-            (peer_compute == "sleep" ? "sleeps while rank 0 computes (--peer-compute=sleep)"
-                                     : "does not compute (--peer-compute=none)") +
-            "; overlap = 100*(t_comm+t_comp-t_total)/min(t_comm,t_comp) from per-phase medians, clipped to [0,100]; "
-            "reported at t_comp = " + factor_label(report_factor) + " x t_comm");
+  const std::string spin_ns = std::to_string(bench.spin().ns_per_step()).substr(0, 5);
+  const std::string formula = "; overlap = 100*(t_comm+t_comp-t_total)/min(t_comm,t_comp) from per-phase medians, "
+                              "clipped to [0,100]; reported at t_comp = " + factor_label(report_factor) + " x t_comm";
+  if (self)
+    h.add("configuration", "self: 1 rank sending to itself (no peer), computes with a calibrated spin loop (" +
+                               spin_ns + " ns/step)" + formula);
+  else
+    h.add("configuration",
+          "idle-peer: rank 0 measured, computes with a calibrated spin loop (" + spin_ns +
+              " ns/step); rank 1 only communicates with blocking calls and, in 'both', " +
+              (peer_compute == "sleep" ? "sleeps while rank 0 computes (--peer-compute=sleep)"
+                                       : "does not compute (--peer-compute=none)") + formula);
   h.add("pinning", "cpus allowed after init: " + per_rank(pinning));
   h.add("repetitions", std::to_string(o.reps()) + (o.quick ? " (--quick)" : ""));
   h.print();
@@ -247,7 +295,7 @@ int run_overlap(const options& o, const std::string& cmdline, T& t) {
   std::map<std::pair<int, std::size_t>, double> ref;
   for (int p = 0; p < 3; ++p)
     for (std::size_t b : sizes)
-      ref[{p, b}] = bench.reference_t_comm(static_cast<overlap_pattern>(p), b, 2 * iters_for(b));
+      ref[{p, b}] = bench.reference_t_comm(static_cast<overlap_pattern>(p), b, lo);
 
   auto bench_name = [](int p, std::size_t b, double f) {
     return std::string("overlap/") + pattern_names[static_cast<std::size_t>(p)] + "/" + size_label(b) + "/x" +
@@ -261,7 +309,7 @@ int run_overlap(const options& o, const std::string& cmdline, T& t) {
                                                   [&bench, p, b, comp](benchmark::State& st) {
                                                     bench.run(st, static_cast<overlap_pattern>(p), b, comp);
                                                   }))
-            ->Iterations(iters_for(b))
+            ->Iterations(iters_for(b, ref[{p, b}]))
             ->Repetitions(o.reps())
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond)
@@ -270,14 +318,14 @@ int run_overlap(const options& o, const std::string& cmdline, T& t) {
 
   table_reporter rep;
   benchmark::RunSpecifiedBenchmarks(&rep);
-  send_command(command{}, 1);
+  if (!self) send_command(command{}, 1);
 
   // Compact table: per size, t_comm and the overlap at the reported point, for each pattern.
   summary_file sum(o.summary);
   std::FILE* csv = o.csv.empty() ? nullptr : std::fopen(o.csv.c_str(), "w");
   if (!o.csv.empty() && !csv) die("cannot write the CSV file '" + o.csv + "'");
   if (csv)
-    std::fprintf(csv, "impl,mode,pattern,bytes,factor,t_comm_us,t_comp_us,t_total_us,overlap_median,overlap_min,"
+    std::fprintf(csv, "impl,pattern,bytes,factor,t_comm_us,t_comp_us,t_total_us,overlap_median,overlap_min,"
                       "overlap_max\n");
   std::printf("\nbench_overlap — %s; overlap %% at t_comp = %s x t_comm, median [min, max] over %d repetitions\n",
               modes[0].c_str(), factor_label(report_factor).c_str(), o.reps());
@@ -296,7 +344,7 @@ int run_overlap(const options& o, const std::string& cmdline, T& t) {
         if (csv && tc) {
           const triple* tp = rep.find(name, "t_comp_us");
           const triple* tt = rep.find(name, "t_total_us");
-          std::fprintf(csv, "%s,%s,%s,%zu,%g,%.3f,%.3f,%.3f,", t.name().c_str(), modes[0].c_str(), pn.c_str(), b, f,
+          std::fprintf(csv, "%s,%s,%zu,%g,%.3f,%.3f,%.3f,", t.label().c_str(), pn.c_str(), b, f,
                        tc->median, tp ? tp->median : 0.0, tt ? tt->median : 0.0);
           if (ov)
             std::fprintf(csv, "%.1f,%.1f,%.1f\n", ov->median, ov->min, ov->max);

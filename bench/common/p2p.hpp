@@ -70,6 +70,21 @@ class p2p_bench {
     st.SetBytesProcessed(st.iterations() * window * static_cast<std::int64_t>(bytes));
   }
 
+  /// Seconds per iteration of latency (kind 0) or bandwidth (kind 1) at `bytes`, from a few untimed iterations:
+  /// sets the fixed iteration counts, so a slow configuration (a peer that sleeps in its waits) keeps the run short.
+  double probe(int kind, std::size_t bytes) {
+    constexpr std::int64_t n = 4;
+    const std::int64_t window = window_for(bytes);
+    command c{kind == 0 ? op_pingpong : op_stream, 0, static_cast<std::int64_t>(bytes), n, 1, window, 0};
+    if (!self_) send_command(c, 1);
+    std::vector<typename T::request> reqs(static_cast<std::size_t>(self_ ? 2 * window : window));
+    auto once = [&] { kind == 0 ? ping(bytes) : stream_send(bytes, reqs); };
+    once();
+    auto t0 = clock::now();
+    for (std::int64_t i = 0; i < n; ++i) once();
+    return seconds_between(t0, clock::now()) / n;
+  }
+
   // ---- rank 1 ----
   /// Answers rank 0's commands until it says done.
   void respond() {
@@ -163,12 +178,20 @@ int run_p2p(int argc, char** argv, const std::string& cmdline, const std::string
   h.add("repetitions", std::to_string(o.reps()) + (o.quick ? " (--quick)" : ""));
   h.print();
 
-  const std::size_t budget = o.quick ? (std::size_t{16} << 20) : (std::size_t{128} << 20);
+  // Fixed iteration counts, agreed with the peer through each run's command: about `bytes_budget` bytes and at
+  // most `time_budget` seconds per repetition (from a probe), within [lo, hi].
+  const std::size_t bytes_budget = o.quick ? (std::size_t{16} << 20) : (std::size_t{128} << 20);
+  const double time_budget = o.quick ? 0.02 : 0.1;
   const std::int64_t max_iters = o.quick ? 2000 : 20000;
+  auto iterations = [&](int kind, std::size_t b, std::size_t bytes_per_iter, std::int64_t lo, std::int64_t hi) {
+    const double t_iter = std::max(bench.probe(kind, b), 1e-9);
+    const auto by_time = static_cast<std::int64_t>(time_budget / t_iter);
+    return std::clamp(std::min(iterations_for(bytes_per_iter, bytes_budget, lo, hi), by_time), lo, hi);
+  };
   for (std::size_t b : sizes) {
     with_min_max(benchmark::RegisterBenchmark(("latency/" + size_label(b)).c_str(),
                                               [&bench, b](benchmark::State& st) { bench.latency(st, b); }))
-        ->Iterations(iterations_for(b, budget, 10, max_iters))
+        ->Iterations(iterations(0, b, b, 10, max_iters))
         ->Repetitions(o.reps())
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond)
@@ -176,10 +199,10 @@ int run_p2p(int argc, char** argv, const std::string& cmdline, const std::string
   }
   for (std::size_t b : sizes) {
     if (b == 0) continue;  // no bandwidth of nothing
-    const std::int64_t bytes_per_iter = window_for(b) * static_cast<std::int64_t>(b);
+    const auto bytes_per_iter = static_cast<std::size_t>(window_for(b)) * b;
     with_min_max(benchmark::RegisterBenchmark(("bandwidth/" + size_label(b)).c_str(),
                                               [&bench, b](benchmark::State& st) { bench.bandwidth(st, b); }))
-        ->Iterations(iterations_for(static_cast<std::size_t>(bytes_per_iter), budget * 2, 5, max_iters / 10))
+        ->Iterations(iterations(1, b, bytes_per_iter / 2, 3, max_iters / 10))
         ->Repetitions(o.reps())
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond)

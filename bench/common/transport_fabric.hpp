@@ -93,6 +93,7 @@ class fabric_transport {
   fabric_transport& operator=(const fabric_transport&) = delete;
 
   [[nodiscard]] std::string name() const { return "raw libfabric"; }
+  [[nodiscard]] std::string label() const { return "raw"; }
   [[nodiscard]] std::string mode() const { return "raw (application thread spins on fi_cq_read)"; }
   [[nodiscard]] std::string provider() const { return provider_ + " (inject_size " + std::to_string(inject_size_) + ")"; }
 

@@ -15,6 +15,7 @@ class mpi_transport {
   using request = MPI_Request;
 
   [[nodiscard]] std::string name() const { return "mpi"; }
+  [[nodiscard]] std::string label() const { return "mpi"; }
   [[nodiscard]] std::string mode() const { return "mpi (progress inside MPI calls only)"; }
   [[nodiscard]] std::string provider() const {
     char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};

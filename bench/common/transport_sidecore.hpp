@@ -34,6 +34,8 @@ class sidecore_transport {
   sidecore_transport& operator=(const sidecore_transport&) = delete;
 
   [[nodiscard]] std::string name() const { return "sidecore"; }
+  /// Short label for tables and CSV: "off" or "core".
+  [[nodiscard]] std::string label() const { return info_.mode; }
   [[nodiscard]] std::string mode() const {
     std::string m = "sidecore " + info_.mode;
     if (info_.mode == "core") m += " (progress thread on core " + std::to_string(info_.reserved_core) + ")";

@@ -455,11 +455,14 @@ void engine::thread_main(std::function<void()> on_start) {
     }
     bump(idle_ns_, now - t);
     t = now;
+    if (idle_since == 0) {
+      idle_since = now;
+      if (idle_hook_) idle_hook_();
+    }
     if (cfg_.idle == idle_policy::spin) {
       cpu_relax();
       continue;
     }
-    if (idle_since == 0) idle_since = now;
     if (cfg_.idle == idle_policy::hybrid && now - idle_since < spin_ns) {
       cpu_relax();
       continue;

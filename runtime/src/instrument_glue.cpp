@@ -93,6 +93,7 @@ void instrument_start(runtime_state& s, const comm& world) {
   instrument::start(ic, world.rank(), world.size());
   instrument::set_xfer_time_table(std::move(table));
   s.eng->set_xfer_hook(&xfer_hook);
+  s.eng->set_idle_hook([] { instrument::fold_current_thread(); });
 }
 
 void instrument_finish(runtime_state& s, const comm& world, double t_total_s) {

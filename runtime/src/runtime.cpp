@@ -48,7 +48,7 @@ namespace {
 // CALL_ENTER/CALL_EXIT around a public call, with its model category (seed 004, Section III-C).
 struct call_scope {
   category cat;
-  explicit call_scope(category c) noexcept : cat(c) { instrument::call_enter(c); }
+  call_scope(category c, const char* name) noexcept : cat(c) { instrument::call_enter(c, name); }
   ~call_scope() { instrument::call_exit(cat); }
   call_scope(const call_scope&) = delete;
   call_scope& operator=(const call_scope&) = delete;
@@ -361,7 +361,7 @@ int comm::size() const { return detail::comm_or_throw(*this, "comm::size").size;
 MPI_Comm comm::mpi() const { return detail::comm_or_throw(*this, "comm::mpi").mpi; }
 
 comm comm::dup() const {
-  const call_scope scope(category::other);
+  const call_scope scope(category::other, "sidecore::comm::dup");
   detail::comm_entry& parent = detail::comm_or_throw(*this, "comm::dup");
   detail::runtime_state& s = *g_state;
   std::lock_guard<std::mutex> lock(s.comm_mutex);
@@ -373,7 +373,7 @@ comm comm::dup() const {
 }
 
 comm comm::split(int color, int key) const {
-  const call_scope scope(category::other);
+  const call_scope scope(category::other, "sidecore::comm::split");
   detail::comm_entry& parent = detail::comm_or_throw(*this, "comm::split");
   if (color < -1)
     throw error(errc::invalid_argument, "sidecore::comm::split: color=" + std::to_string(color) +
@@ -389,7 +389,7 @@ comm comm::split(int color, int key) const {
 }
 
 void comm::free() {
-  const call_scope scope(category::other);
+  const call_scope scope(category::other, "sidecore::comm::free");
   detail::comm_entry& e = detail::comm_or_throw(*this, "comm::free");
   if (id_ == 0) throw error(errc::invalid_argument, "sidecore::comm::free: world() cannot be freed");
   detail::runtime_state& s = *g_state;
@@ -421,7 +421,7 @@ request::~request() {
 bool request::active() const noexcept { return handle_ != 0 && initialized() && g_state->eng->lookup(handle_) != nullptr; }
 
 request isend(const void* buf, std::int64_t bytes, int dest, int t, const comm& c) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "sidecore::isend");
   detail::comm_entry& e = detail::comm_or_throw(c, "isend");
   detail::runtime_state& s = *g_state;
   check_buffer(buf, bytes, "isend");
@@ -435,7 +435,7 @@ request isend(const void* buf, std::int64_t bytes, int dest, int t, const comm& 
 }
 
 request irecv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
-  const call_scope scope(category::init);
+  const call_scope scope(category::init, "sidecore::irecv");
   detail::comm_entry& e = detail::comm_or_throw(c, "irecv");
   detail::runtime_state& s = *g_state;
   check_buffer(buf, bytes, "irecv");
@@ -451,7 +451,7 @@ request irecv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
 }
 
 void send(const void* buf, std::int64_t bytes, int dest, int t, const comm& c) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "sidecore::send");
   request r = isend(buf, bytes, dest, t, c);
   const status st = wait(r);
   if (st.error == errc::transport)
@@ -459,13 +459,13 @@ void send(const void* buf, std::int64_t bytes, int dest, int t, const comm& c) {
 }
 
 status recv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
-  const call_scope scope(category::blocking);
+  const call_scope scope(category::blocking, "sidecore::recv");
   request r = irecv(buf, bytes, source, t, c);
   return wait(r);
 }
 
 status wait(request& r) {
-  const call_scope scope(category::wait);
+  const call_scope scope(category::wait, "sidecore::wait");
   detail::runtime_state& s = detail::state_or_throw("wait");
   progress::req* q = lookup_or_throw(s, r, "wait");
   s.eng->wait_for(q);
@@ -473,7 +473,7 @@ status wait(request& r) {
 }
 
 bool test(request& r, status* st) {
-  const call_scope scope(category::test);
+  const call_scope scope(category::test, "sidecore::test");
   detail::runtime_state& s = detail::state_or_throw("test");
   progress::req* q = lookup_or_throw(s, r, "test");
   if (!progress::engine::is_complete(q)) {
@@ -497,7 +497,7 @@ void check_statuses(std::span<request> reqs, std::span<status> statuses, const c
 }  // namespace
 
 void waitall(std::span<request> reqs, std::span<status> statuses) {
-  const call_scope scope(category::wait);
+  const call_scope scope(category::wait, "sidecore::waitall");
   detail::runtime_state& s = detail::state_or_throw("waitall");
   check_statuses(reqs, statuses, "waitall");
   for (std::size_t i = 0; i < reqs.size(); ++i) {
@@ -510,7 +510,7 @@ void waitall(std::span<request> reqs, std::span<status> statuses) {
 }
 
 int waitany(std::span<request> reqs, status* st) {
-  const call_scope scope(category::wait);
+  const call_scope scope(category::wait, "sidecore::waitany");
   detail::runtime_state& s = detail::state_or_throw("waitany");
   for (;;) {
     bool any_active = false;
@@ -530,7 +530,7 @@ int waitany(std::span<request> reqs, status* st) {
 }
 
 bool testall(std::span<request> reqs, std::span<status> statuses) {
-  const call_scope scope(category::test);
+  const call_scope scope(category::test, "sidecore::testall");
   detail::runtime_state& s = detail::state_or_throw("testall");
   check_statuses(reqs, statuses, "testall");
   if (!s.eng->thread_running()) s.eng->progress();
@@ -548,7 +548,7 @@ bool testall(std::span<request> reqs, std::span<status> statuses) {
 }
 
 int testany(std::span<request> reqs, status* st) {
-  const call_scope scope(category::test);
+  const call_scope scope(category::test, "sidecore::testany");
   detail::runtime_state& s = detail::state_or_throw("testany");
   if (!s.eng->thread_running()) s.eng->progress();
   for (std::size_t i = 0; i < reqs.size(); ++i) {
@@ -563,7 +563,7 @@ int testany(std::span<request> reqs, status* st) {
 }
 
 void cancel(request& r) {
-  const call_scope scope(category::other);
+  const call_scope scope(category::other, "sidecore::cancel");
   detail::runtime_state& s = detail::state_or_throw("cancel");
   progress::req* q = lookup_or_throw(s, r, "cancel");
   if (q->op == progress::req_op::send)

@@ -77,9 +77,9 @@ std::vector<setting_def> make_table() {
                }});
   t.push_back({"SIDECORE_IDLE", "hybrid", "spin, block, hybrid",
                "What a progress thread (core mode) or a waiting thread (off mode) does when there is nothing to "
-               "progress. spin: poll without pause (lowest latency, a full core). block: sleep on the completion "
-               "queue's wait object until a completion or a submission wakes it. hybrid: spin SIDECORE_SPIN_US, then "
-               "block.",
+               "progress. spin: poll without pause (lowest latency, a full core). block: sleep (up to SIDECORE_BLOCK_US "
+               "at a time) until a submission wakes it or the next poll; a waiting application thread in core mode "
+               "sleeps until its request completes. hybrid: spin SIDECORE_SPIN_US, then block.",
                [](settings& s, const std::string& v) {
                  s.idle = parse_enum<progress::idle_policy>("SIDECORE_IDLE", v,
                                                             {{"spin", progress::idle_policy::spin},

@@ -104,6 +104,9 @@ class engine {
   /// completion is seen (either thread). Installed once by the runtime before any traffic.
   using xfer_hook = void (*)(const req* r, bool begin);
   void set_xfer_hook(xfer_hook hook) noexcept { xfer_hook_ = hook; }
+  /// Called by the progress thread each time it turns idle (work the instrumentation can do for free then).
+  using idle_hook = void (*)();
+  void set_idle_hook(idle_hook hook) noexcept { idle_hook_ = hook; }
 
  private:
   void submit(std::uint32_t entry);
@@ -144,6 +147,7 @@ class engine {
   std::atomic<bool> running_{false};
   std::thread thread_;
   xfer_hook xfer_hook_ = nullptr;
+  idle_hook idle_hook_ = nullptr;
   std::atomic<bool> warned_full_{false};
 
   // statistics (written under the progress lock or by the progress thread; read racily for reports)

@@ -45,8 +45,8 @@ std::vector<std::pair<std::size_t, double>> calibrate(const comm& world) {
     for (int i = -1; i < iters; ++i) {  // i = -1 warms up
       if (peer < 0) break;
       const std::uint64_t t0 = now_ns();
-      if (me <= peer) {
-        request rr = irecv(rbuf.data(), static_cast<std::int64_t>(b), peer, 1, cal);
+      if (me <= peer) {  // the lower rank (or a single rank, talking to itself) sends first
+        request rr = irecv(rbuf.data(), static_cast<std::int64_t>(b), peer, peer == me ? 0 : 1, cal);
         send(sbuf.data(), static_cast<std::int64_t>(b), peer, 0, cal);
         (void)wait(rr);
       } else {
@@ -88,7 +88,9 @@ void instrument_start(runtime_state& s, const comm& world) {
       throw error(errc::bad_setting, std::string("SIDECORE_XFER_TABLE='") + c.xfer_table + "': " + e.what());
     }
   } else if (ic.profile) {
-    table = instrument::xfer_time_table(calibrate(world), "calibration: built-in ping-pong at init (rank 0 and 1)");
+    table = instrument::xfer_time_table(calibrate(world), world.size() > 1
+                                                               ? "calibration: built-in ping-pong at init (ranks 0 and 1)"
+                                                               : "calibration: built-in ping-pong at init (rank 0 with itself)");
   }
   instrument::start(ic, world.rank(), world.size());
   instrument::set_xfer_time_table(std::move(table));

@@ -245,11 +245,14 @@ int run_overlap(const options& o, const std::string& cmdline, T& t) {
   const std::string peer_compute = o.get("peer-compute", "sleep");
   if (peer_compute != "sleep" && peer_compute != "none")
     die("--peer-compute=" + peer_compute + " is not accepted: give sleep or none");
-  const double report_factor = std::strtod(o.get("report-factor", "1").c_str(), nullptr);
+  const std::string rf = o.get("report-factor", "1");
+  char* rf_end = nullptr;
+  const double report_factor = std::strtod(rf.c_str(), &rf_end);
   const std::vector<double> factors = o.quick ? std::vector<double>{0, 1, 2} : std::vector<double>{0, 0.5, 1, 2, 4};
-  if (std::find(factors.begin(), factors.end(), report_factor) == factors.end())
-    die("--report-factor=" + o.get("report-factor", "1") + " is not a point of the sweep (0, 0.5, 1, 2, 4; " +
-        "--quick: 0, 1, 2)");
+  if (rf.empty() || *rf_end != '\0' || report_factor <= 0 ||
+      std::find(factors.begin(), factors.end(), report_factor) == factors.end())
+    die("--report-factor=" + rf + " is not accepted: give a point of the sweep with computation (0.5, 1, 2, 4; " +
+        "--quick: 1, 2)");
 
   const auto sizes = overlap_sizes(o.quick);
   overlap_bench<T> bench(t, sizes.back(), peer_compute == "sleep", self);

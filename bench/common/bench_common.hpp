@@ -254,7 +254,14 @@ class table_reporter : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& r : runs) {
-      if (r.run_type != Run::RT_Aggregate) continue;
+      if (r.run_type != Run::RT_Aggregate) {
+        // One repetition (--reps=1) makes no aggregates: the single run is its own median, min and max.
+        if (r.repetitions != 1) continue;
+        auto& by_value = results_[r.run_name.function_name];
+        by_value["time"] = triple{r.GetAdjustedRealTime(), r.GetAdjustedRealTime(), r.GetAdjustedRealTime()};
+        for (const auto& [name, counter] : r.counters) by_value[name] = triple{counter.value, counter.value, counter.value};
+        continue;
+      }
       const std::string& agg = r.aggregate_name;
       if (agg != "median" && agg != "min" && agg != "max") continue;
       auto& by_value = results_[r.run_name.function_name];

@@ -1,0 +1,188 @@
+// Lifecycle scenarios, one per run (argv[1]), each a tiny program at 1 or 2 ranks: calls before init, init
+// twice, calls after finalize, init after finalize, a bad setting on one rank only, core mode on one core,
+// SIDECORE_PROGRESS_CORE out of range, a provider that does not exist, finalize with a receive still posted.
+// Exit status 0 when every check of the scenario held on this rank; every failed check prints a line.
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+
+#include <sidecore/sidecore.h>
+#include <sidecore/sidecore.hpp>
+
+namespace {
+
+int g_rank = 0;
+int g_failures = 0;
+
+void check(bool ok, const std::string& what) {
+  if (!ok) {
+    ++g_failures;
+    std::fprintf(stderr, "[rank %d] FAILED: %s\n", g_rank, what.c_str());
+  }
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// Runs f; checks it throws sidecore::error `code` and that the message contains every `parts`.
+void expect_error(sidecore::errc code, const std::function<void()>& f, const char* what,
+                  std::initializer_list<const char*> parts = {}) {
+  try {
+    f();
+  } catch (const sidecore::error& e) {
+    check(e.code() == code, std::string(what) + ": code " + sidecore::errc_name(e.code()) + ", expected " +
+                                sidecore::errc_name(code) + " (" + e.what() + ")");
+    for (const char* p : parts)
+      check(contains(e.what(), p), std::string(what) + ": message \"" + e.what() + "\" does not contain \"" + p + "\"");
+    std::fprintf(stderr, "[rank %d] ok: %s -> %s: %s\n", g_rank, what, sidecore::errc_name(e.code()), e.what());
+    return;
+  } catch (const std::exception& e) {
+    check(false, std::string(what) + ": threw a non-sidecore exception: " + e.what());
+    return;
+  }
+  check(false, std::string(what) + ": did not throw");
+}
+
+std::uint64_t g_buf = 0;
+
+// Every entry point outside init/finalize: not_initialized, naming the function and before/after.
+void calls_outside(const char* when) {
+  using sidecore::errc;
+  expect_error(errc::not_initialized, [] { (void)sidecore::isend(&g_buf, 8, 0, 1); }, "isend", {"isend", when});
+  expect_error(errc::not_initialized, [] { (void)sidecore::irecv(&g_buf, 8, 0, 1); }, "irecv", {"irecv", when});
+  expect_error(errc::not_initialized, [] { sidecore::send(&g_buf, 8, 0, 1); }, "send", {when});
+  expect_error(errc::not_initialized, [] { (void)sidecore::recv(&g_buf, 8, 0, 1); }, "recv", {when});
+  expect_error(errc::not_initialized, [] { sidecore::request r; (void)sidecore::wait(r); }, "wait", {"wait", when});
+  expect_error(errc::not_initialized, [] { sidecore::request r; (void)sidecore::test(r); }, "test", {"test", when});
+  expect_error(errc::not_initialized, [] { sidecore::request r[1]; sidecore::waitall(r); }, "waitall", {"waitall"});
+  expect_error(errc::not_initialized, [] { sidecore::request r[1]; (void)sidecore::waitany(r); }, "waitany", {"waitany"});
+  expect_error(errc::not_initialized, [] { sidecore::request r[1]; (void)sidecore::testall(r); }, "testall", {"testall"});
+  expect_error(errc::not_initialized, [] { sidecore::request r[1]; (void)sidecore::testany(r); }, "testany", {"testany"});
+  expect_error(errc::not_initialized, [] { sidecore::request r; sidecore::cancel(r); }, "cancel", {"cancel"});
+  expect_error(errc::not_initialized, [] { (void)sidecore::world(); }, "world", {"world", when});
+  expect_error(errc::not_initialized, [] { (void)sidecore::rank(); }, "rank");
+  expect_error(errc::not_initialized, [] { (void)sidecore::size(); }, "size");
+  expect_error(errc::not_initialized, [] { (void)sidecore::info(); }, "info", {"info"});
+  expect_error(errc::not_initialized, [] { sidecore::finalize(); }, "finalize", {"finalize", when});
+  check(!sidecore::initialized(), "initialized() is false outside init/finalize");
+  // The C API: codes and messages.
+  sc_request r = SC_REQUEST_NULL;
+  check(sc_isend(&g_buf, 8, 0, 1, SC_COMM_WORLD, &r) == SC_ERR_NOT_INITIALIZED, "sc_isend outside: SC_ERR_NOT_INITIALIZED");
+  check(contains(sc_last_error(), "isend"), std::string("sc_last_error names isend: ") + sc_last_error());
+  int rk = -1;
+  check(sc_rank(&rk) == SC_ERR_NOT_INITIALIZED, "sc_rank outside: SC_ERR_NOT_INITIALIZED");
+  check(sc_finalize() == SC_ERR_NOT_INITIALIZED, "sc_finalize outside: SC_ERR_NOT_INITIALIZED");
+}
+
+void ring_once() {
+  const int me = sidecore::rank(), n = sidecore::size();
+  std::uint64_t out = 100u + static_cast<std::uint64_t>(me), in = 0;
+  sidecore::request s = sidecore::isend(&out, 8, (me + 1) % n, 5);
+  const sidecore::status st = sidecore::recv(&in, 8, (me + n - 1) % n, 5);
+  (void)sidecore::wait(s);
+  check(st.ok() && in == 100u + static_cast<std::uint64_t>((me + n - 1) % n), "a ring exchange works");
+}
+
+int run(const std::string& scenario) {
+  using sidecore::errc;
+  if (scenario == "before_init") {
+    calls_outside("before");
+    sidecore::init();
+    ring_once();
+    sidecore::finalize();
+  } else if (scenario == "init_twice") {
+    sidecore::init();
+    expect_error(errc::already_initialized, [] { sidecore::init(); }, "init twice", {"twice"});
+    check(sc_init(MPI_COMM_WORLD) == SC_ERR_ALREADY_INITIALIZED, "sc_init twice: SC_ERR_ALREADY_INITIALIZED");
+    check(sidecore::initialized(), "still initialized after a second init");
+    ring_once();
+    sidecore::finalize();
+  } else if (scenario == "after_finalize") {
+    sidecore::init();
+    ring_once();
+    // A request handle that outlives finalize: its destructor must not touch the freed engine.
+    static sidecore::request survivor;
+    static std::uint64_t sink = 0;
+    survivor = sidecore::irecv(&sink, 8, sidecore::any_source, 999);
+    sidecore::cancel(survivor);
+    (void)sidecore::wait(survivor);
+    sidecore::request pending = sidecore::irecv(&sink, 8, sidecore::any_source, 998);
+    sidecore::finalize();
+    check(!pending.active(), "a handle is inactive after finalize");
+    calls_outside("after");
+    expect_error(errc::not_initialized, [&] { (void)sidecore::wait(pending); }, "wait on a pre-finalize handle");
+  } else if (scenario == "init_after_finalize") {
+    sidecore::init();
+    sidecore::finalize();
+    expect_error(errc::already_initialized, [] { sidecore::init(); }, "init after finalize", {"finalize"});
+    check(sc_init(MPI_COMM_WORLD) == SC_ERR_ALREADY_INITIALIZED, "sc_init after finalize: SC_ERR_ALREADY_INITIALIZED");
+    check(contains(sc_last_error(), "finalize"), std::string("sc_last_error: ") + sc_last_error());
+  } else if (scenario == "c_api_lifecycle") {
+    sc_request r = SC_REQUEST_NULL;
+    check(sc_isend(&g_buf, 8, 0, 1, SC_COMM_WORLD, &r) == SC_ERR_NOT_INITIALIZED, "sc_isend before sc_init");
+    check(r == SC_REQUEST_NULL, "no handle written on error");
+    check(sc_init(MPI_COMM_WORLD) == SC_SUCCESS, std::string("sc_init: ") + sc_last_error());
+    int rk = -1, sz = -1;
+    check(sc_rank(&rk) == SC_SUCCESS && rk == g_rank, "sc_rank");
+    check(sc_size(&sz) == SC_SUCCESS && sz >= 1, "sc_size");
+    check(sc_finalize() == SC_SUCCESS, std::string("sc_finalize: ") + sc_last_error());
+    check(sc_finalize() == SC_ERR_NOT_INITIALIZED, "sc_finalize twice");
+    check(contains(sc_last_error(), "after"), std::string("sc_last_error: ") + sc_last_error());
+  } else if (scenario == "bad_setting_here") {
+    expect_error(errc::bad_setting, [] { sidecore::init(); }, "init with SIDECORE_PROGRESS=bogus",
+                 {"SIDECORE_PROGRESS", "bogus", "off, core"});
+    check(!sidecore::initialized(), "not initialized after a failed init");
+  } else if (scenario == "bad_spin_here") {
+    expect_error(errc::bad_setting, [] { sidecore::init(); }, "init with SIDECORE_SPIN_US=12abc",
+                 {"SIDECORE_SPIN_US", "12abc", "0..10000000"});
+  } else if (scenario == "bad_setting_elsewhere") {
+    expect_error(errc::bad_setting, [] { sidecore::init(); }, "init while another rank has a bad setting",
+                 {"another rank"});
+    check(!sidecore::initialized(), "not initialized after a failed init");
+  } else if (scenario == "topology_one_core") {
+    expect_error(errc::topology, [] { sidecore::init(); }, "core mode on one core",
+                 {"SIDECORE_PROGRESS=core", "2 cores", "SIDECORE_PROGRESS=off"});
+  } else if (scenario == "progress_core_out_of_range") {
+    expect_error(errc::bad_setting, [] { sidecore::init(); }, "SIDECORE_PROGRESS_CORE=7 on 2 cores",
+                 {"SIDECORE_PROGRESS_CORE", "7", "0..1"});
+  } else if (scenario == "bad_provider") {
+    expect_error(errc::transport, [] { sidecore::init(); }, "SIDECORE_PROVIDER=nosuchprovider",
+                 {"nosuchprovider", "fi_info"});
+  } else if (scenario == "finalize_with_posted_recv") {
+    sidecore::init();
+    ring_once();
+    static std::uint64_t never = 0;
+    sidecore::request posted = sidecore::irecv(&never, 8, sidecore::any_source, 4242);
+    { sidecore::request dropped = sidecore::irecv(&never, 8, sidecore::any_source, 4243); }
+    sidecore::finalize();  // warns; must not hang
+    check(!sidecore::initialized(), "finalized");
+  } else {
+    std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
+    return 2;
+  }
+  return g_failures ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  int rc = 2;
+  try {
+    rc = argc > 1 ? run(argv[1]) : 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "[rank %d] FAILED: unexpected exception: %s\n", g_rank, e.what());
+    rc = 1;
+  }
+  if (rc == 0) std::fprintf(stderr, "[rank %d] %s: all checks passed\n", g_rank, argc > 1 ? argv[1] : "?");
+  // Every rank learns whether any failed (a failed init must not leave a peer in a collective).
+  int worst = 0;
+  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return worst;
+}

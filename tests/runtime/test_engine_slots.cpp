@@ -1,0 +1,176 @@
+// The request state machine as the engine drives it (progress/src/engine.cpp), on a local shm endpoint with no
+// peer and no MPI: a posted receive is completed by cancelling it, which lets the test choose the order of the
+// two-party exchange between the application dropping its handle (orphan) and the engine completing it.
+//   pending -> complete -> (consumed by release)      the normal wait
+//   pending -> complete -> orphan: freed by orphan()  (handle dropped after completion)
+//   pending -> orphan -> complete: freed by complete() (handle dropped while in flight)
+// Also the same in core mode (progress thread running), with a tiny submission queue to take the full path.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include <rdma/fi_errno.h>
+
+#include <sidecore/progress/engine.hpp>
+#include <sidecore/progress/tag.hpp>
+
+namespace {
+
+using namespace sidecore::progress;
+
+std::unique_ptr<engine> make_engine(std::size_t queue = 64) {
+  engine_config cfg;
+  cfg.provider = "shm";
+  cfg.idle = idle_policy::hybrid;
+  cfg.spin_us = 20;
+  cfg.block_us = 100;
+  cfg.queue_capacity = queue;
+  try {
+    return std::make_unique<engine>(cfg);
+  } catch (const transport_error& e) {
+    ADD_FAILURE() << "cannot open a shm endpoint: " << e.what();
+    return nullptr;
+  }
+}
+
+const std::uint64_t kTag = tag::make(tag::kind::p2p, 0, 0, 5);
+
+// Progresses (mode off) until pred() or 10 s.
+template <typename P>
+bool progress_until(engine& e, P pred) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!pred()) {
+    if (!e.thread_running()) e.progress();
+    if (std::chrono::steady_clock::now() > deadline) return false;
+  }
+  return true;
+}
+
+TEST(EngineSlots, CancelledReceiveCompletesCanceledAndReleaseMakesTheHandleStale) {
+  auto e = make_engine();
+  ASSERT_TRUE(e);
+  std::uint64_t buf = 0;
+  const std::uint64_t h = e->start_recv(&buf, 8, kTag, 0, -1, 0);
+  ASSERT_NE(h, 0u);
+  req* r = e->lookup(h);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(e->requests_in_use(), 1u);
+  EXPECT_FALSE(engine::is_complete(r));
+  e->cancel(r);
+  e->wait_for(r);
+  ASSERT_TRUE(engine::is_complete(r));
+  EXPECT_EQ(r->result, req_result::canceled);
+  EXPECT_EQ(r->bytes, 0u);
+  e->release(r);
+  EXPECT_EQ(e->lookup(h), nullptr);
+  EXPECT_EQ(e->requests_in_use(), 0u);
+}
+
+TEST(EngineSlots, OrphanAfterCompleteFreesTheSlot) {
+  auto e = make_engine();
+  ASSERT_TRUE(e);
+  std::uint64_t buf = 0;
+  const std::uint64_t h = e->start_recv(&buf, 8, kTag, 0, -1, 0);
+  req* r = e->lookup(h);
+  ASSERT_NE(r, nullptr);
+  e->cancel(r);
+  ASSERT_TRUE(progress_until(*e, [&] { return engine::is_complete(r); }));
+  EXPECT_EQ(e->requests_in_use(), 1u) << "complete but not consumed: still held";
+  e->orphan(r);
+  EXPECT_EQ(e->requests_in_use(), 0u) << "orphan() of a completed request must free it";
+  EXPECT_EQ(e->lookup(h), nullptr);
+}
+
+TEST(EngineSlots, OrphanBeforeCompleteIsFreedByTheEngine) {
+  auto e = make_engine();
+  ASSERT_TRUE(e);
+  std::uint64_t buf = 0;
+  const std::uint64_t h = e->start_recv(&buf, 8, kTag, 0, -1, 0);
+  req* r = e->lookup(h);
+  ASSERT_NE(r, nullptr);
+  e->orphan(r);
+  EXPECT_EQ(e->requests_in_use(), 1u) << "an orphaned request in flight is kept until it completes";
+  EXPECT_EQ(r->state.load(), static_cast<std::uint32_t>(req_state::orphan));
+  e->cancel(r);
+  EXPECT_TRUE(progress_until(*e, [&] { return e->requests_in_use() == 0; })) << "the engine never freed the orphan";
+  EXPECT_EQ(e->lookup(h), nullptr);
+}
+
+// Both orders of the exchange over many requests at once (below the provider's posted-receive limit, see the
+// known-bug test after this one).
+void many_requests_both_orders(int n) {
+  auto e = make_engine();
+  ASSERT_TRUE(e);
+  std::vector<std::uint64_t> bufs(static_cast<std::size_t>(n));
+  std::vector<std::uint64_t> hs;
+  for (int i = 0; i < n; ++i) hs.push_back(e->start_recv(&bufs[static_cast<std::size_t>(i)], 8, kTag, 0, -1, 0));
+  EXPECT_EQ(e->requests_in_use(), static_cast<std::size_t>(n));
+  // No receive may complete before anything was sent or cancelled.
+  int failed = 0, first = -1, fi_err = 0;
+  for (int i = 0; i < n; ++i) {
+    req* r = e->lookup(hs[static_cast<std::size_t>(i)]);
+    ASSERT_NE(r, nullptr);
+    if (engine::is_complete(r)) {
+      if (first < 0) first = i, fi_err = r->fi_err;
+      ++failed;
+    }
+  }
+  ASSERT_EQ(failed, 0) << failed << " of " << n << " posted receives completed at once, the first at #" << first
+                       << " with result transport, fi_err " << fi_err << " (" << fi_strerror(fi_err)
+                       << "): the provider's posted-receive queue is full and the engine does not keep the rest "
+                          "in its backlog";
+  // Even ones orphaned while in flight, then everything cancelled; odd ones orphaned once complete.
+  for (int i = 0; i < n; i += 2) e->orphan(e->lookup(hs[static_cast<std::size_t>(i)]));
+  for (int i = 0; i < n; ++i) e->cancel(e->lookup(hs[static_cast<std::size_t>(i)]));
+  ASSERT_TRUE(progress_until(*e, [&] {
+    for (int i = 1; i < n; i += 2)
+      if (!engine::is_complete(e->lookup(hs[static_cast<std::size_t>(i)]))) return false;
+    return true;
+  }));
+  for (int i = 1; i < n; i += 2) {
+    req* r = e->lookup(hs[static_cast<std::size_t>(i)]);
+    EXPECT_EQ(r->result, req_result::canceled);
+    e->orphan(r);
+  }
+  EXPECT_TRUE(progress_until(*e, [&] { return e->requests_in_use() == 0; }))
+      << e->requests_in_use() << " requests leaked";
+  for (std::uint64_t h : hs) EXPECT_EQ(e->lookup(h), nullptr);
+}
+
+TEST(EngineSlots, ManyRequestsBothOrdersNoLeak) { many_requests_both_orders(1000); }
+
+// Known bug: more receives in flight than the provider's posted-receive queue (shm: 1024 in libfabric 1.17).
+// fi_trecv answers -FI_ENOMEM, not -FI_EAGAIN, and the engine completes the receive with a transport error
+// instead of keeping it in its backlog. Also grows the pool past one chunk.
+TEST(EngineSlotsKnownBug, MoreReceivesThanTheProviderQueueHolds) { many_requests_both_orders(1500); }
+
+// Core mode: the progress thread posts and completes; a submission queue of 2 entries forces the overflow path.
+TEST(EngineSlots, ProgressThreadWithATinyQueue) {
+  auto e = make_engine(2);
+  ASSERT_TRUE(e);
+  e->start_thread(nullptr);
+  ASSERT_TRUE(e->thread_running());
+  constexpr int n = 200;
+  std::vector<std::uint64_t> bufs(n), hs;
+  for (int i = 0; i < n; ++i) hs.push_back(e->start_recv(&bufs[static_cast<std::size_t>(i)], 8, kTag, 0, -1, 0));
+  for (int i = 0; i < n; ++i) {
+    req* r = e->lookup(hs[static_cast<std::size_t>(i)]);
+    ASSERT_NE(r, nullptr);
+    if (i % 3 == 0) {
+      e->orphan(r);
+      e->cancel(r);  // the engine frees it when the cancel completes
+      continue;
+    }
+    e->cancel(r);
+    e->wait_for(r);
+    EXPECT_EQ(r->result, req_result::canceled) << i;
+    e->release(r);
+  }
+  EXPECT_TRUE(progress_until(*e, [&] { return e->requests_in_use() == 0; })) << e->requests_in_use() << " leaked";
+  e->stop_thread();
+  EXPECT_FALSE(e->thread_running());
+}
+
+}  // namespace

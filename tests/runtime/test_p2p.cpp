@@ -1,0 +1,713 @@
+// Multi-rank point-to-point tests (issue 2, "Tests"): ordering per (source, tag), any-source / any-tag, sizes
+// 0 B to 16 MiB, many outstanding requests, waitany/testany/testall loops, many OpenMP threads at once,
+// truncation and cancel. Run by ctest at 2, 3 and 4 ranks, in modes off and core, on shm and tcp;ofi_rxm.
+// Every rank talks to its ring neighbours (with 2 ranks, left and right are the same rank).
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "test_util.hpp"
+
+namespace {
+
+using sctest::Collective;
+using sctest::left;
+using sctest::right;
+using sidecore::errc;
+using sidecore::request;
+using sidecore::status;
+
+using P2P = Collective;
+using P2PKnownBug = Collective;       // documents a bug of runtime/, progress/ or the provider; see the tests
+using P2PKnownBugHangs = Collective;  // the same, for a bug that hangs the run: defined last in this file
+
+constexpr std::size_t kib = 1024, mib = 1024 * 1024;
+
+// ---- environment as registered ------------------------------------------------------------------------------
+
+// The ctest entry says which mode and provider it means (SCTEST_EXPECT_*): check that the environment arrived
+// intact (the ';' of "tcp;ofi_rxm" in particular) and that sidecore runs what was asked.
+TEST_F(P2P, EnvironmentArrivedAndRuntimeMatchesIt) {
+  const sidecore::runtime_info info = sidecore::info();
+  if (const char* want = std::getenv("SCTEST_EXPECT_PROVIDER")) {
+    const char* got = std::getenv("SIDECORE_PROVIDER");
+    ASSERT_NE(got, nullptr);
+    EXPECT_STREQ(got, want);
+    EXPECT_EQ(info.provider, want);
+  }
+  if (const char* want = std::getenv("SCTEST_EXPECT_MODE")) {
+    EXPECT_EQ(info.mode, want);
+    if (info.mode == "core") {
+      EXPECT_GE(info.reserved_core, 0);
+      EXPECT_GE(info.n_core, 2);
+    } else {
+      EXPECT_EQ(info.reserved_core, -1);
+    }
+  }
+  EXPECT_EQ(sidecore::world().size(), size);
+  EXPECT_EQ(sidecore::world().rank(), rank);
+}
+
+// ---- ordering -----------------------------------------------------------------------------------------------
+
+// Size of message `seq` in the mixed-size runs: eager and rendezvous interleaved, zero bytes included.
+std::size_t mixed_size(int seq) {
+  static const std::size_t sizes[] = {8, 300 * kib, 1, 0, 4 * kib, 65 * kib, 16, 1 * mib, 100, 33 * kib};
+  return sizes[static_cast<std::size_t>(seq) % (sizeof sizes / sizeof sizes[0])];
+}
+
+// Many messages with one tag, all sent before any receive is posted (unexpected-message path).
+TEST_F(P2P, OrderingSameTagSmallMessagesSentBeforeReceives) {
+  constexpr int n = 300, tag = 11;
+  std::vector<std::uint64_t> out(n), in(n, ~0ULL);
+  std::vector<request> sends(n);
+  for (int i = 0; i < n; ++i) {
+    out[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(rank) << 32 | static_cast<std::uint64_t>(i);
+    sends[static_cast<std::size_t>(i)] = sidecore::isend(&out[static_cast<std::size_t>(i)], 8, right(rank, size), tag);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);  // the messages are (mostly) there before the receives
+  const auto from = static_cast<std::uint64_t>(left(rank, size));
+  for (int i = 0; i < n; ++i) {
+    const status st = sidecore::recv(&in[static_cast<std::size_t>(i)], 8, left(rank, size), tag);
+    ASSERT_TRUE(st.ok()) << "message " << i << ": " << sidecore::errc_name(st.error);
+    ASSERT_EQ(in[static_cast<std::size_t>(i)], from << 32 | static_cast<std::uint64_t>(i)) << "message " << i << " out of order";
+  }
+  sidecore::waitall(sends);
+}
+
+// Mixed sizes (eager and rendezvous) with one tag, receives posted first, completed with waitall.
+TEST_F(P2P, OrderingSameTagMixedSizesPrePosted) {
+  constexpr int n = 30, tag = 12;
+  const std::size_t cap = 1 * mib;
+  std::vector<std::vector<std::uint8_t>> in(n, std::vector<std::uint8_t>(cap));
+  std::vector<std::vector<std::uint8_t>> out(n);
+  std::vector<request> reqs(2 * n);
+  for (int i = 0; i < n; ++i) reqs[static_cast<std::size_t>(i)] = sidecore::irecv(in[static_cast<std::size_t>(i)].data(), static_cast<std::int64_t>(cap), left(rank, size), tag);
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < n; ++i) {
+    auto& b = out[static_cast<std::size_t>(i)];
+    b.resize(std::max<std::size_t>(mixed_size(i), 1));
+    sctest::fill(b, static_cast<std::uint64_t>(rank * 1000 + i), mixed_size(i));
+    reqs[static_cast<std::size_t>(n + i)] = sidecore::isend(b.data(), static_cast<std::int64_t>(mixed_size(i)), right(rank, size), tag);
+  }
+  std::vector<status> st(2 * n);
+  sidecore::waitall(reqs, st);
+  const int from = left(rank, size);
+  for (int i = 0; i < n; ++i) {
+    const status& s = st[static_cast<std::size_t>(i)];
+    EXPECT_TRUE(s.ok()) << "receive " << i;
+    EXPECT_EQ(s.source, from);
+    EXPECT_EQ(s.tag, tag);
+    EXPECT_EQ(s.bytes, mixed_size(i)) << "receive " << i << " matched another message: overtaking";
+    EXPECT_EQ(sctest::first_mismatch(in[static_cast<std::size_t>(i)].data(), static_cast<std::uint64_t>(from * 1000 + i), mixed_size(i)), -1)
+        << "receive " << i;
+  }
+  for (int i = n; i < 2 * n; ++i) {
+    EXPECT_TRUE(st[static_cast<std::size_t>(i)].ok()) << "send " << i - n;
+    EXPECT_EQ(st[static_cast<std::size_t>(i)].source, -1) << "a send's status has source -1";
+  }
+}
+
+// Mixed sizes with one tag, sent before the receives are posted (rendezvous messages wait for their receive).
+TEST_F(P2P, OrderingSameTagMixedSizesSentFirst) {
+  constexpr int n = 20, tag = 13;
+  std::vector<std::vector<std::uint8_t>> out(n);
+  std::vector<request> sends(n);
+  for (int i = 0; i < n; ++i) {
+    auto& b = out[static_cast<std::size_t>(i)];
+    b.resize(std::max<std::size_t>(mixed_size(i), 1));
+    sctest::fill(b, static_cast<std::uint64_t>(rank * 1000 + i), mixed_size(i));
+    sends[static_cast<std::size_t>(i)] = sidecore::isend(b.data(), static_cast<std::int64_t>(mixed_size(i)), right(rank, size), tag);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const int from = left(rank, size);
+  std::vector<std::uint8_t> in(1 * mib);
+  for (int i = 0; i < n; ++i) {
+    const status s = sidecore::recv(in.data(), static_cast<std::int64_t>(in.size()), from, tag);
+    EXPECT_TRUE(s.ok());
+    EXPECT_EQ(s.bytes, mixed_size(i)) << "receive " << i << " matched another message: overtaking";
+    EXPECT_EQ(sctest::first_mismatch(in.data(), static_cast<std::uint64_t>(from * 1000 + i), mixed_size(i)), -1) << "receive " << i;
+  }
+  sidecore::waitall(sends);
+}
+
+// Two tags interleaved: each tag's stream is in order, whatever the receive order across tags.
+TEST_F(P2P, OrderingPerTagWithReceivesInOtherTagOrder) {
+  constexpr int n = 40;
+  std::vector<std::uint64_t> out(2 * n);
+  std::vector<request> sends(2 * n);
+  for (int i = 0; i < n; ++i)
+    for (int t = 0; t < 2; ++t) {
+      const auto k = static_cast<std::size_t>(2 * i + t);
+      out[k] = static_cast<std::uint64_t>(i);
+      sends[k] = sidecore::isend(&out[k], 8, right(rank, size), 20 + t);
+    }
+  // Receive all of tag 21 first, then all of tag 20.
+  for (int t : {21, 20})
+    for (int i = 0; i < n; ++i) {
+      std::uint64_t v = ~0ULL;
+      const status s = sidecore::recv(&v, 8, left(rank, size), t);
+      EXPECT_EQ(s.tag, t);
+      ASSERT_EQ(v, static_cast<std::uint64_t>(i)) << "tag " << t;
+    }
+  sidecore::waitall(sends);
+}
+
+// ---- any source, any tag ------------------------------------------------------------------------------------
+
+TEST_F(P2P, AnySourceAnyTagStatusesNameTheSender) {
+  constexpr int k = 5;
+  // Every rank other than 0 sends k messages to 0; the content says who sent what.
+  // Receives are posted before anything is sent (a barrier apart): wildcard matching of unexpected messages is
+  // P2PKnownBug.WildcardReceivesOfUnexpectedMessages.
+  if (rank != 0) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    std::vector<std::uint64_t> out(k);
+    std::vector<request> sends(k);
+    for (int i = 0; i < k; ++i) {
+      out[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(rank) << 32 | static_cast<std::uint64_t>(i);
+      sends[static_cast<std::size_t>(i)] = sidecore::isend(&out[static_cast<std::size_t>(i)], 8, 0, 1000 + rank * 10 + i);
+    }
+    sidecore::waitall(sends);
+  } else {
+    const int total = (size - 1) * k;
+    std::vector<std::uint64_t> in(static_cast<std::size_t>(total));
+    std::vector<request> recvs(static_cast<std::size_t>(total));
+    for (int i = 0; i < total; ++i)
+      recvs[static_cast<std::size_t>(i)] = sidecore::irecv(&in[static_cast<std::size_t>(i)], 8, sidecore::any_source, sidecore::any_tag);
+    MPI_Barrier(MPI_COMM_WORLD);
+    std::vector<status> st(static_cast<std::size_t>(total));
+    sidecore::waitall(recvs, st);
+    std::set<std::pair<int, int>> seen;
+    std::vector<int> last(static_cast<std::size_t>(size), -1);
+    for (int i = 0; i < total; ++i) {
+      const status& s = st[static_cast<std::size_t>(i)];
+      const int src = static_cast<int>(in[static_cast<std::size_t>(i)] >> 32);
+      const int seq = static_cast<int>(in[static_cast<std::size_t>(i)] & 0xffffffffu);
+      EXPECT_TRUE(s.ok());
+      EXPECT_EQ(s.source, src) << "status.source does not name the sender";
+      EXPECT_EQ(s.tag, 1000 + src * 10 + seq) << "status.tag is not the message's tag";
+      EXPECT_EQ(s.bytes, 8u);
+      EXPECT_TRUE(seen.insert({src, seq}).second) << "message (" << src << "," << seq << ") received twice";
+      if (src > 0 && src < size) {
+        EXPECT_GT(seq, last[static_cast<std::size_t>(src)]) << "messages of rank " << src << " overtook each other";
+        last[static_cast<std::size_t>(src)] = seq;
+      }
+    }
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(total));
+  }
+}
+
+TEST_F(P2P, AnySourceWithTagAndSourceWithAnyTag) {
+  const std::uint64_t mine = 0xabc00000u + static_cast<std::uint64_t>(rank);
+  std::uint64_t a = 0, b = 0;
+  // Round 1: any source, fixed tag.
+  request r = sidecore::irecv(&a, 8, sidecore::any_source, 31);
+  MPI_Barrier(MPI_COMM_WORLD);  // posted before the message arrives (see P2PKnownBug for the unexpected case)
+  request s = sidecore::isend(&mine, 8, right(rank, size), 31);
+  status st = sidecore::wait(r);
+  EXPECT_EQ(st.source, left(rank, size));
+  EXPECT_EQ(st.tag, 31);
+  EXPECT_EQ(a, 0xabc00000u + static_cast<std::uint64_t>(left(rank, size)));
+  (void)sidecore::wait(s);
+  // Round 2: fixed source, any tag (the tag differs per sender).
+  r = sidecore::irecv(&b, 8, left(rank, size), sidecore::any_tag);
+  MPI_Barrier(MPI_COMM_WORLD);
+  s = sidecore::isend(&mine, 8, right(rank, size), 40 + rank);
+  st = sidecore::wait(r);
+  EXPECT_EQ(st.source, left(rank, size));
+  EXPECT_EQ(st.tag, 40 + left(rank, size));
+  EXPECT_EQ(b, 0xabc00000u + static_cast<std::uint64_t>(left(rank, size)));
+  const status ss = sidecore::wait(s);
+  EXPECT_EQ(ss.source, -1);
+  EXPECT_EQ(ss.tag, -1);
+}
+
+TEST_F(P2P, LargestTagAndTagZero) {
+  std::uint64_t v = 0;
+  const std::uint64_t mine = static_cast<std::uint64_t>(rank);
+  for (int t : {0, sidecore::tag_max}) {
+    request r = sidecore::irecv(&v, 8, sidecore::any_source, sidecore::any_tag);
+    MPI_Barrier(MPI_COMM_WORLD);
+    request s = sidecore::isend(&mine, 8, right(rank, size), t);
+    const status st = sidecore::wait(r);
+    EXPECT_EQ(st.tag, t);
+    EXPECT_EQ(v, static_cast<std::uint64_t>(left(rank, size)));
+    (void)sidecore::wait(s);
+  }
+}
+
+// ---- sizes ---------------------------------------------------------------------------------------------------
+
+TEST_F(P2P, RingExchangeZeroBytesTo16MiB) {
+  const std::size_t sizes[] = {0, 1, 7, 8, 63, 64, 1000, 4 * kib, 8 * kib - 1, 64 * kib, 64 * kib + 1, 256 * kib,
+                               1 * mib, 4 * mib + 5, 16 * mib};
+  constexpr std::size_t guard = 64;
+  const int to = right(rank, size), from = left(rank, size);
+  int tag = 50;
+  for (std::size_t n : sizes) {
+    ++tag;
+    std::vector<std::uint8_t> out(std::max<std::size_t>(n, 1)), in(n + guard, 0xEE);
+    sctest::fill(out, static_cast<std::uint64_t>(rank + tag), n);
+    request reqs[2];
+    // Zero bytes: null buffers are accepted.
+    reqs[0] = sidecore::irecv(n ? in.data() : nullptr, static_cast<std::int64_t>(n), from, tag);
+    reqs[1] = sidecore::isend(n ? out.data() : nullptr, static_cast<std::int64_t>(n), to, tag);
+    status st[2];
+    sidecore::waitall(reqs, st);
+    EXPECT_TRUE(st[0].ok()) << n << " B: " << sidecore::errc_name(st[0].error);
+    EXPECT_EQ(st[0].bytes, n);
+    EXPECT_EQ(st[0].source, from);
+    EXPECT_EQ(st[0].tag, tag);
+    EXPECT_TRUE(st[1].ok()) << n << " B send";
+    EXPECT_EQ(sctest::first_mismatch(in.data(), static_cast<std::uint64_t>(from + tag), n), -1) << n << " B";
+    for (std::size_t g = 0; g < guard; ++g) ASSERT_EQ(in[n + g], 0xEE) << n << " B: wrote past the message";
+    EXPECT_FALSE(reqs[0].active());
+    EXPECT_FALSE(reqs[1].active());
+  }
+}
+
+// Blocking send/recv in a ring, with the order of send and recv alternating by rank parity (so it cannot
+// deadlock on eager or rendezvous sizes).
+TEST_F(P2P, BlockingSendRecvRing) {
+  for (std::size_t n : {std::size_t{8}, 512 * kib}) {
+    std::vector<std::uint8_t> out(n), in(n);
+    sctest::fill(out, static_cast<std::uint64_t>(rank), n);
+    const int t = 77;
+    if (rank % 2 == 0 || size % 2 == 1) {
+      // With an odd ring two neighbours have the same parity: fall back to isend + recv.
+      request s = sidecore::isend(out.data(), static_cast<std::int64_t>(n), right(rank, size), t);
+      const status st = sidecore::recv(in.data(), static_cast<std::int64_t>(n), left(rank, size), t);
+      EXPECT_TRUE(st.ok());
+      (void)sidecore::wait(s);
+    } else {
+      const status st = sidecore::recv(in.data(), static_cast<std::int64_t>(n), left(rank, size), t);
+      EXPECT_TRUE(st.ok());
+      sidecore::send(out.data(), static_cast<std::int64_t>(n), right(rank, size), t);
+    }
+    EXPECT_EQ(sctest::first_mismatch(in.data(), static_cast<std::uint64_t>(left(rank, size)), n), -1) << n;
+  }
+}
+
+// ---- many outstanding requests ------------------------------------------------------------------------------
+
+// Known bug on shm: its posted-receive queue holds 1024; fi_trecv answers -FI_ENOMEM (not -FI_EAGAIN) beyond, and the
+// engine completes those receives with errc::transport instead of keeping them in its backlog.
+TEST_F(P2PKnownBug, TwoThousandReceivesPostedBeforeTheSends) {
+  constexpr int n = 2000, tag = 300;
+  std::vector<std::uint64_t> in(n, ~0ULL), out(n);
+  std::vector<request> recvs(n), sends(n);
+  for (int i = 0; i < n; ++i)
+    recvs[static_cast<std::size_t>(i)] = sidecore::irecv(&in[static_cast<std::size_t>(i)], 8, left(rank, size), tag);
+  for (const auto& r : recvs) ASSERT_TRUE(r.active());
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < n; ++i) {
+    out[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(i);
+    sends[static_cast<std::size_t>(i)] = sidecore::isend(&out[static_cast<std::size_t>(i)], 8, right(rank, size), tag);
+  }
+  std::vector<status> st(n);
+  sidecore::waitall(recvs, st);
+  sidecore::waitall(sends);
+  int bad = 0;
+  for (int i = 0; i < n; ++i)
+    if (in[static_cast<std::size_t>(i)] != static_cast<std::uint64_t>(i) || !st[static_cast<std::size_t>(i)].ok()) ++bad;
+  EXPECT_EQ(bad, 0) << "receives that did not get their message in order";
+  for (const auto& r : recvs) EXPECT_FALSE(r.active());
+}
+
+TEST_F(P2P, WaitanyLoopCompletesEachRequestOnce) {
+  constexpr int n = 32;
+  std::vector<std::uint64_t> in(n, ~0ULL), out(n);
+  std::vector<request> recvs(n), sends(n);
+  for (int i = 0; i < n; ++i)
+    recvs[static_cast<std::size_t>(i)] = sidecore::irecv(&in[static_cast<std::size_t>(i)], 8, left(rank, size), 400 + i);
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = n - 1; i >= 0; --i) {  // reverse order: completion order differs from posting order
+    out[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(i);
+    sends[static_cast<std::size_t>(i)] = sidecore::isend(&out[static_cast<std::size_t>(i)], 8, right(rank, size), 400 + i);
+  }
+  std::vector<int> hits(n, 0);
+  for (int done = 0;; ++done) {
+    status st;
+    const int idx = sidecore::waitany(recvs, &st);
+    if (idx < 0) {
+      EXPECT_EQ(done, n);
+      break;
+    }
+    ASSERT_LT(idx, n);
+    ++hits[static_cast<std::size_t>(idx)];
+    EXPECT_EQ(st.tag, 400 + idx);
+    EXPECT_EQ(st.source, left(rank, size));
+    EXPECT_EQ(in[static_cast<std::size_t>(idx)], static_cast<std::uint64_t>(idx));
+    EXPECT_FALSE(recvs[static_cast<std::size_t>(idx)].active());
+    ASSERT_LE(done, n);
+  }
+  for (int i = 0; i < n; ++i) EXPECT_EQ(hits[static_cast<std::size_t>(i)], 1) << "request " << i;
+  EXPECT_EQ(sidecore::waitany(recvs), -1) << "no active request left";
+  while (sidecore::waitany(sends) >= 0) {
+  }
+}
+
+TEST_F(P2P, TestanyAndTestallLoops) {
+  constexpr int n = 24;
+  std::vector<std::uint64_t> in(n, ~0ULL), out(n);
+  std::vector<request> recvs(n), sends(n);
+  for (int i = 0; i < n; ++i)
+    recvs[static_cast<std::size_t>(i)] = sidecore::irecv(&in[static_cast<std::size_t>(i)], 8, left(rank, size), 450 + i);
+  // Nothing was sent yet: testall is false and leaves every request active; testany finds none.
+  std::vector<status> st(n);
+  EXPECT_FALSE(sidecore::testall(recvs, st));
+  for (const auto& r : recvs) EXPECT_TRUE(r.active());
+  EXPECT_EQ(sidecore::testany(recvs), -1);
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < n; ++i) {
+    out[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(i);
+    sends[static_cast<std::size_t>(i)] = sidecore::isend(&out[static_cast<std::size_t>(i)], 8, right(rank, size), 450 + i);
+  }
+  // Half with testany, the rest with testall.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::vector<int> hits(n, 0);
+  for (int got = 0; got < n / 2;) {
+    status s;
+    const int idx = sidecore::testany(recvs, &s);
+    if (idx >= 0) {
+      ++hits[static_cast<std::size_t>(idx)];
+      EXPECT_EQ(s.tag, 450 + idx);
+      EXPECT_EQ(in[static_cast<std::size_t>(idx)], static_cast<std::uint64_t>(idx));
+      ++got;
+    }
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "testany loop made no progress";
+  }
+  std::fill(st.begin(), st.end(), status{});
+  while (!sidecore::testall(recvs, st)) ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "testall loop stuck";
+  for (int i = 0; i < n; ++i) {
+    if (hits[static_cast<std::size_t>(i)] == 0) {
+      EXPECT_EQ(st[static_cast<std::size_t>(i)].tag, 450 + i);
+      EXPECT_EQ(in[static_cast<std::size_t>(i)], static_cast<std::uint64_t>(i));
+    }
+    EXPECT_FALSE(recvs[static_cast<std::size_t>(i)].active());
+  }
+  EXPECT_TRUE(sidecore::testall(recvs)) << "testall over consumed requests is true";
+  EXPECT_EQ(sidecore::testany(recvs), -1);
+  // Sends with test() one by one.
+  for (auto& r : sends)
+    while (r.active() && !sidecore::test(r)) ASSERT_LT(std::chrono::steady_clock::now(), deadline);
+}
+
+// ---- many threads -----------------------------------------------------------------------------------------------
+
+TEST_F(P2P, FourOpenMPThreadsIssueBothDirectionsAtOnce) {
+  constexpr int threads = 4, iters = 20;
+  std::atomic<int> bad_content{0}, bad_status{0}, exceptions{0};
+  std::string first_error;
+  const int to_r = right(rank, size), to_l = left(rank, size);
+  auto seed = [](int src, int t, int dir, int it) { return static_cast<std::uint64_t>(((src * 8 + t) * 2 + dir) * 1000 + it); };
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    try {
+      for (int it = 0; it < iters; ++it) {
+        const std::size_t n = it % 3 == 0 ? 8 : it % 3 == 1 ? 2000 : 70 * kib;
+        std::vector<std::uint8_t> o_r(n), o_l(n), i_l(n), i_r(n);
+        sctest::fill(o_r, seed(rank, t, 0, it), n);
+        sctest::fill(o_l, seed(rank, t, 1, it), n);
+        const int tag_r = 500 + 2 * t, tag_l = 501 + 2 * t;  // tag says thread and direction
+        request r[4];
+        r[0] = sidecore::irecv(i_l.data(), static_cast<std::int64_t>(n), to_l, tag_r);  // left neighbour's "to right"
+        r[1] = sidecore::irecv(i_r.data(), static_cast<std::int64_t>(n), to_r, tag_l);  // right neighbour's "to left"
+        r[2] = sidecore::isend(o_r.data(), static_cast<std::int64_t>(n), to_r, tag_r);
+        r[3] = sidecore::isend(o_l.data(), static_cast<std::int64_t>(n), to_l, tag_l);
+        status st[4];
+        if (it % 2 == 0) {
+          sidecore::waitall(r, st);
+        } else {
+          for (int k = 0; k < 4; ++k) st[k] = sidecore::wait(r[k]);
+        }
+        for (const status& s : st)
+          if (!s.ok()) ++bad_status;
+        if (st[0].bytes != n || st[1].bytes != n || st[0].source != to_l || st[1].source != to_r) ++bad_status;
+        if (sctest::first_mismatch(i_l.data(), seed(to_l, t, 0, it), n) >= 0) ++bad_content;
+        if (sctest::first_mismatch(i_r.data(), seed(to_r, t, 1, it), n) >= 0) ++bad_content;
+      }
+    } catch (const std::exception& e) {
+      if (exceptions.fetch_add(1) == 0) first_error = e.what();
+    }
+  }
+  EXPECT_EQ(exceptions.load(), 0) << first_error;
+  EXPECT_EQ(bad_status.load(), 0);
+  EXPECT_EQ(bad_content.load(), 0);
+}
+
+// Threads that each send a stream on their own tag at once: each tag's stream arrives in order (the submission
+// queue between threads and the progressing thread must not reorder one thread's operations).
+TEST_F(P2P, ThreadsStreamingToOneReceiverKeepPerTagOrder) {
+  constexpr int threads = 3, per = 50;
+  std::atomic<int> exceptions{0};
+  std::vector<std::uint64_t> out(threads * per);
+  std::vector<request> sends(threads * per);
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    try {
+      for (int i = 0; i < per; ++i) {
+        const auto k = static_cast<std::size_t>(t * per + i);
+        out[k] = static_cast<std::uint64_t>(i);
+        sends[k] = sidecore::isend(&out[k], 8, right(rank, size), 600 + t);
+      }
+    } catch (...) {
+      ++exceptions;
+    }
+  }
+  ASSERT_EQ(exceptions.load(), 0);
+  // Receive tag by tag (exact matching; see P2PKnownBug.WildcardReceivesOfUnexpectedMessages for any_tag).
+  for (int t = threads - 1; t >= 0; --t)
+    for (int i = 0; i < per; ++i) {
+      std::uint64_t v = ~0ULL;
+      const status st = sidecore::recv(&v, 8, left(rank, size), 600 + t);
+      EXPECT_TRUE(st.ok());
+      ASSERT_EQ(v, static_cast<std::uint64_t>(i)) << "tag " << 600 + t << " out of order";
+    }
+  sidecore::waitall(sends);
+}
+
+// ---- truncation ----------------------------------------------------------------------------------------------
+
+// check_prefix: the posted bytes hold the start of the message. sidecore.hpp says status.bytes is "the bytes
+// written, = buffer size"; MPI and libfabric leave the content open, and tcp;ofi_rxm writes nothing: checked
+// only by P2PKnownBug.TruncationWritesTheStartOfTheMessage.
+void check_truncation(int rank, int size, std::size_t sent, std::size_t posted, int tag, bool blocking,
+                      bool check_prefix = false) {
+  constexpr std::size_t guard = 256;
+  std::vector<std::uint8_t> out(std::max<std::size_t>(sent, 1)), in(posted + guard, 0xEE);
+  sctest::fill(out, static_cast<std::uint64_t>(rank + tag), sent);
+  request s = sidecore::isend(out.data(), static_cast<std::int64_t>(sent), right(rank, size), tag);
+  status st;
+  if (blocking) {
+    st = sidecore::recv(posted ? in.data() : nullptr, static_cast<std::int64_t>(posted), left(rank, size), tag);
+  } else {
+    request r = sidecore::irecv(posted ? in.data() : nullptr, static_cast<std::int64_t>(posted), left(rank, size), tag);
+    st = sidecore::wait(r);
+  }
+  EXPECT_EQ(st.error, errc::truncated) << sent << " B into " << posted << " B: " << sidecore::errc_name(st.error);
+  EXPECT_FALSE(st.ok());
+  EXPECT_EQ(st.bytes, posted) << "bytes written must be the buffer size";
+  EXPECT_EQ(st.source, left(rank, size));
+  EXPECT_EQ(st.tag, tag);
+  if (check_prefix) {
+    EXPECT_EQ(sctest::first_mismatch(in.data(), static_cast<std::uint64_t>(left(rank, size) + tag), posted), -1)
+        << "the part that fits is the start of the message";
+  }
+  std::size_t touched = 0;
+  for (std::size_t g = 0; g < guard; ++g) touched += in[posted + g] != 0xEE;
+  EXPECT_EQ(touched, 0u) << sent << " B into " << posted << " B: guard bytes after the buffer were overwritten";
+  const status ss = sidecore::wait(s);
+  EXPECT_NE(ss.error, errc::transport) << "the sender of a truncated message";
+}
+
+// Known bugs (on shm, libfabric 1.17; these pass on tcp;ofi_rxm): see the report in CMakeLists.txt. Suites named
+// *KnownBug* are run only by the runtime.p2p_known_bug.* entries (label known-bug).
+
+// shm reports FI_ETRUNC negated in the error entry (err.err == -265); the engine only maps +FI_ETRUNC, so the
+// receive completes with errc::transport, bytes 0, source/tag unset.
+TEST_F(P2PKnownBug, TruncationSmallMessage) { check_truncation(rank, size, 100, 64, 700, false); }
+TEST_F(P2PKnownBug, TruncationWritesTheStartOfTheMessage) { check_truncation(rank, size, 100, 64, 705, false, true); }
+
+TEST_F(P2PKnownBug, TrafficGoesOnAfterTruncation) {
+  check_truncation(rank, size, 300, 10, 704, false);
+  std::uint64_t v = 0;
+  const std::uint64_t mine = 42u + static_cast<std::uint64_t>(rank);
+  request s = sidecore::isend(&mine, 8, right(rank, size), 704);
+  const status st = sidecore::recv(&v, 8, left(rank, size), 704);
+  EXPECT_TRUE(st.ok());
+  EXPECT_EQ(v, 42u + static_cast<std::uint64_t>(left(rank, size)));
+  (void)sidecore::wait(s);
+}
+
+// ---- cancel -------------------------------------------------------------------------------------------------------
+
+TEST_F(P2P, CancelPostedReceiveNobodySends) {
+  std::uint64_t v = 0x1234;
+  request r = sidecore::irecv(&v, 8, left(rank, size), 800);
+  sidecore::cancel(r);
+  EXPECT_TRUE(r.active()) << "a cancelled request must still be waited";
+  const status st = sidecore::wait(r);
+  EXPECT_EQ(st.error, errc::canceled) << sidecore::errc_name(st.error);
+  EXPECT_TRUE(st.canceled());
+  EXPECT_EQ(st.bytes, 0u);
+  EXPECT_EQ(v, 0x1234u) << "a cancelled receive wrote its buffer";
+  // Any-source, any-tag receive cancelled, completed with test().
+  request r2 = sidecore::irecv(&v, 8, sidecore::any_source, sidecore::any_tag);
+  sidecore::cancel(r2);
+  status st2;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!sidecore::test(r2, &st2)) ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "cancel never completed";
+  EXPECT_TRUE(st2.canceled());
+}
+
+TEST_F(P2P, CancelledReceiveDoesNotTakeALaterMessage) {
+  std::uint64_t dead = 0, v = 0;
+  request r = sidecore::irecv(&dead, 8, left(rank, size), 801);
+  sidecore::cancel(r);
+  EXPECT_TRUE(sidecore::wait(r).canceled());
+  MPI_Barrier(MPI_COMM_WORLD);
+  const std::uint64_t mine = 7u + static_cast<std::uint64_t>(rank);
+  request s = sidecore::isend(&mine, 8, right(rank, size), 801);
+  const status st = sidecore::recv(&v, 8, left(rank, size), 801);
+  EXPECT_TRUE(st.ok());
+  EXPECT_EQ(v, 7u + static_cast<std::uint64_t>(left(rank, size)));
+  EXPECT_EQ(dead, 0u);
+  (void)sidecore::wait(s);
+}
+
+// Cancel racing a matching message: the outcome is either canceled (then the message is still there for
+// another receive) or received; never lost, never a hang on either side.
+TEST_F(P2P, CancelRacingAMatchingMessage) {
+  constexpr int iters = 30;
+  int canceled = 0, received = 0;
+  for (int it = 0; it < iters; ++it) {
+    const int tag = 900 + it;
+    const std::size_t n = it % 3 == 2 ? 200 * kib : 8;
+    std::vector<std::uint8_t> out(n), in(n, 0);
+    sctest::fill(out, static_cast<std::uint64_t>(rank * 100 + it), n);
+    request r = sidecore::irecv(in.data(), static_cast<std::int64_t>(n), left(rank, size), tag);
+    request s = sidecore::isend(out.data(), static_cast<std::int64_t>(n), right(rank, size), tag);
+    // Spin a little, varying, so that the cancel lands before, during and after the arrival.
+    const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds((it % 5) * 20);
+    while (std::chrono::steady_clock::now() < spin_until) {
+    }
+    sidecore::cancel(r);
+    status st = sidecore::wait(r);
+    if (st.canceled()) {
+      ++canceled;
+      EXPECT_EQ(st.bytes, 0u);
+      st = sidecore::recv(in.data(), static_cast<std::int64_t>(n), left(rank, size), tag);
+    } else {
+      ++received;
+    }
+    EXPECT_TRUE(st.ok()) << "iteration " << it << ": " << sidecore::errc_name(st.error);
+    EXPECT_EQ(st.bytes, n);
+    EXPECT_EQ(sctest::first_mismatch(in.data(), static_cast<std::uint64_t>(left(rank, size) * 100 + it), n), -1)
+        << "iteration " << it;
+    const status ss = sidecore::wait(s);
+    EXPECT_TRUE(ss.ok()) << "iteration " << it;
+  }
+  EXPECT_EQ(canceled + received, iters);
+  RecordProperty("canceled", canceled);
+  RecordProperty("received", received);
+}
+
+// Dropping a handle whose receive is still in flight: the operation completes in the engine and its slot is
+// released (the buffer stays valid); later traffic on the same tag is unaffected.
+TEST_F(P2P, DroppedHandleStillCompletes) {
+  static std::uint64_t dropped_buf = 0;  // must outlive the operation
+  {
+    request r = sidecore::irecv(&dropped_buf, 8, left(rank, size), 1100);
+  }  // dropped while pending
+  const std::uint64_t mine = 99u + static_cast<std::uint64_t>(rank);
+  {
+    request s = sidecore::isend(&mine, 8, right(rank, size), 1100);
+    (void)sidecore::wait(s);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (dropped_buf == 0 && std::chrono::steady_clock::now() < deadline) {
+    // Progress (mode off) through an unrelated test() on a fresh receive that is cancelled.
+    std::uint64_t tmp = 0;
+    request probe = sidecore::irecv(&tmp, 8, left(rank, size), 1101);
+    sidecore::cancel(probe);
+    (void)sidecore::wait(probe);
+  }
+  EXPECT_EQ(dropped_buf, 99u + static_cast<std::uint64_t>(left(rank, size))) << "the orphaned receive never completed";
+}
+
+// Known bug on shm: receives with an ignore mask (any_source or any_tag) match the first two or three
+// unexpected messages, then never match the others, which stay queued forever (a receive with exact source and
+// tag still finds them). Guarded by a deadline, so it fails instead of hanging.
+TEST_F(P2PKnownBug, WildcardReceivesOfUnexpectedMessages) {
+  constexpr int n = 10;
+  std::vector<std::uint64_t> out(n);
+  std::vector<request> sends(n);
+  for (int i = 0; i < n; ++i) {
+    out[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(i);
+    sends[static_cast<std::size_t>(i)] = sidecore::isend(&out[static_cast<std::size_t>(i)], 8, right(rank, size), 1200);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);  // all of them unexpected at the receiver
+  int got = 0;
+  for (int i = 0; i < n; ++i) {
+    std::uint64_t v = ~0ULL;
+    request r = sidecore::irecv(&v, 8, i % 2 ? sidecore::any_source : left(rank, size), sidecore::any_tag);
+    status st;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    bool done = false;
+    while (!(done = sidecore::test(r, &st)) && std::chrono::steady_clock::now() < deadline) {
+    }
+    if (!done) {
+      sidecore::cancel(r);
+      (void)sidecore::wait(r);
+      break;
+    }
+    EXPECT_EQ(v, static_cast<std::uint64_t>(i));
+    EXPECT_EQ(st.tag, 1200);
+    ++got;
+  }
+  EXPECT_EQ(got, n) << "wildcard receives found only " << got << " of " << n << " unexpected messages";
+  // Drain what is left with exact receives, so that the next test starts clean.
+  for (int i = got; i < n; ++i) {
+    std::uint64_t v = 0;
+    (void)sidecore::recv(&v, 8, left(rank, size), 1200);
+  }
+  sidecore::waitall(sends);
+}
+
+// Known bug (seen on shm in core mode at 4 ranks, ~2 runs in 3 of runtime.api.core.shm.np4 before this test
+// existed): a receive for tag A that is being cancelled while a message with tag B != A arrives from the same
+// source completes with success and that message (status.tag == B), i.e. it matched a tag it does not accept;
+// the receive posted later for tag B then waits forever. Deadline-guarded.
+TEST_F(P2PKnownBug, CancelledReceiveMatchesAnotherTag) {
+  constexpr int iters = 40;
+  int wrong = 0, lost = 0;
+  for (int it = 0; it < iters; ++it) {
+    const int tag_a = 1300 + 2 * it, tag_b = tag_a + 1;
+    std::uint64_t a = 0, b = 0;
+    const std::uint64_t mine = 1000u * static_cast<std::uint64_t>(rank) + static_cast<std::uint64_t>(it);
+    request r = sidecore::irecv(&a, 8, left(rank, size), tag_a);
+    request s = sidecore::isend(&mine, 8, right(rank, size), tag_b);
+    sidecore::cancel(r);
+    const status st = sidecore::wait(r);
+    if (!st.canceled()) {
+      ++wrong;
+      ADD_FAILURE() << "iteration " << it << ": the receive for tag " << tag_a << " got tag " << st.tag << " from "
+                    << st.source << " (" << sidecore::errc_name(st.error) << ")";
+    }
+    request rb = sidecore::irecv(&b, 8, left(rank, size), tag_b);
+    status sb;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    bool done = false;
+    while (!(done = sidecore::test(rb, &sb)) && std::chrono::steady_clock::now() < deadline) {
+    }
+    if (!done) {
+      ++lost;
+      sidecore::cancel(rb);
+      (void)sidecore::wait(rb);
+    }
+    (void)sidecore::wait(s);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(lost, 0) << "messages taken by a cancelled receive of another tag";
+}
+
+// Known bug on shm, hangs: a truncated message larger than shm's inline size (4 KiB) never completes: both ranks
+// spin forever inside fi_cq_read. Last in the file, so that it only cuts the known-bug run short.
+// Hangs on tcp;ofi_rxm: 10 bytes into a 0-byte receive with a null buffer (the runtime passes buf == nullptr to
+// fi_trecv); on shm it completes with errc::transport (the FI_ETRUNC sign bug above).
+TEST_F(P2PKnownBugHangs, TruncationIntoZeroByteBuffer) { check_truncation(rank, size, 10, 0, 702, false); }
+TEST_F(P2PKnownBugHangs, TruncationBlockingRecv) { check_truncation(rank, size, 5000, 4999, 703, true); }
+TEST_F(P2PKnownBugHangs, TruncationRendezvousMessage) { check_truncation(rank, size, 1 * mib, 256 * kib, 701, false); }
+
+}  // namespace

@@ -1,0 +1,272 @@
+// The settings table (runtime/src/settings.cpp, compiled into this test): every SIDECORE_* variable has a
+// default that its printer reproduces, accepts its documented values, and rejects junk with a message naming
+// the variable, the bad value and what is accepted.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <sidecore/sidecore.hpp>
+
+#include "settings.hpp"
+
+namespace {
+
+namespace d = sidecore::detail;
+using sidecore::errc;
+using ::testing::HasSubstr;
+
+const d::setting_def* find(const std::string& name) {
+  for (const auto& s : d::setting_table())
+    if (name == s.name) return &s;
+  return nullptr;
+}
+
+// Parses into a fresh settings value and returns it; fails the test on a throw.
+d::settings parsed(const std::string& name, const std::string& value) {
+  d::settings s;
+  try {
+    d::parse_setting(s, name, value);
+  } catch (const sidecore::error& e) {
+    ADD_FAILURE() << name << "='" << value << "' rejected: " << e.what();
+  }
+  return s;
+}
+
+// Expects a rejection; returns the message.
+std::string rejected(const std::string& name, const std::string& value) {
+  d::settings s;
+  try {
+    d::parse_setting(s, name, value);
+  } catch (const sidecore::error& e) {
+    EXPECT_EQ(e.code(), errc::bad_setting) << name << "='" << value << "'";
+    return e.what();
+  }
+  ADD_FAILURE() << name << "='" << value << "' was accepted";
+  return {};
+}
+
+// The message names the variable, quotes the value, and says what is accepted.
+void expect_clear_rejection(const std::string& name, const std::string& value,
+                            std::initializer_list<const char*> accepted_parts) {
+  const std::string m = rejected(name, value);
+  EXPECT_THAT(m, HasSubstr(name)) << "the message must name the variable";
+  EXPECT_THAT(m, HasSubstr("'" + value + "'")) << "the message must quote the bad value";
+  EXPECT_THAT(m, HasSubstr("accepted")) << "the message must say what is accepted";
+  for (const char* p : accepted_parts) EXPECT_THAT(m, HasSubstr(p)) << name << "='" << value << "'";
+}
+
+const std::vector<std::string> all_names = {
+    "SIDECORE_PROGRESS",     "SIDECORE_PROGRESS_CORE", "SIDECORE_IDLE",       "SIDECORE_SPIN_US",
+    "SIDECORE_BLOCK_US",     "SIDECORE_PROVIDER",      "SIDECORE_SUBMIT_QUEUE", "SIDECORE_CQ_BATCH",
+    "SIDECORE_VERBOSE",      "SIDECORE_PROFILE",       "SIDECORE_TRACE",      "SIDECORE_TRACE_MAX_EVENTS",
+    "SIDECORE_SIZE_BINS",    "SIDECORE_XFER_TABLE",    "SIDECORE_RING_EVENTS"};
+
+TEST(SettingsTable, EveryVariableIsDeclaredOnceWithHelpAndAccepted) {
+  std::set<std::string> seen;
+  for (const auto& s : d::setting_table()) {
+    EXPECT_TRUE(seen.insert(s.name).second) << s.name << " declared twice";
+    EXPECT_EQ(std::string(s.name).rfind("SIDECORE_", 0), 0u) << s.name;
+    EXPECT_GT(std::string(s.help).size(), 10u) << s.name << " has no help text";
+    EXPECT_GT(std::string(s.accepted).size(), 0u) << s.name;
+    EXPECT_GT(std::string(s.default_text).size(), 0u) << s.name;
+    EXPECT_TRUE(s.parse) << s.name;
+    EXPECT_TRUE(s.print) << s.name;
+  }
+  for (const auto& n : all_names) EXPECT_EQ(seen.count(n), 1u) << n << " missing from the table";
+  EXPECT_EQ(seen.size(), all_names.size()) << "a variable this test does not know: add its cases";
+}
+
+// The default text printed by `sidecore info` is what the printer gives for a default settings value.
+TEST(SettingsTable, DefaultTextMatchesThePrintedDefault) {
+  const d::settings def;
+  for (const auto& s : d::setting_table()) EXPECT_EQ(s.print(def), s.default_text) << s.name;
+}
+
+TEST(SettingsTable, DefaultValues) {
+  const d::settings def;
+  EXPECT_EQ(def.mode, d::progress_mode::off);
+  EXPECT_EQ(def.progress_core.which, d::core_choice::kind::last);
+  EXPECT_EQ(def.idle, sidecore::progress::idle_policy::hybrid);
+  EXPECT_EQ(def.spin_us, 200u);
+  EXPECT_EQ(def.block_us, 1000u);
+  EXPECT_TRUE(def.provider.empty());
+  EXPECT_EQ(def.submit_queue, 4096u);
+  EXPECT_EQ(def.cq_batch, 16u);
+  EXPECT_EQ(def.verbose, 0);
+  EXPECT_TRUE(def.profile_path.empty());
+  EXPECT_TRUE(def.trace_path.empty());
+  EXPECT_EQ(def.trace_max_events, 1000000u);
+  EXPECT_TRUE(def.size_bins.empty());
+  EXPECT_TRUE(def.xfer_table.empty());
+  EXPECT_EQ(def.ring_events, 4096u);
+}
+
+// Valid values parse, and print back to a value that parses to the same thing (round trip).
+TEST(SettingsTable, ValidValuesParseAndRoundTrip) {
+  const std::map<std::string, std::vector<std::string>> valid = {
+      {"SIDECORE_PROGRESS", {"off", "core", " core "}},
+      {"SIDECORE_PROGRESS_CORE", {"last", "first", "0", "1", "15"}},
+      {"SIDECORE_IDLE", {"spin", "block", "hybrid"}},
+      {"SIDECORE_SPIN_US", {"0", "20", "10000000"}},
+      {"SIDECORE_BLOCK_US", {"10", "100", "1000000"}},
+      {"SIDECORE_PROVIDER", {"shm", "tcp;ofi_rxm", "verbs;ofi_rxm", "efa"}},
+      {"SIDECORE_SUBMIT_QUEUE", {"2", "1024", "4096", "1048576"}},
+      {"SIDECORE_CQ_BATCH", {"1", "16", "64"}},
+      {"SIDECORE_VERBOSE", {"0", "1", "2"}},
+      {"SIDECORE_PROFILE", {"/tmp/p-%r.json", "prof.json"}},
+      {"SIDECORE_TRACE", {"/tmp/t-%r.json"}},
+      {"SIDECORE_TRACE_MAX_EVENTS", {"1", "1000000000"}},
+      {"SIDECORE_SIZE_BINS", {"0", "0,1024,65536,1048576", "5,6"}},
+      {"SIDECORE_XFER_TABLE", {"/tmp/xfer.json"}},
+      {"SIDECORE_RING_EVENTS", {"16", "4096", "16777216"}},
+  };
+  EXPECT_EQ(valid.size(), all_names.size());
+  for (const auto& [name, values] : valid) {
+    const d::setting_def* def = find(name);
+    ASSERT_NE(def, nullptr) << name;
+    for (const auto& v : values) {
+      const d::settings s = parsed(name, v);
+      const std::string printed = def->print(s);
+      const d::settings again = parsed(name, printed);
+      EXPECT_EQ(def->print(again), printed) << name << "='" << v << "' does not round-trip";
+    }
+  }
+}
+
+TEST(SettingsTable, ValidValuesGiveTheRightFields) {
+  EXPECT_EQ(parsed("SIDECORE_PROGRESS", "core").mode, d::progress_mode::core);
+  EXPECT_EQ(parsed("SIDECORE_PROGRESS", "off").mode, d::progress_mode::off);
+  EXPECT_EQ(parsed("SIDECORE_PROGRESS_CORE", "first").progress_core.which, d::core_choice::kind::first);
+  const d::settings idx = parsed("SIDECORE_PROGRESS_CORE", "3");
+  EXPECT_EQ(idx.progress_core.which, d::core_choice::kind::index);
+  EXPECT_EQ(idx.progress_core.index, 3);
+  EXPECT_EQ(parsed("SIDECORE_IDLE", "spin").idle, sidecore::progress::idle_policy::spin);
+  EXPECT_EQ(parsed("SIDECORE_IDLE", "block").idle, sidecore::progress::idle_policy::block);
+  EXPECT_EQ(parsed("SIDECORE_SPIN_US", "20").spin_us, 20u);
+  EXPECT_EQ(parsed("SIDECORE_BLOCK_US", "100").block_us, 100u);
+  EXPECT_EQ(parsed("SIDECORE_PROVIDER", "tcp;ofi_rxm").provider, "tcp;ofi_rxm");
+  EXPECT_EQ(parsed("SIDECORE_SUBMIT_QUEUE", "1024").submit_queue, 1024u);
+  EXPECT_EQ(parsed("SIDECORE_CQ_BATCH", "64").cq_batch, 64u);
+  EXPECT_EQ(parsed("SIDECORE_VERBOSE", "2").verbose, 2);
+  EXPECT_EQ(parsed("SIDECORE_PROFILE", "p.json").profile_path, "p.json");
+  EXPECT_EQ(parsed("SIDECORE_TRACE", "t.json").trace_path, "t.json");
+  EXPECT_EQ(parsed("SIDECORE_TRACE_MAX_EVENTS", "5").trace_max_events, 5u);
+  EXPECT_EQ(parsed("SIDECORE_SIZE_BINS", "0,1024,65536").size_bins, (std::vector<std::size_t>{0, 1024, 65536}));
+  EXPECT_EQ(parsed("SIDECORE_XFER_TABLE", "x.json").xfer_table, "x.json");
+  EXPECT_EQ(parsed("SIDECORE_RING_EVENTS", "64").ring_events, 64u);
+}
+
+// The cases of the issue, with the accepted values each message must give.
+TEST(SettingsTable, RejectsTheIssuesExamples) {
+  expect_clear_rejection("SIDECORE_PROGRESS", "fast", {"off, core"});
+  expect_clear_rejection("SIDECORE_SPIN_US", "12abc", {"0..10000000"});
+  expect_clear_rejection("SIDECORE_SPIN_US", "-1", {"0..10000000"});
+  expect_clear_rejection("SIDECORE_SUBMIT_QUEUE", "1000", {"power of two", "1048576"});
+  expect_clear_rejection("SIDECORE_SIZE_BINS", "4,2", {"strictly increasing"});
+}
+
+// SIDECORE_PROGRESS_CORE=x: the message must list what the variable accepts (last, first, or an index), not
+// only the integer range of the index part.
+TEST(SettingsTableKnownBug, RejectsJunkProgressCoreListingLastAndFirst) {
+  expect_clear_rejection("SIDECORE_PROGRESS_CORE", "x", {"last", "first"});
+  expect_clear_rejection("SIDECORE_PROGRESS_CORE", "-1", {"last", "first"});
+  expect_clear_rejection("SIDECORE_PROGRESS_CORE", "", {"last", "first"});
+}
+
+TEST(SettingsTable, RejectsJunkForEveryVariable) {
+  const std::map<std::string, std::vector<std::string>> junk = {
+      {"SIDECORE_PROGRESS", {"fast", "", "Core", "off,core", "1"}},
+      {"SIDECORE_PROGRESS_CORE", {"lastt", "1.5", "0x1", "99999999999"}},
+      {"SIDECORE_IDLE", {"sleep", "", "Spin"}},
+      {"SIDECORE_SPIN_US", {"", "abc", "1e3", "+5", "10000001", "99999999999999999999999", "0x10", "5 5"}},
+      {"SIDECORE_BLOCK_US", {"9", "0", "1000001", "ten"}},
+      {"SIDECORE_PROVIDER", {"", "   ", "shm,tcp", "shm tcp"}},
+      {"SIDECORE_SUBMIT_QUEUE", {"0", "1", "3", "4097", "2097152", "big"}},
+      {"SIDECORE_CQ_BATCH", {"0", "65", "-3"}},
+      {"SIDECORE_VERBOSE", {"3", "yes", "-1"}},
+      {"SIDECORE_PROFILE", {"", "  "}},
+      {"SIDECORE_TRACE", {""}},
+      {"SIDECORE_TRACE_MAX_EVENTS", {"0", "1000000001", "many"}},
+      {"SIDECORE_SIZE_BINS", {"", "4,2", "1,1", "1,,2", "1,", ",1", "a,b", "-1,2", "1;2"}},
+      {"SIDECORE_XFER_TABLE", {""}},
+      {"SIDECORE_RING_EVENTS", {"8", "100", "33554432", "x"}},
+  };
+  EXPECT_EQ(junk.size(), all_names.size());
+  for (const auto& [name, values] : junk) {
+    const d::setting_def* def = find(name);
+    ASSERT_NE(def, nullptr) << name;
+    for (const auto& v : values) {
+      SCOPED_TRACE(name + "='" + v + "'");
+      expect_clear_rejection(name, v, {});
+    }
+  }
+}
+
+TEST(SettingsTable, UnknownNameIsRejected) {
+  d::settings s;
+  try {
+    d::parse_setting(s, "SIDECORE_NOPE", "1");
+    ADD_FAILURE() << "accepted an unknown setting";
+  } catch (const sidecore::error& e) {
+    EXPECT_EQ(e.code(), errc::bad_setting);
+    EXPECT_THAT(std::string(e.what()), HasSubstr("SIDECORE_NOPE"));
+  }
+}
+
+// read_settings() takes the environment: values set there win, the first rejected one throws, and an unknown
+// SIDECORE_* variable (a typo) is reported on stderr.
+class ReadSettings : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const auto& n : all_names) unsetenv(n.c_str());
+  }
+  void TearDown() override {
+    for (const auto& n : all_names) unsetenv(n.c_str());
+    unsetenv("SIDECORE_PROGRES");
+  }
+};
+
+TEST_F(ReadSettings, EmptyEnvironmentGivesDefaults) {
+  const d::settings s = d::read_settings();
+  EXPECT_EQ(s.mode, d::progress_mode::off);
+  EXPECT_TRUE(s.set_by_user.empty());
+}
+
+TEST_F(ReadSettings, ValuesFromTheEnvironment) {
+  setenv("SIDECORE_PROGRESS", "core", 1);
+  setenv("SIDECORE_SPIN_US", "20", 1);
+  setenv("SIDECORE_PROVIDER", "tcp;ofi_rxm", 1);
+  const d::settings s = d::read_settings();
+  EXPECT_EQ(s.mode, d::progress_mode::core);
+  EXPECT_EQ(s.spin_us, 20u);
+  EXPECT_EQ(s.provider, "tcp;ofi_rxm");
+  EXPECT_EQ(s.set_by_user.size(), 3u);
+}
+
+TEST_F(ReadSettings, BadValueInTheEnvironmentThrows) {
+  setenv("SIDECORE_PROGRESS", "fast", 1);
+  try {
+    (void)d::read_settings();
+    ADD_FAILURE() << "SIDECORE_PROGRESS=fast accepted";
+  } catch (const sidecore::error& e) {
+    EXPECT_EQ(e.code(), errc::bad_setting);
+    EXPECT_THAT(std::string(e.what()), HasSubstr("SIDECORE_PROGRESS='fast'"));
+    EXPECT_THAT(std::string(e.what()), HasSubstr("off, core"));
+  }
+}
+
+TEST_F(ReadSettings, UnknownVariableIsReported) {
+  setenv("SIDECORE_PROGRES", "core", 1);  // typo
+  ::testing::internal::CaptureStderr();
+  const d::settings s = d::read_settings();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(err, HasSubstr("SIDECORE_PROGRES"));
+  EXPECT_EQ(s.mode, d::progress_mode::off);
+}
+
+}  // namespace

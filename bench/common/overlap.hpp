@@ -332,6 +332,8 @@ int run_overlap(const options& o, const std::string& cmdline, T& t) {
                       "overlap_max\n");
   std::printf("\nbench_overlap — %s; overlap %% at t_comp = %s x t_comm, median [min, max] over %d repetitions\n",
               modes[0].c_str(), factor_label(report_factor).c_str(), o.reps());
+  std::printf("sides (rank 0's calls first): sender = %s, receiver = %s, both = %s%s\n", pattern_calls[0],
+              pattern_calls[1], pattern_calls[2], self ? "; self: rank 0 is both ends" : "");
   std::printf("%6s", "size");
   for (int p = 0; p < 3; ++p) std::printf("  %10s %-28s", "t_comm us", pattern_names[static_cast<std::size_t>(p)]);
   std::printf("\n");

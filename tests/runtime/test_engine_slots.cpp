@@ -52,7 +52,7 @@ TEST(EngineSlots, CancelledReceiveCompletesCanceledAndReleaseMakesTheHandleStale
   auto e = make_engine();
   ASSERT_TRUE(e);
   std::uint64_t buf = 0;
-  const std::uint64_t h = e->start_recv(&buf, 8, kTag, 0, -1, 0);
+  const std::uint64_t h = e->start_recv(&buf, 8, kTag, 0, -1, -1, 0);
   ASSERT_NE(h, 0u);
   req* r = e->lookup(h);
   ASSERT_NE(r, nullptr);
@@ -72,7 +72,7 @@ TEST(EngineSlots, OrphanAfterCompleteFreesTheSlot) {
   auto e = make_engine();
   ASSERT_TRUE(e);
   std::uint64_t buf = 0;
-  const std::uint64_t h = e->start_recv(&buf, 8, kTag, 0, -1, 0);
+  const std::uint64_t h = e->start_recv(&buf, 8, kTag, 0, -1, -1, 0);
   req* r = e->lookup(h);
   ASSERT_NE(r, nullptr);
   e->cancel(r);
@@ -87,7 +87,7 @@ TEST(EngineSlots, OrphanBeforeCompleteIsFreedByTheEngine) {
   auto e = make_engine();
   ASSERT_TRUE(e);
   std::uint64_t buf = 0;
-  const std::uint64_t h = e->start_recv(&buf, 8, kTag, 0, -1, 0);
+  const std::uint64_t h = e->start_recv(&buf, 8, kTag, 0, -1, -1, 0);
   req* r = e->lookup(h);
   ASSERT_NE(r, nullptr);
   e->orphan(r);
@@ -105,7 +105,7 @@ void many_requests_both_orders(int n) {
   ASSERT_TRUE(e);
   std::vector<std::uint64_t> bufs(static_cast<std::size_t>(n));
   std::vector<std::uint64_t> hs;
-  for (int i = 0; i < n; ++i) hs.push_back(e->start_recv(&bufs[static_cast<std::size_t>(i)], 8, kTag, 0, -1, 0));
+  for (int i = 0; i < n; ++i) hs.push_back(e->start_recv(&bufs[static_cast<std::size_t>(i)], 8, kTag, 0, -1, -1, 0));
   EXPECT_EQ(e->requests_in_use(), static_cast<std::size_t>(n));
   // No receive may complete before anything was sent or cancelled.
   int failed = 0, first = -1, fi_err = 0;
@@ -154,7 +154,7 @@ TEST(EngineSlots, ProgressThreadWithATinyQueue) {
   ASSERT_TRUE(e->thread_running());
   constexpr int n = 200;
   std::vector<std::uint64_t> bufs(n), hs;
-  for (int i = 0; i < n; ++i) hs.push_back(e->start_recv(&bufs[static_cast<std::size_t>(i)], 8, kTag, 0, -1, 0));
+  for (int i = 0; i < n; ++i) hs.push_back(e->start_recv(&bufs[static_cast<std::size_t>(i)], 8, kTag, 0, -1, -1, 0));
   for (int i = 0; i < n; ++i) {
     req* r = e->lookup(hs[static_cast<std::size_t>(i)]);
     ASSERT_NE(r, nullptr);

@@ -480,7 +480,7 @@ TEST_F(P2P, ThreadsStreamingToOneReceiverKeepPerTagOrder) {
 
 // check_prefix: the posted bytes hold the start of the message. sidecore.hpp says status.bytes is "the bytes
 // written, = buffer size"; MPI and libfabric leave the content open, and tcp;ofi_rxm writes nothing: checked
-// only by P2PKnownBug.TruncationWritesTheStartOfTheMessage.
+// only by P2PKnownBugHangs.DISABLED_TruncationWritesTheStartOfTheMessage.
 void check_truncation(int rank, int size, std::size_t sent, std::size_t posted, int tag, bool blocking,
                       bool check_prefix = false) {
   constexpr std::size_t guard = 256;
@@ -510,24 +510,9 @@ void check_truncation(int rank, int size, std::size_t sent, std::size_t posted, 
   EXPECT_NE(ss.error, errc::transport) << "the sender of a truncated message";
 }
 
-// Known bugs (on shm, libfabric 1.17; these pass on tcp;ofi_rxm): see the report in CMakeLists.txt. Suites named
+// Known bugs (libfabric 1.17, mostly shm): listed at the top of CMakeLists.txt. Suites named
 // *KnownBug* are run only by the runtime.p2p_known_bug.* entries (label known-bug).
 
-// shm reports FI_ETRUNC negated in the error entry (err.err == -265); the engine only maps +FI_ETRUNC, so the
-// receive completes with errc::transport, bytes 0, source/tag unset.
-TEST_F(P2PKnownBug, TruncationSmallMessage) { check_truncation(rank, size, 100, 64, 700, false); }
-TEST_F(P2PKnownBug, TruncationWritesTheStartOfTheMessage) { check_truncation(rank, size, 100, 64, 705, false, true); }
-
-TEST_F(P2PKnownBug, TrafficGoesOnAfterTruncation) {
-  check_truncation(rank, size, 300, 10, 704, false);
-  std::uint64_t v = 0;
-  const std::uint64_t mine = 42u + static_cast<std::uint64_t>(rank);
-  request s = sidecore::isend(&mine, 8, right(rank, size), 704);
-  const status st = sidecore::recv(&v, 8, left(rank, size), 704);
-  EXPECT_TRUE(st.ok());
-  EXPECT_EQ(v, 42u + static_cast<std::uint64_t>(left(rank, size)));
-  (void)sidecore::wait(s);
-}
 
 // ---- cancel -------------------------------------------------------------------------------------------------------
 
@@ -702,12 +687,40 @@ TEST_F(P2PKnownBug, CancelledReceiveMatchesAnotherTag) {
   EXPECT_EQ(lost, 0) << "messages taken by a cancelled receive of another tag";
 }
 
+// The tests below hang (until the ctest timeout) and are DISABLED_: a rank killed by the timeout leaves its shm
+// region in /dev/shm, and a later process that reuses the pid can then fail init (fi_av_insert -FI_EOTHER), so a
+// hang here would make the rest of the suite flaky. Run them by hand:
+//   SIDECORE_PROVIDER=shm timeout 60 mpiexec -n 2 test_runtime_p2p --gtest_filter='*KnownBugHangs*'
+//     --gtest_also_run_disabled_tests   (one line)
+//
+// Hangs on tcp;ofi_rxm: after a truncated receive, the sender of the truncated message may complete with
+// errc::transport and the next message between the two ranks never arrives.
+TEST_F(P2PKnownBugHangs, DISABLED_TrafficGoesOnAfterTruncation) {
+  check_truncation(rank, size, 300, 10, 704, false);
+  std::uint64_t v = 0;
+  const std::uint64_t mine = 42u + static_cast<std::uint64_t>(rank);
+  request s = sidecore::isend(&mine, 8, right(rank, size), 704);
+  const status st = sidecore::recv(&v, 8, left(rank, size), 704);
+  EXPECT_TRUE(st.ok());
+  EXPECT_EQ(v, 42u + static_cast<std::uint64_t>(left(rank, size)));
+  (void)sidecore::wait(s);
+}
+
 // Known bug on shm, hangs: a truncated message larger than shm's inline size (4 KiB) never completes: both ranks
 // spin forever inside fi_cq_read. Last in the file, so that it only cuts the known-bug run short.
 // Hangs on tcp;ofi_rxm: 10 bytes into a 0-byte receive with a null buffer (the runtime passes buf == nullptr to
 // fi_trecv); on shm it completes with errc::transport (the FI_ETRUNC sign bug above).
-TEST_F(P2PKnownBugHangs, TruncationIntoZeroByteBuffer) { check_truncation(rank, size, 10, 0, 702, false); }
-TEST_F(P2PKnownBugHangs, TruncationBlockingRecv) { check_truncation(rank, size, 5000, 4999, 703, true); }
-TEST_F(P2PKnownBugHangs, TruncationRendezvousMessage) { check_truncation(rank, size, 1 * mib, 256 * kib, 701, false); }
+// shm reports FI_ETRUNC negated in the error entry (err.err == -265); the engine only maps +FI_ETRUNC, so the
+// receive completes with errc::transport, bytes 0, source/tag unset. On tcp;ofi_rxm it passes, but the pair's
+// next messages never arrive (the test after it hangs).
+TEST_F(P2PKnownBugHangs, DISABLED_TruncationSmallMessage) { check_truncation(rank, size, 100, 64, 700, false); }
+// On tcp;ofi_rxm the truncated receive holds none of the message, and (as a second truncation between the pair)
+// the sender completes with errc::transport, after which the pair's traffic stops.
+TEST_F(P2PKnownBugHangs, DISABLED_TruncationWritesTheStartOfTheMessage) {
+  check_truncation(rank, size, 100, 64, 705, false, true);
+}
+TEST_F(P2PKnownBugHangs, DISABLED_TruncationIntoZeroByteBuffer) { check_truncation(rank, size, 10, 0, 702, false); }
+TEST_F(P2PKnownBugHangs, DISABLED_TruncationBlockingRecv) { check_truncation(rank, size, 5000, 4999, 703, true); }
+TEST_F(P2PKnownBugHangs, DISABLED_TruncationRendezvousMessage) { check_truncation(rank, size, 1 * mib, 256 * kib, 701, false); }
 
 }  // namespace

@@ -46,6 +46,14 @@ void futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t expected, std::u
 void futex_wake(std::atomic<std::uint32_t>* word) noexcept {
   syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
 }
+// The same on memory shared between processes (doorbells): no _PRIVATE.
+void futex_wait_shared(std::atomic<std::uint32_t>* word, std::uint32_t expected, std::uint32_t timeout_us) noexcept {
+  timespec ts{static_cast<time_t>(timeout_us / 1000000), static_cast<long>(timeout_us % 1000000) * 1000};
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAIT, expected, &ts, nullptr, 0);
+}
+void futex_wake_shared(std::atomic<std::uint32_t>* word) noexcept {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+}
 
 [[noreturn]] void fail(const char* call, int rc, const std::string& provider) {
   throw transport_error(std::string("libfabric ") + call + " failed on provider '" + provider + "': " +
@@ -137,14 +145,15 @@ engine::~engine() {
   if (info_) fi_freeinfo(info_);
 }
 
-std::uint64_t engine::start_send(const void* buf, std::size_t len, fi_addr_t dest, std::uint64_t tag, int peer,
+std::uint64_t engine::start_send(const void* buf, std::size_t len, int dest, std::uint64_t tag, int peer,
                                  std::uint32_t owner_thread) {
   req* r = pool_.acquire();
   if (!r) throw std::bad_alloc();
   r->op = req_op::send;
   r->buf = const_cast<void*>(buf);  // libfabric's send takes const; the slot is shared with receives
   r->len = len;
-  r->addr = dest;
+  r->addr = addrs_[static_cast<std::size_t>(dest)];
+  r->peer_world = dest;
   r->tag = tag;
   r->ignore = 0;
   r->peer = peer;
@@ -157,13 +166,14 @@ std::uint64_t engine::start_send(const void* buf, std::size_t len, fi_addr_t des
 }
 
 std::uint64_t engine::start_recv(void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore, int peer,
-                                 std::uint32_t owner_thread) {
+                                 int source_index, std::uint32_t owner_thread) {
   req* r = pool_.acquire();
   if (!r) throw std::bad_alloc();
   r->op = req_op::recv;
   r->buf = buf;
   r->len = len;
   r->addr = FI_ADDR_UNSPEC;
+  r->peer_world = source_index;
   r->tag = tag;
   r->ignore = ignore;
   r->peer = peer;
@@ -199,7 +209,9 @@ void engine::do_cancel(req* r) {
 void engine::submit(std::uint32_t entry) {
   if (!thread_running() && try_lock()) {
     drain_submissions();
-    post_or_backlog(pool_.at(entry));
+    own_ = pool_.at(entry);
+    post_or_backlog(own_);
+    own_ = nullptr;
     unlock();
     return;
   }
@@ -216,13 +228,32 @@ void engine::submit(std::uint32_t entry) {
   if (cfg_.idle != idle_policy::spin) {
     // Pairs with the fence in sleep_locked: either the sleeper sees our entry, or we see it sleeping.
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (sleeping_.load(std::memory_order_relaxed)) wake();
+    if (bell_->sleepers.load(std::memory_order_relaxed)) wake();
   }
 }
 
 void engine::wake() noexcept {
-  doorbell_.fetch_add(1, std::memory_order_release);
-  futex_wake(&doorbell_);
+  bell_->seq.fetch_add(1, std::memory_order_release);
+  futex_wake_shared(&bell_->seq);
+}
+
+void engine::set_doorbells(doorbell* mine, std::vector<doorbell*> peers) {
+  bell_ = mine ? mine : &private_bell_;
+  peer_bells_ = std::move(peers);
+}
+
+// After we gave a peer something to react to (a message; the end of its large send), wake it if it sleeps.
+// The fence orders the provider's writes into the peer's queue before our read of its sleepers count; it
+// pairs with the fence in the peer's sleep_locked (either it sees the message when it re-polls, or we see it
+// asleep).
+void engine::ring_peer(int index) noexcept {
+  if (index < 0 || static_cast<std::size_t>(index) >= peer_bells_.size()) return;
+  doorbell* b = peer_bells_[static_cast<std::size_t>(index)];
+  if (!b || b == bell_) return;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (b->sleepers.load(std::memory_order_relaxed) == 0) return;
+  b->seq.fetch_add(1, std::memory_order_release);
+  futex_wake_shared(&b->seq);
 }
 
 bool engine::drain_submissions() {
@@ -276,6 +307,7 @@ bool engine::post(req* r) {
       if (rc == 0) {
         if (xfer_hook_) xfer_hook_(r, true);
         r->posted = true;
+        ring_peer(r->peer_world);
         complete(r);
         return true;
       }
@@ -294,12 +326,19 @@ bool engine::post(req* r) {
   }
   r->posted = true;
   if (xfer_hook_) xfer_hook_(r, true);
+  if (r->op == req_op::send) ring_peer(r->peer_world);
   return true;
 }
 
 void engine::complete(req* r) noexcept {
   if (xfer_hook_ && r->posted) xfer_hook_(r, false);
   bump(completions_);
+  if (r == own_) {
+    // Completed while its caller posts it (an inject): nobody else can hold its handle yet, so no orphan mark
+    // and no waiter to race with.
+    r->state.store(static_cast<std::uint32_t>(req_state::complete), std::memory_order_release);
+    return;
+  }
   const auto prev = r->state.exchange(static_cast<std::uint32_t>(req_state::complete), std::memory_order_seq_cst);
   if (prev == static_cast<std::uint32_t>(req_state::orphan)) {
     pool_.release(r);
@@ -319,6 +358,7 @@ void engine::handle_entries(const fi_cq_tagged_entry* e, int n) {
     if (r->op == req_op::recv) {
       r->bytes = e[i].len;
       r->rtag = e[i].tag;
+      if (e[i].len > inject_size_) ring_peer(r->peer_world);  // its rendezvous send now completes
     }
     r->result = req_result::ok;
     complete(r);
@@ -383,29 +423,38 @@ bool engine::progress() {
 
 void engine::sleep_locked() {
   bump(blocks_);
-  const std::uint32_t bell = doorbell_.load(std::memory_order_acquire);
-  sleeping_.store(true, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the fence in submit()
-  const bool quiet = queue_.empty_hint() && !stop_.load(std::memory_order_acquire);
+  const std::uint32_t seq = bell_->seq.load(std::memory_order_acquire);
+  bell_->sleepers.fetch_add(1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the fences in submit() and ring_peer()
+  // Re-check after announcing ourselves: a submission queued, or a message that arrived before a peer could
+  // see us asleep.
+  const bool quiet = queue_.empty_hint() && !stop_.load(std::memory_order_acquire) && poll_cq() == 0;
   unlock();
-  if (quiet) futex_wait(&doorbell_, bell, cfg_.block_us);
-  sleeping_.store(false, std::memory_order_relaxed);
+  if (quiet) futex_wait_shared(&bell_->seq, seq, cfg_.block_us);
+  bell_->sleepers.fetch_sub(1, std::memory_order_relaxed);
   while (!try_lock()) cpu_relax();
 }
 
 void engine::wait_for(req* r) {
-  const std::uint64_t start = now_ns();
+  if (is_complete(r)) return;
+  // The clock is read only once the wait has lasted a while (a clock read costs as much as a short wait).
   const std::uint64_t spin_ns = cfg_.idle == idle_policy::spin    ? UINT64_MAX
                                 : cfg_.idle == idle_policy::block ? 0
                                                                   : std::uint64_t{cfg_.spin_us} * 1000;
+  std::uint64_t start = 0;
   std::uint32_t rounds = 0;
+  const auto waited_enough = [&]() {
+    const std::uint64_t now = now_ns();
+    if (start == 0) start = now;
+    return now - start > spin_ns;
+  };
   if (thread_running()) {
     // Mode core: the progress thread moves the data; we only watch the request, and after the spin phase
     // sleep on its state word until complete() wakes us.
     constexpr auto pending = static_cast<std::uint32_t>(req_state::pending);
     while (!is_complete(r)) {
       cpu_relax();
-      if ((++rounds & 255) != 0 || now_ns() - start <= spin_ns) continue;
+      if ((++rounds & 255) != 0 || !waited_enough()) continue;
       r->waiter.store(true, std::memory_order_seq_cst);
       if (r->state.load(std::memory_order_seq_cst) == pending) futex_wait(&r->state, pending, 0);
     }
@@ -417,7 +466,7 @@ void engine::wait_for(req* r) {
       continue;
     }
     const bool did = progress_locked();
-    if (!did && !is_complete(r) && (++rounds & 63) == 0 && now_ns() - start > spin_ns) sleep_locked();
+    if (!did && !is_complete(r) && (++rounds & 63) == 0 && waited_enough()) sleep_locked();
     unlock();
   }
 }
@@ -437,41 +486,46 @@ void engine::stop_thread() {
 }
 
 // The progress loop (mode core): drain the backlog and submissions, poll the CQ; when a pass finds nothing,
-// spin, then (block/hybrid) sleep on the CQ's wait object until a completion or a submission wakes it.
+// spin, then (block/hybrid) sleep on the doorbell until a submission or a peer rings it, or block_us passes.
+
 void engine::thread_main(std::function<void()> on_start) {
   if (on_start) on_start();
   while (!try_lock()) cpu_relax();
-  std::uint64_t idle_since = 0;
-  std::uint64_t t = now_ns();
+  // Busy/idle accounting reads the clock at transitions only, and an idle loop every 64 passes: a clock read
+  // costs as much as a poll here, and every poll it delays is latency.
+  constexpr std::uint32_t passes_per_clock = 64;
   const std::uint64_t spin_ns = std::uint64_t{cfg_.spin_us} * 1000;
+  std::uint64_t t = now_ns(), idle_since = 0;
+  std::uint32_t idle_passes = 0;
+  bool idle = false;
   while (!stop_.load(std::memory_order_acquire)) {
-    const bool did = progress_locked();
-    const std::uint64_t now = now_ns();
-    if (did) {
-      bump(busy_ns_, now - t);
-      idle_since = 0;
-      t = now;
+    if (progress_locked()) {
+      if (idle) {
+        const std::uint64_t now = now_ns();
+        bump(idle_ns_, now - t);
+        t = now;
+        idle = false;
+      }
       continue;
     }
-    bump(idle_ns_, now - t);
-    t = now;
-    if (idle_since == 0) {
-      idle_since = now;
+    if (!idle) {
+      const std::uint64_t now = now_ns();
+      bump(busy_ns_, now - t);
+      t = idle_since = now;
+      idle = true;
+      idle_passes = 0;
       if (idle_hook_) idle_hook_();
     }
-    if (cfg_.idle == idle_policy::spin) {
+    if ((++idle_passes % passes_per_clock) != 0) {
       cpu_relax();
       continue;
     }
-    if (cfg_.idle == idle_policy::hybrid && now - idle_since < spin_ns) {
-      cpu_relax();
+    if (cfg_.idle == idle_policy::spin || (cfg_.idle == idle_policy::hybrid && now_ns() - idle_since < spin_ns))
       continue;
-    }
     sleep_locked();
-    const std::uint64_t after = now_ns();
-    bump(idle_ns_, after - t);
-    t = after;
   }
+  const std::uint64_t now = now_ns();
+  bump(idle ? idle_ns_ : busy_ns_, now - t);
   progress_locked();
   unlock();
 }

@@ -21,23 +21,34 @@ namespace detail {
 std::atomic<int> g_phase{0};
 runtime_state* g_state = nullptr;
 
-runtime_state& state_or_throw(const char* what) {
+// The checks below are on every call: the test is inline, the message is built out of line (cold).
+[[noreturn, gnu::cold, gnu::noinline]] void throw_not_running(const char* what) {
   const int p = g_phase.load(std::memory_order_acquire);
-  if (p == static_cast<int>(phase::running)) return *g_state;
   throw error(errc::not_initialized, std::string("sidecore::") + what + " called " +
                                          (p == 0 ? "before sidecore::init()" : "after sidecore::finalize()") +
                                          "; call it between init() and finalize()");
 }
 
-comm_entry& comm_or_throw(const comm& c, const char* what) {
-  runtime_state& s = state_or_throw(what);
+[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_comm(const comm& c, const char* what) {
   if (c.id() < 0 || c.id() >= tag::max_comms)
     throw error(errc::invalid_argument, std::string("sidecore::") + what + ": the communicator is null (default-"
                                         "constructed, freed, or split with color -1); pass world() or a live one");
-  comm_entry* e = s.comms[static_cast<std::size_t>(c.id())].load(std::memory_order_acquire);
-  if (!e)
-    throw error(errc::invalid_argument, std::string("sidecore::") + what + ": communicator id " +
-                                            std::to_string(c.id()) + " was freed; pass world() or a live one");
+  throw error(errc::invalid_argument, std::string("sidecore::") + what + ": communicator id " +
+                                          std::to_string(c.id()) + " was freed; pass world() or a live one");
+}
+
+runtime_state& state_or_throw(const char* what) {
+  if (g_phase.load(std::memory_order_acquire) != static_cast<int>(phase::running)) [[unlikely]]
+    throw_not_running(what);
+  return *g_state;
+}
+
+comm_entry& comm_or_throw(const comm& c, const char* what) {
+  runtime_state& s = state_or_throw(what);
+  const auto id = static_cast<unsigned>(c.id());
+  comm_entry* e = id < static_cast<unsigned>(tag::max_comms) ? s.comms[id].load(std::memory_order_acquire) : nullptr;
+  if (!e) [[unlikely]]
+    throw_bad_comm(c, what);
   return *e;
 }
 
@@ -89,36 +100,53 @@ status consume(detail::runtime_state& s, progress::req* q) {
   return st;
 }
 
-void check_buffer(const void* buf, std::int64_t bytes, const char* what) {
+[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_buffer(const void* buf, std::int64_t bytes, const char* what) {
   if (bytes < 0)
     throw error(errc::invalid_argument, std::string("sidecore::") + what + ": bytes=" + std::to_string(bytes) +
                                             " is negative; accepted: 0 or more");
-  if (buf == nullptr && bytes > 0)
-    throw error(errc::invalid_argument, std::string("sidecore::") + what + ": buf is null with bytes=" +
-                                            std::to_string(bytes) + "; a null buffer is accepted only with 0 bytes");
+  (void)buf;
+  throw error(errc::invalid_argument, std::string("sidecore::") + what + ": buf is null with bytes=" +
+                                          std::to_string(bytes) + "; a null buffer is accepted only with 0 bytes");
 }
 
-void check_size(const detail::runtime_state& s, std::int64_t bytes, const char* what) {
-  if (static_cast<std::uint64_t>(bytes) > s.eng->max_msg_size())
-    throw error(errc::invalid_argument, std::string("sidecore::") + what + ": bytes=" + std::to_string(bytes) +
-                                            " exceeds the largest message of provider " + s.eng->provider() + " (" +
-                                            std::to_string(s.eng->max_msg_size()) + " bytes)");
+[[noreturn, gnu::cold, gnu::noinline]] void throw_too_large(const detail::runtime_state& s, std::int64_t bytes,
+                                                            const char* what) {
+  throw error(errc::invalid_argument, std::string("sidecore::") + what + ": bytes=" + std::to_string(bytes) +
+                                          " exceeds the largest message of provider " + s.eng->provider() + " (" +
+                                          std::to_string(s.eng->max_msg_size()) + " bytes)");
 }
 
-void check_rank(const detail::comm_entry& c, int r, bool allow_any, const char* arg, const char* what) {
-  if (allow_any && r == any_source) return;
-  if (r < 0 || r >= c.size)
-    throw error(errc::invalid_argument, std::string("sidecore::") + what + ": " + arg + "=" + std::to_string(r) +
-                                            " is not a rank of the communicator; accepted: 0.." +
-                                            std::to_string(c.size - 1) + (allow_any ? " or any_source" : ""));
+[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_rank(const detail::comm_entry& c, int r, bool allow_any,
+                                                           const char* arg, const char* what) {
+  throw error(errc::invalid_argument, std::string("sidecore::") + what + ": " + arg + "=" + std::to_string(r) +
+                                          " is not a rank of the communicator; accepted: 0.." +
+                                          std::to_string(c.size - 1) + (allow_any ? " or any_source" : ""));
 }
 
-void check_tag(int t, bool allow_any, const char* what) {
-  if (allow_any && t == any_tag) return;
-  if (t < 0 || t > tag_max)
-    throw error(errc::invalid_argument, std::string("sidecore::") + what + ": tag=" + std::to_string(t) +
-                                            " is out of range; accepted: 0.." + std::to_string(tag_max) +
-                                            (allow_any ? " or any_tag" : ""));
+[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_tag(int t, bool allow_any, const char* what) {
+  throw error(errc::invalid_argument, std::string("sidecore::") + what + ": tag=" + std::to_string(t) +
+                                          " is out of range; accepted: 0.." + std::to_string(tag_max) +
+                                          (allow_any ? " or any_tag" : ""));
+}
+
+inline void check_buffer(const void* buf, std::int64_t bytes, const char* what) {
+  if (bytes < 0 || (buf == nullptr && bytes > 0)) [[unlikely]]
+    throw_bad_buffer(buf, bytes, what);
+}
+
+inline void check_size(const detail::runtime_state& s, std::int64_t bytes, const char* what) {
+  if (static_cast<std::uint64_t>(bytes) > s.eng->max_msg_size()) [[unlikely]]
+    throw_too_large(s, bytes, what);
+}
+
+inline void check_rank(const detail::comm_entry& c, int r, bool allow_any, const char* arg, const char* what) {
+  if (static_cast<unsigned>(r) >= static_cast<unsigned>(c.size) && !(allow_any && r == any_source)) [[unlikely]]
+    throw_bad_rank(c, r, allow_any, arg, what);
+}
+
+inline void check_tag(int t, bool allow_any, const char* what) {
+  if (static_cast<unsigned>(t) > static_cast<unsigned>(tag_max) && !(allow_any && t == any_tag)) [[unlikely]]
+    throw_bad_tag(t, allow_any, what);
 }
 
 void mpi_check(int rc, const char* call) {
@@ -156,6 +184,36 @@ int agree_comm_id(detail::runtime_state& s, MPI_Comm parent) {
                                             std::to_string(tag::max_comms - 1) + " dup/split calls per run");
   s.next_comm_id = id + 1;
   return id;
+}
+
+// One doorbell per rank in an MPI shared window of the node, so that a rank that sends to a sleeping peer on
+// the same node wakes it at once (see progress::doorbell).
+void setup_doorbells(detail::runtime_state& s, MPI_Comm world) {
+  progress::doorbell* mine = nullptr;
+  mpi_check(MPI_Win_allocate_shared(sizeof(progress::doorbell), sizeof(progress::doorbell), MPI_INFO_NULL, s.node,
+                                    &mine, &s.bell_window),
+            "MPI_Win_allocate_shared (doorbells)");
+  new (mine) progress::doorbell();
+  MPI_Barrier(s.node);
+  int local = 0, nranks = 0;
+  MPI_Comm_size(s.node, &local);
+  MPI_Comm_size(world, &nranks);
+  MPI_Group g_node, g_world;
+  MPI_Comm_group(s.node, &g_node);
+  MPI_Comm_group(world, &g_world);
+  std::vector<progress::doorbell*> peers(static_cast<std::size_t>(nranks), nullptr);
+  for (int i = 0; i < local; ++i) {
+    MPI_Aint sz = 0;
+    int disp = 0;
+    void* ptr = nullptr;
+    mpi_check(MPI_Win_shared_query(s.bell_window, i, &sz, &disp, &ptr), "MPI_Win_shared_query (doorbells)");
+    int w = 0;
+    MPI_Group_translate_ranks(g_node, 1, &i, g_world, &w);
+    if (w >= 0 && w < nranks) peers[static_cast<std::size_t>(w)] = static_cast<progress::doorbell*>(ptr);
+  }
+  MPI_Group_free(&g_node);
+  MPI_Group_free(&g_world);
+  s.eng->set_doorbells(mine, std::move(peers));
 }
 
 const char* mode_name(detail::progress_mode m) { return m == detail::progress_mode::core ? "core" : "off"; }
@@ -234,12 +292,12 @@ void init(MPI_Comm user_comm) {
 
   progress::engine_config ec;
   ec.provider = s->cfg.provider;
+  MPI_Comm node = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  s->node = node;
   if (ec.provider.empty()) {
-    MPI_Comm node = MPI_COMM_NULL;
-    mpi_check(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
     int local = 0;
     MPI_Comm_size(node, &local);
-    MPI_Comm_free(&node);
     int one_host = local == nranks, all_one_host = 0;
     mpi_check(MPI_Allreduce(&one_host, &all_one_host, 1, MPI_INT, MPI_MIN, world), "MPI_Allreduce");
     ec.provider = all_one_host ? "shm" : "tcp;ofi_rxm";
@@ -249,6 +307,9 @@ void init(MPI_Comm user_comm) {
   ec.block_us = s->cfg.block_us;
   ec.queue_capacity = s->cfg.submit_queue;
   ec.cq_batch = s->cfg.cq_batch;
+  int thread_level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&thread_level);
+  ec.serialized_callers = thread_level != MPI_THREAD_MULTIPLE;
   try {
     s->eng = std::make_unique<progress::engine>(ec);
   } catch (const progress::transport_error& e) {
@@ -267,6 +328,7 @@ void init(MPI_Comm user_comm) {
   }
 
   s->comms[0].store(make_entry(world, world), std::memory_order_release);
+  setup_doorbells(*s, world);
 
   g_state = s.release();
   g_phase.store(static_cast<int>(phase::running), std::memory_order_release);
@@ -323,6 +385,8 @@ void finalize() {
   detail::instrument_finish(s, comm_access::make(0), static_cast<double>(now_ns() - s.t_init_ns) * 1e-9);
   g_phase.store(static_cast<int>(phase::finalized), std::memory_order_release);
   s.eng.reset();
+  if (s.bell_window != MPI_WIN_NULL) MPI_Win_free(&s.bell_window);
+  if (s.node != MPI_COMM_NULL) MPI_Comm_free(&s.node);
   for (auto& slot : s.comms) {
     detail::comm_entry* e = slot.exchange(nullptr);
     if (!e) continue;
@@ -429,7 +493,7 @@ request isend(const void* buf, std::int64_t bytes, int dest, int t, const comm& 
   check_tag(t, false, "isend");
   check_size(s, bytes, "isend");
   const int world_dest = e.to_world[static_cast<std::size_t>(dest)];
-  return request_access::make(s.eng->start_send(buf, static_cast<std::size_t>(bytes), s.eng->address(world_dest),
+  return request_access::make(s.eng->start_send(buf, static_cast<std::size_t>(bytes), world_dest,
                                                 tag::make(tag::kind::p2p, c.id(), e.rank, t), dest,
                                                 instrument::current_thread_id()));
 }
@@ -447,6 +511,7 @@ request irecv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
   if (t == any_tag) ignore |= tag::ignore_user();
   const std::uint64_t match = tag::make(tag::kind::p2p, c.id(), source == any_source ? 0 : source, t == any_tag ? 0 : t);
   return request_access::make(s.eng->start_recv(buf, static_cast<std::size_t>(bytes), match, ignore, source,
+                                                source == any_source ? -1 : e.to_world[static_cast<std::size_t>(source)],
                                                 instrument::current_thread_id()));
 }
 

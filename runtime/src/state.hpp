@@ -54,6 +54,8 @@ struct runtime_state {
   std::mutex comm_mutex;  // comm creation/free (rare, collective)
   int next_comm_id = 1;
   std::uint64_t t_init_ns = 0;
+  MPI_Comm node = MPI_COMM_NULL;     // the ranks of this node (shared memory)
+  MPI_Win bell_window = MPI_WIN_NULL;  // their doorbells
 };
 
 enum class phase : int { before_init = 0, running = 1, finalized = 2 };

@@ -29,6 +29,9 @@ struct engine_config {
   std::uint32_t block_us = 1000;     ///< longest single sleep when blocked (incoming data is seen within it)
   std::size_t queue_capacity = 4096; ///< submission queue entries
   std::size_t cq_batch = 16;         ///< completions read per fi_cq_read
+  /// The application promises that no two of its threads call sidecore at the same time (MPI thread level
+  /// SINGLE, FUNNELED or SERIALIZED): mode off then takes no lock, as MPI libraries do below THREAD_MULTIPLE.
+  bool serialized_callers = false;
 };
 
 /// Counters of the progress loop (the progress thread's own accounting in core mode).
@@ -40,6 +43,15 @@ struct engine_stats {
   std::uint64_t blocks = 0;       ///< times the progress thread blocked on the wait object
   std::uint64_t eagain = 0;       ///< operations the provider refused for a while (retried from the backlog)
   std::uint64_t queue_full = 0;   ///< submissions that found the queue full
+};
+
+/// A doorbell: the futex word a blocked progressor of one process sleeps on. The runtime places one per rank in
+/// memory shared by the ranks of a node (an MPI shared window), so a peer on the same node can wake a sleeper
+/// the moment it sends to it: neither shm nor tcp;ofi_rxm in libfabric 1.17 wake a thread blocked in
+/// fi_cq_sread when a message arrives (measured: shm never returns before its timeout).
+struct alignas(64) doorbell {
+  std::atomic<std::uint32_t> seq{0};       ///< futex word, bumped by every ring
+  std::atomic<std::uint32_t> sleepers{0};  ///< threads of the owner sleeping on seq
 };
 
 /// Thrown for libfabric or bootstrap failures; the runtime maps it to sidecore::error(errc::transport).
@@ -63,13 +75,21 @@ class engine {
   [[nodiscard]] const std::string& fabric_name() const noexcept { return fabric_name_; }
   [[nodiscard]] std::size_t max_msg_size() const noexcept { return max_msg_size_; }
   [[nodiscard]] std::size_t inject_size() const noexcept { return inject_size_; }
-  [[nodiscard]] fi_addr_t address(int comm_rank) const noexcept { return addrs_[static_cast<std::size_t>(comm_rank)]; }
 
   /// Starts an operation; returns its handle (never 0). Throws std::bad_alloc when the pool is exhausted.
-  [[nodiscard]] std::uint64_t start_send(const void* buf, std::size_t len, fi_addr_t dest, std::uint64_t tag, int peer,
+  /// `dest` is an engine address index (the rank in the connect() communicator); `peer` the rank in the
+  /// caller's communicator (instrumentation only).
+  [[nodiscard]] std::uint64_t start_send(const void* buf, std::size_t len, int dest, std::uint64_t tag, int peer,
                                          std::uint32_t owner_thread);
+  /// `source_index` is the engine address index of the source, or -1 for any source.
   [[nodiscard]] std::uint64_t start_recv(void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore, int peer,
-                                         std::uint32_t owner_thread);
+                                         int source_index, std::uint32_t owner_thread);
+
+  /// Doorbells shared with the ranks of this node: `mine` is this process's, `peers[i]` that of address index i
+  /// (nullptr for ranks on other nodes, whose messages are seen within block_us instead). Without a call, a
+  /// process-private doorbell serves (submissions from this process's threads still wake the sleeper). Call
+  /// before traffic; the memory must outlive the engine.
+  void set_doorbells(doorbell* mine, std::vector<doorbell*> peers);
   /// Asks the provider to cancel a posted receive (no effect on one already matched). Returns once the
   /// engine has acted on it, so the request cannot be consumed and its slot reused meanwhile.
   void cancel(req* r);
@@ -111,8 +131,16 @@ class engine {
  private:
   void submit(std::uint32_t entry);
   void do_cancel(req* r);          // caller holds the lock
-  bool try_lock() noexcept { return !progress_lock_.exchange(true, std::memory_order_acquire); }
-  void unlock() noexcept { progress_lock_.store(false, std::memory_order_release); }
+  // The progress lock: the progress thread holds it for its whole life (mode core); in mode off a caller takes
+  // it around each pass, unless callers are serialized by the application (no atomic then).
+  bool try_lock() noexcept {
+    if (cfg_.serialized_callers && !running_.load(std::memory_order_relaxed)) return true;
+    return !progress_lock_.exchange(true, std::memory_order_acquire);
+  }
+  void unlock() noexcept {
+    if (cfg_.serialized_callers && !running_.load(std::memory_order_relaxed)) return;
+    progress_lock_.store(false, std::memory_order_release);
+  }
   bool progress_locked();          // caller holds the lock
   bool drain_submissions();        // caller holds the lock
   bool post(req* r);               // caller holds the lock; false on EAGAIN
@@ -124,7 +152,8 @@ class engine {
   void complete(req* r) noexcept;
   void sleep_locked();             // caller holds the lock; sleeps up to block_us or until a submission
   void thread_main(std::function<void()> on_start);
-  void wake() noexcept;
+  void wake() noexcept;                       // ring our own doorbell
+  void ring_peer(int index) noexcept;         // ring a peer's doorbell if it sleeps
 
   engine_config cfg_;
   std::string provider_, fabric_name_;
@@ -140,13 +169,15 @@ class engine {
   request_pool pool_;
   mpmc_queue queue_;
   alignas(64) std::atomic<bool> progress_lock_{false};
-  alignas(64) std::atomic<bool> sleeping_{false};
-  std::atomic<std::uint32_t> doorbell_{0};  // futex word: bumped to wake a sleeping progressor
+  doorbell private_bell_;
+  doorbell* bell_ = &private_bell_;
+  std::vector<doorbell*> peer_bells_;
   std::uint32_t backlog_head_ = 0, backlog_tail_ = 0;  // index + 1, 0 = empty
   std::atomic<bool> stop_{false};
   std::atomic<bool> running_{false};
   std::thread thread_;
   xfer_hook xfer_hook_ = nullptr;
+  req* own_ = nullptr;  // the request the caller is posting itself (its handle is not out yet)
   idle_hook idle_hook_ = nullptr;
   std::atomic<bool> warned_full_{false};
 

@@ -43,6 +43,7 @@ struct alignas(64) req {
   std::uint64_t tag = 0;
   std::uint64_t ignore = 0;
   int peer = -1;                 // rank in the communicator, for instrumentation
+  int peer_world = -1;           // engine address index of the peer (-1: any source), to ring its doorbell
   std::uint32_t owner_thread = 0;
   // result (written by the engine before state becomes complete, read after)
   std::uint64_t rtag = 0;
@@ -57,17 +58,29 @@ class request_pool {
   static constexpr std::uint32_t chunk_size = 1U << chunk_bits;
   static constexpr std::uint32_t max_chunks = 4096;  // 4M requests in flight at most
 
-  request_pool() {
+  request_pool() : id_(next_pool_id()) {
     for (auto& c : chunks_) c.store(nullptr, std::memory_order_relaxed);
+    live_pool_id().store(id_, std::memory_order_release);
   }
   ~request_pool() {
+    // Thread caches of this pool are not flushed into it any more (they are simply dropped).
+    std::uint64_t mine = id_;
+    live_pool_id().compare_exchange_strong(mine, 0, std::memory_order_acq_rel);
+    if (cache().pool_id == id_) cache().count = 0;
     for (auto& c : chunks_) delete[] c.load(std::memory_order_relaxed);
   }
   request_pool(const request_pool&) = delete;
   request_pool& operator=(const request_pool&) = delete;
 
   /// A free slot in state pending, or nullptr when max_chunks * chunk_size requests are in flight.
+  /// Fast path: the calling thread's cache of recently released slots (no atomic read-modify-write).
   [[nodiscard]] req* acquire() {
+    thread_cache& c = cache();
+    if (c.pool_id == id_ && c.count > 0) {
+      req* r = at(c.slots[--c.count]);
+      r->state.store(static_cast<std::uint32_t>(req_state::pending), std::memory_order_relaxed);
+      return r;
+    }
     for (;;) {
       std::uint64_t head = head_.load(std::memory_order_acquire);
       const auto idx1 = static_cast<std::uint32_t>(head);
@@ -79,20 +92,29 @@ class request_pool {
       const std::uint64_t next = ((head >> 32) + 1) << 32 | r->next_free.load(std::memory_order_relaxed);
       if (head_.compare_exchange_weak(head, next, std::memory_order_acq_rel, std::memory_order_acquire)) {
         r->state.store(static_cast<std::uint32_t>(req_state::pending), std::memory_order_relaxed);
-        in_use_.fetch_add(1, std::memory_order_relaxed);
         return r;
       }
     }
   }
 
-  /// Returns a slot to the free list and makes every handle to it stale.
+  /// Returns a slot (to the calling thread's cache, or the shared free list when the cache is full) and makes
+  /// every handle to it stale. Only the thread that releases a slot writes its generation.
   void release(req* r) noexcept {
-    r->gen.fetch_add(1, std::memory_order_relaxed);
-    r->state.store(static_cast<std::uint32_t>(req_state::free), std::memory_order_relaxed);
+    r->gen.store(r->gen.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     r->posted = false;
     r->cancel_pending = false;
     r->waiter.store(false, std::memory_order_relaxed);
-    in_use_.fetch_sub(1, std::memory_order_relaxed);
+    r->state.store(static_cast<std::uint32_t>(req_state::free), std::memory_order_release);
+    thread_cache& c = cache();
+    if (c.pool_id != id_) {
+      c.flush();
+      c.pool_id = id_;
+      c.pool = this;
+    }
+    if (c.count < thread_cache::capacity) {
+      c.slots[c.count++] = r->index;
+      return;
+    }
     push(r);
   }
 
@@ -114,10 +136,45 @@ class request_pool {
     return r;
   }
 
-  /// Requests acquired and not released.
-  [[nodiscard]] std::size_t in_use() const noexcept { return in_use_.load(std::memory_order_relaxed); }
+  /// Requests acquired and not released (a scan: for reports at finalize, not for the hot path).
+  [[nodiscard]] std::size_t in_use() const noexcept {
+    std::size_t n = 0;
+    const std::uint32_t total = allocated_.load(std::memory_order_acquire);
+    for (std::uint32_t i = 0; i < total; ++i)
+      n += at(i)->state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(req_state::free);
+    return n;
+  }
 
  private:
+  // Per-thread cache of free slots of one pool (identified by a process-unique id, so a cache never feeds a
+  // pool slots of another). Flushed back to its pool when the thread exits, if that pool still lives.
+  struct thread_cache {
+    static constexpr std::uint32_t capacity = 32;
+    std::uint64_t pool_id = 0;
+    request_pool* pool = nullptr;
+    std::uint32_t count = 0;
+    std::uint32_t slots[capacity];
+    void flush() noexcept {
+      if (pool && pool_id && live_pool_id().load(std::memory_order_acquire) == pool_id)
+        while (count) pool->push(pool->at(slots[--count]));
+      count = 0;
+    }
+    ~thread_cache() { flush(); }
+  };
+  static thread_cache& cache() noexcept {
+    // initial-exec: a direct %fs access instead of a __tls_get_addr call on every acquire/release.
+    static thread_local thread_cache c __attribute__((tls_model("initial-exec")));
+    return c;
+  }
+  static std::atomic<std::uint64_t>& live_pool_id() noexcept {
+    static std::atomic<std::uint64_t> id{0};
+    return id;
+  }
+  static std::uint64_t next_pool_id() noexcept {
+    static std::atomic<std::uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+  }
+
   void push(req* r) noexcept {
     std::uint64_t head = head_.load(std::memory_order_relaxed);
     for (;;) {
@@ -142,7 +199,7 @@ class request_pool {
 
   alignas(64) std::atomic<std::uint64_t> head_{0};
   alignas(64) std::atomic<std::uint32_t> allocated_{0};
-  std::atomic<std::size_t> in_use_{0};
+  const std::uint64_t id_;
   std::mutex grow_mutex_;
   std::atomic<req*> chunks_[max_chunks];
 };

@@ -16,6 +16,7 @@
 #include <string>
 
 #include <sidecore/common/common.hpp>
+#include <sidecore/progress/tag.hpp>
 
 namespace sidecore::progress {
 
@@ -70,8 +71,12 @@ engine::engine(const engine_config& cfg) : cfg_(cfg), queue_(cfg.queue_capacity)
   provider_ = cfg.provider;
   std::unique_ptr<fi_info, info_deleter> hints(fi_allocinfo());
   if (!hints) throw transport_error("libfabric fi_allocinfo failed: out of memory");
-  hints->caps = FI_TAGGED | FI_SEND | FI_RECV;
+  // The source is matched by address (FI_DIRECTED_RECV) and reported from remote CQ data, not encoded in the
+  // tag: libfabric 1.17 shm matches an already-arrived (unexpected) message only when the receive's tag equals
+  // the message's in every bit, ignore mask or not, so a source field in the tag would break any-source.
+  hints->caps = FI_TAGGED | FI_SEND | FI_RECV | FI_DIRECTED_RECV;
   hints->mode = FI_CONTEXT | FI_CONTEXT2;
+  hints->domain_attr->cq_data_size = 4;
   hints->ep_attr->type = FI_EP_RDM;
   hints->domain_attr->threading = FI_THREAD_DOMAIN;  // every fi_* call is made under the progress lock
   hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
@@ -81,9 +86,14 @@ engine::engine(const engine_config& cfg) : cfg_(cfg), queue_(cfg.queue_capacity)
   int rc = fi_getinfo(FI_VERSION(1, 14), nullptr, nullptr, 0, hints.get(), &info_);
   if (rc != 0 || info_ == nullptr) {
     throw transport_error("no libfabric provider matches SIDECORE_PROVIDER='" + provider_ +
-                          "' with tagged RDM endpoints and send-after-send ordering (fi_getinfo: " + fi_strerror(-rc) +
+                          "' with tagged RDM endpoints, directed receives, remote CQ data and send-after-send "
+                          "ordering (fi_getinfo: " + fi_strerror(-rc) +
                           "); `fi_info -l` lists the providers installed");
   }
+  if (info_->domain_attr->cq_data_size < 4)
+    throw transport_error("libfabric provider '" + provider_ + "' carries " +
+                          std::to_string(info_->domain_attr->cq_data_size) +
+                          " bytes of remote CQ data; sidecore needs 4 (the sender's rank)");
   fabric_name_ = info_->fabric_attr->name ? info_->fabric_attr->name : "";
   if (info_->fabric_attr->prov_name) provider_ = info_->fabric_attr->prov_name;
   max_msg_size_ = info_->ep_attr->max_msg_size;
@@ -146,7 +156,7 @@ engine::~engine() {
 }
 
 std::uint64_t engine::start_send(const void* buf, std::size_t len, int dest, std::uint64_t tag, int peer,
-                                 std::uint32_t owner_thread) {
+                                 int sender_rank, std::uint32_t owner_thread) {
   req* r = pool_.acquire();
   if (!r) throw std::bad_alloc();
   r->op = req_op::send;
@@ -154,6 +164,7 @@ std::uint64_t engine::start_send(const void* buf, std::size_t len, int dest, std
   r->len = len;
   r->addr = addrs_[static_cast<std::size_t>(dest)];
   r->peer_world = dest;
+  r->data = static_cast<std::uint64_t>(static_cast<std::uint32_t>(sender_rank));
   r->tag = tag;
   r->ignore = 0;
   r->peer = peer;
@@ -172,8 +183,9 @@ std::uint64_t engine::start_recv(void* buf, std::size_t len, std::uint64_t tag, 
   r->op = req_op::recv;
   r->buf = buf;
   r->len = len;
-  r->addr = FI_ADDR_UNSPEC;
+  r->addr = source_index >= 0 ? addrs_[static_cast<std::size_t>(source_index)] : FI_ADDR_UNSPEC;
   r->peer_world = source_index;
+  r->source = -1;
   r->tag = tag;
   r->ignore = ignore;
   r->peer = peer;
@@ -237,6 +249,21 @@ void engine::wake() noexcept {
   futex_wake_shared(&bell_->seq);
 }
 
+void engine::connect_peers(int me, const std::vector<int>& peers) {
+  std::vector<std::uint64_t> handles;
+  char dummy = 0;
+  for (int p : peers) {
+    if (p == me) continue;
+    handles.push_back(start_recv(&dummy, 0, tag::make(tag::kind::internal, 0, 1), 0, p, p, 0));
+    handles.push_back(start_send(&dummy, 0, p, tag::make(tag::kind::internal, 0, 1), p, me, 0));
+  }
+  for (std::uint64_t h : handles) {
+    req* r = lookup(h);
+    wait_for(r);
+    release(r);
+  }
+}
+
 void engine::set_doorbells(doorbell* mine, std::vector<doorbell*> peers) {
   bell_ = mine ? mine : &private_bell_;
   peer_bells_ = std::move(peers);
@@ -271,24 +298,32 @@ bool engine::drain_submissions() {
 }
 
 void engine::post_or_backlog(req* r) {
-  if (backlog_head_ == 0 && post(r)) return;
-  // Keep order: once something waits in the backlog, everything after it waits too.
+  backlog& b = backlog_[r->op == req_op::recv ? 1 : 0];
+  if (b.head == 0 && post(r)) return;
+  // Keep order: once something of this direction waits in the backlog, everything after it waits too.
   r->backlog_next = 0;
-  if (backlog_tail_) pool_.at(backlog_tail_ - 1)->backlog_next = r->index + 1;
-  else backlog_head_ = r->index + 1;
-  backlog_tail_ = r->index + 1;
+  if (b.tail) pool_.at(b.tail - 1)->backlog_next = r->index + 1;
+  else b.head = r->index + 1;
+  b.tail = r->index + 1;
   bump(eagain_);
+}
+
+bool engine::retry_backlog(backlog& b) {
+  bool did = false;
+  while (b.head) {
+    req* r = pool_.at(b.head - 1);
+    if (!post(r)) break;
+    did = true;
+    b.head = r->backlog_next;
+    if (!b.head) b.tail = 0;
+  }
+  return did;
 }
 
 bool engine::retry_backlog() {
   bool did = false;
-  while (backlog_head_) {
-    req* r = pool_.at(backlog_head_ - 1);
-    if (!post(r)) break;
-    did = true;
-    backlog_head_ = r->backlog_next;
-    if (!backlog_head_) backlog_tail_ = 0;
-  }
+  if (backlog_[0].head) did |= retry_backlog(backlog_[0]);
+  if (backlog_[1].head) did |= retry_backlog(backlog_[1]);
   return did;
 }
 
@@ -303,7 +338,7 @@ bool engine::post(req* r) {
   ssize_t rc;
   if (r->op == req_op::send) {
     if (r->len <= inject_size_) {
-      rc = fi_tinject(ep_, r->buf, r->len, r->addr, r->tag);
+      rc = fi_tinjectdata(ep_, r->buf, r->len, r->data, r->addr, r->tag);
       if (rc == 0) {
         if (xfer_hook_) xfer_hook_(r, true);
         r->posted = true;
@@ -312,12 +347,14 @@ bool engine::post(req* r) {
         return true;
       }
     } else {
-      rc = fi_tsend(ep_, r->buf, r->len, nullptr, r->addr, r->tag, &r->ctx);
+      rc = fi_tsenddata(ep_, r->buf, r->len, nullptr, r->data, r->addr, r->tag, &r->ctx);
     }
   } else {
-    rc = fi_trecv(ep_, r->buf, r->len, nullptr, FI_ADDR_UNSPEC, r->tag, r->ignore, &r->ctx);
+    rc = fi_trecv(ep_, r->buf, r->len, nullptr, r->addr, r->tag, r->ignore, &r->ctx);
   }
-  if (rc == -FI_EAGAIN) return false;
+  // EAGAIN: the provider needs progress first. ENOMEM: its receive queue is full (shm holds 1024); both are
+  // retried from the backlog rather than failing the request.
+  if (rc == -FI_EAGAIN || rc == -FI_ENOMEM) return false;
   if (rc != 0) {
     r->result = req_result::transport;
     r->fi_err = static_cast<int>(-rc);
@@ -358,6 +395,7 @@ void engine::handle_entries(const fi_cq_tagged_entry* e, int n) {
     if (r->op == req_op::recv) {
       r->bytes = e[i].len;
       r->rtag = e[i].tag;
+      if (e[i].flags & FI_REMOTE_CQ_DATA) r->source = static_cast<int>(static_cast<std::uint32_t>(e[i].data));
       if (e[i].len > inject_size_) ring_peer(r->peer_world);  // its rendezvous send now completes
     }
     r->result = req_result::ok;
@@ -370,12 +408,16 @@ void engine::handle_error() {
   if (fi_cq_readerr(cq_, &err, 0) < 1) return;
   req* r = reinterpret_cast<req*>(err.op_context);
   if (!r) return;
-  if (err.err == FI_ETRUNC) {
+  if (err.err == FI_ETRUNC || err.err == -FI_ETRUNC) {  // shm 1.17 reports it negative, rxm positive
     // The provider wrote only what fits in the posted buffer; olen is what did not fit.
     r->result = req_result::truncated;
     r->bytes = r->len;
     r->rtag = err.tag;
-  } else if (err.err == FI_ECANCELED) {
+    // shm 1.17 sets FI_REMOTE_CQ_DATA on a truncation error entry with data 0: trust it only for any-source
+    // receives, where nothing better is known (a specific-source receive reports its own source).
+    if (r->peer_world < 0 && (err.flags & FI_REMOTE_CQ_DATA))
+      r->source = static_cast<int>(static_cast<std::uint32_t>(err.data));
+  } else if (err.err == FI_ECANCELED || err.err == -FI_ECANCELED) {
     r->result = req_result::canceled;
     r->bytes = 0;
   } else {
@@ -410,7 +452,7 @@ bool engine::progress_locked() {
   bool did = retry_backlog();
   did |= drain_submissions();
   did |= poll_cq() > 0;
-  if (backlog_head_) did |= retry_backlog();
+  if (backlog_[0].head | backlog_[1].head) did |= retry_backlog();
   return did;
 }
 

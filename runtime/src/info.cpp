@@ -19,7 +19,7 @@ namespace {
 std::string probe_provider(const std::string& name) {
   fi_info* hints = fi_allocinfo();
   if (!hints) return "fi_allocinfo failed";
-  hints->caps = FI_TAGGED | FI_SEND | FI_RECV;
+  hints->caps = FI_TAGGED | FI_SEND | FI_RECV | FI_DIRECTED_RECV;
   hints->mode = FI_CONTEXT | FI_CONTEXT2;
   hints->ep_attr->type = FI_EP_RDM;
   hints->domain_attr->threading = FI_THREAD_DOMAIN;

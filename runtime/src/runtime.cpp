@@ -80,7 +80,7 @@ progress::req* lookup_or_throw(detail::runtime_state& s, const request& r, const
 status status_of(const progress::req* q) {
   status st;
   if (q->op == progress::req_op::recv && q->result != progress::req_result::canceled) {
-    st.source = tag::source_of(q->rtag);
+    st.source = q->source >= 0 ? q->source : q->peer;  // CQ data; a provider that drops it: the posted source
     st.tag = tag::user_of(q->rtag);
   }
   st.bytes = q->bytes;
@@ -213,7 +213,13 @@ void setup_doorbells(detail::runtime_state& s, MPI_Comm world) {
   }
   MPI_Group_free(&g_node);
   MPI_Group_free(&g_world);
+  std::vector<int> local_ranks;
+  for (int i = 0; i < nranks; ++i)
+    if (peers[static_cast<std::size_t>(i)]) local_ranks.push_back(i);
   s.eng->set_doorbells(mine, std::move(peers));
+  int me = 0;
+  MPI_Comm_rank(world, &me);
+  s.eng->connect_peers(me, local_ranks);
 }
 
 const char* mode_name(detail::progress_mode m) { return m == detail::progress_mode::core ? "core" : "off"; }
@@ -399,13 +405,12 @@ void finalize() {
 
 bool initialized() noexcept { return g_phase.load(std::memory_order_acquire) == static_cast<int>(phase::running); }
 
-comm world() {
-  detail::state_or_throw("world");
-  return comm_access::make(0);
-}
+// A handle only: it does not throw, so that a call such as isend(..., c = world()) before init reports
+// itself (isend), not world(). Using the handle checks the state.
+comm world() { return comm_access::make(0); }
 
-int rank() { return world().rank(); }
-int size() { return world().size(); }
+int rank() { return detail::comm_or_throw(world(), "rank").rank; }
+int size() { return detail::comm_or_throw(world(), "size").size; }
 
 runtime_info info() {
   detail::runtime_state& s = detail::state_or_throw("info");
@@ -494,7 +499,7 @@ request isend(const void* buf, std::int64_t bytes, int dest, int t, const comm& 
   check_size(s, bytes, "isend");
   const int world_dest = e.to_world[static_cast<std::size_t>(dest)];
   return request_access::make(s.eng->start_send(buf, static_cast<std::size_t>(bytes), world_dest,
-                                                tag::make(tag::kind::p2p, c.id(), e.rank, t), dest,
+                                                tag::make(tag::kind::p2p, c.id(), t), dest, e.rank,
                                                 instrument::current_thread_id()));
 }
 
@@ -506,10 +511,8 @@ request irecv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
   check_rank(e, source, true, "source", "irecv");
   check_tag(t, true, "irecv");
   check_size(s, bytes, "irecv");
-  std::uint64_t ignore = 0;
-  if (source == any_source) ignore |= tag::ignore_source();
-  if (t == any_tag) ignore |= tag::ignore_user();
-  const std::uint64_t match = tag::make(tag::kind::p2p, c.id(), source == any_source ? 0 : source, t == any_tag ? 0 : t);
+  const std::uint64_t ignore = t == any_tag ? tag::ignore_user() : 0;
+  const std::uint64_t match = tag::make(tag::kind::p2p, c.id(), t == any_tag ? 0 : t);
   return request_access::make(s.eng->start_recv(buf, static_cast<std::size_t>(bytes), match, ignore, source,
                                                 source == any_source ? -1 : e.to_world[static_cast<std::size_t>(source)],
                                                 instrument::current_thread_id()));

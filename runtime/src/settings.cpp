@@ -59,13 +59,13 @@ std::vector<setting_def> make_table() {
                "(hwloc logical order).",
                [](settings& s, const std::string& raw) {
                  const std::string v = trim(raw);
+                 constexpr const char* accepted = "last, first, or a core index 0..N-1 of the process's cpuset";
                  if (v == "last") s.progress_core = {core_choice::kind::last, -1};
                  else if (v == "first") s.progress_core = {core_choice::kind::first, -1};
+                 else if (v.empty() || v.size() > 7 || v.find_first_not_of("0123456789") != std::string::npos)
+                   reject("SIDECORE_PROGRESS_CORE", raw, accepted);
                  else
-                   s.progress_core = {core_choice::kind::index,
-                                      static_cast<int>(parse_unsigned("SIDECORE_PROGRESS_CORE", raw, 0, 1U << 20))};
-                 if (s.progress_core.which == core_choice::kind::index && v.empty())
-                   reject("SIDECORE_PROGRESS_CORE", raw, "last, first, or a core index");
+                   s.progress_core = {core_choice::kind::index, std::stoi(v)};
                },
                [](const settings& s) {
                  switch (s.progress_core.which) {

@@ -299,7 +299,7 @@ TEST_F(P2P, BlockingSendRecvRing) {
 
 // Known bug on shm: its posted-receive queue holds 1024; fi_trecv answers -FI_ENOMEM (not -FI_EAGAIN) beyond, and the
 // engine completes those receives with errc::transport instead of keeping them in its backlog.
-TEST_F(P2PKnownBug, TwoThousandReceivesPostedBeforeTheSends) {
+TEST_F(P2P, TwoThousandReceivesPostedBeforeTheSends) {
   constexpr int n = 2000, tag = 300;
   std::vector<std::uint64_t> in(n, ~0ULL), out(n);
   std::vector<request> recvs(n), sends(n);
@@ -610,22 +610,21 @@ TEST_F(P2P, DroppedHandleStillCompletes) {
   EXPECT_EQ(dropped_buf, 99u + static_cast<std::uint64_t>(left(rank, size))) << "the orphaned receive never completed";
 }
 
-// Known bug on shm: receives with an ignore mask (any_source or any_tag) match the first two or three
-// unexpected messages, then never match the others, which stay queued forever (a receive with exact source and
-// tag still finds them). Guarded by a deadline, so it fails instead of hanging.
-TEST_F(P2PKnownBug, WildcardReceivesOfUnexpectedMessages) {
+// Ten messages from the left neighbour, all arrived (unexpected) before the receives are posted one by one with
+// the given source and tag (wildcards or not). Guarded by a deadline, so a lost match fails instead of hanging.
+void receive_unexpected(int rank, int size, int source, int tag, int send_tag) {
   constexpr int n = 10;
   std::vector<std::uint64_t> out(n);
   std::vector<request> sends(n);
   for (int i = 0; i < n; ++i) {
     out[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(i);
-    sends[static_cast<std::size_t>(i)] = sidecore::isend(&out[static_cast<std::size_t>(i)], 8, right(rank, size), 1200);
+    sends[static_cast<std::size_t>(i)] = sidecore::isend(&out[static_cast<std::size_t>(i)], 8, right(rank, size), send_tag);
   }
   MPI_Barrier(MPI_COMM_WORLD);  // all of them unexpected at the receiver
   int got = 0;
   for (int i = 0; i < n; ++i) {
     std::uint64_t v = ~0ULL;
-    request r = sidecore::irecv(&v, 8, i % 2 ? sidecore::any_source : left(rank, size), sidecore::any_tag);
+    request r = sidecore::irecv(&v, 8, source, tag);
     status st;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     bool done = false;
@@ -637,23 +636,34 @@ TEST_F(P2PKnownBug, WildcardReceivesOfUnexpectedMessages) {
       break;
     }
     EXPECT_EQ(v, static_cast<std::uint64_t>(i));
-    EXPECT_EQ(st.tag, 1200);
+    EXPECT_EQ(st.tag, send_tag);
+    EXPECT_EQ(st.source, left(rank, size));
     ++got;
   }
-  EXPECT_EQ(got, n) << "wildcard receives found only " << got << " of " << n << " unexpected messages";
+  EXPECT_EQ(got, n) << "receives (source " << source << ", tag " << tag << ") found only " << got << " of " << n
+                    << " unexpected messages";
   // Drain what is left with exact receives, so that the next test starts clean.
   for (int i = got; i < n; ++i) {
     std::uint64_t v = 0;
-    (void)sidecore::recv(&v, 8, left(rank, size), 1200);
+    (void)sidecore::recv(&v, 8, left(rank, size), send_tag);
   }
   sidecore::waitall(sends);
+}
+
+TEST_F(P2P, AnySourceReceivesOfUnexpectedMessages) { receive_unexpected(rank, size, sidecore::any_source, 1201, 1201); }
+TEST_F(P2P, ExactReceivesOfUnexpectedMessages) { receive_unexpected(rank, size, left(rank, size), 1202, 1202); }
+
+// Known bug of libfabric 1.17 shm: an any_tag receive does not match a message that arrived before it was posted
+// (shm compares every tag bit of unexpected messages, whatever the ignore mask; reproduced with raw fi_trecv).
+TEST_F(P2PKnownBug, AnyTagReceivesOfUnexpectedMessages) {
+  receive_unexpected(rank, size, left(rank, size), sidecore::any_tag, 1200);
 }
 
 // Known bug (seen on shm in core mode at 4 ranks, ~2 runs in 3 of runtime.api.core.shm.np4 before this test
 // existed): a receive for tag A that is being cancelled while a message with tag B != A arrives from the same
 // source completes with success and that message (status.tag == B), i.e. it matched a tag it does not accept;
 // the receive posted later for tag B then waits forever. Deadline-guarded.
-TEST_F(P2PKnownBug, CancelledReceiveMatchesAnotherTag) {
+TEST_F(P2P, CancelledReceiveNeverMatchesAnotherTag) {
   constexpr int iters = 40;
   int wrong = 0, lost = 0;
   for (int it = 0; it < iters; ++it) {
@@ -713,13 +723,17 @@ TEST_F(P2PKnownBugHangs, DISABLED_TrafficGoesOnAfterTruncation) {
 // shm reports FI_ETRUNC negated in the error entry (err.err == -265); the engine only maps +FI_ETRUNC, so the
 // receive completes with errc::transport, bytes 0, source/tag unset. On tcp;ofi_rxm it passes, but the pair's
 // next messages never arrive (the test after it hangs).
-TEST_F(P2PKnownBugHangs, DISABLED_TruncationSmallMessage) { check_truncation(rank, size, 100, 64, 700, false); }
+TEST_F(P2P, TruncationSmallMessage) {
+  SCTEST_SKIP_TRUNCATION_ON_TCP();
+  check_truncation(rank, size, 100, 64, 700, false); }
 // On tcp;ofi_rxm the truncated receive holds none of the message, and (as a second truncation between the pair)
 // the sender completes with errc::transport, after which the pair's traffic stops.
 TEST_F(P2PKnownBugHangs, DISABLED_TruncationWritesTheStartOfTheMessage) {
   check_truncation(rank, size, 100, 64, 705, false, true);
 }
-TEST_F(P2PKnownBugHangs, DISABLED_TruncationIntoZeroByteBuffer) { check_truncation(rank, size, 10, 0, 702, false); }
+TEST_F(P2P, TruncationIntoZeroByteBuffer) {
+  SCTEST_SKIP_TRUNCATION_ON_TCP();
+  check_truncation(rank, size, 10, 0, 702, false); }
 TEST_F(P2PKnownBugHangs, DISABLED_TruncationBlockingRecv) { check_truncation(rank, size, 5000, 4999, 703, true); }
 TEST_F(P2PKnownBugHangs, DISABLED_TruncationRendezvousMessage) { check_truncation(rank, size, 1 * mib, 256 * kib, 701, false); }
 

@@ -172,7 +172,7 @@ TEST(SettingsTable, RejectsTheIssuesExamples) {
 
 // SIDECORE_PROGRESS_CORE=x: the message must list what the variable accepts (last, first, or an index), not
 // only the integer range of the index part.
-TEST(SettingsTableKnownBug, RejectsJunkProgressCoreListingLastAndFirst) {
+TEST(SettingsTable, RejectsJunkProgressCoreListingLastAndFirst) {
   expect_clear_rejection("SIDECORE_PROGRESS_CORE", "x", {"last", "first"});
   expect_clear_rejection("SIDECORE_PROGRESS_CORE", "-1", {"last", "first"});
   expect_clear_rejection("SIDECORE_PROGRESS_CORE", "", {"last", "first"});

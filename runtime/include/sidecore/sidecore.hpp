@@ -67,7 +67,9 @@ inline constexpr int tag_max = (1 << 28) - 1;    ///< largest user tag (tags are
 struct status {
   int source = -1;          ///< rank (in the request's communicator) the message came from; -1 for sends
   int tag = -1;             ///< tag of the message received; -1 for sends
-  std::size_t bytes = 0;    ///< bytes received (for a truncated message: the bytes written, = buffer size)
+  /// Bytes received. For a truncated message: the buffer size, and never a byte past it; whether the part
+  /// that fits is written depends on the provider (shm writes it, tcp;ofi_rxm in libfabric 1.17 does not).
+  std::size_t bytes = 0;
   errc error = errc::success;  ///< success, truncated or canceled
   [[nodiscard]] bool ok() const noexcept { return error == errc::success; }
   [[nodiscard]] bool canceled() const noexcept { return error == errc::canceled; }
@@ -138,9 +140,10 @@ SIDECORE_API void init(MPI_Comm comm = MPI_COMM_WORLD);
 SIDECORE_API void finalize();
 /// True between init() and finalize().
 [[nodiscard]] SIDECORE_API bool initialized() noexcept;
-/// The communicator given to init().
+/// The communicator given to init(). Never throws: before init or after finalize the handle it returns makes
+/// the function that uses it throw errc::not_initialized, naming that function.
 [[nodiscard]] SIDECORE_API comm world();
-/// world().rank() and world().size().
+/// world().rank() and world().size(). Throw errc::not_initialized outside init/finalize.
 [[nodiscard]] SIDECORE_API int rank();
 [[nodiscard]] SIDECORE_API int size();
 
@@ -163,7 +166,10 @@ struct runtime_info {
 /// provider's largest message; errc::not_initialized outside init/finalize.
 [[nodiscard]] SIDECORE_API request isend(const void* buf, std::int64_t bytes, int dest, int tag, const comm& c = world());
 /// Starts receiving at most `bytes` bytes into `buf` from `source` (or any_source) with `tag` (or any_tag).
-/// A longer message completes with status error errc::truncated and only `bytes` bytes written. Throws as isend.
+/// A longer message completes with status error errc::truncated and nothing written past `bytes`. Throws as
+/// isend. Known provider limits (libfabric 1.17, see docs/runtime.md): on shm an any_tag receive does not match
+/// a message that arrived before it was posted, and truncating a message above 4 KiB hangs in the provider;
+/// on tcp;ofi_rxm a truncation can stop later traffic between the pair.
 [[nodiscard]] SIDECORE_API request irecv(void* buf, std::int64_t bytes, int source, int tag, const comm& c = world());
 /// Blocking send: isend + wait. Throws as isend.
 SIDECORE_API void send(const void* buf, std::int64_t bytes, int dest, int tag, const comm& c = world());

@@ -78,10 +78,12 @@ class engine {
 
   /// Starts an operation; returns its handle (never 0). Throws std::bad_alloc when the pool is exhausted.
   /// `dest` is an engine address index (the rank in the connect() communicator); `peer` the rank in the
-  /// caller's communicator (instrumentation only).
+  /// caller's communicator (instrumentation only); `sender_rank` travels as remote CQ data and is what the
+  /// receiver's status reports as source.
   [[nodiscard]] std::uint64_t start_send(const void* buf, std::size_t len, int dest, std::uint64_t tag, int peer,
-                                         std::uint32_t owner_thread);
-  /// `source_index` is the engine address index of the source, or -1 for any source.
+                                         int sender_rank, std::uint32_t owner_thread);
+  /// `source_index` is the engine address index of the source (matched by address, FI_DIRECTED_RECV), or -1 for
+  /// any source. `ignore` masks tag bits (any tag).
   [[nodiscard]] std::uint64_t start_recv(void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore, int peer,
                                          int source_index, std::uint32_t owner_thread);
 
@@ -90,6 +92,12 @@ class engine {
   /// process-private doorbell serves (submissions from this process's threads still wake the sleeper). Call
   /// before traffic; the memory must outlive the engine.
   void set_doorbells(doorbell* mine, std::vector<doorbell*> peers);
+
+  /// Collective among `peers` (address indices, this process's own index `me` excluded or not): one 0-byte
+  /// message each way with every peer, progressed until done. Providers that set up a peer connection lazily
+  /// on the first send (shm maps the peer's region and answers EAGAIN until the peer has progressed) would
+  /// otherwise hold a rank's first messages back until it calls sidecore again.
+  void connect_peers(int me, const std::vector<int>& peers);
   /// Asks the provider to cancel a posted receive (no effect on one already matched). Returns once the
   /// engine has acted on it, so the request cannot be consumed and its slot reused meanwhile.
   void cancel(req* r);
@@ -129,6 +137,12 @@ class engine {
   void set_idle_hook(idle_hook hook) noexcept { idle_hook_ = hook; }
 
  private:
+  // Operations the provider refused for now (EAGAIN, or ENOMEM when its receive queue is full), one FIFO per
+  // direction: order is kept among sends and among receives, and a full receive queue never holds sends back
+  // (a rank that pre-posts many receives and then sends would otherwise deadlock with its peer).
+  struct backlog {
+    std::uint32_t head = 0, tail = 0;  // index + 1, 0 = empty
+  };
   void submit(std::uint32_t entry);
   void do_cancel(req* r);          // caller holds the lock
   // The progress lock: the progress thread holds it for its whole life (mode core); in mode off a caller takes
@@ -146,6 +160,7 @@ class engine {
   bool post(req* r);               // caller holds the lock; false on EAGAIN
   void post_or_backlog(req* r);    // caller holds the lock
   bool retry_backlog();            // caller holds the lock
+  bool retry_backlog(backlog& b);  // caller holds the lock
   int poll_cq();                   // caller holds the lock
   void handle_entries(const struct fi_cq_tagged_entry* e, int n);
   void handle_error();
@@ -172,7 +187,7 @@ class engine {
   doorbell private_bell_;
   doorbell* bell_ = &private_bell_;
   std::vector<doorbell*> peer_bells_;
-  std::uint32_t backlog_head_ = 0, backlog_tail_ = 0;  // index + 1, 0 = empty
+  backlog backlog_[2];  // [0] sends, [1] receives
   std::atomic<bool> stop_{false};
   std::atomic<bool> running_{false};
   std::thread thread_;

@@ -47,6 +47,8 @@ struct alignas(64) req {
   std::uint32_t owner_thread = 0;
   // result (written by the engine before state becomes complete, read after)
   std::uint64_t rtag = 0;
+  std::uint64_t data = 0;          // send: remote CQ data to carry (the sender's rank); recv: what arrived
+  int source = -1;                 // recv: the sender's rank from the CQ data (-1 when not carried)
   std::size_t bytes = 0;
   req_result result = req_result::ok;
   int fi_err = 0;

@@ -77,9 +77,9 @@ std::vector<setting_def> make_table() {
                }});
   t.push_back({"SIDECORE_IDLE", "hybrid", "spin, block, hybrid",
                "What a progress thread (core mode) or a waiting thread (off mode) does when there is nothing to "
-               "progress. spin: poll without pause (lowest latency, a full core). block: sleep (up to SIDECORE_BLOCK_US "
-               "at a time) until a submission wakes it or the next poll; a waiting application thread in core mode "
-               "sleeps until its request completes. hybrid: spin SIDECORE_SPIN_US, then block.",
+               "progress. spin: poll without pause (lowest latency, a full core). block: sleep until a submission or a "
+               "rank of the same node wakes it, or SIDECORE_BLOCK_US passes; a waiting application thread in core "
+               "mode sleeps until its request completes. hybrid: spin SIDECORE_SPIN_US, then block.",
                [](settings& s, const std::string& v) {
                  s.idle = parse_enum<progress::idle_policy>("SIDECORE_IDLE", v,
                                                             {{"spin", progress::idle_policy::spin},
@@ -95,9 +95,9 @@ std::vector<setting_def> make_table() {
                },
                [](const settings& s) { return std::to_string(s.spin_us); }});
   t.push_back({"SIDECORE_BLOCK_US", "1000", "an integer 10..1000000 (microseconds)",
-               "block and hybrid idle policies: the longest single sleep. A submission from an application thread "
-               "wakes the sleeper at once; a message arriving from a peer is seen within this time (shm and "
-               "tcp;ofi_rxm cannot wake a sleeper themselves).",
+               "block and hybrid idle policies: the longest single sleep. A submission from an application thread or "
+               "a message from a rank of the same node wakes the sleeper at once (a doorbell in shared memory); a "
+               "message from another node is seen within this time (libfabric cannot wake a sleeper itself).",
                [](settings& s, const std::string& v) {
                  s.block_us = static_cast<std::uint32_t>(parse_unsigned("SIDECORE_BLOCK_US", v, 10, 1000000));
                },

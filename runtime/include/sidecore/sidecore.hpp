@@ -135,7 +135,8 @@ class SIDECORE_API request {
 /// initialized.
 SIDECORE_API void init(MPI_Comm comm = MPI_COMM_WORLD);
 /// Collective: waits for every rank, stops the progress thread, writes the profile/trace when asked, and
-/// closes the endpoint. Receives still posted are cancelled (with a warning). Throws errc::not_initialized
+/// closes the endpoint. Operations still in flight are dropped, with a warning saying how many; their buffers
+/// are not touched after finalize returns. Throws errc::not_initialized
 /// when not initialized. After finalize, init may not be called again (errc::already_initialized).
 SIDECORE_API void finalize();
 /// True between init() and finalize().

@@ -68,10 +68,10 @@ struct info_deleter {
 
 }  // namespace
 
-engine::engine(const engine_config& cfg) : cfg_(cfg), queue_(cfg.queue_capacity) {
-  provider_ = cfg.provider;
+int query_provider(const std::string& provider, fi_info** info) {
+  *info = nullptr;
   std::unique_ptr<fi_info, info_deleter> hints(fi_allocinfo());
-  if (!hints) throw transport_error("libfabric fi_allocinfo failed: out of memory");
+  if (!hints) return -FI_ENOMEM;
   // The source is matched by address (FI_DIRECTED_RECV) and reported from remote CQ data, not encoded in the
   // tag: libfabric 1.17 shm matches an already-arrived (unexpected) message only when the receive's tag equals
   // the message's in every bit, ignore mask or not, so a source field in the tag would break any-source.
@@ -83,8 +83,13 @@ engine::engine(const engine_config& cfg) : cfg_(cfg), queue_(cfg.queue_capacity)
   hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
   hints->tx_attr->msg_order = FI_ORDER_SAS;  // matching order per (source, tag): MPI's non-overtaking rule
   hints->rx_attr->msg_order = FI_ORDER_SAS;
-  hints->fabric_attr->prov_name = strdup(provider_.c_str());
-  int rc = fi_getinfo(FI_VERSION(1, 14), nullptr, nullptr, 0, hints.get(), &info_);
+  hints->fabric_attr->prov_name = strdup(provider.c_str());
+  return fi_getinfo(FI_VERSION(1, 14), nullptr, nullptr, 0, hints.get(), info);
+}
+
+engine::engine(const engine_config& cfg) : cfg_(cfg), queue_(cfg.queue_capacity) {
+  provider_ = cfg.provider;
+  int rc = query_provider(provider_, &info_);
   if (rc != 0 || info_ == nullptr) {
     throw transport_error("no libfabric provider matches SIDECORE_PROVIDER='" + provider_ +
                           "' with tagged RDM endpoints, directed receives, remote CQ data and send-after-send "

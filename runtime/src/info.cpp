@@ -10,26 +10,17 @@
 #include <sidecore/sidecore.h>
 #include <sidecore/sidecore.hpp>
 
+#include <sidecore/progress/engine.hpp>
+
 #include "settings.hpp"
 #include "topology.hpp"
 
 namespace {
 
-// The providers fi_getinfo offers for sidecore's needs (tagged RDM, send-after-send ordering).
+// What the engine would open on this provider (the same query: progress::query_provider).
 std::string probe_provider(const std::string& name) {
-  fi_info* hints = fi_allocinfo();
-  if (!hints) return "fi_allocinfo failed";
-  hints->caps = FI_TAGGED | FI_SEND | FI_RECV | FI_DIRECTED_RECV;
-  hints->mode = FI_CONTEXT | FI_CONTEXT2;
-  hints->ep_attr->type = FI_EP_RDM;
-  hints->domain_attr->threading = FI_THREAD_DOMAIN;
-  hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
-  hints->tx_attr->msg_order = FI_ORDER_SAS;
-  hints->rx_attr->msg_order = FI_ORDER_SAS;
-  hints->fabric_attr->prov_name = strdup(name.c_str());
   fi_info* info = nullptr;
-  const int rc = fi_getinfo(FI_VERSION(1, 14), nullptr, nullptr, 0, hints, &info);
-  fi_freeinfo(hints);
+  const int rc = sidecore::progress::query_provider(name, &info);
   if (rc != 0 || !info) return std::string("not available (") + fi_strerror(-rc) + ")";
   std::string s = std::string("available: fabric ") + (info->fabric_attr->name ? info->fabric_attr->name : "?") +
                   ", domain " + (info->domain_attr->name ? info->domain_attr->name : "?") + ", max message " +

@@ -59,6 +59,11 @@ struct transport_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// fi_getinfo for what the engine needs from `provider` (tagged RDM, directed receives, 4 bytes of remote CQ
+/// data, send-after-send ordering, FI_THREAD_DOMAIN). Returns fi_getinfo's code; on 0, *info is the provider's
+/// list (free it with fi_freeinfo). The engine opens the first entry; `sidecore info` shows it.
+int query_provider(const std::string& provider, struct fi_info** info);
+
 class engine {
  public:
   /// Opens fabric, domain, completion queue, address vector and endpoint (local, no communication).

@@ -6,12 +6,15 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
 
+#include <sys/uio.h>
+
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -23,6 +26,20 @@ namespace sidecore::progress {
 namespace {
 
 constexpr std::uint32_t cancel_bit = 1U << 31;
+
+// Wire protocol (docs/runtime.md). Every eager, ready-to-send and clear-to-send message carries the same
+// libfabric tag and lands in one of the engine's receive buffers; sidecore matches it against its own posted
+// receives (source, tag with ignore mask, in order). Rendezvous data travels with a tag unique to the sender's
+// request (sender index, request slot), into a receive posted for exactly the bytes the receiver takes. So the
+// provider never matches a wildcard, never sees an unexpected message other than on the control tag, and never
+// truncates: libfabric 1.17 shm mismatched the first, hung on the last above 4 KiB, and tcp;ofi_rxm lost the
+// pair's traffic after a truncation.
+enum wire_type : std::uint8_t { wire_eager = 1, wire_rts = 2, wire_cts = 3 };
+constexpr std::uint64_t ctrl_tag = 3ULL << 62;
+constexpr std::uint64_t rdv_tag_of(std::uint32_t sender_index, std::uint32_t sender_slot) noexcept {
+  return ctrl_tag | (1ULL << 61) | (static_cast<std::uint64_t>(sender_index) << 32) | sender_slot;
+}
+constexpr std::size_t hdr_size = sizeof(wire_hdr);
 
 // Counters written only by the holder of the progress lock (or the progress thread): a relaxed load and store
 // instead of a locked read-modify-write on the hot path; readers tolerate a stale value.
@@ -72,12 +89,9 @@ int query_provider(const std::string& provider, fi_info** info) {
   *info = nullptr;
   std::unique_ptr<fi_info, info_deleter> hints(fi_allocinfo());
   if (!hints) return -FI_ENOMEM;
-  // The source is matched by address (FI_DIRECTED_RECV) and reported from remote CQ data, not encoded in the
-  // tag: libfabric 1.17 shm matches an already-arrived (unexpected) message only when the receive's tag equals
-  // the message's in every bit, ignore mask or not, so a source field in the tag would break any-source.
-  hints->caps = FI_TAGGED | FI_SEND | FI_RECV | FI_DIRECTED_RECV;
+  // Matching is sidecore's own (see "Wire protocol"): the provider only matches exact tags, any source.
+  hints->caps = FI_TAGGED | FI_SEND | FI_RECV;
   hints->mode = FI_CONTEXT | FI_CONTEXT2;
-  hints->domain_attr->cq_data_size = 4;
   hints->ep_attr->type = FI_EP_RDM;
   hints->domain_attr->threading = FI_THREAD_DOMAIN;  // every fi_* call is made under the progress lock
   hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
@@ -92,18 +106,21 @@ engine::engine(const engine_config& cfg) : cfg_(cfg), queue_(cfg.queue_capacity)
   int rc = query_provider(provider_, &info_);
   if (rc != 0 || info_ == nullptr) {
     throw transport_error("no libfabric provider matches SIDECORE_PROVIDER='" + provider_ +
-                          "' with tagged RDM endpoints, directed receives, remote CQ data and send-after-send "
-                          "ordering (fi_getinfo: " + fi_strerror(-rc) +
-                          "); `fi_info -l` lists the providers installed");
+                          "' with tagged RDM endpoints and send-after-send ordering (fi_getinfo: " +
+                          fi_strerror(-rc) + "); `fi_info -l` lists the providers installed");
   }
-  if (info_->domain_attr->cq_data_size < 4)
-    throw transport_error("libfabric provider '" + provider_ + "' carries " +
-                          std::to_string(info_->domain_attr->cq_data_size) +
-                          " bytes of remote CQ data; sidecore needs 4 (the sender's rank)");
   fabric_name_ = info_->fabric_attr->name ? info_->fabric_attr->name : "";
   if (info_->fabric_attr->prov_name) provider_ = info_->fabric_attr->prov_name;
   max_msg_size_ = info_->ep_attr->max_msg_size;
   inject_size_ = info_->tx_attr->inject_size;
+  if (inject_size_ < hdr_size)
+    throw transport_error("libfabric provider '" + provider_ + "' injects " + std::to_string(inject_size_) +
+                          " bytes at most; sidecore needs " + std::to_string(hdr_size) + " (its control messages)");
+  // Eager data goes out as two iovecs (header, data) when it does not fit an inject; a provider with a single
+  // iovec sends eagerly only what fits an inject.
+  eager_max_ = cfg_.eager_max;
+  if (info_->tx_attr->iov_limit < 2 && eager_max_ > inject_size_ - hdr_size) eager_max_ = inject_size_ - hdr_size;
+  inject_buf_.resize(inject_size_);
 
   if ((rc = fi_fabric(info_->fabric_attr, &fabric_, nullptr))) fail("fi_fabric", rc, provider_);
   if ((rc = fi_domain(fabric_, info_, &domain_, nullptr))) fail("fi_domain", rc, provider_);
@@ -124,6 +141,16 @@ engine::engine(const engine_config& cfg) : cfg_(cfg), queue_(cfg.queue_capacity)
   if ((rc = fi_ep_bind(ep_, &av_->fid, 0))) fail("fi_ep_bind(av)", rc, provider_);
   if ((rc = fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV))) fail("fi_ep_bind(cq)", rc, provider_);
   if ((rc = fi_enable(ep_))) fail("fi_enable", rc, provider_);
+
+  // Receive buffers for eager and control messages, posted now (no traffic can arrive before connect()).
+  const std::size_t nb = cfg_.recv_buffers ? cfg_.recv_buffers : 1;
+  const std::size_t bsize = eager_max_ + hdr_size;
+  bounce_mem_.resize(nb * bsize);
+  bounces_.resize(nb);
+  for (std::size_t i = 0; i < nb; ++i) {
+    bounces_[i].buf = bounce_mem_.data() + i * bsize;
+    if (!post_bounce(&bounces_[i])) bounces_unposted_.push_back(&bounces_[i]);
+  }
 }
 
 void engine::connect(MPI_Comm comm) {
@@ -149,6 +176,9 @@ void engine::connect(MPI_Comm comm) {
   addrs_.resize(static_cast<std::size_t>(nranks));
   rc = fi_av_insert(av_, all.data(), static_cast<std::size_t>(nranks), addrs_.data(), 0, nullptr);
   if (rc != nranks) fail("fi_av_insert", rc < 0 ? rc : -FI_EOTHER, provider_);
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  my_index_ = static_cast<std::uint32_t>(me);
 }
 
 engine::~engine() {
@@ -159,6 +189,12 @@ engine::~engine() {
   if (domain_) fi_close(&domain_->fid);
   if (fabric_) fi_close(&fabric_->fid);
   if (info_) fi_freeinfo(info_);
+  while (unexp_head_) {
+    unexpected_msg* m = unexp_head_;
+    unexp_head_ = m->next;
+    std::free(m->data);
+    delete m;
+  }
 }
 
 std::uint64_t engine::start_send(const void* buf, std::size_t len, int dest, std::uint64_t tag, int peer,
@@ -166,6 +202,7 @@ std::uint64_t engine::start_send(const void* buf, std::size_t len, int dest, std
   req* r = pool_.acquire();
   if (!r) throw std::bad_alloc();
   r->op = req_op::send;
+  r->act = len <= eager_max_ ? req_act::eager : req_act::rts;
   r->buf = const_cast<void*>(buf);  // libfabric's send takes const; the slot is shared with receives
   r->len = len;
   r->addr = addrs_[static_cast<std::size_t>(dest)];
@@ -187,9 +224,10 @@ std::uint64_t engine::start_recv(void* buf, std::size_t len, std::uint64_t tag, 
   req* r = pool_.acquire();
   if (!r) throw std::bad_alloc();
   r->op = req_op::recv;
+  r->act = req_act::none;
   r->buf = buf;
   r->len = len;
-  r->addr = source_index >= 0 ? addrs_[static_cast<std::size_t>(source_index)] : FI_ADDR_UNSPEC;
+  r->addr = FI_ADDR_UNSPEC;
   r->peer_world = source_index;
   r->source = -1;
   r->tag = tag;
@@ -207,7 +245,7 @@ void engine::cancel(req* r) {
   r->cancel_ack.store(false, std::memory_order_relaxed);
   if (!thread_running()) {
     while (!try_lock()) cpu_relax();
-    drain_submissions();  // the receive may still be queued: post it first
+    progress_locked();  // the receive may still be queued: post it first (and let what arrived match)
     do_cancel(r);
     unlock();
     return;
@@ -216,9 +254,19 @@ void engine::cancel(req* r) {
   while (!r->cancel_ack.load(std::memory_order_acquire)) cpu_relax();
 }
 
+// A receive still in the posted list completes as canceled; a matched one goes on (MPI's rule).
 void engine::do_cancel(req* r) {
-  if (r->posted) fi_cancel(&ep_->fid, &r->ctx);  // the provider reports FI_ECANCELED, or the match wins
-  else r->cancel_pending = true;                  // in the backlog: completed as cancelled instead of posted
+  if (r->stage == req_stage::posted) {
+    const std::uint32_t prev = r->mprev, next = r->mnext;
+    if (prev) pool_.at(prev - 1)->mnext = next;
+    else posted_head_ = next;
+    if (next) pool_.at(next - 1)->mprev = prev;
+    else posted_tail_ = prev;
+    r->stage = req_stage::none;
+    r->result = req_result::canceled;
+    r->bytes = 0;
+    complete(r);
+  }
   r->cancel_ack.store(true, std::memory_order_release);
 }
 
@@ -228,7 +276,8 @@ void engine::submit(std::uint32_t entry) {
   if (!thread_running() && try_lock()) {
     drain_submissions();
     own_ = pool_.at(entry);
-    post_or_backlog(own_);
+    if (own_->op == req_op::recv) accept_recv(own_);
+    else post_or_backlog(own_);
     own_ = nullptr;
     unlock();
     return;
@@ -297,14 +346,16 @@ bool engine::drain_submissions() {
     if (entry & cancel_bit) {
       do_cancel(pool_.at(entry & ~cancel_bit));
     } else {
-      post_or_backlog(pool_.at(entry));
+      req* r = pool_.at(entry);
+      if (r->op == req_op::recv) accept_recv(r);
+      else post_or_backlog(r);
     }
   }
   return did;
 }
 
 void engine::post_or_backlog(req* r) {
-  backlog& b = backlog_[r->op == req_op::recv ? 1 : 0];
+  backlog& b = backlog_[r->act == req_act::data_recv ? 1 : 0];
   if (b.head == 0 && post(r)) return;
   // Keep order: once something of this direction waits in the backlog, everything after it waits too.
   r->backlog_next = 0;
@@ -328,49 +379,263 @@ bool engine::retry_backlog(backlog& b) {
 
 bool engine::retry_backlog() {
   bool did = false;
+  if (!bounces_unposted_.empty()) did |= repost_bounces();
   if (backlog_[0].head) did |= retry_backlog(backlog_[0]);
   if (backlog_[1].head) did |= retry_backlog(backlog_[1]);
   return did;
 }
 
-// Posts one operation. Small sends use fi_tinject: the buffer is reusable at once and no completion entry
-// will come, so the request completes here.
+bool engine::inject_hdr(const wire_hdr& h, fi_addr_t dest) {
+  const ssize_t rc = fi_tinject(ep_, &h, hdr_size, dest, ctrl_tag);
+  if (rc == 0) return true;
+  if (rc == -FI_EAGAIN || rc == -FI_ENOMEM) return false;
+  fail("fi_tinject (control message)", static_cast<int>(rc), provider_);
+}
+
+// Posts the request's next step (r->act). Returns false when the provider refused it for now (EAGAIN, or
+// ENOMEM when its receive queue is full: shm holds 1024); the caller keeps it in the backlog. A step that
+// completes the request at once (an injected eager message, an empty rendezvous) completes it here.
 bool engine::post(req* r) {
-  if (r->op == req_op::recv && r->cancel_pending) {
-    r->result = req_result::canceled;
-    complete(r);
-    return true;
-  }
-  ssize_t rc;
-  if (r->op == req_op::send) {
-    if (r->len <= inject_size_) {
-      rc = fi_tinjectdata(ep_, r->buf, r->len, r->data, r->addr, r->tag);
-      if (rc == 0) {
-        if (xfer_hook_) xfer_hook_(r, true);
-        r->posted = true;
-        ring_peer(r->peer_world);
+  ssize_t rc = 0;
+  const fi_addr_t peer_addr = r->peer_world >= 0 ? addrs_[static_cast<std::size_t>(r->peer_world)] : FI_ADDR_UNSPEC;
+  switch (r->act) {
+    case req_act::eager: {
+      wire_hdr& h = r->hdr;
+      h = wire_hdr{};
+      h.tag = r->tag;
+      h.size = r->len;
+      h.src_rank = static_cast<std::uint32_t>(r->data);
+      h.src_index = my_index_;
+      h.type = wire_eager;
+      if (hdr_size + r->len <= inject_size_) {
+        // Header and data in one inject: the buffer is reusable at once and no completion entry will come.
+        std::memcpy(inject_buf_.data(), &h, hdr_size);
+        if (r->len) std::memcpy(inject_buf_.data() + hdr_size, r->buf, r->len);
+        rc = fi_tinject(ep_, inject_buf_.data(), hdr_size + r->len, peer_addr, ctrl_tag);
+        if (rc == 0) {
+          if (xfer_hook_) xfer_hook_(r, true);
+          r->posted = true;
+          ring_peer(r->peer_world);
+          complete(r);
+          return true;
+        }
+      } else {
+        iovec iov[2] = {{&h, hdr_size}, {r->buf, r->len}};
+        rc = fi_tsendv(ep_, iov, nullptr, 2, peer_addr, ctrl_tag, &r->ctx);
+      }
+      break;
+    }
+    case req_act::rts: {
+      wire_hdr h{};
+      h.tag = r->tag;
+      h.size = r->len;
+      h.cookie = request_pool::handle_of(r);
+      h.src_rank = static_cast<std::uint32_t>(r->data);
+      h.src_index = my_index_;
+      h.type = wire_rts;
+      if (!inject_hdr(h, peer_addr)) return false;
+      bump(rendezvous_);
+      r->act = req_act::none;  // waits for the clear-to-send
+      r->posted = true;
+      if (xfer_hook_) xfer_hook_(r, true);
+      ring_peer(r->peer_world);
+      return true;
+    }
+    case req_act::data_send:
+      if (r->rdv_n == 0) {  // the receiver takes nothing (a 0-byte receive, or it truncates to 0)
         complete(r);
         return true;
       }
-    } else {
-      rc = fi_tsenddata(ep_, r->buf, r->len, nullptr, r->data, r->addr, r->tag, &r->ctx);
+      rc = fi_tsend(ep_, r->buf, r->rdv_n, nullptr, peer_addr, rdv_tag_of(my_index_, r->index), &r->ctx);
+      if (rc == 0) {
+        r->act = req_act::none;
+        ring_peer(r->peer_world);
+        return true;
+      }
+      break;
+    case req_act::data_recv:
+      rc = fi_trecv(ep_, r->buf, r->rdv_n, nullptr, FI_ADDR_UNSPEC, r->rdv_tag, 0, &r->ctx);
+      if (rc == 0) {
+        // Posted before the clear-to-send leaves: the data can never arrive unexpected.
+        r->act = req_act::cts;
+        post_or_backlog(r);
+        return true;
+      }
+      break;
+    case req_act::cts: {
+      wire_hdr h{};
+      h.size = r->rdv_n;
+      h.cookie = r->cookie;
+      h.src_index = my_index_;
+      h.type = wire_cts;
+      if (!inject_hdr(h, peer_addr)) return false;
+      r->act = req_act::none;
+      ring_peer(r->peer_world);
+      if (r->rdv_n == 0) complete(r);  // nothing to receive: done
+      return true;
     }
-  } else {
-    rc = fi_trecv(ep_, r->buf, r->len, nullptr, r->addr, r->tag, r->ignore, &r->ctx);
+    case req_act::none:
+      return true;
   }
-  // EAGAIN: the provider needs progress first. ENOMEM: its receive queue is full (shm holds 1024); both are
-  // retried from the backlog rather than failing the request.
   if (rc == -FI_EAGAIN || rc == -FI_ENOMEM) return false;
   if (rc != 0) {
+    r->act = req_act::none;
     r->result = req_result::transport;
     r->fi_err = static_cast<int>(-rc);
     complete(r);
     return true;
   }
+  if (r->act == req_act::eager) {
+    r->act = req_act::none;
+    r->posted = true;
+    if (xfer_hook_) xfer_hook_(r, true);
+    ring_peer(r->peer_world);
+  }
+  return true;
+}
+
+bool engine::post_bounce(bounce* b) {
+  const ssize_t rc =
+      fi_trecv(ep_, b->buf, eager_max_ + hdr_size, nullptr, FI_ADDR_UNSPEC, ctrl_tag, 0, &b->ctx);
+  if (rc == 0) return true;
+  if (rc == -FI_EAGAIN || rc == -FI_ENOMEM) return false;
+  fail("fi_trecv (receive buffer)", static_cast<int>(rc), provider_);
+}
+
+bool engine::repost_bounces() {
+  bool did = false;
+  while (!bounces_unposted_.empty() && post_bounce(bounces_unposted_.back())) {
+    bounces_unposted_.pop_back();
+    did = true;
+  }
+  return did;
+}
+
+// A receive handed to the engine: the first unexpected message it matches (arrival order), else the end of
+// the posted list.
+void engine::accept_recv(req* r) {
   r->posted = true;
   if (xfer_hook_) xfer_hook_(r, true);
-  if (r->op == req_op::send) ring_peer(r->peer_world);
-  return true;
+  unexpected_msg* prev = nullptr;
+  for (unexpected_msg* m = unexp_head_; m; prev = m, m = m->next) {
+    const wire_hdr& h = m->hdr;
+    if ((r->peer_world >= 0 && static_cast<std::uint32_t>(r->peer_world) != h.src_index) ||
+        ((h.tag ^ r->tag) & ~r->ignore) != 0)
+      continue;
+    if (prev) prev->next = m->next;
+    else unexp_head_ = m->next;
+    if (unexp_tail_ == m) unexp_tail_ = prev;
+    r->stage = req_stage::matched;
+    if (h.type == wire_eager) deliver_eager(r, h, m->data);
+    else start_rendezvous(r, h);
+    std::free(m->data);
+    delete m;
+    return;
+  }
+  r->stage = req_stage::posted;
+  r->mnext = 0;
+  r->mprev = posted_tail_;
+  if (posted_tail_) pool_.at(posted_tail_ - 1)->mnext = r->index + 1;
+  else posted_head_ = r->index + 1;
+  posted_tail_ = r->index + 1;
+}
+
+// The first posted receive that an arriving message matches (posting order), unlinked; nullptr if none.
+req* engine::match_posted(const wire_hdr& h) noexcept {
+  for (std::uint32_t i = posted_head_; i;) {
+    req* r = pool_.at(i - 1);
+    if ((r->peer_world < 0 || static_cast<std::uint32_t>(r->peer_world) == h.src_index) &&
+        ((h.tag ^ r->tag) & ~r->ignore) == 0) {
+      if (r->mprev) pool_.at(r->mprev - 1)->mnext = r->mnext;
+      else posted_head_ = r->mnext;
+      if (r->mnext) pool_.at(r->mnext - 1)->mprev = r->mprev;
+      else posted_tail_ = r->mprev;
+      r->stage = req_stage::matched;
+      return r;
+    }
+    i = r->mnext;
+  }
+  return nullptr;
+}
+
+void engine::deliver_eager(req* r, const wire_hdr& h, const char* data) {
+  const std::size_t n = h.size < r->len ? h.size : r->len;
+  if (n) std::memcpy(r->buf, data, n);
+  r->result = h.size > r->len ? req_result::truncated : req_result::ok;
+  r->bytes = n;
+  r->rtag = h.tag;
+  r->source = static_cast<int>(h.src_rank);
+  r->peer_world = static_cast<int>(h.src_index);
+  complete(r);
+}
+
+// A ready-to-send matched receive r: post a receive for what r takes, then (post()) clear the sender to send it.
+void engine::start_rendezvous(req* r, const wire_hdr& h) {
+  const std::size_t n = h.size < r->len ? h.size : r->len;
+  r->result = h.size > r->len ? req_result::truncated : req_result::ok;
+  r->bytes = n;
+  r->rtag = h.tag;
+  r->source = static_cast<int>(h.src_rank);
+  r->peer_world = static_cast<int>(h.src_index);
+  r->cookie = h.cookie;
+  r->rdv_n = n;
+  r->rdv_tag = rdv_tag_of(h.src_index, static_cast<std::uint32_t>(h.cookie) - 1);
+  r->act = n ? req_act::data_recv : req_act::cts;
+  post_or_backlog(r);
+}
+
+// A message in receive buffer b: match it (eager data, ready-to-send) or act on it (clear-to-send), then give
+// the buffer back to the provider.
+void engine::on_message(bounce* b, std::size_t len) {
+  wire_hdr h;
+  if (len >= hdr_size) {
+    std::memcpy(&h, b->buf, hdr_size);
+    const char* data = b->buf + hdr_size;
+    if (h.type == wire_eager && h.size == len - hdr_size) {
+      if (req* r = match_posted(h)) {
+        deliver_eager(r, h, data);
+      } else {
+        auto* m = new unexpected_msg{h, nullptr, nullptr};
+        if (h.size) {
+          m->data = static_cast<char*>(std::malloc(h.size));
+          if (!m->data) throw std::bad_alloc();
+          std::memcpy(m->data, data, h.size);
+        }
+        if (unexp_tail_) unexp_tail_->next = m;
+        else unexp_head_ = m;
+        unexp_tail_ = m;
+        bump(unexpected_);
+      }
+      // An eager message that was not injected completes at the sender once we took it.
+      if (len > inject_size_) ring_peer(static_cast<int>(h.src_index));
+    } else if (h.type == wire_rts) {
+      if (req* r = match_posted(h)) {
+        start_rendezvous(r, h);
+      } else {
+        auto* m = new unexpected_msg{h, nullptr, nullptr};
+        if (unexp_tail_) unexp_tail_->next = m;
+        else unexp_head_ = m;
+        unexp_tail_ = m;
+        bump(unexpected_);
+      }
+    } else if (h.type == wire_cts) {
+      req* r = pool_.lookup(h.cookie);
+      if (r && r->op == req_op::send && r->act == req_act::none && r->len > eager_max_) {
+        r->rdv_n = h.size;
+        r->act = req_act::data_send;
+        post_or_backlog(r);
+      } else {
+        std::fprintf(stderr, "sidecore: warning: clear-to-send from address %u for no pending send (dropped)\n",
+                     h.src_index);
+      }
+    } else {
+      std::fprintf(stderr, "sidecore: warning: malformed message (type %u, %zu bytes) dropped\n",
+                   static_cast<unsigned>(h.type), len);
+    }
+  } else {
+    std::fprintf(stderr, "sidecore: warning: %zu-byte message is shorter than a sidecore header (dropped)\n", len);
+  }
+  if (!post_bounce(b)) bounces_unposted_.push_back(b);
 }
 
 void engine::complete(req* r) noexcept {
@@ -396,15 +661,18 @@ void engine::orphan(req* r) noexcept {
 }
 
 void engine::handle_entries(const fi_cq_tagged_entry* e, int n) {
+  const auto* first = reinterpret_cast<const char*>(bounces_.data());
+  const auto* last = reinterpret_cast<const char*>(bounces_.data() + bounces_.size());
   for (int i = 0; i < n; ++i) {
-    req* r = reinterpret_cast<req*>(e[i].op_context);  // ctx is the first member of req
-    if (r->op == req_op::recv) {
-      r->bytes = e[i].len;
-      r->rtag = e[i].tag;
-      if (e[i].flags & FI_REMOTE_CQ_DATA) r->source = static_cast<int>(static_cast<std::uint32_t>(e[i].data));
-      if (e[i].len > inject_size_) ring_peer(r->peer_world);  // its rendezvous send now completes
+    const auto* ctx = static_cast<const char*>(e[i].op_context);
+    if (ctx >= first && ctx < last) {
+      on_message(static_cast<bounce*>(e[i].op_context), e[i].len);
+      continue;
     }
-    r->result = req_result::ok;
+    req* r = static_cast<req*>(e[i].op_context);  // ctx is the first member of req
+    // A send's eager message or rendezvous data went out, or a receive's rendezvous data arrived (its result
+    // and byte count were set when it matched).
+    if (r->op == req_op::recv) ring_peer(r->peer_world);  // the sender's rendezvous send completes now
     complete(r);
   }
 }
@@ -412,23 +680,24 @@ void engine::handle_entries(const fi_cq_tagged_entry* e, int n) {
 void engine::handle_error() {
   fi_cq_err_entry err{};
   if (fi_cq_readerr(cq_, &err, 0) < 1) return;
-  req* r = reinterpret_cast<req*>(err.op_context);
-  if (!r) return;
-  if (err.err == FI_ETRUNC || err.err == -FI_ETRUNC) {  // shm 1.17 reports it negative, rxm positive
-    // The provider wrote only what fits in the posted buffer; olen is what did not fit.
-    r->result = req_result::truncated;
-    r->bytes = r->len;
-    r->rtag = err.tag;
-    // shm 1.17 sets FI_REMOTE_CQ_DATA on a truncation error entry with data 0: trust it only for any-source
-    // receives, where nothing better is known (a specific-source receive reports its own source).
-    if (r->peer_world < 0 && (err.flags & FI_REMOTE_CQ_DATA))
-      r->source = static_cast<int>(static_cast<std::uint32_t>(err.data));
-  } else if (err.err == FI_ECANCELED || err.err == -FI_ECANCELED) {
+  if (!err.op_context) return;
+  const auto* ctx = static_cast<const char*>(err.op_context);
+  if (ctx >= reinterpret_cast<const char*>(bounces_.data()) &&
+      ctx < reinterpret_cast<const char*>(bounces_.data() + bounces_.size())) {
+    // A receive buffer failed (a message larger than a buffer: not from a sidecore peer). Report, repost.
+    std::fprintf(stderr, "sidecore: warning: receive buffer error: %s (%d); message dropped\n",
+                 fi_strerror(err.err < 0 ? -err.err : err.err), err.err);
+    auto* b = static_cast<bounce*>(err.op_context);
+    if (!post_bounce(b)) bounces_unposted_.push_back(b);
+    return;
+  }
+  req* r = static_cast<req*>(err.op_context);
+  if (err.err == FI_ECANCELED || err.err == -FI_ECANCELED) {
     r->result = req_result::canceled;
     r->bytes = 0;
   } else {
     r->result = req_result::transport;
-    r->fi_err = err.err;
+    r->fi_err = err.err < 0 ? -err.err : err.err;
   }
   complete(r);
 }
@@ -586,6 +855,8 @@ engine_stats engine::stats() const noexcept {
   s.blocks = blocks_.load(std::memory_order_relaxed);
   s.eagain = eagain_.load(std::memory_order_relaxed);
   s.queue_full = queue_full_.load(std::memory_order_relaxed);
+  s.unexpected = unexpected_.load(std::memory_order_relaxed);
+  s.rendezvous = rendezvous_.load(std::memory_order_relaxed);
   return s;
 }
 

@@ -24,10 +24,7 @@ TEST_F(CApi, RoundTripFromC) {
   EXPECT_EQ(line, 0) << "c_api_roundtrip.c:" << line << " failed; sc_last_error: " << sc_last_error();
 }
 
-// Known bug on shm (see P2PKnownBug.TruncationSmallMessage): sc_recv of a too-long message returns
-// SC_ERR_TRANSPORT instead of SC_ERR_TRUNCATED (fixed: shm reports FI_ETRUNC negative).
 TEST_F(CApi, RoundTripFromCWithTruncation) {
-  SCTEST_SKIP_TRUNCATION_ON_TCP();
   const int line = sctest_c_api_roundtrip(2010, 1);
   EXPECT_EQ(line, 0) << "c_api_roundtrip.c:" << line << " failed; sc_last_error: " << sc_last_error();
 }
@@ -139,7 +136,6 @@ TEST_F(CApi, CancelGivesCanceledCode) {
                                        << ", tag 2200) got a message: source " << st.source << ", tag " << st.tag
                                        << ", " << st.bytes << " B, value " << in;
   EXPECT_EQ(r, static_cast<sc_request>(SC_REQUEST_NULL));
-  // No message may arrive while the cancel is under way: see P2PKnownBug.CancelledReceiveMatchesAnotherTag.
   MPI_Barrier(MPI_COMM_WORLD);
   // Cancelling a send is refused, and the handle stays usable.
   std::uint64_t out = 1;

@@ -77,7 +77,7 @@ TEST_F(Comm, SplitByParityReversedKey) {
   const std::uint64_t mine = static_cast<std::uint64_t>(rank);
   std::uint64_t got = ~0ULL;
   request r = sidecore::irecv(&got, 8, sidecore::any_source, 9, half);
-  MPI_Barrier(MPI_COMM_WORLD);  // posted before the message arrives (see P2PKnownBug for the unexpected case)
+  MPI_Barrier(MPI_COMM_WORLD);  // posted before the message arrives
   request s = sidecore::isend(&mine, 8, right(hr, n), 9, half);
   const status st = sidecore::wait(r);
   EXPECT_EQ(st.source, left(hr, n));

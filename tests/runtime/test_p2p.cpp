@@ -24,8 +24,6 @@ using sidecore::request;
 using sidecore::status;
 
 using P2P = Collective;
-using P2PKnownBug = Collective;       // documents a bug of runtime/, progress/ or the provider; see the tests
-using P2PKnownBugHangs = Collective;  // the same, for a bug that hangs the run: defined last in this file
 
 constexpr std::size_t kib = 1024, mib = 1024 * 1024;
 
@@ -164,8 +162,8 @@ TEST_F(P2P, OrderingPerTagWithReceivesInOtherTagOrder) {
 TEST_F(P2P, AnySourceAnyTagStatusesNameTheSender) {
   constexpr int k = 5;
   // Every rank other than 0 sends k messages to 0; the content says who sent what.
-  // Receives are posted before anything is sent (a barrier apart): wildcard matching of unexpected messages is
-  // P2PKnownBug.WildcardReceivesOfUnexpectedMessages.
+  // Receives are posted before anything is sent (a barrier apart); see *ReceivesOfUnexpectedMessages for the
+  // other order.
   if (rank != 0) {
     MPI_Barrier(MPI_COMM_WORLD);
     std::vector<std::uint64_t> out(k);
@@ -209,7 +207,7 @@ TEST_F(P2P, AnySourceWithTagAndSourceWithAnyTag) {
   std::uint64_t a = 0, b = 0;
   // Round 1: any source, fixed tag.
   request r = sidecore::irecv(&a, 8, sidecore::any_source, 31);
-  MPI_Barrier(MPI_COMM_WORLD);  // posted before the message arrives (see P2PKnownBug for the unexpected case)
+  MPI_Barrier(MPI_COMM_WORLD);  // posted before the message arrives (AnyTagReceivesOfUnexpectedMessages: after)
   request s = sidecore::isend(&mine, 8, right(rank, size), 31);
   status st = sidecore::wait(r);
   EXPECT_EQ(st.source, left(rank, size));
@@ -465,7 +463,7 @@ TEST_F(P2P, ThreadsStreamingToOneReceiverKeepPerTagOrder) {
     }
   }
   ASSERT_EQ(exceptions.load(), 0);
-  // Receive tag by tag (exact matching; see P2PKnownBug.WildcardReceivesOfUnexpectedMessages for any_tag).
+  // Receive tag by tag.
   for (int t = threads - 1; t >= 0; --t)
     for (int i = 0; i < per; ++i) {
       std::uint64_t v = ~0ULL;
@@ -478,9 +476,8 @@ TEST_F(P2P, ThreadsStreamingToOneReceiverKeepPerTagOrder) {
 
 // ---- truncation ----------------------------------------------------------------------------------------------
 
-// check_prefix: the posted bytes hold the start of the message. sidecore.hpp says status.bytes is "the bytes
-// written, = buffer size"; MPI and libfabric leave the content open, and tcp;ofi_rxm writes nothing: checked
-// only by P2PKnownBugHangs.DISABLED_TruncationWritesTheStartOfTheMessage.
+// check_prefix: the posted bytes hold the start of the message (status.bytes is the bytes written, = the buffer
+// size).
 void check_truncation(int rank, int size, std::size_t sent, std::size_t posted, int tag, bool blocking,
                       bool check_prefix = false) {
   constexpr std::size_t guard = 256;
@@ -509,10 +506,6 @@ void check_truncation(int rank, int size, std::size_t sent, std::size_t posted, 
   const status ss = sidecore::wait(s);
   EXPECT_NE(ss.error, errc::transport) << "the sender of a truncated message";
 }
-
-// Known bugs (libfabric 1.17, mostly shm): listed at the top of CMakeLists.txt. Suites named
-// *KnownBug* are run only by the runtime.p2p_known_bug.* entries (label known-bug).
-
 
 // ---- cancel -------------------------------------------------------------------------------------------------------
 
@@ -653,9 +646,9 @@ void receive_unexpected(int rank, int size, int source, int tag, int send_tag) {
 TEST_F(P2P, AnySourceReceivesOfUnexpectedMessages) { receive_unexpected(rank, size, sidecore::any_source, 1201, 1201); }
 TEST_F(P2P, ExactReceivesOfUnexpectedMessages) { receive_unexpected(rank, size, left(rank, size), 1202, 1202); }
 
-// Known bug of libfabric 1.17 shm: an any_tag receive does not match a message that arrived before it was posted
-// (shm compares every tag bit of unexpected messages, whatever the ignore mask; reproduced with raw fi_trecv).
-TEST_F(P2PKnownBug, AnyTagReceivesOfUnexpectedMessages) {
+// libfabric 1.17 shm does not match an any_tag receive to a message that arrived before it (it compares every tag
+// bit of unexpected messages, whatever the ignore mask); sidecore matches itself.
+TEST_F(P2P, AnyTagReceivesOfUnexpectedMessages) {
   receive_unexpected(rank, size, left(rank, size), sidecore::any_tag, 1200);
 }
 
@@ -697,44 +690,116 @@ TEST_F(P2P, CancelledReceiveNeverMatchesAnotherTag) {
   EXPECT_EQ(lost, 0) << "messages taken by a cancelled receive of another tag";
 }
 
-// The tests below hang (until the ctest timeout) and are DISABLED_: a rank killed by the timeout leaves its shm
-// region in /dev/shm, and a later process that reuses the pid can then fail init (fi_av_insert -FI_EOTHER), so a
-// hang here would make the rest of the suite flaky. Run them by hand:
-//   SIDECORE_PROVIDER=shm timeout 60 mpiexec -n 2 test_runtime_p2p --gtest_filter='*KnownBugHangs*'
-//     --gtest_also_run_disabled_tests   (one line)
-//
-// Hangs on tcp;ofi_rxm: after a truncated receive, the sender of the truncated message may complete with
-// errc::transport and the next message between the two ranks never arrives.
-TEST_F(P2PKnownBugHangs, DISABLED_TrafficGoesOnAfterTruncation) {
-  check_truncation(rank, size, 300, 10, 704, false);
-  std::uint64_t v = 0;
-  const std::uint64_t mine = 42u + static_cast<std::uint64_t>(rank);
-  request s = sidecore::isend(&mine, 8, right(rank, size), 704);
-  const status st = sidecore::recv(&v, 8, left(rank, size), 704);
-  EXPECT_TRUE(st.ok());
-  EXPECT_EQ(v, 42u + static_cast<std::uint64_t>(left(rank, size)));
-  (void)sidecore::wait(s);
+// ---- truncation, on every provider ------------------------------------------------------------------------
+// libfabric 1.17 shm hung on a truncation above 4 KiB and tcp;ofi_rxm lost the pair's traffic after one; the
+// engine's own protocol (docs/runtime.md) never lets the provider truncate: eager messages land in sidecore's
+// receive buffers, and rendezvous data is sent only for what the receiver posted.
+
+TEST_F(P2P, TruncationSmallMessage) { check_truncation(rank, size, 100, 64, 700, false, true); }
+TEST_F(P2P, TruncationIntoZeroByteBuffer) { check_truncation(rank, size, 10, 0, 702, false); }
+TEST_F(P2P, TruncationBlockingRecv) { check_truncation(rank, size, 5000, 4999, 703, true, true); }
+TEST_F(P2P, TruncationRendezvousMessage) { check_truncation(rank, size, 1 * mib, 256 * kib, 701, false, true); }
+TEST_F(P2P, TruncationRendezvousIntoZeroByteBuffer) { check_truncation(rank, size, 64 * kib, 0, 706, false); }
+// Around the eager/rendezvous boundary (SIDECORE_EAGER_MAX, 8 KiB by default) and the shm inject size (4 KiB).
+TEST_F(P2P, TruncationAroundProtocolBoundaries) {
+  const std::size_t sizes[] = {4096 - 40, 4096 - 39, 4096, 8 * kib - 1, 8 * kib, 8 * kib + 1, 64 * kib};
+  int tag = 710;
+  for (std::size_t sent : sizes)
+    for (std::size_t posted : {std::size_t{1}, sent / 2, sent - 1}) check_truncation(rank, size, sent, posted, tag++, false, true);
 }
 
-// Known bug on shm, hangs: a truncated message larger than shm's inline size (4 KiB) never completes: both ranks
-// spin forever inside fi_cq_read. Last in the file, so that it only cuts the known-bug run short.
-// Hangs on tcp;ofi_rxm: 10 bytes into a 0-byte receive with a null buffer (the runtime passes buf == nullptr to
-// fi_trecv); on shm it completes with errc::transport (the FI_ETRUNC sign bug above).
-// shm reports FI_ETRUNC negated in the error entry (err.err == -265); the engine only maps +FI_ETRUNC, so the
-// receive completes with errc::transport, bytes 0, source/tag unset. On tcp;ofi_rxm it passes, but the pair's
-// next messages never arrive (the test after it hangs).
-TEST_F(P2P, TruncationSmallMessage) {
-  SCTEST_SKIP_TRUNCATION_ON_TCP();
-  check_truncation(rank, size, 100, 64, 700, false); }
-// On tcp;ofi_rxm the truncated receive holds none of the message, and (as a second truncation between the pair)
-// the sender completes with errc::transport, after which the pair's traffic stops.
-TEST_F(P2PKnownBugHangs, DISABLED_TruncationWritesTheStartOfTheMessage) {
-  check_truncation(rank, size, 100, 64, 705, false, true);
+TEST_F(P2P, TrafficGoesOnAfterTruncation) {
+  for (std::size_t sent : {std::size_t{300}, 20 * kib}) {
+    check_truncation(rank, size, sent, 10, 704, false, true);
+    std::uint64_t v = 0;
+    const std::uint64_t mine = 42u + static_cast<std::uint64_t>(rank);
+    request s = sidecore::isend(&mine, 8, right(rank, size), 704);
+    const status st = sidecore::recv(&v, 8, left(rank, size), 704);
+    EXPECT_TRUE(st.ok());
+    EXPECT_EQ(v, 42u + static_cast<std::uint64_t>(left(rank, size)));
+    (void)sidecore::wait(s);
+  }
 }
-TEST_F(P2P, TruncationIntoZeroByteBuffer) {
-  SCTEST_SKIP_TRUNCATION_ON_TCP();
-  check_truncation(rank, size, 10, 0, 702, false); }
-TEST_F(P2PKnownBugHangs, DISABLED_TruncationBlockingRecv) { check_truncation(rank, size, 5000, 4999, 703, true); }
-TEST_F(P2PKnownBugHangs, DISABLED_TruncationRendezvousMessage) { check_truncation(rank, size, 1 * mib, 256 * kib, 701, false); }
+
+// Unexpected messages of every protocol (eager, injected or not, and rendezvous), then wildcard receives: each
+// takes the first message in arrival order that it accepts, whole and intact.
+TEST_F(P2P, WildcardReceivesOfUnexpectedMessagesOfEverySize) {
+  const std::size_t sizes[] = {0, 8, 4000, 6000, 8 * kib, 8 * kib + 1, 100 * kib, 2 * mib};
+  constexpr int n = static_cast<int>(sizeof(sizes) / sizeof(sizes[0]));
+  std::vector<std::vector<std::uint8_t>> out(n), in(n);
+  std::vector<request> sends(n);
+  for (int i = 0; i < n; ++i) {
+    out[i].resize(std::max<std::size_t>(sizes[i], 1));
+    in[i].assign(2 * mib, 0);
+    sctest::fill(out[i], static_cast<std::uint64_t>(rank * 31 + i), sizes[i]);
+    sends[i] = sidecore::isend(out[i].data(), static_cast<std::int64_t>(sizes[i]), right(rank, size), 1400 + i);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);  // all of them arrived (or announced) before any receive
+  for (int i = 0; i < n; ++i) {
+    const int source = i % 2 ? sidecore::any_source : left(rank, size);
+    const int tag = i % 3 ? sidecore::any_tag : 1400 + i;
+    const status st = sidecore::recv(in[i].data(), static_cast<std::int64_t>(in[i].size()), source, tag);
+    EXPECT_TRUE(st.ok()) << i << ": " << sidecore::errc_name(st.error);
+    EXPECT_EQ(st.tag, 1400 + i) << "message " << i << " overtaken";
+    EXPECT_EQ(st.source, left(rank, size));
+    EXPECT_EQ(st.bytes, sizes[i]);
+    EXPECT_EQ(sctest::first_mismatch(in[i].data(), static_cast<std::uint64_t>(left(rank, size) * 31 + i), sizes[i]), -1)
+        << "message " << i << " (" << sizes[i] << " B)";
+  }
+  sidecore::waitall(sends);
+}
+
+// Eager and rendezvous messages on one (source, tag) keep their order (MPI's non-overtaking rule), both when
+// the receives are posted first and when the messages arrive first.
+TEST_F(P2P, MixedProtocolsKeepOrder) {
+  const std::size_t sizes[] = {16 * kib, 8, 300 * kib, 100, 9000, 0, 1 * mib, 4};
+  constexpr int n = static_cast<int>(sizeof(sizes) / sizeof(sizes[0]));
+  for (bool pre_post : {true, false}) {
+    std::vector<std::vector<std::uint8_t>> out(n), in(n, std::vector<std::uint8_t>(1 * mib));
+    std::vector<request> recvs(n), sends(n);
+    if (pre_post)
+      for (int i = 0; i < n; ++i) recvs[i] = sidecore::irecv(in[i].data(), 1 * mib, left(rank, size), 1450);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < n; ++i) {
+      out[i].resize(std::max<std::size_t>(sizes[i], 1));
+      sctest::fill(out[i], static_cast<std::uint64_t>(rank * 7 + i), sizes[i]);
+      sends[i] = sidecore::isend(out[i].data(), static_cast<std::int64_t>(sizes[i]), right(rank, size), 1450);
+    }
+    if (!pre_post) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      for (int i = 0; i < n; ++i) recvs[i] = sidecore::irecv(in[i].data(), 1 * mib, left(rank, size), 1450);
+    }
+    std::vector<status> st(n);
+    sidecore::waitall(recvs, st);
+    for (int i = 0; i < n; ++i) {
+      EXPECT_TRUE(st[i].ok()) << i;
+      EXPECT_EQ(st[i].bytes, sizes[i]) << "message " << i << " overtaken (pre-posted: " << pre_post << ")";
+      EXPECT_EQ(sctest::first_mismatch(in[i].data(), static_cast<std::uint64_t>(left(rank, size) * 7 + i), sizes[i]), -1)
+          << i;
+    }
+    sidecore::waitall(sends);
+    if (!pre_post) MPI_Barrier(MPI_COMM_WORLD);
+  }
+}
+
+// More unexpected messages than the engine has receive buffers (64 by default): the provider keeps the rest
+// until buffers are given back; nothing is lost or reordered.
+TEST_F(P2P, MoreUnexpectedMessagesThanReceiveBuffers) {
+  constexpr int n = 500;
+  std::vector<std::uint64_t> out(n);
+  std::vector<request> sends(n);
+  for (int i = 0; i < n; ++i) {
+    out[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(i);
+    sends[static_cast<std::size_t>(i)] = sidecore::isend(&out[static_cast<std::size_t>(i)], 8, right(rank, size), 1460);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < n; ++i) {
+    std::uint64_t v = ~0ULL;
+    const status st = sidecore::recv(&v, 8, sidecore::any_source, sidecore::any_tag);
+    ASSERT_TRUE(st.ok());
+    ASSERT_EQ(v, static_cast<std::uint64_t>(i));
+  }
+  sidecore::waitall(sends);
+}
 
 }  // namespace

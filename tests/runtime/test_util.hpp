@@ -31,13 +31,6 @@ inline long first_mismatch(const std::uint8_t* b, std::uint64_t seed, std::size_
 }
 
 inline int right(int rank, int size) { return (rank + 1) % size; }
-// tcp;ofi_rxm (libfabric 1.17) loses the pair's later traffic after it truncated a message (known bug, see
-// P2PKnownBugHangs.DISABLED_TrafficGoesOnAfterTruncation): truncation tests run on shm only.
-#define SCTEST_SKIP_TRUNCATION_ON_TCP()                                                                       \
-  do {                                                                                                        \
-    if (sidecore::info().provider.find("tcp") != std::string::npos)                                         \
-      GTEST_SKIP() << "tcp;ofi_rxm breaks a pair's traffic after a truncation (libfabric 1.17; known bug)"; \
-  } while (0)
 
 inline int left(int rank, int size) { return (rank + size - 1) % size; }
 

@@ -29,6 +29,8 @@ struct engine_config {
   std::uint32_t block_us = 1000;     ///< longest single sleep when blocked (incoming data is seen within it)
   std::size_t queue_capacity = 4096; ///< submission queue entries
   std::size_t cq_batch = 16;         ///< completions read per fi_cq_read
+  std::size_t eager_max = 8192;      ///< largest message sent eagerly (header + data, one message); larger: rendezvous
+  std::size_t recv_buffers = 64;     ///< receive buffers posted for eager and control messages
   /// The application promises that no two of its threads call sidecore at the same time (MPI thread level
   /// SINGLE, FUNNELED or SERIALIZED): mode off then takes no lock, as MPI libraries do below THREAD_MULTIPLE.
   bool serialized_callers = false;
@@ -43,6 +45,8 @@ struct engine_stats {
   std::uint64_t blocks = 0;       ///< times the progress thread blocked on the wait object
   std::uint64_t eagain = 0;       ///< operations the provider refused for a while (retried from the backlog)
   std::uint64_t queue_full = 0;   ///< submissions that found the queue full
+  std::uint64_t unexpected = 0;   ///< messages that arrived before a matching receive was posted
+  std::uint64_t rendezvous = 0;   ///< messages sent by rendezvous (ready-to-send, clear-to-send, data)
 };
 
 /// A doorbell: the futex word a blocked progressor of one process sleeps on. The runtime places one per rank in
@@ -59,8 +63,8 @@ struct transport_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// fi_getinfo for what the engine needs from `provider` (tagged RDM, directed receives, 4 bytes of remote CQ
-/// data, send-after-send ordering, FI_THREAD_DOMAIN). Returns fi_getinfo's code; on 0, *info is the provider's
+/// fi_getinfo for what the engine needs from `provider` (tagged RDM, send-after-send ordering,
+/// FI_THREAD_DOMAIN). Returns fi_getinfo's code; on 0, *info is the provider's
 /// list (free it with fi_freeinfo). The engine opens the first entry; `sidecore info` shows it.
 int query_provider(const std::string& provider, struct fi_info** info);
 
@@ -80,15 +84,17 @@ class engine {
   [[nodiscard]] const std::string& fabric_name() const noexcept { return fabric_name_; }
   [[nodiscard]] std::size_t max_msg_size() const noexcept { return max_msg_size_; }
   [[nodiscard]] std::size_t inject_size() const noexcept { return inject_size_; }
+  /// Largest message sent eagerly (engine_config::eager_max, lowered when the provider cannot send two iovecs).
+  [[nodiscard]] std::size_t eager_max() const noexcept { return eager_max_; }
 
   /// Starts an operation; returns its handle (never 0). Throws std::bad_alloc when the pool is exhausted.
   /// `dest` is an engine address index (the rank in the connect() communicator); `peer` the rank in the
-  /// caller's communicator (instrumentation only); `sender_rank` travels as remote CQ data and is what the
+  /// caller's communicator (instrumentation only); `sender_rank` travels in the message header and is what the
   /// receiver's status reports as source.
   [[nodiscard]] std::uint64_t start_send(const void* buf, std::size_t len, int dest, std::uint64_t tag, int peer,
                                          int sender_rank, std::uint32_t owner_thread);
-  /// `source_index` is the engine address index of the source (matched by address, FI_DIRECTED_RECV), or -1 for
-  /// any source. `ignore` masks tag bits (any tag).
+  /// `source_index` is the engine address index of the source, or -1 for any source. `ignore` masks tag bits
+  /// (any tag). Matching is sidecore's own (engine.cpp), in posting order against arrival order.
   [[nodiscard]] std::uint64_t start_recv(void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore, int peer,
                                          int source_index, std::uint32_t owner_thread);
 
@@ -103,8 +109,9 @@ class engine {
   /// on the first send (shm maps the peer's region and answers EAGAIN until the peer has progressed) would
   /// otherwise hold a rank's first messages back until it calls sidecore again.
   void connect_peers(int me, const std::vector<int>& peers);
-  /// Asks the provider to cancel a posted receive (no effect on one already matched). Returns once the
-  /// engine has acted on it, so the request cannot be consumed and its slot reused meanwhile.
+  /// Cancels a posted receive that no message matched yet (it completes as canceled); no effect on one already
+  /// matched. Returns once the engine has acted on it, so the request cannot be consumed and its slot reused
+  /// meanwhile.
   void cancel(req* r);
 
   [[nodiscard]] req* lookup(std::uint64_t handle) const noexcept { return pool_.lookup(handle); }
@@ -148,8 +155,28 @@ class engine {
   struct backlog {
     std::uint32_t head = 0, tail = 0;  // index + 1, 0 = empty
   };
+  // A receive buffer for eager and control messages (contiguous array: a completion's op_context inside it is
+  // one of these, anything else is a req).
+  struct bounce {
+    fi_context2 ctx;  // first member
+    char* buf = nullptr;
+  };
+  // A message that arrived before a matching receive (eager data copied out, or a ready-to-send).
+  struct unexpected_msg {
+    wire_hdr hdr;
+    char* data = nullptr;  // eager: hdr.size bytes (malloc)
+    unexpected_msg* next = nullptr;
+  };
   void submit(std::uint32_t entry);
   void do_cancel(req* r);          // caller holds the lock
+  void accept_recv(req* r);        // caller holds the lock: match against unexpected messages, else post
+  void on_message(bounce* b, std::size_t len);  // caller holds the lock
+  void deliver_eager(req* r, const wire_hdr& h, const char* data);
+  void start_rendezvous(req* r, const wire_hdr& h);
+  req* match_posted(const wire_hdr& h) noexcept;
+  bool post_bounce(bounce* b);     // caller holds the lock; false on EAGAIN
+  bool repost_bounces();           // caller holds the lock
+  bool inject_hdr(const wire_hdr& h, fi_addr_t dest);  // caller holds the lock; false on EAGAIN
   // The progress lock: the progress thread holds it for its whole life (mode core); in mode off a caller takes
   // it around each pass, unless callers are serialized by the application (no atomic then).
   bool try_lock() noexcept {
@@ -177,7 +204,8 @@ class engine {
 
   engine_config cfg_;
   std::string provider_, fabric_name_;
-  std::size_t max_msg_size_ = 0, inject_size_ = 0;
+  std::size_t max_msg_size_ = 0, inject_size_ = 0, eager_max_ = 0;
+  std::uint32_t my_index_ = 0;  // this process's engine address index
   struct fi_info* info_ = nullptr;
   struct fid_fabric* fabric_ = nullptr;
   struct fid_domain* domain_ = nullptr;
@@ -193,6 +221,14 @@ class engine {
   doorbell* bell_ = &private_bell_;
   std::vector<doorbell*> peer_bells_;
   backlog backlog_[2];  // [0] sends, [1] receives
+  // sidecore matching (under the progress lock)
+  std::uint32_t posted_head_ = 0, posted_tail_ = 0;  // posted receives, in posting order (index + 1)
+  unexpected_msg* unexp_head_ = nullptr;
+  unexpected_msg* unexp_tail_ = nullptr;
+  std::vector<bounce> bounces_;
+  std::vector<char> bounce_mem_;
+  std::vector<bounce*> bounces_unposted_;  // refused by the provider for now (EAGAIN / ENOMEM)
+  std::vector<char> inject_buf_;           // header + data of an injected eager message
   std::atomic<bool> stop_{false};
   std::atomic<bool> running_{false};
   std::thread thread_;
@@ -202,7 +238,8 @@ class engine {
   std::atomic<bool> warned_full_{false};
 
   // statistics (written under the progress lock or by the progress thread; read racily for reports)
-  std::atomic<std::uint64_t> polls_{0}, completions_{0}, busy_ns_{0}, idle_ns_{0}, blocks_{0}, eagain_{0}, queue_full_{0};
+  std::atomic<std::uint64_t> polls_{0}, completions_{0}, busy_ns_{0}, idle_ns_{0}, blocks_{0}, eagain_{0}, queue_full_{0},
+      unexpected_{0}, rendezvous_{0};
 };
 
 }  // namespace sidecore::progress

@@ -23,6 +23,30 @@ enum class req_state : std::uint32_t { free = 0, pending = 1, complete = 2, orph
 enum class req_op : std::uint8_t { send, recv };
 /// Completion result, mapped by the runtime to sidecore::errc.
 enum class req_result : std::uint8_t { ok = 0, truncated, canceled, transport };
+/// What the engine hands to libfabric next for this request (engine.cpp, "wire protocol").
+enum class req_act : std::uint8_t {
+  none,
+  eager,      // send: header + data in one message
+  rts,        // send: ready-to-send header (size, cookie); the data follows the receiver's clear-to-send
+  data_send,  // send: the rendezvous data, as much as the receiver's clear-to-send asked for
+  data_recv,  // recv: the rendezvous data, posted before the clear-to-send goes out
+  cts,        // recv: clear-to-send to the sender
+};
+/// Where a receive is in sidecore's matching.
+enum class req_stage : std::uint8_t { none, posted, matched };
+
+/// The header of every sidecore message that goes through the receive buffers (eager data, ready-to-send,
+/// clear-to-send). 40 bytes; eager data follows it.
+struct wire_hdr {
+  std::uint64_t tag = 0;        // sidecore tag (kind | communicator | user tag)
+  std::uint64_t size = 0;       // eager: data bytes; rts: message size; cts: bytes the receiver takes
+  std::uint64_t cookie = 0;     // rts, cts: the sender's request handle
+  std::uint32_t src_rank = 0;   // the sender's rank in its communicator (the receiver's status)
+  std::uint32_t src_index = 0;  // the sender's engine address index (match by source, replies)
+  std::uint8_t type = 0;        // wire_type
+  std::uint8_t pad[7] = {};
+};
+static_assert(sizeof(wire_hdr) == 40);
 
 struct alignas(64) req {
   fi_context2 ctx;  // first member: libfabric returns its address as op_context
@@ -31,11 +55,13 @@ struct alignas(64) req {
   std::atomic<std::uint32_t> next_free{0};
   std::uint32_t index = 0;
   std::uint32_t backlog_next = 0;  // intrusive FIFO of operations the provider refused with EAGAIN
+  std::uint32_t mprev = 0, mnext = 0;  // posted-receive list (index + 1, 0 = none)
   req_op op = req_op::send;
-  bool cancel_pending = false;     // a cancel arrived before the receive was posted
-  bool posted = false;
-  std::atomic<bool> cancel_ack{false};
-  std::atomic<bool> waiter{false};      // an application thread sleeps on `state` (futex)  // the engine has processed a cancel entry for this request
+  req_act act = req_act::none;
+  req_stage stage = req_stage::none;
+  bool posted = false;             // the transfer began (instrumentation: XFER_BEGIN was recorded)
+  std::atomic<bool> cancel_ack{false};  // the engine has processed a cancel entry for this request
+  std::atomic<bool> waiter{false};      // an application thread sleeps on `state` (futex)
   // operation
   void* buf = nullptr;
   std::size_t len = 0;
@@ -43,12 +69,17 @@ struct alignas(64) req {
   std::uint64_t tag = 0;
   std::uint64_t ignore = 0;
   int peer = -1;                 // rank in the communicator, for instrumentation
-  int peer_world = -1;           // engine address index of the peer (-1: any source), to ring its doorbell
+  int peer_world = -1;           // engine address index of the peer (-1: any source until matched)
   std::uint32_t owner_thread = 0;
+  std::uint64_t data = 0;        // send: the sender's rank in its communicator
+  // rendezvous
+  std::uint64_t cookie = 0;      // recv: the sender's request handle (from its ready-to-send)
+  std::uint64_t rdv_tag = 0;     // libfabric tag of the rendezvous data
+  std::size_t rdv_n = 0;         // rendezvous bytes to move (what the receiver posted, at most the size)
+  wire_hdr hdr;                  // send: header of an eager message that is not injected (alive until done)
   // result (written by the engine before state becomes complete, read after)
   std::uint64_t rtag = 0;
-  std::uint64_t data = 0;          // send: remote CQ data to carry (the sender's rank); recv: what arrived
-  int source = -1;                 // recv: the sender's rank from the CQ data (-1 when not carried)
+  int source = -1;                 // recv: the sender's rank (from the header)
   std::size_t bytes = 0;
   req_result result = req_result::ok;
   int fi_err = 0;
@@ -104,7 +135,8 @@ class request_pool {
   void release(req* r) noexcept {
     r->gen.store(r->gen.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     r->posted = false;
-    r->cancel_pending = false;
+    r->act = req_act::none;
+    r->stage = req_stage::none;
     r->waiter.store(false, std::memory_order_relaxed);
     r->state.store(static_cast<std::uint32_t>(req_state::free), std::memory_order_release);
     thread_cache& c = cache();

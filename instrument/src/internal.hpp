@@ -30,6 +30,12 @@ struct category_acc {
   }
 };
 
+/// Time and count of calls of one category (inside a region).
+struct call_sum {
+  std::uint64_t time = 0;
+  std::uint64_t count = 0;
+};
+
 /// Sums of overlap bounds for a set of transfers.
 struct overlap_acc {
   std::uint64_t min_ns = 0;
@@ -38,7 +44,7 @@ struct overlap_acc {
   std::uint64_t count = 0;
 };
 
-/// Everything a rank profile holds, in nanoseconds; turned into JSON by profile.cpp.
+/// Everything a rank profile holds, in nanoseconds (converted from event-clock ticks); turned into JSON by profile.cpp.
 struct profile_data {
   int rank = 0;
   int nranks = 1;
@@ -63,11 +69,63 @@ struct profile_data {
     overlap_acc acc;
   };
   std::vector<region> by_region;  ///< regions with transfers, by name
+  struct region_time {
+    std::string name;
+    std::uint64_t entries = 0;
+    std::uint64_t time_ns = 0;  ///< wall time per entry, summed (sub-regions included)
+    std::array<call_sum, category_count> cats{};  ///< outermost calls made inside the region (ns), sub-regions included
+  };
+  std::vector<region_time> regions;  ///< every region path entered, by name
+  std::string clock_source = "monotonic";  ///< the event clock: "tsc" or "monotonic"
+  double tsc_hz = 0;                       ///< the fitted TSC rate (tsc only)
+  std::string clock_note;                  ///< why not the TSC, when it was wanted and could not serve
   bool has_progress = false;  ///< a progress thread ran (set_progress_stats was called)
   double progress_busy_s = 0;
   double progress_idle_s = 0;
   std::uint64_t progress_polls = 0;
   std::uint64_t progress_completions = 0;
+};
+
+/// One calibration point of the TSC against CLOCK_MONOTONIC (clock.cpp): the best (narrowest) of a few
+/// rdtsc / now_ns() / rdtsc brackets; `ticks` is the middle of the bracket, `spread` its width in ticks.
+struct clock_point {
+  std::uint64_t ticks = 0;
+  std::uint64_t ns = 0;
+  std::uint64_t spread = 0;
+};
+[[nodiscard]] clock_point sample_clock_point() noexcept;
+
+/// The ticks -> nanoseconds line of a collection (instrument.cpp keeps one, under its clock lock): through the
+/// start point and the end (or latest) point; the identity for the monotonic clock.
+struct clock_fit {
+  bool tsc = false;
+  bool final_fit = false;
+  double ns_per_tick = 1.0;
+  clock_point p0, p1;
+
+  /// An event-clock reading in the now_ns() time base.
+  [[nodiscard]] std::uint64_t to_ns(std::uint64_t t) const noexcept {
+    if (!tsc) return t;
+    const double d = static_cast<double>(static_cast<std::int64_t>(t - p0.ticks)) * ns_per_tick;
+    const double ns = static_cast<double>(p0.ns) + d;
+    return ns <= 0 ? 0 : static_cast<std::uint64_t>(ns + 0.5);
+  }
+  /// A duration (or a sum of durations) in ticks, in nanoseconds.
+  [[nodiscard]] std::uint64_t dur_ns(std::uint64_t d) const noexcept {
+    return tsc ? static_cast<std::uint64_t>(static_cast<double>(d) * ns_per_tick + 0.5) : d;
+  }
+  /// A duration in nanoseconds, in ticks; negative values (no table) pass through.
+  [[nodiscard]] std::int64_t ns_to_ticks(std::int64_t ns) const noexcept {
+    if (!tsc || ns < 0) return ns;
+    return static_cast<std::int64_t>(static_cast<double>(ns) / ns_per_tick + 0.5);
+  }
+  /// Moves the second point to `p` and refits the slope (when the points are apart in both clocks).
+  void refit(const clock_point& p) noexcept {
+    p1 = p;
+    if (p1.ticks > p0.ticks && p1.ns > p0.ns) {
+      ns_per_tick = static_cast<double>(p1.ns - p0.ns) / static_cast<double>(p1.ticks - p0.ticks);
+    }
+  }
 };
 
 /// Renders a rank profile (profile.cpp).
@@ -84,8 +142,11 @@ class trace_writer {
   /// Opens `path` and writes the JSON header. False, with a message on stderr, when it cannot.
   bool open(const std::string& path, std::uint64_t max_events, int pid, std::uint64_t t0_ns);
   [[nodiscard]] bool active() const noexcept { return file_ != nullptr; }
+  /// Whether a further event would still be written (open, and max_events not reached).
+  [[nodiscard]] bool accepting() const noexcept;
 
-  // Events; each counts against max_events. Times are absolute now_ns values. Callers hold no trace lock.
+  // Events; each counts against max_events. Times are absolute now_ns() values (converted from event-clock ticks by
+  // the caller). Callers hold no trace lock.
   void complete(std::uint32_t tid, std::string_view name, std::string_view cat, std::uint64_t t0, std::uint64_t t1);
   void async_begin(std::uint32_t tid, std::uint64_t id, std::uint64_t t, std::uint64_t bytes, int peer,
                    std::uint32_t owner);

@@ -67,6 +67,20 @@ std::string rank_profile_to_json(const profile_data& p) {
   }
   ov["by_region"] = std::move(by_region);
   j["overlap"] = std::move(ov);
+  json regions = json::array();
+  for (const auto& r : p.regions) {
+    json rc = json::object();
+    for (std::size_t c = 0; c < category_count; ++c) {
+      rc[std::string(category_name(static_cast<category>(c)))] = {{"time_s", s(r.cats[c].time)},
+                                                                  {"count", r.cats[c].count}};
+    }
+    regions.push_back({{"name", r.name}, {"entries", r.entries}, {"time_s", s(r.time_ns)}, {"categories", std::move(rc)}});
+  }
+  j["regions"] = std::move(regions);
+  json clock = {{"source", p.clock_source}};
+  if (p.tsc_hz > 0) clock["tsc_hz"] = p.tsc_hz;
+  if (!p.clock_note.empty()) clock["note"] = p.clock_note;
+  j["event_clock"] = std::move(clock);
   if (p.has_progress) {
     j["progress_thread"] = {{"busy_s", p.progress_busy_s},
                             {"idle_s", p.progress_idle_s},
@@ -140,6 +154,7 @@ std::string merge_job_profile(const std::vector<std::string>& rank_jsons) {
   json total = json::object();
   std::map<std::pair<std::uint64_t, std::uint64_t>, json> bins;  // ascending sizes
   std::map<std::string, json> regions;
+  std::map<std::string, json> region_times;  // "regions", summed by name
   std::vector<std::string> sources;
   json prog = {{"busy_s", 0.0}, {"idle_s", 0.0}, {"polls", 0}, {"completions", 0}};
   for (const json& r : ranks) {
@@ -171,6 +186,24 @@ std::string merge_job_profile(const std::vector<std::string>& rank_jsons) {
         add_bounds(m, b);
       }
     }
+    if (auto it = r.find("regions"); it != r.end() && it->is_array()) {
+      for (const json& g : *it) {
+        if (!g.is_object()) continue;
+        json& m = slot(region_times[g.value("name", "")]);
+        m["name"] = g.value("name", "");
+        m["entries"] = m.value("entries", std::uint64_t{0}) + g.value("entries", std::uint64_t{0});
+        m["time_s"] = m.value("time_s", 0.0) + g.value("time_s", 0.0);
+        json& mc = slot(m["categories"]);
+        for (std::size_t c = 0; c < category_count; ++c) {
+          const std::string name(category_name(static_cast<category>(c)));
+          json& mcc = slot(mc[name]);
+          const json from = g.contains("categories") && g["categories"].contains(name) ? g["categories"][name]
+                                                                                         : json::object();
+          mcc["time_s"] = mcc.value("time_s", 0.0) + from.value("time_s", 0.0);
+          mcc["count"] = mcc.value("count", std::uint64_t{0}) + from.value("count", std::uint64_t{0});
+        }
+      }
+    }
     if (auto it = r.find("progress_thread"); it != r.end() && it->is_object()) {
       any_progress = true;
       prog["busy_s"] = prog["busy_s"].get<double>() + it->value("busy_s", 0.0);
@@ -196,6 +229,9 @@ std::string merge_job_profile(const std::vector<std::string>& rank_jsons) {
     ov["by_region"] = std::move(by_region);
     j["overlap"] = std::move(ov);
   }
+  json regions_out = json::array();
+  for (auto& [k, v] : region_times) regions_out.push_back(std::move(v));
+  j["regions"] = std::move(regions_out);
   if (any_progress) {
     j["progress_thread"] = std::move(prog);
   }

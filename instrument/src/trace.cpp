@@ -119,6 +119,11 @@ bool trace_writer::close(const std::vector<std::pair<std::uint32_t, std::string>
   return ok && closed;
 }
 
+bool trace_writer::accepting() const noexcept {
+  std::lock_guard lk(mu_);
+  return file_ != nullptr && written_ < max_events_;
+}
+
 std::uint64_t trace_writer::written() const noexcept {
   std::lock_guard lk(mu_);
   return written_;

@@ -53,7 +53,9 @@ void check_rank(const json& r, int nranks) {
     CHECK(v["count"].get<std::uint64_t>() == expected[c], "rank %d %s count %s, expected %llu", rank, names[c],
           v["count"].dump().c_str(), static_cast<unsigned long long>(expected[c]));
     const double t = v["time_s"].get<double>(), mn = v["min_s"].get<double>();
-    CHECK(t > 0 && mn > 0 && mn <= t, "rank %d %s time %g min %g", rank, names[c], t, mn);
+    // A call shorter than the event clock's resolution (an MPI_Test of a null request, with the TSC: ~10 ns, one
+    // rdtsc's duration) may measure 0: the minimum may be 0, the totals may not.
+    CHECK(t > 0 && mn >= 0 && mn <= t, "rank %d %s time %g min %g", rank, names[c], t, mn);
     CHECK(mn * static_cast<double>(expected[c]) <= t * (1 + 1e-9), "rank %d %s: min * count > total", rank, names[c]);
     in_calls += t;
   }

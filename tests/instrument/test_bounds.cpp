@@ -1,6 +1,6 @@
 // Overlap bounds of seed 000, Section 2.2, on synthetic event sequences; size bins; the transfer-time table.
-// Times are synthetic (nanoseconds, passed to the detail::*_at recording functions), so every expected value is
-// computed by hand below.
+// Times are synthetic (nanoseconds, passed to the detail::*_at recording functions, with the monotonic event clock
+// so that ticks are nanoseconds), so every expected value is computed by hand below.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -24,6 +24,7 @@ constexpr std::uint64_t us = 1000;           // one microsecond in ns
 si::config profile_config() {
   si::config c;
   c.profile = true;
+  c.clock = si::event_clock::monotonic;  // synthetic times are nanoseconds
   return c;
 }
 

@@ -6,7 +6,9 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -55,6 +57,7 @@ TEST(Collection, TinyRingFoldsIncrementallyWithoutLoss) {
   si::config c;
   c.profile = true;
   c.ring_events = 16;
+  c.clock = si::event_clock::monotonic;  // synthetic times are nanoseconds
   si::start(c, 0, 1);
   si::set_xfer_time_table({{0, 1e-6}}, "test");
   const auto me = si::current_thread_id();
@@ -232,6 +235,7 @@ namespace {
 json sample_rank(int rank, int nranks) {
   si::config c;
   c.profile = true;
+  c.clock = si::event_clock::monotonic;  // synthetic times are nanoseconds
   si::start(c, rank, nranks);
   si::set_run_info("core", "shm", 4);
   si::set_progress_stats(0.5, 1.5, 100, 10);
@@ -277,6 +281,12 @@ TEST(Profile, RankProfileHasEveryField) {
   EXPECT_EQ(o["by_size"].size(), 2u);
   ASSERT_EQ(o["by_region"].size(), 1u);
   EXPECT_EQ(o["by_region"][0]["name"], "r");
+  ASSERT_EQ(p["regions"].size(), 1u);
+  EXPECT_EQ(p["regions"][0]["name"], "r");
+  EXPECT_EQ(p["regions"][0]["entries"], 1);
+  for (const char* c : {"blocking", "init", "test", "wait", "other"}) {
+    for (const char* k : {"time_s", "count"}) EXPECT_TRUE(p["regions"][0]["categories"][c][k].is_number()) << c << k;
+  }
   EXPECT_DOUBLE_EQ(p["progress_thread"]["busy_s"].get<double>(), 0.5);
   EXPECT_EQ(p["progress_thread"]["polls"], 100);
 }
@@ -294,11 +304,135 @@ TEST(Profile, MergeIntoJob) {
   EXPECT_NEAR(j["categories"]["wait"]["min_s"].get<double>(), 2e-9, 1e-18);
   EXPECT_EQ(j["overlap"]["total"]["count"], 4);
   EXPECT_EQ(j["progress_thread"]["polls"], 200);
+  // Region "r" on each rank: one entry of 6005 - 6000 = 5 ns holding one blocking call of 6004 - 6001 = 3 ns.
+  ASSERT_EQ(j["regions"].size(), 1u);
+  const json& r = j["regions"][0];
+  EXPECT_EQ(r["name"], "r");
+  EXPECT_EQ(r["entries"], 2);
+  EXPECT_NEAR(r["time_s"].get<double>(), 10e-9, 1e-18);
+  EXPECT_EQ(r["categories"]["blocking"]["count"], 2);
+  EXPECT_NEAR(r["categories"]["blocking"]["time_s"].get<double>(), 6e-9, 1e-18);
+  EXPECT_EQ(r["categories"]["wait"]["count"], 0);
   EXPECT_DOUBLE_EQ(j["t_total_s"].get<double>(),
                    std::max(r0["t_total_s"].get<double>(), r1["t_total_s"].get<double>()));
   EXPECT_THROW((void)si::merge_job_profile({r0.dump(), r0.dump()}), std::invalid_argument);
   EXPECT_THROW((void)si::merge_job_profile({"{}"}), std::invalid_argument);
   EXPECT_THROW((void)si::merge_job_profile({}), std::invalid_argument);
+}
+
+TEST(Regions, TimeEntriesAndCallsOnASyntheticSequence) {
+  // Synthetic times in ns (monotonic event clock). Main thread:
+  //   [0, 200]      "solve"        entry 1
+  //     [10, 15]      init call    (5)        -> solve
+  //     [20, 100]     "halo"       entry 1   (path "solve/halo")
+  //       [30, 70]      wait call  (40)       -> solve/halo and solve (a region's calls include its sub-regions')
+  //   [300, 350]    "solve"        entry 2
+  //     [310, 330]    blocking call (20)     -> solve
+  //     [320, ...]    nested init inside the blocking call: counted once, under blocking
+  //   [400, 410]    other call outside every region: in no region
+  //   [2000, open]  "tail", still open when the window ends at 2500: one entry of 500
+  // Second thread: [1000, 1100] "solve" entry 3, with a test call [1010, 1013] (3).
+  // Expected: solve: 3 entries, 200 + 50 + 100 = 350 ns; init 5/1, wait 40/1, blocking 20/1, test 3/1, other 0/0.
+  //           solve/halo: 1 entry, 80 ns; wait 40/1.   tail: 1 entry, 500 ns, no calls.
+  si::config cfg;
+  cfg.profile = true;
+  cfg.clock = si::event_clock::monotonic;
+  si::start(cfg, 0, 1);
+  sd::set_window_start(T0);
+  sd::region_enter_at("solve", T0);
+  sd::call_enter_at(category::init, T0 + 10);
+  sd::call_exit_at(category::init, T0 + 15);
+  sd::region_enter_at("halo", T0 + 20);
+  sd::call_enter_at(category::wait, T0 + 30);
+  sd::call_exit_at(category::wait, T0 + 70);
+  sd::region_exit_at(T0 + 100);
+  sd::region_exit_at(T0 + 200);
+  sd::region_enter_at("solve", T0 + 300);
+  sd::call_enter_at(category::blocking, T0 + 310);
+  sd::call_enter_at(category::init, T0 + 320);
+  sd::call_exit_at(category::init, T0 + 325);
+  sd::call_exit_at(category::blocking, T0 + 330);
+  sd::region_exit_at(T0 + 350);
+  sd::call_enter_at(category::other, T0 + 400);
+  sd::call_exit_at(category::other, T0 + 410);
+  std::thread([] {
+    sd::region_enter_at("solve", T0 + 1000);
+    sd::call_enter_at(category::test, T0 + 1010);
+    sd::call_exit_at(category::test, T0 + 1013);
+    sd::region_exit_at(T0 + 1100);
+  }).join();
+  sd::region_enter_at("tail", T0 + 2000);
+  sd::set_window_end(T0 + 2500);
+  const json p = json::parse(si::rank_profile_json());
+  const json& regions = p["regions"];
+  ASSERT_EQ(regions.size(), 3u);  // sorted by name
+  const json& solve = regions[0];
+  const json& halo = regions[1];
+  const json& tail = regions[2];
+  EXPECT_EQ(solve["name"], "solve");
+  EXPECT_EQ(halo["name"], "solve/halo");
+  EXPECT_EQ(tail["name"], "tail");
+  EXPECT_EQ(solve["entries"], 3);
+  EXPECT_NEAR(solve["time_s"].get<double>(), 350e-9, 1e-18);
+  auto cat = [](const json& r, const char* c) { return std::make_pair(r["categories"][c]["time_s"].get<double>(),
+                                                                      r["categories"][c]["count"].get<int>()); };
+  EXPECT_NEAR(cat(solve, "init").first, 5e-9, 1e-18);
+  EXPECT_EQ(cat(solve, "init").second, 1);
+  EXPECT_NEAR(cat(solve, "wait").first, 40e-9, 1e-18);
+  EXPECT_EQ(cat(solve, "wait").second, 1);
+  EXPECT_NEAR(cat(solve, "blocking").first, 20e-9, 1e-18);
+  EXPECT_EQ(cat(solve, "blocking").second, 1);
+  EXPECT_NEAR(cat(solve, "test").first, 3e-9, 1e-18);
+  EXPECT_EQ(cat(solve, "test").second, 1);
+  EXPECT_EQ(cat(solve, "other").second, 0);
+  EXPECT_EQ(cat(solve, "other").first, 0.0);
+  EXPECT_EQ(halo["entries"], 1);
+  EXPECT_NEAR(halo["time_s"].get<double>(), 80e-9, 1e-18);
+  EXPECT_NEAR(cat(halo, "wait").first, 40e-9, 1e-18);
+  EXPECT_EQ(cat(halo, "wait").second, 1);
+  for (const char* c : {"blocking", "init", "test", "other"}) EXPECT_EQ(cat(halo, c).second, 0) << c;
+  EXPECT_EQ(tail["entries"], 1);
+  EXPECT_NEAR(tail["time_s"].get<double>(), 500e-9, 1e-18);
+  for (const char* c : {"blocking", "init", "test", "wait", "other"}) EXPECT_EQ(cat(tail, c).second, 0) << c;
+  // The whole-rank categories are unchanged by regions: 5 outermost calls (the nested init is not one).
+  EXPECT_EQ(p["categories"]["init"]["count"], 1);
+  EXPECT_EQ(p["categories"]["other"]["count"], 1);
+  // A second profile does not consume the open region.
+  const json again = json::parse(si::rank_profile_json());
+  EXPECT_EQ(again["regions"][2]["entries"], 1);
+  // The job merge sums regions by name.
+  const json j = json::parse(si::merge_job_profile({p.dump()}));
+  ASSERT_EQ(j["regions"].size(), 3u);
+  EXPECT_EQ(j["regions"][0]["entries"], 3);
+  EXPECT_NEAR(j["regions"][0]["categories"]["wait"]["time_s"].get<double>(), 40e-9, 1e-18);
+  si::stop();
+}
+
+TEST(Regions, ManyEntriesThroughTheRealHooks) {
+  // The public hooks with the real clock: 1000 entries of a region holding a call, name cache included
+  // (a std::string buffer reused with different contents must not alias).
+  si::config c;
+  c.profile = true;
+  c.ring_events = 64;
+  si::start(c, 0, 1);
+  std::string name = "a";
+  for (int i = 0; i < 1000; ++i) {
+    name[0] = i % 2 == 0 ? 'a' : 'b';
+    si::region_enter(name);
+    si::call_enter(category::test);
+    si::call_exit(category::test);
+    si::region_exit();
+  }
+  const json p = json::parse(si::rank_profile_json());
+  ASSERT_EQ(p["regions"].size(), 2u);
+  for (const auto& r : p["regions"]) {
+    EXPECT_EQ(r["entries"], 500) << r["name"];
+    EXPECT_EQ(r["categories"]["test"]["count"], 500) << r["name"];
+    EXPECT_GE(r["time_s"].get<double>(), r["categories"]["test"]["time_s"].get<double>()) << r["name"];
+  }
+  EXPECT_EQ(p["regions"][0]["name"], "a");
+  EXPECT_EQ(p["regions"][1]["name"], "b");
+  si::stop();
 }
 
 #if SIDECORE_HAVE_MODEL_PROFILE

@@ -3,9 +3,11 @@
 //
 // Event model (seed 000, Section 2.1): CALL_ENTER/CALL_EXIT around every call into sidecore, with its category;
 // XFER_BEGIN/XFER_END around every data transfer; REGION_ENTER/EXIT for named code regions. Events are fixed-size
-// binary records (seed 002) written to a per-thread ring, one monotonic clock (sidecore::now_ns) for all threads.
-// Rings are folded incrementally into accumulators (overlap bounds, call categories) and, when tracing, streamed to
-// the trace file, so memory stays bounded for any run length. See docs/instrument.md.
+// binary records (seed 002) written to a per-thread ring and time-stamped with one event clock for all threads
+// (raw TSC where it is invariant, calibrated against CLOCK_MONOTONIC at the start and at the end of the
+// collection; CLOCK_MONOTONIC otherwise). Rings are folded incrementally into accumulators (overlap bounds, call
+// categories, region times) kept in clock ticks, and converted to the now_ns() time base when the profile is
+// written, so memory stays bounded for any run length. See docs/instrument.md.
 //
 // Threads: every hook may be called from any thread, concurrently. start(), stop(), rank_profile_json(),
 // write_trace() and the set_* functions are called by one thread (the runtime's init/finalize thread); stop() and
@@ -25,6 +27,13 @@
 
 namespace sidecore::instrument {
 
+/// The clock that time-stamps events (docs/instrument.md, "Event clock").
+enum class event_clock : std::uint8_t {
+  automatic,  ///< tsc where tsc_usable(), monotonic otherwise (the default)
+  tsc,        ///< raw rdtsc, calibrated against CLOCK_MONOTONIC; falls back to monotonic where not tsc_usable()
+  monotonic,  ///< sidecore::now_ns() (CLOCK_MONOTONIC through the vDSO): ticks are nanoseconds, no calibration
+};
+
 /// What to collect. Both collections are off by default; with both off every hook is one predictable branch.
 struct config {
   bool profile = false;            ///< accumulate the profile (categories, overlap bounds)
@@ -34,6 +43,7 @@ struct config {
   std::size_t trace_max_events = 1000000;  ///< stop tracing, with one warning, past this many trace events
   std::vector<std::size_t> size_bin_edges = default_size_bin_edges();  ///< see size_bins
   std::size_t ring_events = 4096;  ///< per-thread ring capacity in records (rounded up to a power of two, >= 16)
+  event_clock clock = event_clock::automatic;  ///< tests that pass synthetic nanoseconds choose monotonic
 };
 
 /// Thread id 0 means "no thread" (instrumentation off, or the thread table is full).
@@ -42,12 +52,40 @@ inline constexpr std::uint32_t no_thread = 0;
 inline constexpr std::uint32_t max_threads = 1024;
 
 namespace detail {
-/// The one flag every hook tests. Written by start()/stop() only; a relaxed load is a plain load.
-extern std::atomic<bool> g_enabled;
+/// What every hook reads, on one cache line of its own that only start()/stop() (and the first call, once) write:
+/// no other thread's writes invalidate it. Relaxed loads are plain loads.
+struct alignas(64) hot_state {
+  std::atomic<bool> enabled{false};              ///< a collection is on
+  std::atomic<bool> tsc{false};                  ///< the event clock is the TSC (else CLOCK_MONOTONIC)
+  std::atomic<bool> trace{false};                ///< call events go to the ring too (the trace draws them)
+  std::atomic<std::uint32_t> main_thread{0};     ///< the first thread that made a call (t_comp's thread)
+  std::atomic<std::uint64_t> generation{0};      ///< bumped by start(): per-thread slots of older collections expire
+};
+static_assert(sizeof(hot_state) == 64, "the hooks' shared state is one cache line");
+extern hot_state g_hot;
 
-// Out-of-line recording functions, with an explicit timestamp: the inline hooks pass now_ns() (0 for the call
-// hooks, which then read the clock only for an outermost call); tests pass synthetic times (> 0). Same contracts
-// as the hooks below; only call them while enabled().
+/// Raw time-stamp counter (x86-64 rdtsc, ~9 ns on the development VM); 0 elsewhere. Not serialising: the CPU may
+/// execute it a little before the instructions that precede it (measured: up to ~80 ns in a cross-thread hand-off),
+/// so two events of different threads closer than that can come out in either order. An lfence would order it but
+/// costs ~7 ns per event, and more on the hooks around it (docs/instrument.md, "Event clock").
+inline std::uint64_t read_tsc() noexcept {
+#if defined(__x86_64__)
+  return __builtin_ia32_rdtsc();
+#else
+  return 0;
+#endif
+}
+
+/// The event clock, in ticks: TSC cycles, or nanoseconds (now_ns) with the monotonic clock. The same clock on every
+/// thread of the collection. Convert with ticks_to_ns().
+inline std::uint64_t ticks() noexcept {
+  if (g_hot.tsc.load(std::memory_order_relaxed)) return read_tsc();
+  return now_ns();
+}
+
+// Out-of-line recording functions, with an explicit timestamp in event-clock ticks: the inline hooks pass ticks()
+// (0 for the call hooks, which then read the clock only for an outermost call); tests pass synthetic times (> 0;
+// nanoseconds with event_clock::monotonic). Same contracts as the hooks below; only call them while enabled().
 void call_enter_at(category c, std::uint64_t t, const char* name = nullptr) noexcept;
 void call_exit_at(category c, std::uint64_t t) noexcept;
 void xfer_begin_at(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner, std::uint64_t t) noexcept;
@@ -57,19 +95,45 @@ void xfer_end_only_at(std::uint64_t xfer_id, std::size_t bytes, int peer, std::u
 void region_enter_at(std::string_view name, std::uint64_t t) noexcept;
 void region_exit_at(std::uint64_t t) noexcept;
 std::uint32_t register_current_thread() noexcept;
-/// Sets the end of the measured window (tests); normally the first rank_profile_json() or stop() sets it.
+/// Sets the end of the measured window, in ticks (tests); normally the first rank_profile_json() or stop() sets it.
 void set_window_end(std::uint64_t t) noexcept;
-/// Sets the start of the measured window (tests); normally start() sets it to now_ns().
+/// Sets the start of the measured window, in ticks (tests); normally start() sets it to ticks().
 void set_window_start(std::uint64_t t) noexcept;
 }  // namespace detail
 
-/// Starts collecting for this rank. Replaces any earlier collection (call stop() first to write it). Opens the
-/// trace file when cfg.trace (a failure to open is reported on stderr and tracing stays off). Throws
-/// std::invalid_argument for bad size_bin_edges.
+/// Starts collecting for this rank. Replaces any earlier collection (call stop() first to write it). Chooses the
+/// event clock and, for the TSC, takes the first calibration point (~0.1 ms). Opens the trace file when cfg.trace
+/// (a failure to open is reported on stderr and tracing stays off). Throws std::invalid_argument for bad
+/// size_bin_edges.
 void start(const config& cfg, int rank, int nranks);
 
 /// Whether any collection is on. Inline and branch-only, so hooks cost nothing measurable when off.
-[[nodiscard]] inline bool enabled() noexcept { return detail::g_enabled.load(std::memory_order_relaxed); }
+[[nodiscard]] inline bool enabled() noexcept { return detail::g_hot.enabled.load(std::memory_order_relaxed); }
+
+/// Whether the TSC can be the event clock on this machine: x86-64, an invariant TSC (CPUID 0x80000007 EDX bit 8:
+/// constant rate in every P-, C- and T-state) and, where it can be read, the kernel's clocksource is "tsc" (the
+/// kernel checked that the CPUs' counters agree; it switches away from tsc when they do not). `why` receives the
+/// reason when not.
+[[nodiscard]] bool tsc_usable(std::string* why = nullptr) noexcept;
+
+/// The clock of the current (or last) collection: event_clock::tsc or event_clock::monotonic.
+[[nodiscard]] event_clock active_clock() noexcept;
+
+/// The ticks -> nanoseconds fit of the current (or last) collection. With the TSC: ns = ns0 + (ticks - tick0) *
+/// ns_per_tick, through the point taken at start() and, once the window is closed (first rank_profile_json() or
+/// stop()), the one taken at its end (final_fit); before that the second point is the latest one taken while
+/// folding (provisional). With the monotonic clock: the identity.
+struct clock_calibration {
+  bool tsc = false;
+  bool final_fit = false;
+  double ns_per_tick = 1.0;
+  std::uint64_t tick0 = 0, ns0 = 0;  ///< start point
+  std::uint64_t tick1 = 0, ns1 = 0;  ///< end (or latest) point
+  std::uint64_t spread0 = 0, spread1 = 0;  ///< ticks between the two TSC reads around each now_ns() (uncertainty)
+};
+[[nodiscard]] clock_calibration calibration() noexcept;
+/// Converts an event-clock reading to the now_ns() time base with the current fit.
+[[nodiscard]] std::uint64_t ticks_to_ns(std::uint64_t ticks) noexcept;
 
 /// CALL_ENTER / CALL_EXIT: bracket every call from the application into sidecore, on the calling thread. Calls
 /// nest (a blocking call built on nonblocking ones): only the outermost pair is counted, under its own category.
@@ -86,18 +150,18 @@ inline void call_exit(category c) noexcept {
 /// application thread inside a call in off mode. `owner` is current_thread_id() of the application thread that
 /// initiated the request; `xfer_id` identifies the transfer until its xfer_end.
 inline void xfer_begin(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner) noexcept {
-  if (enabled()) detail::xfer_begin_at(xfer_id, bytes, peer, owner, now_ns());
+  if (enabled()) detail::xfer_begin_at(xfer_id, bytes, peer, owner, detail::ticks());
 }
 /// XFER_END: the transfer begun with the same id completed. Any thread. `owner` is the same as passed to
 /// xfer_begin: the owner's state at this instant decides the bounds. Ids must not be reused while a transfer
 /// is in flight (a 64-bit counter is the simplest).
 inline void xfer_end(std::uint64_t xfer_id, std::uint32_t owner) noexcept {
-  if (enabled()) detail::xfer_end_at(xfer_id, owner, now_ns());
+  if (enabled()) detail::xfer_end_at(xfer_id, owner, detail::ticks());
 }
 /// XFER_END of a transfer whose beginning cannot be seen (seed 000 case 3, e.g. an eager message arriving at the
 /// receiver): counted with min = 0, max = xfer_time. Do not call xfer_begin for it.
 inline void xfer_end_unpaired(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner) noexcept {
-  if (enabled()) detail::xfer_end_only_at(xfer_id, bytes, peer, owner, now_ns());
+  if (enabled()) detail::xfer_end_only_at(xfer_id, bytes, peer, owner, detail::ticks());
 }
 
 /// The calling thread's instrumentation id (registers it on first use), to pass as `owner` to xfer_begin.
@@ -110,18 +174,22 @@ void name_current_thread(std::string_view name) noexcept;
 /// Marks the calling thread as the progress thread (named "progress", listed apart in the trace).
 void mark_progress_thread() noexcept;
 
-/// Named region, on the calling thread; nestable (depth up to 64). Transfers are attributed to the owner's
-/// innermost region path ("solve/halo") at their first known event. The name is interned: the first use of a
-/// name allocates, later uses take a short lock.
+/// Named region, on the calling thread; nestable (depth up to 64). The profile reports per region path
+/// ("solve/halo") its entries, its wall time and the calls made inside it (sub-regions included), and transfers
+/// are attributed to the owner's innermost region path at their first known event. The name is interned: the
+/// first use of a name allocates and takes a short lock; later uses hit a per-thread cache (no lock).
 inline void region_enter(std::string_view name) noexcept {
-  if (enabled()) detail::region_enter_at(name, now_ns());
+  if (enabled()) detail::region_enter_at(name, detail::ticks());
 }
 inline void region_exit() noexcept {
-  if (enabled()) detail::region_exit_at(now_ns());
+  if (enabled()) detail::region_exit_at(detail::ticks());
 }
 
-/// Folds the calling thread's ring now (e.g. from the progress thread's idle path, where it costs nothing).
-void fold_current_thread() noexcept;
+/// Folds the calling thread's ring (e.g. from the progress thread's idle path, where it costs nothing). Returns at
+/// once, taking no lock, while the ring holds fewer than min(`min_records`, a quarter of the ring) records: the
+/// default folds in batches of a quarter ring, so that an idle path that runs after every few events does not pay
+/// a fold (two locks) each time; pass 1 to fold whatever is there.
+void fold_current_thread(std::size_t min_records = SIZE_MAX) noexcept;
 
 /// Sets the a-priori transfer-time table (bytes, seconds), interpolated; `source` goes into the profile
 /// ("calibration: built-in ping-pong at init", or the table's path). Call before transfers are recorded.

@@ -7,9 +7,8 @@ BUILD      ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS       ?= $(shell nproc)
 # Tests labelled known-bug document open provider bugs (docs/runtime.md); `ctest -L known-bug` runs them.
-# A failed test is run once more (--repeat until-pass:2); its first failure stays in the output. The multi-rank
-# tests run real transports on a 2-core machine, and a shm region left in /dev/shm by a killed process whose pid is
-# reused can fail an endpoint (libfabric 1.17).
+# A failed test is run once more (--repeat until-pass:2); its first failure stays in the output (the multi-rank
+# tests run real transports on a 2-core machine).
 CTEST_ARGS ?=
 
 # Debian packages the build, the tests and the benchmarks need.
@@ -18,7 +17,7 @@ DEB_PACKAGES = cmake make g++ pkg-config \
   googletest libgtest-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev \
   chromium
 
-.PHONY: all deps configure build demo test asan tsan clean
+.PHONY: all deps configure build demo test asan tsan clean clean-shm
 
 all: build
 
@@ -43,7 +42,7 @@ build: configure
 demo: build
 	bench/run-overlap.sh --quick $(BUILD)
 
-test: build
+test: build clean-shm
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --label-exclude known-bug --repeat until-pass:2 $(CTEST_ARGS)
 
 # Sanitizer builds (separate build folders). Leak detection is off: MPICH and UCX leak at exit.
@@ -54,3 +53,12 @@ tsan:
 
 clean:
 	rm -rf $(BUILD)
+
+# Removes the shm regions (/dev/shm/sidecore-<pid>-<random>) that processes killed before finalize left behind:
+# only this user's, and only those whose process is gone. Each holds up to 16 MiB of /dev/shm.
+clean-shm:
+	@for f in /dev/shm/sidecore-*; do \
+	  [ -O "$$f" ] || continue; \
+	  pid=$${f#/dev/shm/sidecore-}; pid=$${pid%%-*}; \
+	  [ -d "/proc/$$pid" ] || rm -f "$$f"; \
+	done

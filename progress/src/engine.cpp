@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <string>
 
 #include <sidecore/common/common.hpp>
@@ -140,10 +141,17 @@ engine::engine(const engine_config& cfg) : cfg_(cfg), queue_(cfg.queue_capacity)
   if ((rc = fi_endpoint(domain_, info_, &ep_, nullptr))) fail("fi_endpoint", rc, provider_);
   if ((rc = fi_ep_bind(ep_, &av_->fid, 0))) fail("fi_ep_bind(av)", rc, provider_);
   if ((rc = fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV))) fail("fi_ep_bind(cq)", rc, provider_);
+  if (provider_ == "shm") name_shm_endpoint();
   if ((rc = fi_enable(ep_))) fail("fi_enable", rc, provider_);
 
   // Receive buffers for eager and control messages, posted now (no traffic can arrive before connect()).
   const std::size_t nb = cfg_.recv_buffers ? cfg_.recv_buffers : 1;
+  // Flow control of rendezvous data receives. Measured with shm (libfabric 1.17, receive queue 1024): when data
+  // receives filled the queue, no receive buffer could be posted; the control messages then waiting in shm's
+  // inbound queue held up the data behind them, and 3 ranks with 1500 rendezvous messages each in flight
+  // deadlocked. Data receives beyond the limit wait in the receive backlog until one completes.
+  const std::size_t rx_size = info_->rx_attr->size;
+  rdv_recv_limit_ = rx_size > nb + 1 ? rx_size - nb : 1;
   const std::size_t bsize = eager_max_ + hdr_size;
   bounce_mem_.resize(nb * bsize);
   bounces_.resize(nb);
@@ -151,6 +159,21 @@ engine::engine(const engine_config& cfg) : cfg_(cfg), queue_(cfg.queue_capacity)
     bounces_[i].buf = bounce_mem_.data() + i * bsize;
     if (!post_bounce(&bounces_[i])) bounces_unposted_.push_back(&bounces_[i]);
   }
+}
+
+// shm names its shared-memory region (in /dev/shm) after the process id by default ("<pid>:<domain>:<ep>"). A
+// process killed before it closes its endpoint (a job that timed out) leaves that region behind, and a later
+// process that gets the same pid then failed to set up or hung. A name of our own with 64 random bits never
+// meets a leftover: "sidecore-<pid>-<random hex>". (Regions left by killed processes still take /dev/shm space
+// until removed; the README says how.)
+void engine::name_shm_endpoint() {
+  std::random_device rd;
+  const std::uint64_t nonce = (std::uint64_t{rd()} << 32) ^ rd() ^ now_ns();
+  char name[64];
+  const int n = std::snprintf(name, sizeof(name), "sidecore-%ld-%016llx", static_cast<long>(::getpid()),
+                              static_cast<unsigned long long>(nonce));
+  const int rc = fi_setname(&ep_->fid, name, static_cast<std::size_t>(n) + 1);
+  if (rc) fail("fi_setname (shm region name)", rc, provider_);
 }
 
 void engine::connect(MPI_Comm comm) {
@@ -368,11 +391,18 @@ void engine::post_or_backlog(req* r) {
 bool engine::retry_backlog(backlog& b) {
   bool did = false;
   while (b.head) {
+    // Unlink r before posting it: a step that succeeds may queue r's next step in the other backlog (a
+    // rendezvous receive, once posted, queues its clear-to-send), which rewrites r->backlog_next.
     req* r = pool_.at(b.head - 1);
-    if (!post(r)) break;
-    did = true;
     b.head = r->backlog_next;
     if (!b.head) b.tail = 0;
+    if (!post(r)) {  // refused again: back at the front
+      r->backlog_next = b.head;
+      b.head = r->index + 1;
+      if (!b.tail) b.tail = b.head;
+      break;
+    }
+    did = true;
   }
   return did;
 }
@@ -454,8 +484,10 @@ bool engine::post(req* r) {
       }
       break;
     case req_act::data_recv:
+      if (rdv_recvs_posted_ >= rdv_recv_limit_) return false;  // flow control: waits for one to complete
       rc = fi_trecv(ep_, r->buf, r->rdv_n, nullptr, FI_ADDR_UNSPEC, r->rdv_tag, 0, &r->ctx);
       if (rc == 0) {
+        ++rdv_recvs_posted_;
         // Posted before the clear-to-send leaves: the data can never arrive unexpected.
         r->act = req_act::cts;
         post_or_backlog(r);
@@ -672,7 +704,10 @@ void engine::handle_entries(const fi_cq_tagged_entry* e, int n) {
     req* r = static_cast<req*>(e[i].op_context);  // ctx is the first member of req
     // A send's eager message or rendezvous data went out, or a receive's rendezvous data arrived (its result
     // and byte count were set when it matched).
-    if (r->op == req_op::recv) ring_peer(r->peer_world);  // the sender's rendezvous send completes now
+    if (r->op == req_op::recv) {  // only rendezvous data receives complete through the CQ
+      --rdv_recvs_posted_;
+      ring_peer(r->peer_world);  // the sender's rendezvous send completes now
+    }
     complete(r);
   }
 }
@@ -692,6 +727,7 @@ void engine::handle_error() {
     return;
   }
   req* r = static_cast<req*>(err.op_context);
+  if (r->op == req_op::recv) --rdv_recvs_posted_;  // a rendezvous data receive (the only receives posted)
   if (err.err == FI_ECANCELED || err.err == -FI_ECANCELED) {
     r->result = req_result::canceled;
     r->bytes = 0;

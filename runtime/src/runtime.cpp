@@ -313,6 +313,8 @@ void init(MPI_Comm user_comm) {
   ec.block_us = s->cfg.block_us;
   ec.queue_capacity = s->cfg.submit_queue;
   ec.cq_batch = s->cfg.cq_batch;
+  ec.eager_max = s->cfg.eager_max;
+  ec.recv_buffers = s->cfg.recv_buffers;
   int thread_level = MPI_THREAD_SINGLE;
   MPI_Query_thread(&thread_level);
   ec.serialized_callers = thread_level != MPI_THREAD_MULTIPLE;

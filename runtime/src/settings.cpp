@@ -125,6 +125,19 @@ std::vector<setting_def> make_table() {
                "Completions read from the completion queue per poll.",
                [](settings& s, const std::string& v) { s.cq_batch = parse_unsigned("SIDECORE_CQ_BATCH", v, 1, 64); },
                [](const settings& s) { return std::to_string(s.cq_batch); }});
+  t.push_back({"SIDECORE_EAGER_MAX", "8192", "an integer 0..65536 (bytes)",
+               "Largest message sent eagerly: header and data in one message, copied out of a receive buffer at the "
+               "receiver. Larger messages go by rendezvous (ready-to-send, clear-to-send, then the data straight "
+               "into the posted buffer): one more round trip, no copy. 0: every message with data by rendezvous.",
+               [](settings& s, const std::string& v) { s.eager_max = parse_unsigned("SIDECORE_EAGER_MAX", v, 0, 65536); },
+               [](const settings& s) { return std::to_string(s.eager_max); }});
+  t.push_back({"SIDECORE_RECV_BUFFERS", "64", "an integer 2..4096",
+               "Receive buffers (of SIDECORE_EAGER_MAX + 40 bytes each) the engine keeps posted for eager and "
+               "control messages. Messages that find none wait in the provider until one is given back.",
+               [](settings& s, const std::string& v) {
+                 s.recv_buffers = parse_unsigned("SIDECORE_RECV_BUFFERS", v, 2, 4096);
+               },
+               [](const settings& s) { return std::to_string(s.recv_buffers); }});
   t.push_back({"SIDECORE_VERBOSE", "0", "0, 1, 2",
                "1: print the configuration chosen at init on rank 0 (mode, provider, reserved core, OpenMP threads). "
                "2: on every rank.",

@@ -31,6 +31,8 @@ struct settings {
   std::string provider;  // empty: automatic
   std::size_t submit_queue = 4096;
   std::size_t cq_batch = 16;
+  std::size_t eager_max = 8192;
+  std::size_t recv_buffers = 64;
   int verbose = 0;
   // instrumentation (issue 3)
   std::string profile_path;          // empty: no profile

@@ -98,8 +98,7 @@ TEST(EngineSlots, OrphanBeforeCompleteIsFreedByTheEngine) {
   EXPECT_EQ(e->lookup(h), nullptr);
 }
 
-// Both orders of the exchange over many requests at once (below the provider's posted-receive limit, see the
-// known-bug test after this one).
+// Both orders of the exchange over many requests at once.
 void many_requests_both_orders(int n) {
   auto e = make_engine();
   ASSERT_TRUE(e);

@@ -63,6 +63,7 @@ void expect_clear_rejection(const std::string& name, const std::string& value,
 const std::vector<std::string> all_names = {
     "SIDECORE_PROGRESS",     "SIDECORE_PROGRESS_CORE", "SIDECORE_IDLE",       "SIDECORE_SPIN_US",
     "SIDECORE_BLOCK_US",     "SIDECORE_PROVIDER",      "SIDECORE_SUBMIT_QUEUE", "SIDECORE_CQ_BATCH",
+    "SIDECORE_EAGER_MAX",    "SIDECORE_RECV_BUFFERS",
     "SIDECORE_VERBOSE",      "SIDECORE_PROFILE",       "SIDECORE_TRACE",      "SIDECORE_TRACE_MAX_EVENTS",
     "SIDECORE_SIZE_BINS",    "SIDECORE_XFER_TABLE",    "SIDECORE_RING_EVENTS"};
 
@@ -117,6 +118,8 @@ TEST(SettingsTable, ValidValuesParseAndRoundTrip) {
       {"SIDECORE_PROVIDER", {"shm", "tcp;ofi_rxm", "verbs;ofi_rxm", "efa"}},
       {"SIDECORE_SUBMIT_QUEUE", {"2", "1024", "4096", "1048576"}},
       {"SIDECORE_CQ_BATCH", {"1", "16", "64"}},
+      {"SIDECORE_EAGER_MAX", {"0", "8192", "65536"}},
+      {"SIDECORE_RECV_BUFFERS", {"2", "64", "4096"}},
       {"SIDECORE_VERBOSE", {"0", "1", "2"}},
       {"SIDECORE_PROFILE", {"/tmp/p-%r.json", "prof.json"}},
       {"SIDECORE_TRACE", {"/tmp/t-%r.json"}},
@@ -152,6 +155,8 @@ TEST(SettingsTable, ValidValuesGiveTheRightFields) {
   EXPECT_EQ(parsed("SIDECORE_PROVIDER", "tcp;ofi_rxm").provider, "tcp;ofi_rxm");
   EXPECT_EQ(parsed("SIDECORE_SUBMIT_QUEUE", "1024").submit_queue, 1024u);
   EXPECT_EQ(parsed("SIDECORE_CQ_BATCH", "64").cq_batch, 64u);
+  EXPECT_EQ(parsed("SIDECORE_EAGER_MAX", "0").eager_max, 0u);
+  EXPECT_EQ(parsed("SIDECORE_RECV_BUFFERS", "128").recv_buffers, 128u);
   EXPECT_EQ(parsed("SIDECORE_VERBOSE", "2").verbose, 2);
   EXPECT_EQ(parsed("SIDECORE_PROFILE", "p.json").profile_path, "p.json");
   EXPECT_EQ(parsed("SIDECORE_TRACE", "t.json").trace_path, "t.json");
@@ -188,6 +193,8 @@ TEST(SettingsTable, RejectsJunkForEveryVariable) {
       {"SIDECORE_PROVIDER", {"", "   ", "shm,tcp", "shm tcp"}},
       {"SIDECORE_SUBMIT_QUEUE", {"0", "1", "3", "4097", "2097152", "big"}},
       {"SIDECORE_CQ_BATCH", {"0", "65", "-3"}},
+      {"SIDECORE_EAGER_MAX", {"65537", "-1", "8k", ""}},
+      {"SIDECORE_RECV_BUFFERS", {"0", "1", "4097", "many"}},
       {"SIDECORE_VERBOSE", {"3", "yes", "-1"}},
       {"SIDECORE_PROFILE", {"", "  "}},
       {"SIDECORE_TRACE", {""}},

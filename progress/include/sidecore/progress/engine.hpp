@@ -197,6 +197,7 @@ class engine {
   void handle_entries(const struct fi_cq_tagged_entry* e, int n);
   void handle_error();
   void complete(req* r) noexcept;
+  void name_shm_endpoint();        // shm: a region name no leftover of a killed process can collide with
   void sleep_locked();             // caller holds the lock; sleeps up to block_us or until a submission
   void thread_main(std::function<void()> on_start);
   void wake() noexcept;                       // ring our own doorbell
@@ -228,6 +229,9 @@ class engine {
   std::vector<bounce> bounces_;
   std::vector<char> bounce_mem_;
   std::vector<bounce*> bounces_unposted_;  // refused by the provider for now (EAGAIN / ENOMEM)
+  // Rendezvous data receives posted to the provider, and how many may be: the provider's receive queue
+  // (rx_attr->size) less the receive buffers, so that data receives can never crowd the receive buffers out.
+  std::size_t rdv_recvs_posted_ = 0, rdv_recv_limit_ = 1;
   std::vector<char> inject_buf_;           // header + data of an injected eager message
   std::atomic<bool> stop_{false};
   std::atomic<bool> running_{false};

@@ -1,7 +1,7 @@
-// Layout of the 64-bit libfabric tag. The source is not in the tag: receives match it by address
-// (FI_DIRECTED_RECV; any source is FI_ADDR_UNSPEC) and the sender's rank travels as remote CQ data, because
-// libfabric 1.17 shm matches an unexpected message only when every tag bit is equal (see engine.cpp). Any tag
-// is an ignore mask over the user field (which shares that shm limitation for unexpected messages).
+// Layout of sidecore's 64-bit message tag. It travels in sidecore's message header (wire_hdr, request_pool.hpp)
+// and is matched in software by the engine (docs/runtime.md, "Wire protocol"); the source is matched apart, by
+// the sender's engine address in the header. Any tag is an ignore mask over the user field. The libfabric tags the
+// engine itself uses (ctrl_tag, rendezvous tags) have kind 3, which no sidecore tag has.
 //
 //   63..62  kind       0 = point-to-point, 1 = collective (tag field holds the collective sequence), 2 = internal
 //   61..48  comm id    14 bits: up to 16384 live communicators
@@ -16,7 +16,7 @@ namespace sidecore::progress::tag {
 inline constexpr int kind_shift = 62;
 inline constexpr int comm_shift = 48;
 inline constexpr std::uint64_t comm_bits = (1ULL << 14) - 1;
-inline constexpr std::uint64_t rank_bits = (1ULL << 31) - 1;  // ranks travel as 32-bit CQ data
+inline constexpr std::uint64_t rank_bits = (1ULL << 31) - 1;  // ranks travel as 32-bit header fields
 inline constexpr std::uint64_t user_bits = (1ULL << 28) - 1;
 inline constexpr int max_comms = static_cast<int>(comm_bits + 1);
 inline constexpr int max_ranks = static_cast<int>(rank_bits);

@@ -1,5 +1,7 @@
 // Cost of sidecore's instrumentation: per recorded event (target <= 25 ns; EventSpace paid 1.1 us), including the
-// amortized cost of folding the ring into the accumulators, and the cost of a hook with collection off.
+// amortized cost of folding the ring into the accumulators, and the cost of a hook with collection off. The event
+// clock is the default one (the TSC where usable; docs/instrument.md, "Event clock"); the *_monotonic cases force
+// the CLOCK_MONOTONIC fallback.
 // Per-event figures are the "per_event" rate counters (Google Benchmark reports items/s; ns/event = 1e9 / rate).
 #include <benchmark/benchmark.h>
 
@@ -13,9 +15,10 @@ using sidecore::category;
 
 namespace {
 
-void start_profile() {
+void start_profile(si::event_clock clock = si::event_clock::automatic) {
   si::config c;
   c.profile = true;
+  c.clock = clock;
   si::start(c, 0, 1);
   si::set_xfer_time_table({{0, 1e-6}, {1 << 20, 1e-4}}, "bench");
 }
@@ -26,12 +29,18 @@ void per_event(benchmark::State& state, double events_per_iteration) {
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-// Reference: the clock itself (every recorded event reads it once).
+// References: the clocks themselves (every recorded event reads the event clock once).
 void BM_now_ns(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(sidecore::now_ns());
   per_event(state, 1);
 }
 BENCHMARK(BM_now_ns);
+
+void BM_rdtsc(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(si::detail::read_tsc());
+  per_event(state, 1);
+}
+BENCHMARK(BM_rdtsc);
 
 // Collection off: the hooks are one predictable branch each.
 void BM_off_call_pair(benchmark::State& state) {
@@ -60,6 +69,7 @@ BENCHMARK(BM_off_xfer_pair);
 // Collection on (profile, no trace): CALL_ENTER + CALL_EXIT, folding included.
 void BM_on_call_pair(benchmark::State& state) {
   start_profile();
+  state.SetLabel(si::active_clock() == si::event_clock::tsc ? "tsc" : "monotonic");
   for (auto _ : state) {
     si::call_enter(category::test);
     si::call_exit(category::test);
@@ -68,6 +78,31 @@ void BM_on_call_pair(benchmark::State& state) {
   si::stop();
 }
 BENCHMARK(BM_on_call_pair);
+
+void BM_on_call_pair_monotonic(benchmark::State& state) {
+  start_profile(si::event_clock::monotonic);
+  for (auto _ : state) {
+    si::call_enter(category::test);
+    si::call_exit(category::test);
+  }
+  per_event(state, 2);
+  si::stop();
+}
+BENCHMARK(BM_on_call_pair_monotonic);
+
+// A call inside a region: the call is also added to the region path's counters.
+void BM_on_call_pair_in_region(benchmark::State& state) {
+  start_profile();
+  si::region_enter("solve");
+  for (auto _ : state) {
+    si::call_enter(category::test);
+    si::call_exit(category::test);
+  }
+  si::region_exit();
+  per_event(state, 2);
+  si::stop();
+}
+BENCHMARK(BM_on_call_pair_in_region);
 
 // Nested calls (a blocking call built on nonblocking ones): inner pairs only adjust a depth counter.
 void BM_on_nested_call_pair(benchmark::State& state) {
@@ -97,6 +132,20 @@ void BM_on_xfer_pair_owner(benchmark::State& state) {
   si::stop();
 }
 BENCHMARK(BM_on_xfer_pair_owner);
+
+void BM_on_xfer_pair_owner_monotonic(benchmark::State& state) {
+  start_profile(si::event_clock::monotonic);
+  const auto me = si::current_thread_id();
+  std::uint64_t id = 0;
+  for (auto _ : state) {
+    ++id;
+    si::xfer_begin(id, 4096, 1, me);
+    si::xfer_end(id, me);
+  }
+  per_event(state, 2);
+  si::stop();
+}
+BENCHMARK(BM_on_xfer_pair_owner_monotonic);
 
 // XFER_BEGIN + XFER_END recorded for another thread (core mode: the progress thread reads the owner's seqlock).
 void BM_on_xfer_pair_for_other_owner(benchmark::State& state) {
@@ -143,6 +192,22 @@ void BM_on_region_pair(benchmark::State& state) {
   si::stop();
 }
 BENCHMARK(BM_on_region_pair);
+
+// The progress thread's idle hook when there is little to fold (the common case: it runs after every burst).
+void BM_idle_fold_hook(benchmark::State& state) {
+  start_profile();
+  const auto me = si::current_thread_id();
+  std::uint64_t id = 0;
+  for (auto _ : state) {
+    ++id;
+    si::xfer_begin(id, 4096, 1, me);
+    si::xfer_end(id, me);
+    si::fold_current_thread();
+  }
+  per_event(state, 2);
+  si::stop();
+}
+BENCHMARK(BM_idle_fold_hook);
 
 }  // namespace
 

@@ -36,7 +36,7 @@ enum class event_clock : std::uint8_t {
 
 /// What to collect. Both collections are off by default; with both off every hook is one predictable branch.
 struct config {
-  bool profile = false;            ///< accumulate the profile (categories, overlap bounds)
+  bool profile = false;            ///< accumulate the profile (categories, overlap bounds, regions)
   std::string profile_path;        ///< where the runtime writes it (%r = rank); informational here
   bool trace = false;              ///< stream a Chrome trace-event timeline
   std::string trace_path;          ///< trace file (%r = rank, substituted by start())

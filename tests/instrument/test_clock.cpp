@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -88,10 +89,14 @@ TEST(EventClock, TscCalibrationMatchesMonotonic) {
   std::vector<point> mid;
   for (int i = 0; i < 5; ++i) {
     spin_for_ns(5'000'000);
-    const std::uint64_t a = sd::ticks();
-    const std::uint64_t n = now_ns();
-    const std::uint64_t b = sd::ticks();
-    mid.push_back({a + (b - a) / 2, n, b - a});
+    point best{0, 0, UINT64_MAX};
+    for (int k = 0; k < 100 && best.spread > 2000; ++k) {  // a narrow bracket (a preemption widens it)
+      const std::uint64_t a = sd::ticks();
+      const std::uint64_t n = now_ns();
+      const std::uint64_t b = sd::ticks();
+      if (b >= a && b - a < best.spread) best = {a + (b - a) / 2, n, b - a};
+    }
+    mid.push_back(best);
   }
   // The first profile closes the window and takes the end point of the calibration.
   const json p = json::parse(si::rank_profile_json());
@@ -114,16 +119,19 @@ TEST(EventClock, TscCalibrationMatchesMonotonic) {
 }
 
 TEST(EventClock, CallTimesAreNanosecondsWithTheRealClock) {
-  // A call that spins 2 ms: its time in the profile is ~2 ms whichever clock records it.
+  // A call that spins 2 ms: whichever clock records it, its time in the profile is at least the 2 ms spun and at
+  // most what now_ns() measured around the call (a preempted spin may overshoot: the bracket absorbs it).
   for (const auto clock : {si::event_clock::automatic, si::event_clock::monotonic}) {
     si::start(profile_with(clock), 0, 1);
+    const std::uint64_t before = now_ns();
     si::call_enter(category::wait);
     spin_for_ns(2'000'000);
     si::call_exit(category::wait);
+    const std::uint64_t after = now_ns();
     const json p = json::parse(si::rank_profile_json());
     const double t = p["categories"]["wait"]["time_s"].get<double>();
-    EXPECT_GE(t, 2e-3) << static_cast<int>(clock);
-    EXPECT_LT(t, 2.5e-3) << static_cast<int>(clock);
+    EXPECT_GE(t, 2e-3 - 1e-7) << static_cast<int>(clock);  // 0.1 us: the calibration's uncertainty, generously
+    EXPECT_LE(t, static_cast<double>(after - before) * 1e-9 + 1e-7) << static_cast<int>(clock);
     si::stop();
   }
 }

@@ -4,7 +4,8 @@
 # One OpenMP thread per rank (2 ranks on 2 cores). The time is heat2d's own loop time (MPI_Wtime around the
 # iterations: init, calibration and finalize are not in it). Prints median [min, max] of the run times, the overhead
 # of the medians, and the median [min, max] of the paired overheads (each profiled run against the unprofiled run
-# just before it: drift of the machine cancels within a pair, so this is the estimate to quote).
+# next to it, the order alternating from pair to pair: drift of the machine cancels within a pair, and the order's
+# own effect across pairs, so this is the estimate to quote).
 #   bench/run-instrument-overhead.sh [--runs=N] [--n=GRID] [--iters=K] [BUILD_DIR]
 # Benchmarks are only valid on an otherwise idle machine (nothing compiling, no other test running). Each run checks
 # it: the CPU time the whole machine used during the run (/proc/stat) minus the run's own (its process tree's
@@ -48,8 +49,14 @@ for mode in off core; do
   for ((i = 0; i < runs; i++)); do
     cmd=(timeout "$limit" mpiexec -n 2 -env OMP_NUM_THREADS 1 "$app" --n "$n" --iters "$iters")
     [ "$i" -eq 0 ] && echo "\$ SIDECORE_PROGRESS=$mode [SIDECORE_PROFILE=$out/p.%r.json] ${cmd[*]}"
-    read -r a fa < <(SIDECORE_PROGRESS=$mode run_time "${cmd[@]}")
-    read -r b fb < <(SIDECORE_PROGRESS=$mode SIDECORE_PROFILE="$out/p.%r.json" run_time "${cmd[@]}")
+    # Alternate which run of the pair goes first (a second run tends to be faster: warm page cache, caches).
+    if ((i % 2 == 0)); then
+      read -r a fa < <(SIDECORE_PROGRESS=$mode run_time "${cmd[@]}")
+      read -r b fb < <(SIDECORE_PROGRESS=$mode SIDECORE_PROFILE="$out/p.%r.json" run_time "${cmd[@]}")
+    else
+      read -r b fb < <(SIDECORE_PROGRESS=$mode SIDECORE_PROFILE="$out/p.%r.json" run_time "${cmd[@]}")
+      read -r a fa < <(SIDECORE_PROGRESS=$mode run_time "${cmd[@]}")
+    fi
     if awk -v x="$fa" -v y="$fb" 'BEGIN {exit !(x > 0.1 || y > 0.1)}'; then
       disturbed=$((disturbed + 1))
       echo "   pair $i disturbed (other processes took $fa s / $fb s of CPU): left out ($a s / $b s)"

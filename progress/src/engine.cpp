@@ -9,6 +9,7 @@
 #include <sys/uio.h>
 
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -445,8 +446,11 @@ bool engine::post(req* r) {
         if (rc == 0) {
           if (xfer_hook_) xfer_hook_(r, true);
           r->posted = true;
-          ring_peer(r->peer_world);
+          // Complete first: on a core shared with the peer, the peer we wake may run before we go on. (r may
+          // be released and reused from complete() on.)
+          const int peer = r->peer_world;
           complete(r);
+          ring_peer(peer);
           return true;
         }
       } else {
@@ -502,8 +506,9 @@ bool engine::post(req* r) {
       h.type = wire_cts;
       if (!inject_hdr(h, peer_addr)) return false;
       r->act = req_act::none;
-      ring_peer(r->peer_world);
-      if (r->rdv_n == 0) complete(r);  // nothing to receive: done
+      const int peer = r->peer_world;
+      if (r->rdv_n == 0) complete(r);  // nothing to receive: done (r may be released from here on)
+      ring_peer(peer);
       return true;
     }
     case req_act::none:
@@ -706,7 +711,10 @@ void engine::handle_entries(const fi_cq_tagged_entry* e, int n) {
     // and byte count were set when it matched).
     if (r->op == req_op::recv) {  // only rendezvous data receives complete through the CQ
       --rdv_recvs_posted_;
-      ring_peer(r->peer_world);  // the sender's rendezvous send completes now
+      const int peer = r->peer_world;
+      complete(r);  // first: the peer we wake may take the core we share with it
+      ring_peer(peer);  // the sender's rendezvous send completes now
+      continue;
     }
     complete(r);
   }
@@ -850,6 +858,7 @@ void engine::thread_main(std::function<void()> on_start) {
   std::uint64_t idle_since = 0;
   std::uint64_t t = now_ns();
   const std::uint64_t spin_ns = std::uint64_t{cfg_.spin_us} * 1000;
+  const std::uint64_t yield_ns = std::uint64_t{cfg_.yield_us} * 1000;
   while (!stop_.load(std::memory_order_acquire)) {
     const bool did = progress_locked();
     const std::uint64_t now = now_ns();
@@ -870,7 +879,16 @@ void engine::thread_main(std::function<void()> on_start) {
       continue;
     }
     if (cfg_.idle == idle_policy::hybrid && now - idle_since < spin_ns) {
-      cpu_relax();
+      // Past yield_us, give the core to whoever else wants it. Measured on a 2-core VM with a peer rank on the
+      // progress core: without it, the peer (woken by our doorbell) often waited for the scheduler to end our
+      // time slice, 0.2-1.5 ms, and 1 MiB receiver-side overlap fell to 79 %. Alone on its core, a yield is a
+      // syscall that returns at once.
+      if (now - idle_since >= yield_ns) {
+        bump(yields_);
+        sched_yield();
+      } else {
+        cpu_relax();
+      }
       continue;
     }
     sleep_locked();
@@ -889,6 +907,7 @@ engine_stats engine::stats() const noexcept {
   s.busy_ns = busy_ns_.load(std::memory_order_relaxed);
   s.idle_ns = idle_ns_.load(std::memory_order_relaxed);
   s.blocks = blocks_.load(std::memory_order_relaxed);
+  s.yields = yields_.load(std::memory_order_relaxed);
   s.eagain = eagain_.load(std::memory_order_relaxed);
   s.queue_full = queue_full_.load(std::memory_order_relaxed);
   s.unexpected = unexpected_.load(std::memory_order_relaxed);

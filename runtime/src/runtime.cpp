@@ -310,6 +310,7 @@ void init(MPI_Comm user_comm) {
   }
   ec.idle = s->cfg.idle;
   ec.spin_us = s->cfg.spin_us;
+  ec.yield_us = s->cfg.yield_us;
   ec.block_us = s->cfg.block_us;
   ec.queue_capacity = s->cfg.submit_queue;
   ec.cq_batch = s->cfg.cq_batch;

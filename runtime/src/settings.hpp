@@ -26,7 +26,8 @@ struct settings {
   progress_mode mode = progress_mode::off;
   core_choice progress_core;
   progress::idle_policy idle = progress::idle_policy::hybrid;
-  std::uint32_t spin_us = 200;
+  std::uint32_t spin_us = 5000;
+  std::uint32_t yield_us = 2;
   std::uint32_t block_us = 1000;
   std::string provider;  // empty: automatic
   std::size_t submit_queue = 4096;

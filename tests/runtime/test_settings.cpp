@@ -62,7 +62,7 @@ void expect_clear_rejection(const std::string& name, const std::string& value,
 
 const std::vector<std::string> all_names = {
     "SIDECORE_PROGRESS",     "SIDECORE_PROGRESS_CORE", "SIDECORE_IDLE",       "SIDECORE_SPIN_US",
-    "SIDECORE_BLOCK_US",     "SIDECORE_PROVIDER",      "SIDECORE_SUBMIT_QUEUE", "SIDECORE_CQ_BATCH",
+    "SIDECORE_YIELD_US",     "SIDECORE_BLOCK_US",     "SIDECORE_PROVIDER",      "SIDECORE_SUBMIT_QUEUE", "SIDECORE_CQ_BATCH",
     "SIDECORE_EAGER_MAX",    "SIDECORE_RECV_BUFFERS",
     "SIDECORE_VERBOSE",      "SIDECORE_PROFILE",       "SIDECORE_TRACE",      "SIDECORE_TRACE_MAX_EVENTS",
     "SIDECORE_SIZE_BINS",    "SIDECORE_XFER_TABLE",    "SIDECORE_RING_EVENTS"};
@@ -93,7 +93,8 @@ TEST(SettingsTable, DefaultValues) {
   EXPECT_EQ(def.mode, d::progress_mode::off);
   EXPECT_EQ(def.progress_core.which, d::core_choice::kind::last);
   EXPECT_EQ(def.idle, sidecore::progress::idle_policy::hybrid);
-  EXPECT_EQ(def.spin_us, 200u);
+  EXPECT_EQ(def.spin_us, 5000u);
+  EXPECT_EQ(def.yield_us, 2u);
   EXPECT_EQ(def.block_us, 1000u);
   EXPECT_TRUE(def.provider.empty());
   EXPECT_EQ(def.submit_queue, 4096u);
@@ -114,6 +115,7 @@ TEST(SettingsTable, ValidValuesParseAndRoundTrip) {
       {"SIDECORE_PROGRESS_CORE", {"last", "first", "0", "1", "15"}},
       {"SIDECORE_IDLE", {"spin", "block", "hybrid"}},
       {"SIDECORE_SPIN_US", {"0", "20", "10000000"}},
+      {"SIDECORE_YIELD_US", {"0", "2", "10000000"}},
       {"SIDECORE_BLOCK_US", {"10", "100", "1000000"}},
       {"SIDECORE_PROVIDER", {"shm", "tcp;ofi_rxm", "verbs;ofi_rxm", "efa"}},
       {"SIDECORE_SUBMIT_QUEUE", {"2", "1024", "4096", "1048576"}},
@@ -189,6 +191,7 @@ TEST(SettingsTable, RejectsJunkForEveryVariable) {
       {"SIDECORE_PROGRESS_CORE", {"lastt", "1.5", "0x1", "99999999999"}},
       {"SIDECORE_IDLE", {"sleep", "", "Spin"}},
       {"SIDECORE_SPIN_US", {"", "abc", "1e3", "+5", "10000001", "99999999999999999999999", "0x10", "5 5"}},
+      {"SIDECORE_YIELD_US", {"", "-1", "10000001", "2us"}},
       {"SIDECORE_BLOCK_US", {"9", "0", "1000001", "ten"}},
       {"SIDECORE_PROVIDER", {"", "   ", "shm,tcp", "shm tcp"}},
       {"SIDECORE_SUBMIT_QUEUE", {"0", "1", "3", "4097", "2097152", "big"}},

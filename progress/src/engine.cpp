@@ -444,8 +444,7 @@ bool engine::post(req* r) {
         if (r->len) std::memcpy(inject_buf_.data() + hdr_size, r->buf, r->len);
         rc = fi_tinject(ep_, inject_buf_.data(), hdr_size + r->len, peer_addr, ctrl_tag);
         if (rc == 0) {
-          if (xfer_hook_) xfer_hook_(r, true);
-          r->posted = true;
+          begin_xfer(r);
           // Complete first: on a core shared with the peer, the peer we wake may run before we go on. (r may
           // be released and reused from complete() on.)
           const int peer = r->peer_world;
@@ -469,9 +468,7 @@ bool engine::post(req* r) {
       h.type = wire_rts;
       if (!inject_hdr(h, peer_addr)) return false;
       bump(rendezvous_);
-      r->act = req_act::none;  // waits for the clear-to-send
-      r->posted = true;
-      if (xfer_hook_) xfer_hook_(r, true);
+      r->act = req_act::none;  // waits for the clear-to-send; the transfer begins with the data (below)
       ring_peer(r->peer_world);
       return true;
     }
@@ -483,6 +480,7 @@ bool engine::post(req* r) {
       rc = fi_tsend(ep_, r->buf, r->rdv_n, nullptr, peer_addr, rdv_tag_of(my_index_, r->index), &r->ctx);
       if (rc == 0) {
         r->act = req_act::none;
+        begin_xfer(r);  // the data moves from here (by whoever progresses: the progress thread in core mode)
         ring_peer(r->peer_world);
         return true;
       }
@@ -492,6 +490,7 @@ bool engine::post(req* r) {
       rc = fi_trecv(ep_, r->buf, r->rdv_n, nullptr, FI_ADDR_UNSPEC, r->rdv_tag, 0, &r->ctx);
       if (rc == 0) {
         ++rdv_recvs_posted_;
+        begin_xfer(r);
         // Posted before the clear-to-send leaves: the data can never arrive unexpected.
         r->act = req_act::cts;
         post_or_backlog(r);
@@ -524,8 +523,7 @@ bool engine::post(req* r) {
   }
   if (r->act == req_act::eager) {
     r->act = req_act::none;
-    r->posted = true;
-    if (xfer_hook_) xfer_hook_(r, true);
+    begin_xfer(r);
     ring_peer(r->peer_world);
   }
   return true;
@@ -551,8 +549,10 @@ bool engine::repost_bounces() {
 // A receive handed to the engine: the first unexpected message it matches (arrival order), else the end of
 // the posted list.
 void engine::accept_recv(req* r) {
-  r->posted = true;
-  if (xfer_hook_) xfer_hook_(r, true);
+  // A receive that only an eager message can fill begins its transfer when posted (eager data may arrive
+  // without our progress); a larger one when its rendezvous data receive is posted, or when an eager message
+  // matches it (deliver_eager). So in mode off, data that moved inside a wait counts as not overlapped.
+  if (r->len <= eager_max_) begin_xfer(r);
   unexpected_msg* prev = nullptr;
   for (unexpected_msg* m = unexp_head_; m; prev = m, m = m->next) {
     const wire_hdr& h = m->hdr;
@@ -596,6 +596,7 @@ req* engine::match_posted(const wire_hdr& h) noexcept {
 }
 
 void engine::deliver_eager(req* r, const wire_hdr& h, const char* data) {
+  begin_xfer(r);  // no-op when it began at posting
   const std::size_t n = h.size < r->len ? h.size : r->len;
   if (n) std::memcpy(r->buf, data, n);
   r->result = h.size > r->len ? req_result::truncated : req_result::ok;
@@ -673,6 +674,12 @@ void engine::on_message(bounce* b, std::size_t len) {
     std::fprintf(stderr, "sidecore: warning: %zu-byte message is shorter than a sidecore header (dropped)\n", len);
   }
   if (!post_bounce(b)) bounces_unposted_.push_back(b);
+}
+
+void engine::begin_xfer(req* r) noexcept {
+  if (r->posted) return;
+  r->posted = true;
+  if (xfer_hook_) xfer_hook_(r, true);
 }
 
 void engine::complete(req* r) noexcept {

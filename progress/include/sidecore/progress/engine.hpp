@@ -200,6 +200,7 @@ class engine {
   int poll_cq();                   // caller holds the lock
   void handle_entries(const struct fi_cq_tagged_entry* e, int n);
   void handle_error();
+  void begin_xfer(req* r) noexcept;  // XFER_BEGIN once per request (instrumentation), when data can move
   void complete(req* r) noexcept;
   void name_shm_endpoint();        // shm: a region name no leftover of a killed process can collide with
   void sleep_locked();             // caller holds the lock; sleeps up to block_us or until a submission

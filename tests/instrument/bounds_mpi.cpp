@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -21,6 +22,22 @@ void spin_for(double seconds) {
   const double end = MPI_Wtime() + seconds;
   while (MPI_Wtime() < end) {
   }
+}
+
+// The entry of `array` whose "name" is `name`, or nullptr.
+const nlohmann::json* find_named(const nlohmann::json& array, const std::string& name) {
+  if (!array.is_array()) return nullptr;
+  for (const auto& e : array)
+    if (e.is_object() && e.value("name", "") == name) return &e;
+  return nullptr;
+}
+
+// SIDECORE_PROFILE with %r replaced by "job": where rank 0 writes the job profile.
+std::string job_profile_path() {
+  const char* v = std::getenv("SIDECORE_PROFILE");
+  std::string p = v != nullptr ? v : "";
+  for (std::size_t i; (i = p.find("%r")) != std::string::npos;) p.replace(i, 2, "job");
+  return p;
 }
 
 int failures = 0;
@@ -69,18 +86,41 @@ int main(int argc, char** argv) {
     check(!p.is_discarded(), std::string("the rank-0 profile ") + argv[1] + " is JSON");
     if (!p.is_discarded()) {
       std::fprintf(stderr, "xfer_time_source: %s\n", p["overlap"]["xfer_time_source"].dump().c_str());
-      for (const auto& reg : p["overlap"]["by_region"]) {
-        const std::string name = reg["name"];
-        const double mn = reg["min_s"], mx = reg["max_s"], xt = reg["xfer_time_s"];
+      // Both phases must be there: a check that loops over whatever by_region holds proves nothing when one is
+      // missing.
+      const nlohmann::json* regions[2] = {find_named(p["overlap"]["by_region"], "compute"),
+                                          find_named(p["overlap"]["by_region"], "nocompute")};
+      check(regions[0] != nullptr, "overlap.by_region holds \"compute\"");
+      check(regions[1] != nullptr, "overlap.by_region holds \"nocompute\"");
+      for (const nlohmann::json* reg : regions) {
+        if (reg == nullptr) continue;
+        const std::string name = (*reg)["name"];
+        const double mn = (*reg)["min_s"], mx = (*reg)["max_s"], xt = (*reg)["xfer_time_s"];
         std::fprintf(stderr, "region %s: count %d min %.6f max %.6f xfer_time %.6f s\n", name.c_str(),
-                     reg["count"].get<int>(), mn, mx, xt);
-        if (name.find("nocompute") != std::string::npos) {
+                     (*reg)["count"].get<int>(), mn, mx, xt);
+        if (name == "nocompute") {
           check(mx <= 0.05 * xt, name + ": no computation between irecv and wait: max overlap ~ 0");
-        } else if (name.find("compute") != std::string::npos && core) {
+        } else if (core) {
           check(mn <= xt * 1.0001 && xt <= mx * 1.0001, name + ": min <= xfer_time <= max (the whole transfer overlapped)");
           check(mn >= 0.5 * xt, name + ": the lower bound is close to the truth (>= 50 % of xfer_time)");
         }
-        if (name.find("compute") != std::string::npos) check(reg["count"].get<int>() >= iters, name + ": every transfer counted");
+        check((*reg)["count"].get<int>() >= iters, name + ": every transfer counted");
+      }
+    }
+    // The job profile (rank 0 writes it) holds both ranks and both regions.
+    const std::string job_path = job_profile_path();
+    std::ifstream jin(job_path);
+    const nlohmann::json j = nlohmann::json::parse(jin, nullptr, false);
+    check(!j.is_discarded(), "the job profile " + job_path + " is JSON");
+    if (!j.is_discarded()) {
+      check(j.value("kind", "") == "job" && j["ranks"].is_array() && j["ranks"].size() == 2, "job profile of 2 ranks");
+      for (const char* name : {"compute", "nocompute"}) {
+        const nlohmann::json* reg = find_named(j["overlap"]["by_region"], name);
+        check(reg != nullptr && (*reg)["count"].get<int>() >= iters,
+              std::string("job overlap.by_region holds \"") + name + "\" with every transfer");
+        const nlohmann::json* times = find_named(j["regions"], name);
+        check(times != nullptr && (*times)["entries"].get<int>() == 2,
+              std::string("job regions holds \"") + name + "\", entered once per rank");
       }
     }
   }

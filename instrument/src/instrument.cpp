@@ -270,6 +270,8 @@ struct collection {
   std::uint64_t ring_cap = 4096;
   std::uint64_t t_start = 0;  // ticks
   std::uint64_t t_end = 0;    // ticks; 0 while the window is open
+  bool closed = false;        // close_window() ran: t_end and main_in_call are final
+  std::uint64_t main_in_call = 0;  // ticks the communicating thread spent in outermost calls up to t_end
   std::string mode = "off";
   std::string provider = "unknown";
   int n_core = 0;
@@ -616,9 +618,16 @@ void fold_all() noexcept {
   }
 }
 
-/// Closes the measured window (once): its end in ticks and, for the TSC, the fit's final point.
+/// Closes the measured window (once; g_registry_mu held): its end in ticks, the communicating thread's in-call time
+/// up to it (calls made after the window's end do not count against t_comp) and, for the TSC, the fit's final point.
 void close_window() noexcept {
-  if (g_col.t_end == 0) g_col.t_end = detail::ticks();
+  if (!g_col.closed) {
+    if (g_col.t_end == 0) g_col.t_end = detail::ticks();
+    g_col.closed = true;
+    if (const std::uint32_t main = g_hot.main_thread.load(relaxed); main != no_thread) {
+      g_col.main_in_call = snapshot_owner(nullptr, main, g_col.t_end).p.in_call_ns;
+    }
+  }
   std::lock_guard lk(g_clock_mu);
   if (g_fit.tsc && !g_fit.final_fit) g_fit.refit(internal::sample_clock_point());
   g_fit.final_fit = true;
@@ -965,6 +974,12 @@ void set_progress_stats(double busy_s, double idle_s, std::uint64_t polls, std::
   g_col.progress_completions = completions;
 }
 
+void end_window() noexcept {
+  if (!enabled()) return;
+  std::lock_guard lk(g_registry_mu);
+  if (g_hot.enabled.load(relaxed)) close_window();
+}
+
 void set_run_info(std::string mode, std::string provider, int n_core, double t_total_s) {
   std::lock_guard lk(g_registry_mu);
   g_col.mode = std::move(mode);
@@ -1005,11 +1020,9 @@ std::string rank_profile_json() {
     p.n_core = g_col.n_core;
     const std::uint64_t window = t_end > g_col.t_start ? t_end - g_col.t_start : 0;
     p.t_total_s = g_col.t_total_override >= 0 ? g_col.t_total_override : static_cast<double>(f.dur_ns(window)) * 1e-9;
-    // t_comp: time outside sidecore calls on the thread that communicates (the first thread that made a call).
-    std::uint64_t in_calls = 0;
-    if (const std::uint32_t main = g_hot.main_thread.load(relaxed); main != no_thread) {
-      in_calls = std::min(snapshot_owner(nullptr, main, t_end).p.in_call_ns, window);
-    }
+    // t_comp: time outside sidecore calls on the thread that communicates (the first thread that made a call),
+    // over the same window as t_total.
+    const std::uint64_t in_calls = std::min(g_col.main_in_call, window);
     p.t_comp_s = static_cast<double>(f.dur_ns(window - in_calls)) * 1e-9;
     p.command = g_col.command;
     p.clock_source = f.tsc ? "tsc" : "monotonic";

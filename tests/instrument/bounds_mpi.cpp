@@ -7,6 +7,7 @@
 //   SIDECORE_PROGRESS=core SIDECORE_PROFILE=<dir>/bounds.%r.json mpiexec -n 2 bounds_mpi <dir>/bounds.0.json
 #include <mpi.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -32,11 +33,11 @@ const nlohmann::json* find_named(const nlohmann::json& array, const std::string&
   return nullptr;
 }
 
-// SIDECORE_PROFILE with %r replaced by "job": where rank 0 writes the job profile.
-std::string job_profile_path() {
+// SIDECORE_PROFILE with %r replaced by `what` (a rank, or "job": where rank 0 writes the job profile).
+std::string profile_path(const std::string& what) {
   const char* v = std::getenv("SIDECORE_PROFILE");
   std::string p = v != nullptr ? v : "";
-  for (std::size_t i; (i = p.find("%r")) != std::string::npos;) p.replace(i, 2, "job");
+  for (std::size_t i; (i = p.find("%r")) != std::string::npos;) p.replace(i, 2, what);
   return p;
 }
 
@@ -60,6 +61,7 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   sidecore::init();
+  const double t_app0 = MPI_Wtime();  // the application's own time: from init's return to finalize's entry
   const int rank = sidecore::rank();
   constexpr int iters = 10;
   constexpr std::int64_t bytes = 1 << 20;
@@ -79,7 +81,31 @@ int main(int argc, char** argv) {
     }
   }
   const bool core = sidecore::info().mode == "core";
+  // Rank 1 arrives late at finalize: rank 0 waits there (finalize's barrier), which is not computation.
+  constexpr double late = 0.3;
+  if (rank == 1) spin_for(late);
+  const double t_app = MPI_Wtime() - t_app0;
   sidecore::finalize();
+  // t_total and t_comp cover one window (instrumentation start, in init, to finalize's entry): t_comp <= t_total,
+  // and on this single-threaded rank t_comp + the calls of every category = t_total; neither holds init's
+  // calibration ping-pong or finalize's wait.
+  {
+    std::ifstream in(profile_path(std::to_string(rank)));
+    const nlohmann::json p = nlohmann::json::parse(in, nullptr, false);
+    check(!p.is_discarded(), "rank " + std::to_string(rank) + ": its profile is JSON");
+    if (!p.is_discarded()) {
+      const double t_total = p["t_total_s"], t_comp = p["t_comp_s"];
+      double calls = 0;
+      for (const auto& [name, c] : p["categories"].items()) calls += c["time_s"].get<double>();
+      std::fprintf(stderr, "rank %d: t_total %.6f t_comp %.6f calls %.6f, application time %.6f s\n", rank, t_total,
+                   t_comp, calls, t_app);
+      const std::string r = "rank " + std::to_string(rank) + ": ";
+      check(t_comp <= t_total, r + "t_comp <= t_total");
+      check(std::abs(t_comp + calls - t_total) <= 1e-5 + 1e-6 * t_total, r + "t_comp + calls = t_total");
+      check(t_total >= 0.99 * t_app, r + "t_total covers the application's time");
+      check(t_total <= t_app + 0.1 * late, r + "t_total holds neither init's calibration nor finalize's wait");
+    }
+  }
   if (rank == 0) {
     std::ifstream in(argv[1]);
     const nlohmann::json p = nlohmann::json::parse(in, nullptr, false);
@@ -108,7 +134,7 @@ int main(int argc, char** argv) {
       }
     }
     // The job profile (rank 0 writes it) holds both ranks and both regions.
-    const std::string job_path = job_profile_path();
+    const std::string job_path = profile_path("job");
     std::ifstream jin(job_path);
     const nlohmann::json j = nlohmann::json::parse(jin, nullptr, false);
     check(!j.is_discarded(), "the job profile " + job_path + " is JSON");

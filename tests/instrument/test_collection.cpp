@@ -149,6 +149,34 @@ TEST(Collection, ManyThreadsAndAProgressThread) {
   si::stop();
 }
 
+TEST(Collection, EndWindowBoundsTotalAndComputationAlike) {
+  // end_window() (the runtime: finalize's entry) ends t_total and t_comp at one instant: a call after it is
+  // counted in its category but neither in t_total nor against t_comp, and t_comp + the calls inside = t_total.
+  si::config c;
+  c.profile = true;
+  si::start(c, 0, 1);
+  si::call_enter(category::wait);
+  spin_for_ns(1'000'000);
+  si::call_exit(category::wait);
+  spin_for_ns(1'000'000);
+  si::end_window();
+  si::end_window();  // the first call counts
+  si::call_enter(category::wait);
+  spin_for_ns(5'000'000);
+  si::call_exit(category::wait);
+  spin_for_ns(2'000'000);
+  const json p = json::parse(si::rank_profile_json());
+  const double t_total = p["t_total_s"], t_comp = p["t_comp_s"];
+  const json& wait = p["categories"]["wait"];
+  EXPECT_EQ(wait["count"], 2);
+  EXPECT_GE(t_total, 2e-3);
+  EXPECT_LT(t_total, 5e-3) << "the window ended at end_window()";
+  EXPECT_LE(t_comp, t_total);
+  // Inside the window: the first (shorter) call only.
+  EXPECT_NEAR(t_comp + wait["min_s"].get<double>(), t_total, 1e-6);
+  si::stop();
+}
+
 TEST(Trace, ChromeTraceWithCallsComputeTransfersAndNames) {
   const std::string path = ::testing::TempDir() + "trace.%r.json";
   si::config c;

@@ -201,10 +201,17 @@ void set_xfer_time_table(xfer_time_table table);
 /// The progress thread's own accounting, passed in by the engine at finalize.
 void set_progress_stats(double busy_s, double idle_s, std::uint64_t polls, std::uint64_t completions) noexcept;
 
+/// Ends the measured window now (the first call counts; later ones, and rank_profile_json() and stop(), keep it):
+/// t_total_s and t_comp_s both cover start() to this instant, and regions still open count up to it. The runtime
+/// calls it on entering finalize, the PMPI profiler on entering MPI_Finalize, so that the wait for the other ranks
+/// there is neither computation nor run time. Without it the first rank_profile_json() or stop() ends the window.
+/// Calls made after the window's end are still counted in their categories, but not against t_comp.
+void end_window() noexcept;
+
 /// Run description for the profile. mode: "off" | "core" (docs/profile-schema.md; the PMPI profiler writes "off":
 /// a plain MPI run is the model's no-progress calibration run); provider: libfabric provider or a description;
-/// n_core >= 1: cores available to the rank. t_total_s < 0 keeps the measured window (start() to the first
-/// rank_profile_json()).
+/// n_core >= 1: cores available to the rank. t_total_s < 0 (the default) keeps the measured window (start() to
+/// end_window()), the one t_comp_s covers too; another value replaces t_total_s only (tests).
 void set_run_info(std::string mode, std::string provider, int n_core, double t_total_s = -1.0);
 
 /// The application's command line, written to the profile's optional "command" field.

@@ -156,6 +156,7 @@ engine::engine(const engine_config& cfg) : cfg_(cfg), queue_(cfg.queue_capacity)
   const std::size_t bsize = eager_max_ + hdr_size;
   bounce_mem_.resize(nb * bsize);
   bounces_.resize(nb);
+  bounces_unposted_.reserve(nb);  // on_message appends without allocating
   for (std::size_t i = 0; i < nb; ++i) {
     bounces_[i].buf = bounce_mem_.data() + i * bsize;
     if (!post_bounce(&bounces_[i])) bounces_unposted_.push_back(&bounces_[i]);
@@ -673,7 +674,10 @@ void engine::on_message(bounce* b, std::size_t len) {
   } else {
     std::fprintf(stderr, "sidecore: warning: %zu-byte message is shorter than a sidecore header (dropped)\n", len);
   }
-  if (!post_bounce(b)) bounces_unposted_.push_back(b);
+  // Given back to the provider at the start of the next progress pass, not now: the fi_trecv would sit between
+  // this message's arrival and the return of the wait that waits for it (measured on shm, self ping-pong).
+  // The other buffers stay posted meanwhile.
+  bounces_unposted_.push_back(b);
 }
 
 void engine::begin_xfer(req* r) noexcept {
@@ -791,6 +795,7 @@ bool engine::progress() {
 
 void engine::sleep_locked() {
   bump(blocks_);
+  if (!bounces_unposted_.empty()) repost_bounces();  // sleep with every receive buffer the provider takes
   const std::uint32_t seq = bell_->seq.load(std::memory_order_acquire);
   bell_->sleepers.fetch_add(1, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the fences in submit() and ring_peer()

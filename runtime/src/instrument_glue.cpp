@@ -100,9 +100,13 @@ void instrument_start(runtime_state& s, const comm& world) {
 
 void instrument_finish(runtime_state& s, const comm& world, double t_total_s) {
   if (!instrument::enabled()) return;
-  const progress::engine_stats st = s.eng->stats();
-  instrument::set_progress_stats(static_cast<double>(st.busy_ns) * 1e-9, static_cast<double>(st.idle_ns) * 1e-9,
-                                 st.polls, st.completions);
+  // The progress thread's accounting, in core mode only: off mode has no progress thread (the engine's figures
+  // would be the application threads' own polling), and the schema writes the section in core mode only.
+  if (s.cfg.mode == progress_mode::core) {
+    const progress::engine_stats st = s.eng->stats();
+    instrument::set_progress_stats(static_cast<double>(st.busy_ns) * 1e-9, static_cast<double>(st.idle_ns) * 1e-9,
+                                   st.polls, st.completions);
+  }
   instrument::set_run_info(s.cfg.mode == progress_mode::core ? "core" : "off", s.eng->provider(), s.topo->cores(),
                            t_total_s);
   if (!s.cfg.profile_path.empty()) {

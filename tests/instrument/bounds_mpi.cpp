@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
   }
   const bool core = sidecore::info().mode == "core";
   // Rank 1 arrives late at finalize: rank 0 waits there (finalize's barrier), which is not computation.
-  constexpr double late = 0.3;
+  constexpr double late = 0.4;
   if (rank == 1) spin_for(late);
   const double t_app = MPI_Wtime() - t_app0;
   sidecore::finalize();
@@ -103,7 +103,10 @@ int main(int argc, char** argv) {
       check(t_comp <= t_total, r + "t_comp <= t_total");
       check(std::abs(t_comp + calls - t_total) <= 1e-5 + 1e-6 * t_total, r + "t_comp + calls = t_total");
       check(t_total >= 0.99 * t_app, r + "t_total covers the application's time");
-      check(t_total <= t_app + 0.1 * late, r + "t_total holds neither init's calibration nor finalize's wait");
+      check(t_total <= t_app + 0.5 * late, r + "t_total holds neither init's calibration nor finalize's wait");
+      // The progress thread's section: core mode only (docs/profile-schema.md).
+      check(p.contains("progress_thread") == core, r + (core ? "progress_thread written in core mode"
+                                                            : "no progress_thread in off mode"));
     }
   }
   if (rank == 0) {

@@ -1096,7 +1096,19 @@ std::string rank_profile_json() {
     // included (each path's own calls added to every ancestor).
     std::vector<region_stat> stats = g_region_stats;
     std::lock_guard lr(g_region_mu);
-    for (const auto& [rid, acc] : by_region) p.by_region.push_back({g_region_info[rid].path, to_ns(acc, f)});
+    // Overlap by region: each transfer was counted in its innermost path; add it to every ancestor too, so that a
+    // region's bounds include its sub-regions' as its time and calls do.
+    std::unordered_map<std::uint16_t, overlap_acc> incl_overlap;
+    for (const auto& [rid, acc] : by_region) {
+      for (std::size_t a = rid; a != 0 && a < g_region_info.size(); a = g_region_info[a].parent) {
+        overlap_acc& m = incl_overlap[static_cast<std::uint16_t>(a)];
+        m.min_ns += acc.min_ns;
+        m.max_ns += acc.max_ns;
+        m.xfer_ns += acc.xfer_ns;
+        m.count += acc.count;
+      }
+    }
+    for (const auto& [rid, acc] : incl_overlap) p.by_region.push_back({g_region_info[rid].path, to_ns(acc, f)});
     std::sort(p.by_region.begin(), p.by_region.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     const std::size_t npaths = g_region_info.size();
     stats.resize(std::max(stats.size(), npaths));

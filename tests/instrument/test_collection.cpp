@@ -436,6 +436,69 @@ TEST(Regions, TimeEntriesAndCallsOnASyntheticSequence) {
   si::stop();
 }
 
+TEST(Regions, OverlapBoundsIncludeSubRegions) {
+  // Synthetic ns, xfer_time 10 ns for every size. Like region times and calls, a region's overlap bounds include
+  // its sub-regions': a transfer begun in "solve/halo" counts for "solve/halo" and for "solve".
+  //   [0, 400] "solve"
+  //     xfer 1: begin at 11 in init [10, 12], end at 102 in wait [100, 105]: window 91, noncomputation 1 + 2 = 3,
+  //             x = 10: max = min(88, 10) = 10, min = 10 - 3 = 7                                -> solve
+  //     xfer 5: unpaired end at 150 (case 3): min 0, max 10, xfer 10                            -> solve
+  //     [200, 300] "halo"
+  //       xfer 2: begin at 211 in init [210, 212], end at 219 in wait [214, 220]: window 8, noncomputation
+  //               1 + 5 = 6, x = 8: max = min(2, 8) = 2, min = 8 - 6 = 2                      -> solve/halo, solve
+  //       xfer 4: begin at 250, never ended (case 3): min 0, max 10, xfer 10                  -> solve/halo, solve
+  //   xfer 3 outside every region: begin 501 and end 502 in one call [500, 510] (case 1): 0, 0, xfer 1
+  // Expected: solve/halo {min 2, max 12, xfer 18, count 2}; solve {9, 32, 38, 4}; total {9, 32, 39, 5}.
+  si::config cfg;
+  cfg.profile = true;
+  cfg.clock = si::event_clock::monotonic;
+  si::start(cfg, 0, 1);
+  si::set_xfer_time_table({{0, 10e-9}}, "test");
+  const auto me = si::current_thread_id();
+  sd::set_window_start(T0);
+  sd::region_enter_at("solve", T0);
+  sd::call_enter_at(category::init, T0 + 10);
+  sd::xfer_begin_at(1, 64, 1, me, T0 + 11);
+  sd::call_exit_at(category::init, T0 + 12);
+  sd::call_enter_at(category::wait, T0 + 100);
+  sd::xfer_end_at(1, me, T0 + 102);
+  sd::call_exit_at(category::wait, T0 + 105);
+  sd::xfer_end_only_at(5, 64, 1, me, T0 + 150);
+  sd::region_enter_at("halo", T0 + 200);
+  sd::call_enter_at(category::init, T0 + 210);
+  sd::xfer_begin_at(2, 64, 1, me, T0 + 211);
+  sd::call_exit_at(category::init, T0 + 212);
+  sd::call_enter_at(category::wait, T0 + 214);
+  sd::xfer_end_at(2, me, T0 + 219);
+  sd::call_exit_at(category::wait, T0 + 220);
+  sd::xfer_begin_at(4, 64, 1, me, T0 + 250);
+  sd::region_exit_at(T0 + 300);
+  sd::region_exit_at(T0 + 400);
+  sd::call_enter_at(category::blocking, T0 + 500);
+  sd::xfer_begin_at(3, 64, 1, me, T0 + 501);
+  sd::xfer_end_at(3, me, T0 + 502);
+  sd::call_exit_at(category::blocking, T0 + 510);
+  sd::set_window_end(T0 + 1000);
+  const json p = json::parse(si::rank_profile_json());
+  auto expect_bounds = [](const json& b, double mn, double mx, double xt, int count, const std::string& what) {
+    EXPECT_NEAR(b["min_s"].get<double>(), mn * 1e-9, 1e-18) << what;
+    EXPECT_NEAR(b["max_s"].get<double>(), mx * 1e-9, 1e-18) << what;
+    EXPECT_NEAR(b["xfer_time_s"].get<double>(), xt * 1e-9, 1e-18) << what;
+    EXPECT_EQ(b["count"], count) << what;
+  };
+  const json& by_region = p["overlap"]["by_region"];
+  ASSERT_EQ(by_region.size(), 2u);  // sorted by name
+  EXPECT_EQ(by_region[0]["name"], "solve");
+  EXPECT_EQ(by_region[1]["name"], "solve/halo");
+  expect_bounds(by_region[0], 9, 32, 38, 4, "solve");
+  expect_bounds(by_region[1], 2, 12, 18, 2, "solve/halo");
+  expect_bounds(p["overlap"]["total"], 9, 32, 39, 5, "total");
+  // The job merge keeps them (summed by name).
+  const json j = json::parse(si::merge_job_profile({p.dump()}));
+  expect_bounds(j["overlap"]["by_region"][0], 9, 32, 38, 4, "job solve");
+  si::stop();
+}
+
 TEST(Regions, ManyEntriesThroughTheRealHooks) {
   // The public hooks with the real clock: 1000 entries of a region holding a call, name cache included
   // (a std::string buffer reused with different contents must not alias).

@@ -175,8 +175,9 @@ void name_current_thread(std::string_view name) noexcept;
 void mark_progress_thread() noexcept;
 
 /// Named region, on the calling thread; nestable (depth up to 64). The profile reports per region path
-/// ("solve/halo") its entries, its wall time and the calls made inside it (sub-regions included), and transfers
-/// are attributed to the owner's innermost region path at their first known event. The name is interned: the
+/// ("solve/halo") its entries, its wall time, the calls made inside it and the overlap bounds of the transfers
+/// begun inside it, sub-regions included (a transfer belongs to the owner's innermost region path at its first known
+/// event, and counts for that path's ancestors too). The name is interned: the
 /// first use of a name allocates and takes a short lock; later uses hit a per-thread cache (no lock).
 inline void region_enter(std::string_view name) noexcept {
   if (enabled()) detail::region_enter_at(name, detail::ticks());

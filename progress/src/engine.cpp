@@ -833,14 +833,22 @@ void engine::wait_for(req* r) {
     }
     return;
   }
+  // hybrid: between yield_us and spin_us of waiting, yield the core every 64 unproductive passes (a rank or
+  // progress thread that shares it runs now, not after our time slice; alone on the core it returns at once).
+  const std::uint64_t yield_ns = cfg_.idle == idle_policy::hybrid ? std::uint64_t{cfg_.yield_us} * 1000 : UINT64_MAX;
   while (!is_complete(r)) {
     if (!try_lock()) {  // another thread progresses for us
       cpu_relax();
       continue;
     }
     const bool did = progress_locked();
-    if (!did && !is_complete(r) && (++rounds & 63) == 0 && waited_enough()) sleep_locked();
+    bool yield_now = false;
+    if (!did && !is_complete(r) && (++rounds & 63) == 0) {
+      if (waited_enough()) sleep_locked();
+      else yield_now = now_ns() - start >= yield_ns;
+    }
     unlock();
+    if (yield_now) sched_yield();
   }
 }
 

@@ -98,11 +98,11 @@ std::vector<setting_def> make_table() {
                },
                [](const settings& s) { return std::to_string(s.spin_us); }});
   t.push_back({"SIDECORE_YIELD_US", "2", "an integer 0..10000000 (microseconds)",
-               "hybrid idle policy, progress thread: once it has had nothing to do for this long, the spinning thread "
-               "yields its core (sched_yield) on every pass, so a thread that shares the core (another rank, an "
-               "oversubscribed application thread) runs at once instead of after the scheduler's time slice. On a "
-               "core of its own the yield returns at once. 0: from the first idle pass; SIDECORE_SPIN_US or more: "
-               "never.",
+               "hybrid idle policy: once a progress thread has had nothing to do for this long (or a thread waiting in "
+               "mode off has waited this long), the spinning thread yields its core (sched_yield), so a thread that "
+               "shares the core (another rank, an oversubscribed application thread) runs at once instead of after "
+               "the scheduler's time slice. On a core of its own the yield returns at once. 0: from the first idle "
+               "pass; SIDECORE_SPIN_US or more: never.",
                [](settings& s, const std::string& v) {
                  s.yield_us = static_cast<std::uint32_t>(parse_unsigned("SIDECORE_YIELD_US", v, 0, 10000000));
                },

@@ -222,6 +222,16 @@ std::vector<setting_def> make_table() {
                  s.ring_events = n;
                },
                [](const settings& s) { return std::to_string(s.ring_events); }});
+  t.push_back({"SIDECORE_NCORE", "(cpuset)", "an integer 1..1048576 (cores)",
+               "Cores per node available to this rank, written to the profile as n_core: the model's N_core (its "
+               "prediction for a dedicated core runs the computation on N_core - 1 cores). Default: the cores of the "
+               "process's cpuset. Set it when the cpuset does not say how many cores a rank really has, e.g. ranks "
+               "that share a node's cores without binding. It changes the profile only, not which core is reserved "
+               "nor how many OpenMP threads run. libsidecore-pmpi.so reads it too.",
+               [](settings& s, const std::string& v) {
+                 s.n_core = static_cast<int>(parse_unsigned("SIDECORE_NCORE", v, 1, 1U << 20));
+               },
+               [](const settings& s) { return s.n_core == 0 ? std::string("(cpuset)") : std::to_string(s.n_core); }});
   return t;
 }
 

@@ -104,6 +104,9 @@ int main(int argc, char** argv) {
       check(std::abs(t_comp + calls - t_total) <= 1e-5 + 1e-6 * t_total, r + "t_comp + calls = t_total");
       check(t_total >= 0.99 * t_app, r + "t_total covers the application's time");
       check(t_total <= t_app + 0.5 * late, r + "t_total holds neither init's calibration nor finalize's wait");
+      if (const char* nc = std::getenv("SIDECORE_NCORE")) {
+        check(p["n_core"].get<int>() == std::atoi(nc), r + "n_core is SIDECORE_NCORE=" + nc);
+      }
       // The progress thread's section: core mode only (docs/profile-schema.md).
       check(p.contains("progress_thread") == core, r + (core ? "progress_thread written in core mode"
                                                             : "no progress_thread in off mode"));

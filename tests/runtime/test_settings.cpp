@@ -65,7 +65,7 @@ const std::vector<std::string> all_names = {
     "SIDECORE_YIELD_US",     "SIDECORE_BLOCK_US",     "SIDECORE_PROVIDER",      "SIDECORE_SUBMIT_QUEUE", "SIDECORE_CQ_BATCH",
     "SIDECORE_EAGER_MAX",    "SIDECORE_RECV_BUFFERS",
     "SIDECORE_VERBOSE",      "SIDECORE_PROFILE",       "SIDECORE_TRACE",      "SIDECORE_TRACE_MAX_EVENTS",
-    "SIDECORE_SIZE_BINS",    "SIDECORE_XFER_TABLE",    "SIDECORE_RING_EVENTS"};
+    "SIDECORE_SIZE_BINS",    "SIDECORE_XFER_TABLE",    "SIDECORE_RING_EVENTS",  "SIDECORE_NCORE"};
 
 TEST(SettingsTable, EveryVariableIsDeclaredOnceWithHelpAndAccepted) {
   std::set<std::string> seen;
@@ -106,6 +106,7 @@ TEST(SettingsTable, DefaultValues) {
   EXPECT_TRUE(def.size_bins.empty());
   EXPECT_TRUE(def.xfer_table.empty());
   EXPECT_EQ(def.ring_events, 4096u);
+  EXPECT_EQ(def.n_core, 0);  // the cpuset's cores
 }
 
 // Valid values parse, and print back to a value that parses to the same thing (round trip).
@@ -129,6 +130,7 @@ TEST(SettingsTable, ValidValuesParseAndRoundTrip) {
       {"SIDECORE_SIZE_BINS", {"0", "0,1024,65536,1048576", "5,6"}},
       {"SIDECORE_XFER_TABLE", {"/tmp/xfer.json"}},
       {"SIDECORE_RING_EVENTS", {"16", "4096", "16777216"}},
+      {"SIDECORE_NCORE", {"1", "2", "64", "1048576"}},
   };
   EXPECT_EQ(valid.size(), all_names.size());
   for (const auto& [name, values] : valid) {
@@ -166,6 +168,7 @@ TEST(SettingsTable, ValidValuesGiveTheRightFields) {
   EXPECT_EQ(parsed("SIDECORE_SIZE_BINS", "0,1024,65536").size_bins, (std::vector<std::size_t>{0, 1024, 65536}));
   EXPECT_EQ(parsed("SIDECORE_XFER_TABLE", "x.json").xfer_table, "x.json");
   EXPECT_EQ(parsed("SIDECORE_RING_EVENTS", "64").ring_events, 64u);
+  EXPECT_EQ(parsed("SIDECORE_NCORE", "16").n_core, 16);
 }
 
 // The cases of the issue, with the accepted values each message must give.
@@ -205,6 +208,7 @@ TEST(SettingsTable, RejectsJunkForEveryVariable) {
       {"SIDECORE_SIZE_BINS", {"", "4,2", "1,1", "1,,2", "1,", ",1", "a,b", "-1,2", "1;2"}},
       {"SIDECORE_XFER_TABLE", {""}},
       {"SIDECORE_RING_EVENTS", {"8", "100", "33554432", "x"}},
+      {"SIDECORE_NCORE", {"0", "-2", "1048577", "4cores", "", "99999999999999999999999"}},
   };
   EXPECT_EQ(junk.size(), all_names.size());
   for (const auto& [name, values] : junk) {
@@ -268,6 +272,17 @@ TEST_F(ReadSettings, BadValueInTheEnvironmentThrows) {
     EXPECT_THAT(std::string(e.what()), HasSubstr("SIDECORE_PROGRESS='fast'"));
     EXPECT_THAT(std::string(e.what()), HasSubstr("off, core"));
   }
+}
+
+// SIDECORE_NCORE (read by libsidecore-pmpi.so as well) is a setting of the runtime too: no "unknown variable".
+TEST_F(ReadSettings, NcoreIsKnown) {
+  setenv("SIDECORE_NCORE", "4", 1);
+  ::testing::internal::CaptureStderr();
+  const d::settings s = d::read_settings();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(err, ::testing::Not(HasSubstr("SIDECORE_NCORE")));
+  EXPECT_EQ(s.n_core, 4);
+  expect_clear_rejection("SIDECORE_NCORE", "0", {"1..1048576"});
 }
 
 TEST_F(ReadSettings, UnknownVariableIsReported) {

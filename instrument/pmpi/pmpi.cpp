@@ -7,18 +7,21 @@
 //                               the job profile goes to the path with %r = "job"
 //   SIDECORE_TRACE              Chrome trace-event file, %r = rank (default: no trace)
 //   SIDECORE_TRACE_MAX_EVENTS   bound on trace events per rank (default 1000000)
+//   SIDECORE_SIZE_BINS          message-size bin edges (default: 0 and the powers of four)
+//   SIDECORE_RING_EVENTS        per-thread ring capacity in records (default 4096)
 //   SIDECORE_NCORE              cores available to a rank (default: the process's CPU affinity mask)
+// The numbers accept what sidecore's settings table accepts (instrument/include/sidecore/instrument/env.hpp); a
+// rejected value is reported on stderr (variable, value, what is accepted) and the default kept.
 #include <mpi.h>
 #include <sched.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "pmpi_internal.hpp"
+#include "sidecore/instrument/env.hpp"
 
 namespace sidecore::instrument::pmpi {
 namespace {
@@ -33,19 +36,18 @@ struct state {
 };
 state g;
 
-// A positive integer setting: the whole string must parse; otherwise the message names the variable, the value
-// and what is accepted, and the default is kept.
-std::optional<unsigned long long> positive_env(const char* name) {
+// A setting read with its strict parser (env.hpp): unset keeps the default; a rejected value is reported with the
+// parser's message (the variable, the value, what is accepted) and the default is kept: a profiler setting must not
+// make MPI_Init fail.
+template <class T, class Parse>
+void read_setting(const char* name, T& into, Parse parse, const std::string& default_text) {
   const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long x = std::strtoull(v, &end, 10);
-  if (errno != 0 || end == v || *end != '\0' || x == 0 || v[0] == '-') {
-    std::fprintf(stderr, "sidecore-pmpi: %s='%s' is not accepted (a positive integer); using the default\n", name, v);
-    return std::nullopt;
+  if (v == nullptr) return;
+  try {
+    into = static_cast<T>(parse(std::string(v)));
+  } catch (const env::bad_value& e) {
+    std::fprintf(stderr, "sidecore-pmpi: rank %d: %s; using the default (%s)\n", g.rank, e.what(), default_text.c_str());
   }
-  return x;
 }
 
 int cores_from_affinity() {
@@ -103,9 +105,12 @@ void begin_profiling() {
     cfg.trace = true;
     cfg.trace_path = tr;
   }
-  if (auto m = positive_env("SIDECORE_TRACE_MAX_EVENTS")) cfg.trace_max_events = *m;
+  read_setting("SIDECORE_TRACE_MAX_EVENTS", cfg.trace_max_events, env::parse_trace_max_events,
+               std::to_string(cfg.trace_max_events));
+  read_setting("SIDECORE_SIZE_BINS", cfg.size_bin_edges, env::parse_size_bins, "the powers of four");
+  read_setting("SIDECORE_RING_EVENTS", cfg.ring_events, env::parse_ring_events, std::to_string(cfg.ring_events));
   int n_core = cores_from_affinity();
-  if (auto n = positive_env("SIDECORE_NCORE")) n_core = static_cast<int>(*n);
+  read_setting("SIDECORE_NCORE", n_core, env::parse_ncore, std::to_string(n_core) + ", the CPU affinity mask's size");
   if (!cfg.profile && !cfg.trace) return;
   try {
     start(cfg, g.rank, g.nranks);

@@ -1,10 +1,10 @@
 /* A small MPI program with known call counts, run under LD_PRELOAD=libsidecore-pmpi.so by the pmpi test.
  * Per rank, with ITERS = 10:
- *   blocking: 4 per iteration (Barrier, Allreduce, Sendrecv, Bcast) + 1 final Reduce       = 41
- *   init:     3 per iteration (Irecv, Isend, Iallreduce)                                  = 30
- *   test:     5 per iteration (3 x Test, 2 x Iprobe)                                      = 50
- *   wait:     2 per iteration (Waitall, Wait)                                             = 20
- *   other:    Comm_dup + Comm_free                                                        =  2
+ *   blocking: 5 per iteration (Barrier, Allreduce, Sendrecv, Bcast, Neighbor_allgather) + 1 final Reduce = 51
+ *   init:     4 per iteration (Irecv, Isend, Iallreduce, Isendrecv)                       = 40
+ *   test:     6 per iteration (3 x Test, 2 x Iprobe, Request_get_status)                  = 60
+ *   wait:     3 per iteration (Waitall, 2 x Wait)                                         = 30
+ *   other:    Comm_dup + 2 x Comm_free (Cart_create is not intercepted)                   =  3
  * Each iteration also computes (spins) COMPUTE_US microseconds between Isend and Waitall, outside MPI.
  * The expected counts are printed by rank 0 for the checker (pmpi_check) to compare with the profile. */
 #include <mpi.h>
@@ -34,6 +34,9 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm ring; /* a periodic 1-D cartesian ring: neighbours left and right */
+  const int dims[1] = {size}, periods[1] = {1};
+  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
   const int right = (rank + 1) % size, left = (rank + size - 1) % size;
   double sink = 0.0;
   for (int it = 0; it < ITERS; ++it) {
@@ -63,7 +66,14 @@ int main(int argc, char** argv) {
     MPI_Sendrecv(&a, 1, MPI_INT, right, 8, &b, 1, MPI_INT, left, 8, comm, MPI_STATUS_IGNORE);
     int root_value = rank == 0 ? 42 : 0;
     MPI_Bcast(&root_value, 1, MPI_INT, 0, comm);
-    if (s != size || s2 != 2 * size || b != left || root_value != 42) {
+    int c = -1;
+    MPI_Request rs;
+    MPI_Isendrecv(&a, 1, MPI_INT, right, 9, &c, 1, MPI_INT, left, 9, comm, &rs);
+    MPI_Request_get_status(rs, &flag, MPI_STATUS_IGNORE);
+    MPI_Wait(&rs, MPI_STATUS_IGNORE);
+    int nb[2] = {-1, -1}; /* cartesian neighbour order: source (left), then destination (right) */
+    MPI_Neighbor_allgather(&a, 1, MPI_INT, nb, 1, MPI_INT, ring);
+    if (s != size || s2 != 2 * size || b != left || root_value != 42 || c != left || nb[0] != left || nb[1] != right) {
       fprintf(stderr, "rank %d: wrong collective result\n", rank);
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -71,6 +81,7 @@ int main(int argc, char** argv) {
   double total = 0.0;
   MPI_Reduce(&sink, &total, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
   MPI_Comm_free(&comm);
+  MPI_Comm_free(&ring);
   if (rank == 0) printf("pmpi_app: done (%g)\n", total > 0 ? 1.0 : 0.0);
   MPI_Finalize();
   return 0;

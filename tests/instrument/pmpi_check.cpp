@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -39,10 +40,14 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
+// Calls per rank of each category, in the order blocking, init, test, wait, other: see pmpi_app.c.
+constexpr std::uint64_t expected_counts[] = {51, 40, 60, 30, 3};
+constexpr std::uint64_t expected_calls = 51 + 40 + 60 + 30 + 3;
+
 void check_rank(const json& r, int nranks) {
   const int rank = r["rank"].get<int>();
   const char* names[] = {"blocking", "init", "test", "wait", "other"};
-  const std::uint64_t expected[] = {41, 30, 50, 20, 2};  // see pmpi_app.c
+  const std::uint64_t* expected = expected_counts;
   CHECK(r["nranks"] == nranks, "rank %d", rank);
   CHECK(r["mode"] == "off", "rank %d mode %s", rank, r["mode"].dump().c_str());
   CHECK(r["n_core"] == 3, "rank %d n_core %s (SIDECORE_NCORE=3)", rank, r["n_core"].dump().c_str());
@@ -84,19 +89,27 @@ int main(int argc, char** argv) {
     CHECK(p["rank"] == r, "file of rank %d holds rank %s", r, p["rank"].dump().c_str());
     check_rank(p, nranks);
     const json t = json::parse(slurp(sidecore::instrument::path_for_rank(argv[3], r)));
-    int calls = 0, allreduce = 0;
+    std::uint64_t calls = 0;
+    std::map<std::string, std::map<std::string, int>> by_name;  // call name -> category -> spans
     for (const auto& e : t["traceEvents"]) {
       if (e["ph"] != "X" || e["cat"] == "compute") continue;
       ++calls;
-      if (e["name"] == "MPI_Allreduce") allreduce += e["cat"] == "blocking";
+      ++by_name[e["name"].get<std::string>()][e["cat"].get<std::string>()];
     }
-    CHECK(calls == 41 + 30 + 50 + 20 + 2, "rank %d trace has %d calls", r, calls);
-    CHECK(allreduce == 10, "rank %d trace has %d MPI_Allreduce spans in category blocking", r, allreduce);
+    CHECK(calls == expected_calls, "rank %d trace has %llu calls", r, static_cast<unsigned long long>(calls));
+    // Each call once per iteration, in its category.
+    for (const auto& [name, cat] : {std::pair<const char*, const char*>{"MPI_Allreduce", "blocking"},
+                                    {"MPI_Neighbor_allgather", "blocking"},
+                                    {"MPI_Isendrecv", "init"},
+                                    {"MPI_Request_get_status", "test"}}) {
+      CHECK(by_name[name][cat] == 10 && by_name[name].size() == 1, "rank %d trace: %s spans %d in category %s", r,
+            name, by_name[name][cat], cat);
+    }
   }
   const std::string job_text = slurp(sidecore::instrument::job_path(pattern));
   const json job = json::parse(job_text);
   CHECK(job["kind"] == "job" && job["ranks"].size() == static_cast<std::size_t>(nranks), "job profile");
-  CHECK(job["categories"]["test"]["count"].get<std::uint64_t>() == 50u * static_cast<std::uint64_t>(nranks),
+  CHECK(job["categories"]["test"]["count"].get<std::uint64_t>() == expected_counts[2] * static_cast<std::uint64_t>(nranks),
         "job test count %s", job["categories"]["test"]["count"].dump().c_str());
   for (const auto& r : job["ranks"]) check_rank(r, nranks);
 #if SIDECORE_HAVE_MODEL_PROFILE

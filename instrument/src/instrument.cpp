@@ -144,6 +144,7 @@ struct thread_state {
   std::uint64_t cap = 0;
   std::uint64_t high_water = 0;
   std::array<std::uint16_t, max_region_depth> region_stack{};
+  std::uint64_t region_untracked = 0;  // bit d: the entry at depth d has no path of its own (interning failed)
   std::array<std::atomic<region_calls*>, max_region_paths / region_chunk> region_chunks{};
   struct cached_name {
     const region_path* info = nullptr;
@@ -801,8 +802,13 @@ void region_enter_at(std::string_view name, std::uint64_t t) noexcept {
     if (id != 0) cached = {info, id};
   }
   if (id == 0) {
-    id = parent;
-  } else if (st->region_chunks[id / region_chunk].load(relaxed) == nullptr) {
+    // No path of its own (the path table is full, or memory is short): the time and calls stay with the parent,
+    // which is not entered again (no record: its entries and time would count twice).
+    st->region_untracked |= std::uint64_t{1} << st->region_depth;
+    st->region_stack[st->region_depth++] = parent;
+    return;
+  }
+  if (st->region_chunks[id / region_chunk].load(relaxed) == nullptr) {
     // First use of this block of 256 paths on this thread: its call counters (released to the profile reader).
     if (auto* chunk = new (std::nothrow) region_calls[region_chunk]()) {
       st->region_chunks[id / region_chunk].store(chunk, std::memory_order_release);
@@ -826,6 +832,10 @@ void region_exit_at(std::uint64_t t) noexcept {
   const std::uint16_t id = st->region;
   --st->region_depth;
   if (!tracked) return;
+  if (const std::uint64_t bit = std::uint64_t{1} << st->region_depth; (st->region_untracked & bit) != 0) {
+    st->region_untracked &= ~bit;  // an entry without a path of its own: nothing was recorded, the region is unchanged
+    return;
+  }
   st->region = st->region_depth == 0 ? 0 : st->region_stack[st->region_depth - 1];
   publish(st, st->pub_in_call.load(relaxed), st->pub_last_t.load(relaxed), st->pub_seq.load(relaxed),
           flags_of(st->depth != 0, st->region));

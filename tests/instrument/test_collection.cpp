@@ -499,6 +499,43 @@ TEST(Regions, OverlapBoundsIncludeSubRegions) {
   si::stop();
 }
 
+TEST(Regions, APathThatCannotBeInternedIsNotCountedTwiceInItsParent) {
+  // Past 65535 distinct paths a new path cannot be interned; its time and calls belong to its parent, but the
+  // parent is not entered a second time: "p" keeps 1 entry of 100 ns, and the call made inside the path that did not
+  // fit counts for "p" once.
+  si::config cfg;
+  cfg.profile = true;
+  cfg.clock = si::event_clock::monotonic;
+  si::start(cfg, 0, 1);
+  sd::set_window_start(T0);
+  sd::region_enter_at("p", T0);
+  for (int i = 0; i < 65534; ++i) {  // p and these 65534 fill the 65535 paths
+    sd::region_enter_at("c" + std::to_string(i), T0 + 1);
+    sd::region_exit_at(T0 + 1);
+  }
+  ::testing::internal::CaptureStderr();
+  sd::region_enter_at("overflow", T0 + 10);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("distinct region paths"), std::string::npos) << err;
+  sd::call_enter_at(category::init, T0 + 12);
+  sd::call_exit_at(category::init, T0 + 15);
+  sd::region_exit_at(T0 + 20);
+  sd::region_exit_at(T0 + 100);
+  sd::set_window_end(T0 + 1000);
+  const json p = json::parse(si::rank_profile_json());
+  const json* top = nullptr;
+  for (const auto& r : p["regions"]) {
+    if (r["name"] == "p") top = &r;
+    EXPECT_EQ(r["name"].get<std::string>().find("overflow"), std::string::npos);
+  }
+  ASSERT_NE(top, nullptr);
+  EXPECT_EQ((*top)["entries"], 1);
+  EXPECT_NEAR((*top)["time_s"].get<double>(), 100e-9, 1e-18);
+  EXPECT_EQ((*top)["categories"]["init"]["count"], 1);
+  EXPECT_NEAR((*top)["categories"]["init"]["time_s"].get<double>(), 3e-9, 1e-18);
+  si::stop();
+}
+
 TEST(Regions, ManyEntriesThroughTheRealHooks) {
   // The public hooks with the real clock: 1000 entries of a region holding a call, name cache included
   // (a std::string buffer reused with different contents must not alias).

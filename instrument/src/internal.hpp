@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
@@ -141,7 +142,8 @@ class trace_writer {
 
   /// Opens `path` and writes the JSON header. False, with a message on stderr, when it cannot.
   bool open(const std::string& path, std::uint64_t max_events, int pid, std::uint64_t t0_ns);
-  [[nodiscard]] bool active() const noexcept { return file_ != nullptr; }
+  /// Whether a trace file is open (between a successful open() and close()). Lock-free: folds ask it per batch.
+  [[nodiscard]] bool active() const noexcept { return open_.load(std::memory_order_acquire); }
   /// Whether a further event would still be written (open, and max_events not reached).
   [[nodiscard]] bool accepting() const noexcept;
 
@@ -162,7 +164,8 @@ class trace_writer {
   void emit_locked(const std::string& line);
 
   mutable std::mutex mu_;
-  std::FILE* file_ = nullptr;
+  std::FILE* file_ = nullptr;      // under mu_
+  std::atomic<bool> open_{false};  // file_ != nullptr, for active() without the lock
   std::string path_;
   std::uint64_t max_events_ = 0;
   std::uint64_t written_ = 0;

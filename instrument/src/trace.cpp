@@ -24,6 +24,7 @@ trace_writer::~trace_writer() {
 bool trace_writer::open(const std::string& path, std::uint64_t max_events, int pid, std::uint64_t t0_ns) {
   std::lock_guard lk(mu_);
   if (file_ != nullptr) std::fclose(file_);
+  open_.store(false, std::memory_order_release);
   file_ = std::fopen(path.c_str(), "w");
   if (file_ == nullptr) {
     std::fprintf(stderr, "sidecore: trace: cannot open '%s' for writing; tracing is off\n", path.c_str());
@@ -39,6 +40,7 @@ bool trace_writer::open(const std::string& path, std::uint64_t max_events, int p
   pid_ = pid;
   t0_ = t0_ns;
   std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", file_);
+  open_.store(true, std::memory_order_release);
   return true;
 }
 
@@ -115,6 +117,7 @@ bool trace_writer::close(const std::vector<std::pair<std::uint32_t, std::string>
   const bool ok = std::ferror(file_) == 0;
   const bool closed = std::fclose(file_) == 0;
   file_ = nullptr;
+  open_.store(false, std::memory_order_release);
   if (!ok || !closed) std::fprintf(stderr, "sidecore: trace: error writing '%s'\n", path_.c_str());
   return ok && closed;
 }

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "sidecore/common/common.hpp"
@@ -160,7 +161,12 @@ class trace_writer {
   [[nodiscard]] std::uint64_t written() const noexcept;
 
  private:
-  bool admit_locked();  // counts one event; false once the bound is reached (warns once)
+  // Counts an event that needs `slots` of the bound (2 for the first half of a transfer: its other half is reserved);
+  // false, with one warning, when they do not fit beside what is written and reserved.
+  bool admit_locked(std::uint64_t slots);
+  // The async half of transfer `id` (begin or end): written when its other half already was (its slot is reserved),
+  // else admitted as a first half reserving a slot for the other; a half whose first half was dropped is dropped.
+  bool admit_half_locked(std::uint64_t id, bool begin);
   void emit_locked(const std::string& line);
 
   mutable std::mutex mu_;
@@ -169,6 +175,10 @@ class trace_writer {
   std::string path_;
   std::uint64_t max_events_ = 0;
   std::uint64_t written_ = 0;
+  // Transfers of which one async half is written: id -> that half is the begin. Each holds one slot of the bound
+  // for its other half, so a trace cut by max_events never leaves a 'b' without its 'e' (or the reverse) for a
+  // transfer that completed before the trace was closed.
+  std::unordered_map<std::uint64_t, bool> half_open_;
   bool first_ = true;
   bool warned_ = false;
   int pid_ = 0;

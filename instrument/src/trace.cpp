@@ -35,6 +35,7 @@ bool trace_writer::open(const std::string& path, std::uint64_t max_events, int p
   path_ = path;
   max_events_ = max_events;
   written_ = 0;
+  half_open_.clear();
   first_ = true;
   warned_ = false;
   pid_ = pid;
@@ -44,9 +45,9 @@ bool trace_writer::open(const std::string& path, std::uint64_t max_events, int p
   return true;
 }
 
-bool trace_writer::admit_locked() {
+bool trace_writer::admit_locked(std::uint64_t slots) {
   if (file_ == nullptr) return false;
-  if (written_ >= max_events_) {
+  if (written_ + half_open_.size() + slots > max_events_) {
     if (!warned_) {
       warned_ = true;
       std::fprintf(stderr,
@@ -60,6 +61,24 @@ bool trace_writer::admit_locked() {
   return true;
 }
 
+bool trace_writer::admit_half_locked(std::uint64_t id, bool begin) {
+  if (file_ == nullptr) return false;
+  if (auto it = half_open_.find(id); it != half_open_.end() && it->second != begin) {
+    half_open_.erase(it);  // the other half is written: this one has its reserved slot
+    ++written_;
+    return true;
+  } else if (it != half_open_.end()) {
+    // The same half twice (a usage error: the first transfer's other half never came): one more event, the
+    // reservation stays.
+    return admit_locked(1);
+  }
+  // A first half, with room for the other. Written and reserved slots only grow, so once a first half is refused
+  // every later one is, and the other half of a dropped transfer is dropped as well.
+  if (!admit_locked(2)) return false;  // counts this event; the other half's slot is reserved below
+  half_open_.emplace(id, begin);
+  return true;
+}
+
 void trace_writer::emit_locked(const std::string& line) {
   if (!first_) std::fputs(",\n", file_);
   first_ = false;
@@ -69,7 +88,7 @@ void trace_writer::emit_locked(const std::string& line) {
 void trace_writer::complete(std::uint32_t tid, std::string_view name, std::string_view cat, std::uint64_t t0,
                             std::uint64_t t1) {
   std::lock_guard lk(mu_);
-  if (!admit_locked()) return;
+  if (!admit_locked(1)) return;
   emit_locked(fmt::format(R"({{"ph":"X","pid":{},"tid":{},"name":{},"cat":"{}","ts":{},"dur":{}}})", pid_, tid,
                           json_str(name), cat, us(t0, t0_), us(t1 > t0 ? t1 : t0, t0)));
 }
@@ -77,7 +96,7 @@ void trace_writer::complete(std::uint32_t tid, std::string_view name, std::strin
 void trace_writer::async_begin(std::uint32_t tid, std::uint64_t id, std::uint64_t t, std::uint64_t bytes, int peer,
                                std::uint32_t owner) {
   std::lock_guard lk(mu_);
-  if (!admit_locked()) return;
+  if (!admit_half_locked(id, true)) return;
   emit_locked(fmt::format(
       R"({{"ph":"b","pid":{},"tid":{},"name":"transfer","cat":"xfer","id":"0x{:x}","ts":{},"args":{{"bytes":{},"peer":{},"owner_thread":{}}}}})",
       pid_, tid, id, us(t, t0_), bytes, peer, owner));
@@ -85,14 +104,14 @@ void trace_writer::async_begin(std::uint32_t tid, std::uint64_t id, std::uint64_
 
 void trace_writer::async_end(std::uint32_t tid, std::uint64_t id, std::uint64_t t) {
   std::lock_guard lk(mu_);
-  if (!admit_locked()) return;
+  if (!admit_half_locked(id, false)) return;
   emit_locked(fmt::format(R"({{"ph":"e","pid":{},"tid":{},"name":"transfer","cat":"xfer","id":"0x{:x}","ts":{}}})",
                           pid_, tid, id, us(t, t0_)));
 }
 
 void trace_writer::instant(std::uint32_t tid, std::string_view name, std::uint64_t t, std::uint64_t id) {
   std::lock_guard lk(mu_);
-  if (!admit_locked()) return;
+  if (!admit_locked(1)) return;
   emit_locked(fmt::format(R"({{"ph":"i","s":"t","pid":{},"tid":{},"name":{},"ts":{},"args":{{"xfer_id":"0x{:x}"}}}})",
                           pid_, tid, json_str(name), us(t, t0_), id));
 }
@@ -124,7 +143,7 @@ bool trace_writer::close(const std::vector<std::pair<std::uint32_t, std::string>
 
 bool trace_writer::accepting() const noexcept {
   std::lock_guard lk(mu_);
-  return file_ != nullptr && written_ < max_events_;
+  return file_ != nullptr && written_ + half_open_.size() < max_events_;
 }
 
 std::uint64_t trace_writer::written() const noexcept {

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -256,6 +257,51 @@ TEST(Trace, BoundedByMaxEventsStillValidJson) {
   // The profile does not lose anything to the trace bound.
   const json p = json::parse(si::rank_profile_json());
   EXPECT_EQ(p["categories"]["test"]["count"], 1000);
+  std::remove(si::path_for_rank(path, 0).c_str());
+}
+
+TEST(Trace, CutByMaxEventsLeavesNoTransferHalfOpen) {
+  // A trace cut by trace_max_events must not leave an async span begun ('b') without its end ('e'), nor an end
+  // without its begin: the bound keeps room for the other half of every transfer it has written half of. Main
+  // thread: begins 1..3, the end of 99 (begun on another thread, whose ring is folded after main's: the end is
+  // written first), 20 calls, ends 1..3. Bound 14: 3 'b', the 'e' of 99, 6 call/compute spans, the 3 'e', and the 'b'
+  // of 99 — not the other thread's "post" instant, which would leave no room for it.
+  const std::string path = ::testing::TempDir() + "trace_cut.json";
+  si::config c;
+  c.trace = true;
+  c.trace_path = path;
+  c.trace_max_events = 14;
+  si::start(c, 0, 1);
+  const auto me = si::current_thread_id();
+  for (std::uint64_t id = 1; id <= 3; ++id) si::xfer_begin(id, 64, 1, me);
+  std::thread([&] { si::xfer_begin(99, 64, 1, me); }).join();
+  si::xfer_end(99, me);
+  for (int i = 0; i < 20; ++i) {
+    si::call_enter(category::test);
+    si::call_exit(category::test);
+  }
+  for (std::uint64_t id = 1; id <= 3; ++id) si::xfer_end(id, me);
+  ::testing::internal::CaptureStderr();
+  si::stop();
+  (void)::testing::internal::GetCapturedStderr();
+  const json t = read_json(si::path_for_rank(path, 0));
+  std::map<std::string, std::pair<int, int>> halves;  // id -> (b, e)
+  int events = 0, spans = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] == "M") continue;
+    ++events;
+    if (e["ph"] == "X") ++spans;
+    if (e["ph"] == "b") ++halves[e["id"].get<std::string>()].first;
+    if (e["ph"] == "e") ++halves[e["id"].get<std::string>()].second;
+  }
+  EXPECT_LE(events, 14);
+  EXPECT_EQ(t["otherData"]["truncated"], true);
+  for (const auto& [id, be] : halves) {
+    EXPECT_EQ(be.first, 1) << "transfer " << id << ": 'b' events";
+    EXPECT_EQ(be.second, 1) << "transfer " << id << ": 'e' events";
+  }
+  EXPECT_EQ(halves.size(), 4u);  // 1, 2, 3 and 99: written before the cut, so their ends are too
+  EXPECT_EQ(spans, 6);
   std::remove(si::path_for_rank(path, 0).c_str());
 }
 

@@ -130,10 +130,28 @@ std::string merge_job_profile(const std::vector<std::string>& rank_jsons) {
     }
     ranks.push_back(std::move(r));
   }
-  std::sort(ranks.begin(), ranks.end(), [](const json& a, const json& b) { return a["rank"] < b["rank"]; });
+  // Sorted by rank; errors name the inputs by their position in rank_jsons.
+  std::vector<std::size_t> order(ranks.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return ranks[a]["rank"] < ranks[b]["rank"]; });
+  for (std::size_t k = 1; k < order.size(); ++k) {
+    const std::size_t i = order[k], prev = order[k - 1];
+    if (ranks[i]["rank"] == ranks[prev]["rank"]) {
+      bad(i, fmt::format("rank {} appears twice (also input {})", ranks[i]["rank"].dump(), prev));
+    }
+  }
   for (std::size_t i = 1; i < ranks.size(); ++i) {
-    if (ranks[i]["rank"] == ranks[i - 1]["rank"]) bad(i, fmt::format("rank {} appears twice", ranks[i]["rank"].dump()));
-    if (ranks[i]["mode"] != ranks[0]["mode"]) bad(i, "mixes modes");
+    if (ranks[i]["mode"] != ranks[0]["mode"]) {
+      bad(i, fmt::format("mode {} differs from input 0's {}: a job profile does not mix modes", ranks[i]["mode"].dump(),
+                         ranks[0]["mode"].dump()));
+    }
+  }
+  {
+    std::vector<json> sorted;
+    sorted.reserve(ranks.size());
+    for (const std::size_t i : order) sorted.push_back(std::move(ranks[i]));
+    ranks = std::move(sorted);
   }
   const json& r0 = ranks.front();
   json j;

@@ -394,6 +394,30 @@ TEST(Profile, MergeIntoJob) {
   EXPECT_THROW((void)si::merge_job_profile({}), std::invalid_argument);
 }
 
+TEST(Profile, MergeErrorsNameTheInputsByTheirPosition) {
+  // The inputs are sorted by rank for the merge; an error must still name them by their position in the input.
+  const json r0 = sample_rank(0, 3), r1 = sample_rank(1, 3), r2 = sample_rank(2, 3);
+  auto message = [](const std::vector<std::string>& in) -> std::string {
+    try {
+      (void)si::merge_job_profile(in);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "merged";
+    return {};
+  };
+  const std::string dup = message({r2.dump(), r0.dump(), r1.dump(), r0.dump()});
+  EXPECT_NE(dup.find("input 3"), std::string::npos) << dup;
+  EXPECT_NE(dup.find("input 1"), std::string::npos) << dup;
+  EXPECT_NE(dup.find("rank 0 appears twice"), std::string::npos) << dup;
+  json r1off = r1;
+  r1off["mode"] = "off";
+  const std::string mixed = message({r2.dump(), r1off.dump(), r0.dump()});
+  EXPECT_NE(mixed.find("input 1"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("\"off\""), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("input 0"), std::string::npos) << mixed;
+}
+
 TEST(Regions, TimeEntriesAndCallsOnASyntheticSequence) {
   // Synthetic times in ns (monotonic event clock). Main thread:
   //   [0, 200]      "solve"        entry 1

@@ -488,7 +488,7 @@ request& request::operator=(request&& other) noexcept {
 }
 
 request::~request() {
-  if (handle_ == 0 || !initialized()) return;
+  if (handle_ == 0 || handle_ == request_access::consumed || !initialized()) return;
   if (progress::req* q = g_state->eng->lookup(handle_)) g_state->eng->orphan(q);
   handle_ = 0;
 }
@@ -543,7 +543,9 @@ status wait(request& r) {
   detail::runtime_state& s = detail::state_or_throw("wait");
   progress::req* q = lookup_or_throw(s, r, "wait");
   s.eng->wait_for(q);
-  return consume(s, q);
+  const status st = consume(s, q);
+  request_access::mark_consumed(r);
+  return st;
 }
 
 bool test(request& r, status* st) {
@@ -555,6 +557,7 @@ bool test(request& r, status* st) {
     if (!progress::engine::is_complete(q)) return false;
   }
   const status done = consume(s, q);
+  request_access::mark_consumed(r);
   if (st) *st = done;
   return true;
 }
@@ -579,6 +582,7 @@ void waitall(std::span<request> reqs, std::span<status> statuses) {
     if (!q) continue;  // inactive: skipped, as MPI skips MPI_REQUEST_NULL
     s.eng->wait_for(q);
     const status st = consume(s, q);
+    request_access::mark_consumed(reqs[i]);
     if (!statuses.empty()) statuses[i] = st;
   }
 }
@@ -594,6 +598,7 @@ int waitany(std::span<request> reqs, status* st) {
       any_active = true;
       if (progress::engine::is_complete(q)) {
         const status done = consume(s, q);
+        request_access::mark_consumed(reqs[i]);
         if (st) *st = done;
         return static_cast<int>(i);
       }
@@ -616,6 +621,7 @@ bool testall(std::span<request> reqs, std::span<status> statuses) {
     progress::req* q = s.eng->lookup(reqs[i].handle());
     if (!q) continue;
     const status done = consume(s, q);
+    request_access::mark_consumed(reqs[i]);
     if (!statuses.empty()) statuses[i] = done;
   }
   return true;
@@ -629,6 +635,7 @@ int testany(std::span<request> reqs, status* st) {
     progress::req* q = s.eng->lookup(reqs[i].handle());
     if (q && progress::engine::is_complete(q)) {
       const status done = consume(s, q);
+      request_access::mark_consumed(reqs[i]);
       if (st) *st = done;
       return static_cast<int>(i);
     }

@@ -25,6 +25,10 @@ struct comm_access {
 };
 struct request_access {
   static request make(std::uint64_t h) { return request(h); }
+  /// A handle whose operation was completed and consumed by wait/test: no slot has it (a lookup fails, so a
+  /// second wait reports "already completed"), and the destructor has nothing to look up.
+  static constexpr std::uint64_t consumed = ~std::uint64_t{0};
+  static void mark_consumed(request& r) noexcept { r.handle_ = consumed; }
   /// Takes the value out without orphaning the operation (the C API keeps handles as integers).
   static std::uint64_t detach(request& r) noexcept {
     const std::uint64_t h = r.handle_;

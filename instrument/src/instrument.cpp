@@ -449,33 +449,44 @@ clock_fit current_fit() noexcept {
 }
 
 // ---- analysis (fold side, under g_analysis_mu) --------------------------------------------------------------------
-void account_locked(const overlap_bound& b, std::uint64_t bytes, std::uint16_t region) {
-  auto add = [&](overlap_acc& a) {
-    a.min_ns += b.min_ns;
-    a.max_ns += b.max_ns;
-    a.xfer_ns += b.xfer_ns;
-    ++a.count;
-  };
-  add(g_total);
-  if (g_bins) add(g_by_size[g_bins->index(static_cast<std::size_t>(bytes))]);
-  if (region != 0) add(g_by_region[region]);
-}
-
-/// What one fold needs besides the records: the clock fit, and the last table lookup (transfers repeat sizes).
+/// What one fold needs besides the records: the clock fit, whether a trace is written (read once per batch), and the
+/// last size looked up (transfers repeat sizes): its table time and its size bin.
 struct fold_ctx {
   clock_fit fit;
+  bool tracing = false;
   std::uint64_t memo_bytes = UINT64_MAX;
   std::int64_t memo_ticks = -1;
+  std::size_t memo_bin = SIZE_MAX;  // SIZE_MAX: no size bins
 
-  /// The table's transfer time for `bytes`, in ticks (-1 without a table).
-  std::int64_t table_ticks(std::uint64_t bytes) noexcept {
-    if (bytes != memo_bytes) {
+  void lookup(std::uint64_t bytes) noexcept {
+    if (bytes != memo_bytes) [[unlikely]] {
       memo_bytes = bytes;
       memo_ticks = fit.ns_to_ticks(g_table.nanoseconds(static_cast<std::size_t>(bytes)));
+      memo_bin = g_bins ? g_bins->index(static_cast<std::size_t>(bytes)) : SIZE_MAX;
     }
+  }
+  /// The table's transfer time for `bytes`, in ticks (-1 without a table).
+  std::int64_t table_ticks(std::uint64_t bytes) noexcept {
+    lookup(bytes);
     return memo_ticks;
   }
 };
+
+/// Adds a transfer's bound to the total, its size bin and its region. The bound's fields are read one by one here
+/// (bound_paired() has just stored them, one by one: a wider load of them would wait for the stores to retire).
+inline void account_locked(const overlap_bound& b, fold_ctx& cx, std::uint64_t bytes, std::uint16_t region) {
+  const std::uint64_t mn = b.min_ns, mx = b.max_ns, xf = b.xfer_ns;
+  auto add = [&](overlap_acc& a) {
+    a.min_ns += mn;
+    a.max_ns += mx;
+    a.xfer_ns += xf;
+    ++a.count;
+  };
+  cx.lookup(bytes);  // a compare: the caller just looked `bytes` up
+  add(g_total);
+  if (cx.memo_bin != SIZE_MAX) add(g_by_size[cx.memo_bin]);
+  if (region != 0) add(g_by_region[region]);
+}
 
 std::int64_t table_ticks(std::uint64_t bytes, const clock_fit& f) noexcept {
   return f.ns_to_ticks(g_table.nanoseconds(static_cast<std::size_t>(bytes)));
@@ -494,7 +505,7 @@ owner_snapshot snapshot_of(const record& r) noexcept {
 
 void on_xfer_locked(const record& r, fold_ctx& cx) {
   if (r.k == kind::xfer_end_only) {
-    account_locked(bound_one_known(cx.table_ticks(r.bytes)), r.bytes, r.owner_region);
+    account_locked(bound_one_known(cx.table_ticks(r.bytes)), cx, r.bytes, r.owner_region);
     return;
   }
   const bool is_begin = r.k == kind::xfer_begin;
@@ -502,7 +513,7 @@ void on_xfer_locked(const record& r, fold_ctx& cx) {
   if (p != nullptr && p->is_begin == is_begin) {
     // The same event twice for one id: the earlier transfer's other half never came. Count it as case 3.
     if (p->is_begin) {
-      account_locked(bound_one_known(cx.table_ticks(p->bytes)), p->bytes, p->s.region);
+      account_locked(bound_one_known(cx.table_ticks(p->bytes)), cx, p->bytes, p->s.region);
     } else {
       ++g_orphan_ends;
     }
@@ -522,7 +533,7 @@ void on_xfer_locked(const record& r, fold_ctx& cx) {
   const owner_snapshot& e = is_begin ? p->s : s;
   const std::uint64_t bytes = is_begin ? r.bytes : p->bytes;
   const std::int64_t x = cx.table_ticks(bytes);
-  account_locked(b.known && e.known ? bound_paired(b.p, e.p, x) : bound_one_known(x), bytes, b.region);
+  account_locked(b.known && e.known ? bound_paired(b.p, e.p, x) : bound_one_known(x), cx, bytes, b.region);
   g_pending.erase(*p);
 }
 
@@ -531,8 +542,31 @@ std::string region_leaf(std::uint16_t id) {
   return id < g_region_info.size() ? g_region_info[id].leaf : std::string("?");
 }
 
+// A transfer's trace lines: its async half on the owner's track, and an instant on the recording thread's.
+void trace_xfer(const thread_state* st, const record& r, const clock_fit& f) {
+  const std::uint32_t track = r.owner != no_thread ? r.owner : st->id;
+  const std::uint64_t t = f.to_ns(r.t);
+  if (r.k != kind::xfer_end) g_trace.async_begin(track, r.id, t, r.bytes, r.peer, r.owner);
+  if (r.k != kind::xfer_begin) g_trace.async_end(track, r.id, t);
+  if (st->id != r.owner) g_trace.instant(st->id, r.k == kind::xfer_begin ? "post" : "complete", t, r.id);
+}
+
+// An XFER_BEGIN whose XFER_END is the next record of the same ring (a transfer that completed before its thread
+// recorded anything else), with no pending entry for its id: bounded at once, as on_xfer_locked() would pair them,
+// without a pending entry. False (nothing done) otherwise.
+inline bool pair_adjacent_locked(const record& b, const record& e, fold_ctx& cx) {
+  if (b.k != kind::xfer_begin || e.k != kind::xfer_end || e.id != b.id || g_pending.find(b.id) != nullptr) {
+    return false;
+  }
+  const owner_snapshot sb = snapshot_of(b);
+  const owner_snapshot se = snapshot_of(e);
+  const std::int64_t x = cx.table_ticks(b.bytes);
+  account_locked(sb.known && se.known ? bound_paired(sb.p, se.p, x) : bound_one_known(x), cx, b.bytes, sb.region);
+  return true;
+}
+
 void process(thread_state* st, const record& r, fold_ctx& cx) {
-  const bool tracing = g_trace.active();
+  const bool tracing = cx.tracing;
   const clock_fit& f = cx.fit;
   switch (r.k) {
     case kind::call_enter:  // only recorded while tracing
@@ -558,13 +592,7 @@ void process(thread_state* st, const record& r, fold_ctx& cx) {
     case kind::xfer_end:
     case kind::xfer_end_only: {
       on_xfer_locked(r, cx);
-      if (tracing) {
-        const std::uint32_t track = r.owner != no_thread ? r.owner : st->id;
-        const std::uint64_t t = f.to_ns(r.t);
-        if (r.k != kind::xfer_end) g_trace.async_begin(track, r.id, t, r.bytes, r.peer, r.owner);
-        if (r.k != kind::xfer_begin) g_trace.async_end(track, r.id, t);
-        if (st->id != r.owner) g_trace.instant(st->id, r.k == kind::xfer_begin ? "post" : "complete", t, r.id);
-      }
+      if (tracing) trace_xfer(st, r, f);
       break;
     }
     case kind::region_enter: {
@@ -599,9 +627,20 @@ void fold(thread_state* st) noexcept {
   std::uint64_t t = st->tail.load(relaxed);
   if (t == h) return;
   std::lock_guard la(g_analysis_mu);  // once per batch, not per record
-  fold_ctx cx{fit_for_fold()};
+  fold_ctx cx{fit_for_fold(), g_trace.active()};
   try {
-    for (; t != h; ++t) process(st, st->ring[t & st->mask], cx);
+    for (; t != h; ++t) {
+      const record& r = st->ring[t & st->mask];
+      if (r.k == kind::xfer_begin && t + 1 != h && pair_adjacent_locked(r, st->ring[(t + 1) & st->mask], cx)) {
+        if (cx.tracing) {
+          trace_xfer(st, r, cx.fit);
+          trace_xfer(st, st->ring[(t + 1) & st->mask], cx.fit);
+        }
+        ++t;
+        continue;
+      }
+      process(st, r, cx);
+    }
   } catch (...) {
     // Out of memory in the analysis: the remaining records are skipped rather than crashing the application.
     std::fprintf(stderr, "sidecore: instrument: out of memory while folding events; %llu events skipped\n",
@@ -753,19 +792,33 @@ inline void push_xfer(kind k, std::uint64_t id, std::uint64_t bytes, int peer, s
                       std::uint64_t t) noexcept {
   thread_state* st = self();
   if (st == nullptr) return;
-  const owner_snapshot s = snapshot_owner(st, owner, t);
-  record r;
+  // Written in place (as push() would copy it), then published by the head store.
+  const std::uint64_t h = st->head.load(relaxed);
+  record& r = st->ring[h & st->mask];
   r.t = t;
   r.id = id;
   r.bytes = bytes;
-  r.owner_in_call = s.p.in_call_ns;
   r.owner = owner;
   r.peer = peer;
-  r.owner_seq = s.p.call_seq;
-  r.owner_region = s.region;
   r.k = k;
-  r.bits = static_cast<std::uint8_t>((s.p.in_call ? bit_in_call : 0) | (s.known ? bit_owner_known : 0));
-  push(st, r);
+  if (owner == st->id) [[likely]] {
+    // The owner records for itself (off mode): its own fields, as snapshot_owner() reads them, without the call.
+    const bool in_call = st->depth != 0;
+    const std::uint64_t last = st->pub_last_t.load(relaxed);
+    r.owner_in_call = st->pub_in_call.load(relaxed) + (in_call && t > last ? t - last : 0);
+    r.owner_seq = st->pub_seq.load(relaxed);
+    r.owner_region = st->region;
+    r.bits = static_cast<std::uint8_t>((in_call ? bit_in_call : 0) | bit_owner_known);
+  } else {
+    const owner_snapshot s = snapshot_owner(st, owner, t);
+    r.owner_in_call = s.p.in_call_ns;
+    r.owner_seq = s.p.call_seq;
+    r.owner_region = s.region;
+    r.bits = static_cast<std::uint8_t>((s.p.in_call ? bit_in_call : 0) | (s.known ? bit_owner_known : 0));
+  }
+  st->head.store(h + 1, std::memory_order_release);
+  if (h + 1 >= st->fold_at) [[unlikely]]
+    fold_own(st);
 }
 }  // namespace
 

@@ -379,7 +379,7 @@ inline std::uint32_t flags_of(bool in_call, std::uint16_t region) noexcept {
 }
 
 // The owner's state at time t. The owner itself reads its own fields; others read the seqlock.
-owner_snapshot snapshot_owner(thread_state* me, std::uint32_t owner, std::uint64_t t) noexcept {
+inline owner_snapshot snapshot_owner(thread_state* me, std::uint32_t owner, std::uint64_t t) noexcept {
   owner_snapshot s;
   s.p.t_ns = t;
   if (owner == no_thread || owner > max_threads) return s;

@@ -821,14 +821,16 @@ void engine::wait_for(req* r) {
     if (start == 0) start = now;
     return now - start > spin_ns;
   };
+  // hybrid: between yield_us and spin_us of waiting, the waiter yields its core now and then (a rank or progress
+  // thread that shares it runs now, not after our time slice; alone on the core the call returns at once).
+  const std::uint64_t yield_ns = cfg_.idle == idle_policy::hybrid ? std::uint64_t{cfg_.yield_us} * 1000 : UINT64_MAX;
   if (thread_running()) {
     // Mode core: the progress thread moves the data; we only watch the request, and after the spin phase
     // sleep on its state word until complete() wakes us.
-    // hybrid: past yield_us, the spinning waiter yields its core every 256 rounds. Measured on 2 cores with 2
-    // ranks in core mode (both application threads fenced onto core 0): without it a waiter spinning its 5 ms
-    // took the core from the other rank's computation, and apps/heat2d ran 4.9x slower than in mode off.
+    // Past yield_us, yield every 256 rounds. Measured on 2 cores with 2 ranks in core mode (both application
+    // threads fenced onto core 0): without it a waiter spinning its 5 ms took the core from the other rank's
+    // computation, and apps/heat2d ran 4.9x slower than in mode off.
     constexpr auto pending = static_cast<std::uint32_t>(req_state::pending);
-    const std::uint64_t yield_ns = cfg_.idle == idle_policy::hybrid ? std::uint64_t{cfg_.yield_us} * 1000 : UINT64_MAX;
     while (!is_complete(r)) {
       cpu_relax();
       if ((++rounds & 255) != 0) continue;
@@ -841,9 +843,7 @@ void engine::wait_for(req* r) {
     }
     return;
   }
-  // hybrid: between yield_us and spin_us of waiting, yield the core every 64 unproductive passes (a rank or
-  // progress thread that shares it runs now, not after our time slice; alone on the core it returns at once).
-  const std::uint64_t yield_ns = cfg_.idle == idle_policy::hybrid ? std::uint64_t{cfg_.yield_us} * 1000 : UINT64_MAX;
+  // Mode off: past yield_us, yield every 64 unproductive passes.
   while (!is_complete(r)) {
     if (!try_lock()) {  // another thread progresses for us
       cpu_relax();

@@ -1,10 +1,10 @@
 #include "settings.hpp"
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include <sidecore/instrument/env.hpp>
 #include <sidecore/sidecore.hpp>
 
 extern char** environ;
@@ -16,6 +16,17 @@ namespace {
 [[noreturn]] void reject(std::string_view var, const std::string& value, std::string_view accepted) {
   throw error(errc::bad_setting, std::string(var) + "='" + value + "' is not accepted; accepted: " +
                                      std::string(accepted));
+}
+
+// The instrumentation's settings are parsed by instrument::env, which libsidecore-pmpi.so shares: one parser per
+// value, its rejection turned into the runtime's error.
+template <typename F>
+auto shared_parser(F&& parse) -> decltype(parse()) {
+  try {
+    return parse();
+  } catch (const instrument::env::bad_value& e) {
+    throw error(errc::bad_setting, e.what());
+  }
 }
 
 std::string trim(const std::string& v) {
@@ -177,27 +188,14 @@ std::vector<setting_def> make_table() {
   t.push_back({"SIDECORE_TRACE_MAX_EVENTS", "1000000", "an integer 1..1000000000",
                "Stop recording the trace (with one warning) past this many events, so a long run cannot fill the disk.",
                [](settings& s, const std::string& v) {
-                 s.trace_max_events = parse_unsigned("SIDECORE_TRACE_MAX_EVENTS", v, 1, 1000000000);
+                 s.trace_max_events = shared_parser([&] { return instrument::env::parse_trace_max_events(v); });
                },
                [](const settings& s) { return std::to_string(s.trace_max_events); }});
   t.push_back({"SIDECORE_SIZE_BINS", "(powers of four)", "strictly increasing byte sizes separated by commas, e.g. "
                                                        "0,1024,65536,1048576",
                "Lower edges of the message-size bins of the overlap profile.",
                [](settings& s, const std::string& v) {
-                 std::vector<std::size_t> edges;
-                 std::size_t pos = 0;
-                 const std::string accepted = "strictly increasing byte sizes separated by commas, e.g. 0,1024,65536";
-                 while (pos <= v.size()) {
-                   const std::size_t comma = v.find(',', pos);
-                   const std::string item = v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-                   if (trim(item).empty() || trim(item).find_first_not_of("0123456789") != std::string::npos)
-                     reject("SIDECORE_SIZE_BINS", v, accepted);
-                   edges.push_back(parse_unsigned("SIDECORE_SIZE_BINS", item, 0, UINT64_MAX / 2));
-                   if (edges.size() > 1 && edges.back() <= edges[edges.size() - 2]) reject("SIDECORE_SIZE_BINS", v, accepted);
-                   if (comma == std::string::npos) break;
-                   pos = comma + 1;
-                 }
-                 s.size_bins = edges;
+                 s.size_bins = shared_parser([&] { return instrument::env::parse_size_bins(v); });
                },
                [](const settings& s) {
                  if (s.size_bins.empty()) return std::string("(powers of four)");
@@ -217,9 +215,7 @@ std::vector<setting_def> make_table() {
                "Per-thread event ring capacity (records) of the instrumentation; folded incrementally, so it bounds "
                "memory, not the run length.",
                [](settings& s, const std::string& v) {
-                 const auto n = parse_unsigned("SIDECORE_RING_EVENTS", v, 16, 1U << 24);
-                 if (n & (n - 1)) reject("SIDECORE_RING_EVENTS", v, "a power of two 16..16777216");
-                 s.ring_events = n;
+                 s.ring_events = shared_parser([&] { return instrument::env::parse_ring_events(v); });
                },
                [](const settings& s) { return std::to_string(s.ring_events); }});
   t.push_back({"SIDECORE_NCORE", "(cpuset)", "an integer 1..1048576 (cores)",
@@ -229,7 +225,7 @@ std::vector<setting_def> make_table() {
                "that share a node's cores without binding. It changes the profile only, not which core is reserved "
                "nor how many OpenMP threads run. libsidecore-pmpi.so reads it too.",
                [](settings& s, const std::string& v) {
-                 s.n_core = static_cast<int>(parse_unsigned("SIDECORE_NCORE", v, 1, 1U << 20));
+                 s.n_core = shared_parser([&] { return instrument::env::parse_ncore(v); });
                },
                [](const settings& s) { return s.n_core == 0 ? std::string("(cpuset)") : std::to_string(s.n_core); }});
   return t;
@@ -238,14 +234,7 @@ std::vector<setting_def> make_table() {
 }  // namespace
 
 std::uint64_t parse_unsigned(std::string_view var, const std::string& value, std::uint64_t lo, std::uint64_t hi) {
-  const std::string v = trim(value);
-  const std::string accepted = "an integer " + std::to_string(lo) + ".." + std::to_string(hi);
-  if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) reject(var, value, accepted);
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-  if (errno == ERANGE || *end != '\0' || n < lo || n > hi) reject(var, value, accepted);
-  return n;
+  return shared_parser([&] { return instrument::env::parse_unsigned(var, value, lo, hi); });
 }
 
 const std::vector<setting_def>& setting_table() {

@@ -260,7 +260,6 @@ void init(MPI_Comm user_comm) {
   // Local set-up first (settings, topology, provider), then every rank learns whether all succeeded before
   // any collective step: bad input on one rank gives an error on every rank, never a hang.
   auto s = std::make_unique<detail::runtime_state>();
-  s->t_init_ns = now_ns();
   std::string local_error;
   errc local_code = errc::success;
   try {

@@ -57,7 +57,6 @@ struct runtime_state {
   std::array<std::atomic<comm_entry*>, progress::tag::max_comms> comms{};
   std::mutex comm_mutex;  // comm creation/free (rare, collective)
   int next_comm_id = 1;
-  std::uint64_t t_init_ns = 0;
   MPI_Comm node = MPI_COMM_NULL;     // the ranks of this node (shared memory)
   MPI_Win bell_window = MPI_WIN_NULL;  // their doorbells
 };

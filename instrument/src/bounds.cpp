@@ -12,46 +12,6 @@
 
 namespace sidecore::instrument {
 
-overlap_bound bound_paired(const owner_point& begin, const owner_point& end, std::int64_t xfer_ns) noexcept {
-  overlap_bound b;
-  const std::uint64_t window = end.t_ns > begin.t_ns ? end.t_ns - begin.t_ns : 0;
-  // The physical transfer happened between the two events, so it cannot have lasted longer than the window.
-  const bool known = xfer_ns >= 0;
-  const std::uint64_t x = known ? std::min<std::uint64_t>(static_cast<std::uint64_t>(xfer_ns), window) : 0;
-  b.xfer_ns = x;
-  if (begin.in_call && end.in_call && begin.call_seq == end.call_seq) {
-    // Case 1: both inside one call of the owner: the application could not compute meanwhile.
-    b.which = bound_case::same_call;
-    return b;
-  }
-  // Case 2: computation and library time interleaved between the two events.
-  b.which = bound_case::split;
-  std::uint64_t noncomp = end.in_call_ns > begin.in_call_ns ? end.in_call_ns - begin.in_call_ns : 0;
-  noncomp = std::min(noncomp, window);
-  const std::uint64_t comp = window - noncomp;
-  if (!known) {
-    // No a-priori time: the transfer took at most the observed window ("measured"); it may have taken almost
-    // nothing, so no overlap is certain, and no more than the computation can have been overlapped.
-    b.xfer_ns = window;
-    b.max_ns = comp;
-    b.min_ns = 0;
-    return b;
-  }
-  b.max_ns = std::min(comp, x);               // computation >= xfer_time ? xfer_time : computation
-  b.min_ns = x > noncomp ? x - noncomp : 0;   // noncomputation >= xfer_time ? 0 : xfer_time - noncomputation
-  return b;
-}
-
-overlap_bound bound_one_known(std::int64_t xfer_ns) noexcept {
-  overlap_bound b;
-  b.which = bound_case::one_known;
-  if (xfer_ns >= 0) {
-    b.xfer_ns = static_cast<std::uint64_t>(xfer_ns);
-    b.max_ns = b.xfer_ns;
-  }
-  return b;
-}
-
 xfer_time_table::xfer_time_table(std::vector<std::pair<std::size_t, double>> points, std::string source)
     : points_(std::move(points)), source_(std::move(source)) {
   for (const auto& [bytes, s] : points_) {

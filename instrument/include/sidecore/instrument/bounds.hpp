@@ -3,6 +3,7 @@
 // tested on synthetic event sequences.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -43,12 +44,49 @@ struct overlap_bound {
 ///   max = min(computation, x); min = max(0, x - noncomputation).
 ///   Without a table (xfer_ns < 0) the observed window is the transfer time's only bound: xfer = window,
 ///   max = computation, min = 0 (the profile says xfer_time_source "measured").
-[[nodiscard]] overlap_bound bound_paired(const owner_point& begin, const owner_point& end,
-                                         std::int64_t xfer_ns) noexcept;
+/// Inline: the fold computes one per transfer (docs/instrument.md, "Cost").
+[[nodiscard]] inline overlap_bound bound_paired(const owner_point& begin, const owner_point& end,
+                                                std::int64_t xfer_ns) noexcept {
+  overlap_bound b;
+  const std::uint64_t window = end.t_ns > begin.t_ns ? end.t_ns - begin.t_ns : 0;
+  // The physical transfer happened between the two events, so it cannot have lasted longer than the window.
+  const bool known = xfer_ns >= 0;
+  const std::uint64_t x = known ? std::min<std::uint64_t>(static_cast<std::uint64_t>(xfer_ns), window) : 0;
+  b.xfer_ns = x;
+  if (begin.in_call && end.in_call && begin.call_seq == end.call_seq) {
+    // Case 1: both inside one call of the owner: the application could not compute meanwhile.
+    b.which = bound_case::same_call;
+    return b;
+  }
+  // Case 2: computation and library time interleaved between the two events.
+  b.which = bound_case::split;
+  std::uint64_t noncomp = end.in_call_ns > begin.in_call_ns ? end.in_call_ns - begin.in_call_ns : 0;
+  noncomp = std::min(noncomp, window);
+  const std::uint64_t comp = window - noncomp;
+  if (!known) {
+    // No a-priori time: the transfer took at most the observed window ("measured"); it may have taken almost
+    // nothing, so no overlap is certain, and no more than the computation can have been overlapped.
+    b.xfer_ns = window;
+    b.max_ns = comp;
+    b.min_ns = 0;
+    return b;
+  }
+  b.max_ns = std::min(comp, x);               // computation >= xfer_time ? xfer_time : computation
+  b.min_ns = x > noncomp ? x - noncomp : 0;   // noncomputation >= xfer_time ? 0 : xfer_time - noncomputation
+  return b;
+}
 
 /// Seed 000, case 3 (only one of the two events known; e.g. an eager receive, whose start is invisible to the
 /// receiver): min = 0, max = xfer_time, as the seed does in Section 3.2.2. Without a table, both are 0.
-[[nodiscard]] overlap_bound bound_one_known(std::int64_t xfer_ns) noexcept;
+[[nodiscard]] inline overlap_bound bound_one_known(std::int64_t xfer_ns) noexcept {
+  overlap_bound b;
+  b.which = bound_case::one_known;
+  if (xfer_ns >= 0) {
+    b.xfer_ns = static_cast<std::uint64_t>(xfer_ns);
+    b.max_ns = b.xfer_ns;
+  }
+  return b;
+}
 
 /// A-priori transfer time as a function of message size: a piecewise-linear interpolation of measured points.
 /// Below the first point the first value is used; above the last, the last segment is extended (bandwidth term).

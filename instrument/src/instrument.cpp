@@ -9,9 +9,9 @@
 //    across threads, so it never goes through the ring unless a trace is being written;
 //  * transfers and regions are appended as fixed-size records to the thread's ring, and a fold turns records into
 //    accumulator updates (overlap bounds, region entries and times) and trace lines.
-// Folds happen (a) at the high-water mark (512 records, or ¾ of a smaller ring), (b) on entry to an outermost wait or blocking call when the ring is a
-// quarter full — analysis while the thread would wait anyway (seed 002) —, (c) on fold_current_thread(), and (d) for
-// every ring, at profile/trace/stop time. Times are event-clock ticks everywhere until a profile or trace line is
+// Folds happen (a) at the high-water mark (512 records, or ¾ of a smaller ring), (b) on entry to an outermost wait
+// or blocking call once a quarter of the high-water mark is held — analysis while the thread would wait anyway (seed
+// 002) —, (c) on fold_current_thread(), and (d) for every ring, at profile/trace/stop time. Times are event-clock ticks everywhere until a profile or trace line is
 // written (docs/instrument.md, "Event clock").
 #include "sidecore/instrument/instrument.hpp"
 
@@ -762,7 +762,7 @@ void call_enter_at(category c, std::uint64_t t, const char* name) noexcept {
   }
   // Analysis while the thread would wait anyway (seed 002): fold early on entering a wait or blocking call.
   if ((c == category::wait || c == category::blocking) &&
-      st->head.load(relaxed) + st->high_water - st->fold_at >= st->cap / 4) {
+      st->head.load(relaxed) + st->high_water - st->fold_at >= st->high_water / 4) {
     fold_own(st);
   }
 }
@@ -1023,7 +1023,7 @@ void fold_current_thread(std::size_t min_records) noexcept {
   if (st == nullptr) return;
   // Records since the owner's last own fold (an upper bound on what the ring holds): private fields only.
   const std::uint64_t held = st->head.load(relaxed) + st->high_water - st->fold_at;
-  if (held == 0 || held < std::min<std::uint64_t>(min_records, st->cap / 4)) return;
+  if (held == 0 || held < std::min<std::uint64_t>(min_records, st->high_water / 4)) return;
   fold_own(st);
 }
 

@@ -187,9 +187,10 @@ inline void region_exit() noexcept {
 }
 
 /// Folds the calling thread's ring (e.g. from the progress thread's idle path, where it costs nothing). Returns at
-/// once, taking no lock, while the ring holds fewer than min(`min_records`, a quarter of the ring) records: the
-/// default folds in batches of a quarter ring, so that an idle path that runs after every few events does not pay
-/// a fold (two locks) each time; pass 1 to fold whatever is there.
+/// once, taking no lock, while the ring holds fewer than min(`min_records`, a quarter of the fold batch) records (the
+/// owner folds every 512 records, or at ¾ of a smaller ring): the default folds in batches of 128 records, so that an
+/// idle path that runs after every few events does not pay a fold (two locks) each time; pass 1 to fold whatever is
+/// there.
 void fold_current_thread(std::size_t min_records = SIZE_MAX) noexcept;
 
 /// Sets the a-priori transfer-time table (bytes, seconds), interpolated; `source` goes into the profile

@@ -477,7 +477,8 @@ struct fold_ctx {
   }
 };
 
-/// Adds a transfer's bound to the total, its size bin and its region. Takes the bound by value, always inlined, with
+/// Adds a transfer's bound to its size bin (with size bins, the total is their sum: total_locked()) or to the total
+/// (without), and to its region. Takes the bound by value, always inlined, with
 /// bound_paired() inline too: the bound stays in registers. (Passed through memory, the bound's fields, stored one by
 /// one, were read back with a 16-byte load that could not be forwarded from those stores: 3 ns of a 25 ns event.)
 [[gnu::always_inline]] inline void account_locked(const overlap_bound b, fold_ctx& cx, std::uint64_t bytes,
@@ -490,9 +491,20 @@ struct fold_ctx {
     ++a.count;
   };
   cx.lookup(bytes);  // a compare: the caller just looked `bytes` up
-  add(g_total);
-  if (cx.memo_bin != SIZE_MAX) add(g_by_size[cx.memo_bin]);
+  add(cx.memo_bin != SIZE_MAX ? g_by_size[cx.memo_bin] : g_total);
   if (region != 0) add(g_by_region[region]);
+}
+
+/// All transfers' bounds: g_total, plus the size bins (account_locked() adds a transfer to one of the two).
+overlap_acc total_locked() noexcept {
+  overlap_acc t = g_total;
+  for (const overlap_acc& a : g_by_size) {
+    t.min_ns += a.min_ns;
+    t.max_ns += a.max_ns;
+    t.xfer_ns += a.xfer_ns;
+    t.count += a.count;
+  }
+  return t;
 }
 
 std::int64_t table_ticks(std::uint64_t bytes, const clock_fit& f) noexcept {
@@ -1139,7 +1151,7 @@ std::string rank_profile_json() {
   }
   {
     std::lock_guard la(g_analysis_mu);
-    overlap_acc total = g_total;
+    overlap_acc total = total_locked();
     std::vector<overlap_acc> by_size = g_by_size;
     auto by_region = g_by_region;
     // Transfers with only one event so far count as case 3 (not consumed: a later profile may pair them).

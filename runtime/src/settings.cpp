@@ -126,6 +126,18 @@ std::vector<setting_def> make_table() {
                  s.block_us = static_cast<std::uint32_t>(parse_unsigned("SIDECORE_BLOCK_US", v, 10, 1000000));
                },
                [](const settings& s) { return std::to_string(s.block_us); }});
+  t.push_back({"SIDECORE_CALLER_PROGRESS", "on", "on, off",
+               "core mode: on: an application thread that calls sidecore while no other application thread "
+               "progresses does the work itself (posts, polls, matches), and the progress thread steps aside until "
+               "the application has made no call for 1 us; calls made back to back (a ping-pong, a wait for a "
+               "message in flight) then cost what they cost in mode off, and the progress thread still moves the "
+               "data while the application computes. off: every operation goes through the progress thread (two "
+               "crossings between cores per message).",
+               [](settings& s, const std::string& v) {
+                 s.caller_progress = parse_enum<bool>("SIDECORE_CALLER_PROGRESS", v, {{"on", true}, {"off", false}},
+                                                      "on, off");
+               },
+               [](const settings& s) { return std::string(s.caller_progress ? "on" : "off"); }});
   t.push_back({"SIDECORE_PROVIDER", "(auto)", "a libfabric provider name as `fi_info -l` lists it, e.g. shm, "
                                               "tcp;ofi_rxm, verbs;ofi_rxm, efa, cxi, psm2",
                "libfabric provider. Automatic: shm when every rank is on one host, tcp;ofi_rxm otherwise.",

@@ -62,7 +62,7 @@ void expect_clear_rejection(const std::string& name, const std::string& value,
 
 const std::vector<std::string> all_names = {
     "SIDECORE_PROGRESS",     "SIDECORE_PROGRESS_CORE", "SIDECORE_IDLE",       "SIDECORE_SPIN_US",
-    "SIDECORE_YIELD_US",     "SIDECORE_BLOCK_US",     "SIDECORE_PROVIDER",      "SIDECORE_SUBMIT_QUEUE", "SIDECORE_CQ_BATCH",
+    "SIDECORE_YIELD_US",     "SIDECORE_BLOCK_US",     "SIDECORE_CALLER_PROGRESS", "SIDECORE_PROVIDER",      "SIDECORE_SUBMIT_QUEUE", "SIDECORE_CQ_BATCH",
     "SIDECORE_EAGER_MAX",    "SIDECORE_RECV_BUFFERS",
     "SIDECORE_VERBOSE",      "SIDECORE_PROFILE",       "SIDECORE_TRACE",      "SIDECORE_TRACE_MAX_EVENTS",
     "SIDECORE_SIZE_BINS",    "SIDECORE_XFER_TABLE",    "SIDECORE_RING_EVENTS",  "SIDECORE_NCORE"};
@@ -123,6 +123,7 @@ TEST(SettingsTable, ValidValuesParseAndRoundTrip) {
       {"SIDECORE_CQ_BATCH", {"1", "16", "64"}},
       {"SIDECORE_EAGER_MAX", {"0", "8192", "65536"}},
       {"SIDECORE_RECV_BUFFERS", {"2", "64", "4096"}},
+      {"SIDECORE_CALLER_PROGRESS", {"on", "off", " off "}},
       {"SIDECORE_VERBOSE", {"0", "1", "2"}},
       {"SIDECORE_PROFILE", {"/tmp/p-%r.json", "prof.json"}},
       {"SIDECORE_TRACE", {"/tmp/t-%r.json"}},
@@ -154,6 +155,8 @@ TEST(SettingsTable, ValidValuesGiveTheRightFields) {
   EXPECT_EQ(idx.progress_core.index, 3);
   EXPECT_EQ(parsed("SIDECORE_IDLE", "spin").idle, sidecore::progress::idle_policy::spin);
   EXPECT_EQ(parsed("SIDECORE_IDLE", "block").idle, sidecore::progress::idle_policy::block);
+  EXPECT_FALSE(parsed("SIDECORE_CALLER_PROGRESS", "off").caller_progress);
+  EXPECT_TRUE(parsed("SIDECORE_CALLER_PROGRESS", "on").caller_progress);
   EXPECT_EQ(parsed("SIDECORE_SPIN_US", "20").spin_us, 20u);
   EXPECT_EQ(parsed("SIDECORE_BLOCK_US", "100").block_us, 100u);
   EXPECT_EQ(parsed("SIDECORE_PROVIDER", "tcp;ofi_rxm").provider, "tcp;ofi_rxm");
@@ -201,6 +204,7 @@ TEST(SettingsTable, RejectsJunkForEveryVariable) {
       {"SIDECORE_CQ_BATCH", {"0", "65", "-3"}},
       {"SIDECORE_EAGER_MAX", {"65537", "-1", "8k", ""}},
       {"SIDECORE_RECV_BUFFERS", {"0", "1", "4097", "many"}},
+      {"SIDECORE_CALLER_PROGRESS", {"", "yes", "1", "ON"}},
       {"SIDECORE_VERBOSE", {"3", "yes", "-1"}},
       {"SIDECORE_PROFILE", {"", "  "}},
       {"SIDECORE_TRACE", {""}},

@@ -37,6 +37,11 @@ struct engine_config {
   /// The application promises that no two of its threads call sidecore at the same time (MPI thread level
   /// SINGLE, FUNNELED or SERIALIZED): mode off then takes no lock, as MPI libraries do below THREAD_MULTIPLE.
   bool serialized_callers = false;
+  /// Mode core: an application thread that calls sidecore while no other application thread progresses does
+  /// the work itself (posts, polls, matches) and the progress thread steps aside until the application has made
+  /// no call for caller_quiet_ns (engine.cpp, "caller progress"). false: every operation goes through the
+  /// progress thread (two crossings between cores per message).
+  bool caller_progress = true;
 };
 
 /// Counters of the progress loop (the progress thread's own accounting in core mode).
@@ -181,16 +186,31 @@ class engine {
   bool post_bounce(bounce* b);     // caller holds the lock; false on EAGAIN
   bool repost_bounces();           // caller holds the lock
   bool inject_hdr(const wire_hdr& h, fi_addr_t dest);  // caller holds the lock; false on EAGAIN
-  // The progress lock: the progress thread holds it for its whole life (mode core); in mode off a caller takes
-  // it around each pass, unless callers are serialized by the application (no atomic then).
+  // The progress lock (0 free, lock_thread: the progress thread, lock_caller: an application thread). Mode off:
+  // a caller takes it around each pass, unless callers are serialized by the application (no atomic then). Mode
+  // core: the progress thread holds it while it progresses; with caller progress, it lets an application thread
+  // that asks (caller_want_) take it (engine.cpp, "caller progress").
+  static constexpr std::uint32_t lock_thread = 1, lock_caller = 2;
   bool try_lock() noexcept {
     if (cfg_.serialized_callers && !running_.load(std::memory_order_relaxed)) return true;
-    return !progress_lock_.exchange(true, std::memory_order_acquire);
+    std::uint32_t expected = 0;
+    return progress_lock_.load(std::memory_order_relaxed) == 0 &&
+           progress_lock_.compare_exchange_strong(expected, lock_caller, std::memory_order_acquire,
+                                                  std::memory_order_relaxed);
   }
   void unlock() noexcept {
     if (cfg_.serialized_callers && !running_.load(std::memory_order_relaxed)) return;
-    progress_lock_.store(false, std::memory_order_release);
+    progress_lock_.store(0, std::memory_order_release);
   }
+  bool thread_try_lock() noexcept {
+    std::uint32_t expected = 0;
+    return progress_lock_.load(std::memory_order_relaxed) == 0 &&
+           progress_lock_.compare_exchange_strong(expected, lock_thread, std::memory_order_acquire,
+                                                  std::memory_order_relaxed);
+  }
+  bool caller_lock() noexcept;     // mode core, caller progress: take the lock from an idle progress thread
+  void caller_unlock() noexcept;   // and give it back, marking the call (the progress thread's quiet clock)
+  void park();                     // progress thread: step aside while application threads progress
   bool progress_locked();          // caller holds the lock
   bool drain_submissions();        // caller holds the lock
   bool post(req* r);               // caller holds the lock; false on EAGAIN
@@ -203,7 +223,7 @@ class engine {
   void begin_xfer(req* r) noexcept;  // XFER_BEGIN once per request (instrumentation), when data can move
   void complete(req* r) noexcept;
   void name_shm_endpoint();        // shm: a region name no leftover of a killed process can collide with
-  void sleep_locked();             // caller holds the lock; sleeps up to block_us or until a submission
+  void sleep_locked(bool as_thread);  // caller holds the lock; sleeps up to block_us or until a submission
   void thread_main(std::function<void()> on_start);
   void wake() noexcept;                       // ring our own doorbell
   void ring_peer(int index) noexcept;         // ring a peer's doorbell if it sleeps
@@ -222,7 +242,14 @@ class engine {
 
   request_pool pool_;
   mpmc_queue queue_;
-  alignas(64) std::atomic<bool> progress_lock_{false};
+  // One line, written by application threads, read by the progress thread (while parked: once per poll period).
+  alignas(64) std::atomic<std::uint32_t> progress_lock_{0};
+  std::atomic<std::uint32_t> caller_want_{0};   // an application thread asks the progress thread for the lock
+  std::atomic<std::uint32_t> caller_calls_{0};  // bumped by every caller_unlock (racy increments: a change is all)
+  // Its own line, written only when a caller queues work for the progress thread while it is parked (a
+  // rendezvous transfer): the parked thread reads it on every spin (an L1 hit until written) and takes over at once.
+  alignas(64) std::atomic<std::uint32_t> caller_handback_{0};
+  alignas(64) char lock_line_end_ = 0;
   doorbell private_bell_;
   doorbell* bell_ = &private_bell_;
   std::vector<doorbell*> peer_bells_;

@@ -337,12 +337,12 @@ void engine::submit(std::uint32_t entry) {
 // ---- caller progress (mode core) ---------------------------------------------------------------------------------
 // Every message handed from an application thread to the progress thread crosses between cores twice (the
 // submission, the completion): on our 2-vCPU VM 0.2-1 us per message, 2-8x raw libfabric's 8 B latency. So while
-// the application calls sidecore back to back (a ping-pong, a wait for a message in flight), the calling thread
-// does the work itself, as in mode off, and the progress thread steps aside; once the application has made no call
-// for caller_quiet_ns (it computes), the progress thread takes the lock back and progresses in the background,
-// which is what overlap needs. MPICH's and Intel MPI's asynchronous progress threads also let the calling thread
-// progress; here the progress thread also keeps off the lock's cache line while callers use it (park_poll_*), so
-// a caller's lock and unlock mostly find the line in its own cache.
+// the application posts and waits for eager-sized messages (a ping-pong), the calling thread does the work itself,
+// as in mode off, and the progress thread steps aside ("parks"); once the application has made no call for
+// caller_quiet_ns (it computes), or queues a rendezvous transfer (caller_handback_), the progress thread takes the
+// lock back and progresses in the background, which is what overlap needs. (MPICH's asynchronous progress thread
+// also leaves its callers progressing in their blocking calls.) A parked progress thread keeps off the lock's cache
+// line while callers use it (park_poll_*), so a caller's lock and unlock mostly find the line in its own cache.
 namespace {
 constexpr std::uint64_t caller_quiet_ns = 1000;  // no call for this long: the progress thread takes the lock back
 // A parked progress thread looks at the lock's line after park_poll_min_ns, then, while the callers go on, at

@@ -127,12 +127,13 @@ std::vector<setting_def> make_table() {
                },
                [](const settings& s) { return std::to_string(s.block_us); }});
   t.push_back({"SIDECORE_CALLER_PROGRESS", "on", "on, off",
-               "core mode: on: an application thread that calls sidecore while no other application thread "
-               "progresses does the work itself (posts, polls, matches), and the progress thread steps aside until "
-               "the application has made no call for 1 us; calls made back to back (a ping-pong, a wait for a "
-               "message in flight) then cost what they cost in mode off, and the progress thread still moves the "
-               "data while the application computes. off: every operation goes through the progress thread (two "
-               "crossings between cores per message).",
+               "core mode: on: an application thread that posts or waits for an eager-sized operation (at most "
+               "SIDECORE_EAGER_MAX bytes) while no other application thread progresses does the work itself "
+               "(posts, polls, matches), and the progress thread steps aside until the application has made no "
+               "call for 1 us; small messages sent back to back (a ping-pong) then cost what they cost in mode off. "
+               "Rendezvous transfers stay with the progress thread, which moves them while the application "
+               "computes. off: every operation goes through the progress thread (two crossings between cores per "
+               "message).",
                [](settings& s, const std::string& v) {
                  s.caller_progress = parse_enum<bool>("SIDECORE_CALLER_PROGRESS", v, {{"on", true}, {"off", false}},
                                                       "on, off");

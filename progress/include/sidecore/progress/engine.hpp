@@ -37,10 +37,11 @@ struct engine_config {
   /// The application promises that no two of its threads call sidecore at the same time (MPI thread level
   /// SINGLE, FUNNELED or SERIALIZED): mode off then takes no lock, as MPI libraries do below THREAD_MULTIPLE.
   bool serialized_callers = false;
-  /// Mode core: an application thread that calls sidecore while no other application thread progresses does
-  /// the work itself (posts, polls, matches) and the progress thread steps aside until the application has made
-  /// no call for caller_quiet_ns (engine.cpp, "caller progress"). false: every operation goes through the
-  /// progress thread (two crossings between cores per message).
+  /// Mode core: an application thread that posts or waits for an eager-sized operation while no other
+  /// application thread progresses does the work itself (posts, polls, matches) and the progress thread steps
+  /// aside until the application has made no call for caller_quiet_ns; rendezvous transfers stay with the
+  /// progress thread (engine.cpp, "caller progress"). false: every operation goes through the progress thread
+  /// (two crossings between cores per message).
   bool caller_progress = true;
 };
 

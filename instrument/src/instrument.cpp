@@ -427,11 +427,24 @@ void fold_own(thread_state* st) noexcept {
   st->fold_at = st->head.load(relaxed) + st->high_water;
 }
 
-inline void push(thread_state* st, const record& r) noexcept {
-  // Room is guaranteed: the owner folds when head reaches fold_at, and fold_at - high_water (the head at its last
-  // own fold) <= tail, with high_water < cap. No event is ever dropped.
+// Appends a record with the given time, id, kind and bits (the other fields zero), written in place in the ring: a
+// record built on the stack and copied was read back with 16-byte loads that could not be forwarded from its 8-byte
+// stores (measured: a region enter + exit cost 33 ns per event instead of ~20). Room is guaranteed: the owner folds
+// when head reaches fold_at, and fold_at - high_water (the head at its last own fold) <= tail, with high_water < cap.
+// No event is ever dropped.
+inline void push(thread_state* st, std::uint64_t t, std::uint64_t id, kind k, std::uint8_t bits) noexcept {
   const std::uint64_t h = st->head.load(relaxed);
-  st->ring[h & st->mask] = r;
+  record& r = st->ring[h & st->mask];
+  r.t = t;
+  r.id = id;
+  r.bytes = 0;
+  r.owner_in_call = 0;
+  r.owner = 0;
+  r.peer = 0;
+  r.owner_seq = 0;
+  r.owner_region = 0;
+  r.k = k;
+  r.bits = bits;
   st->head.store(h + 1, std::memory_order_release);
   if (h + 1 >= st->fold_at) [[unlikely]]
     fold_own(st);
@@ -761,12 +774,8 @@ void call_enter_at(category c, std::uint64_t t, const char* name) noexcept {
   st->call_region = st->region;
   publish(st, st->pub_in_call.load(relaxed), t, st->pub_seq.load(relaxed) + 1, flags_of(true, st->region));
   if (g_hot.trace.load(relaxed)) {
-    record r{};
-    r.t = t;
-    r.id = reinterpret_cast<std::uintptr_t>(name);  // a static string, only read by the trace
-    r.k = kind::call_enter;
-    r.bits = static_cast<std::uint8_t>(c);
-    push(st, r);
+    // id: a static string, only read by the trace
+    push(st, t, reinterpret_cast<std::uintptr_t>(name), kind::call_enter, static_cast<std::uint8_t>(c));
   }
   if (g_hot.main_thread.load(relaxed) == no_thread) [[unlikely]] {
     std::uint32_t expected = no_thread;  // once per collection
@@ -799,11 +808,7 @@ void call_exit_at(category /*c*/, std::uint64_t t) noexcept {
   }
   publish(st, st->pub_in_call.load(relaxed) + d, t, st->pub_seq.load(relaxed), flags_of(false, st->region));
   if (g_hot.trace.load(relaxed)) {
-    record r{};
-    r.t = t;
-    r.k = kind::call_exit;
-    r.bits = static_cast<std::uint8_t>(st->outer);  // the outermost call's category
-    push(st, r);
+    push(st, t, 0, kind::call_exit, static_cast<std::uint8_t>(st->outer));  // the outermost call's category
   }
 }
 
@@ -812,7 +817,7 @@ inline void push_xfer(kind k, std::uint64_t id, std::uint64_t bytes, int peer, s
                       std::uint64_t t) noexcept {
   thread_state* st = self();
   if (st == nullptr) return;
-  // Written in place (as push() would copy it), then published by the head store.
+  // Written in place (as push() does), then published by the head store.
   const std::uint64_t h = st->head.load(relaxed);
   record& r = st->ring[h & st->mask];
   r.t = t;
@@ -864,7 +869,10 @@ void region_enter_at(std::string_view name, std::uint64_t t) noexcept {
   }
   const std::uint16_t parent = st->region;
   // The per-thread cache compares the name's contents (callers may reuse one buffer for different names).
-  const std::size_t slot = (std::hash<std::string_view>{}(name) ^ (parent * 0x9E3779B1u)) % name_cache_size;
+  // FNV-1a, inline: region names are short, and std::hash (an out-of-line call) was 5 % of a region event.
+  std::uint32_t hv = 2166136261u ^ (parent * 0x9E3779B1u);
+  for (const char ch : name) hv = (hv ^ static_cast<unsigned char>(ch)) * 16777619u;
+  const std::size_t slot = hv % name_cache_size;
   thread_state::cached_name& cached = st->name_cache[slot];
   std::uint16_t id = 0;
   if (cached.info != nullptr && cached.info->parent == parent && cached.info->leaf == name) {
@@ -891,11 +899,7 @@ void region_enter_at(std::string_view name, std::uint64_t t) noexcept {
   st->region = id;
   publish(st, st->pub_in_call.load(relaxed), st->pub_last_t.load(relaxed), st->pub_seq.load(relaxed),
           flags_of(st->depth != 0, id));
-  record r{};
-  r.t = t;
-  r.id = id;
-  r.k = kind::region_enter;
-  push(st, r);
+  push(st, t, id, kind::region_enter, 0);
 }
 
 void region_exit_at(std::uint64_t t) noexcept {
@@ -912,11 +916,7 @@ void region_exit_at(std::uint64_t t) noexcept {
   st->region = st->region_depth == 0 ? 0 : st->region_stack[st->region_depth - 1];
   publish(st, st->pub_in_call.load(relaxed), st->pub_last_t.load(relaxed), st->pub_seq.load(relaxed),
           flags_of(st->depth != 0, st->region));
-  record r{};
-  r.t = t;
-  r.id = id;
-  r.k = kind::region_exit;
-  push(st, r);
+  push(st, t, id, kind::region_exit, 0);
 }
 
 std::uint32_t register_current_thread() noexcept {

@@ -201,12 +201,17 @@ class request_pool {
   static thread_cache& cache() noexcept { return tls_cache; }
   // Flushes the calling thread's cache when the thread exits. Touched only when a thread first binds its cache
   // to a pool (release(), slow path).
+  // The guard keeps the cache's address, taken when it is armed: under ASan+UBSan (GCC 12) the initial-exec
+  // tls_cache named from inside a TLS destructor came out as a null `this` (UBSan stopped every thread exit).
   struct cache_exit_guard {
-    ~cache_exit_guard() { tls_cache.flush(); }
+    thread_cache* cache = nullptr;
+    ~cache_exit_guard() {
+      if (cache) cache->flush();
+    }
   };
   static void arm_exit_flush() noexcept {
     static thread_local cache_exit_guard guard;
-    (void)guard;
+    guard.cache = &tls_cache;
   }
   // initial-exec: a direct %fs access instead of a __tls_get_addr call on every acquire/release.
   static inline thread_local constinit thread_cache tls_cache __attribute__((tls_model("initial-exec"))) = {};

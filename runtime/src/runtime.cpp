@@ -188,11 +188,20 @@ int agree_comm_id(detail::runtime_state& s, MPI_Comm parent) {
 
 // One doorbell per rank in an MPI shared window of the node, so that a rank that sends to a sleeping peer on
 // the same node wakes it at once (see progress::doorbell).
+// A doorbell is 64-byte aligned (its own cache line); MPICH's shared segment is not always (UBSan, 1 rank: a
+// 16-byte aligned base). Each rank's segment holds one doorbell plus the slack to align it.
+progress::doorbell* aligned_bell(void* base) noexcept {
+  const auto a = reinterpret_cast<std::uintptr_t>(base);
+  const std::uintptr_t al = alignof(progress::doorbell);
+  return reinterpret_cast<progress::doorbell*>((a + al - 1) & ~(al - 1));
+}
+
 void setup_doorbells(detail::runtime_state& s, MPI_Comm world) {
-  progress::doorbell* mine = nullptr;
-  mpi_check(MPI_Win_allocate_shared(sizeof(progress::doorbell), sizeof(progress::doorbell), MPI_INFO_NULL, s.node,
-                                    &mine, &s.bell_window),
+  constexpr auto seg = static_cast<MPI_Aint>(sizeof(progress::doorbell) + alignof(progress::doorbell));
+  void* base = nullptr;
+  mpi_check(MPI_Win_allocate_shared(seg, 1, MPI_INFO_NULL, s.node, &base, &s.bell_window),
             "MPI_Win_allocate_shared (doorbells)");
+  progress::doorbell* mine = aligned_bell(base);
   new (mine) progress::doorbell();
   MPI_Barrier(s.node);
   int local = 0, nranks = 0;
@@ -209,7 +218,7 @@ void setup_doorbells(detail::runtime_state& s, MPI_Comm world) {
     mpi_check(MPI_Win_shared_query(s.bell_window, i, &sz, &disp, &ptr), "MPI_Win_shared_query (doorbells)");
     int w = 0;
     MPI_Group_translate_ranks(g_node, 1, &i, g_world, &w);
-    if (w >= 0 && w < nranks) peers[static_cast<std::size_t>(w)] = static_cast<progress::doorbell*>(ptr);
+    if (w >= 0 && w < nranks && ptr != nullptr) peers[static_cast<std::size_t>(w)] = aligned_bell(ptr);
   }
   MPI_Group_free(&g_node);
   MPI_Group_free(&g_world);

@@ -352,23 +352,16 @@ constexpr std::uint64_t caller_ask_ns = 2000;    // a caller waits this long for
 }  // namespace
 
 bool engine::caller_lock() noexcept {
-  std::uint32_t v = progress_lock_.load(std::memory_order_relaxed);
-  if (v == 0 && progress_lock_.compare_exchange_strong(v, lock_caller, std::memory_order_acquire,
-                                                      std::memory_order_relaxed)) {
-    return true;
-  }
-  if (v != lock_thread) return false;  // another application thread progresses: our work goes by the queue
+  if (lock_as(lock_caller)) return true;
+  // Another application thread progresses: our work goes by the queue.
+  if (progress_lock_.load(std::memory_order_relaxed) == lock_caller) return false;
   // The progress thread holds it: ask, and give it the rest of its pass to step aside.
   if (caller_want_.load(std::memory_order_relaxed) == 0) caller_want_.store(1, std::memory_order_relaxed);
   std::uint64_t deadline = 0;
   for (std::uint32_t i = 1;; ++i) {
     cpu_relax();
-    v = progress_lock_.load(std::memory_order_relaxed);
-    if (v == 0 && progress_lock_.compare_exchange_strong(v, lock_caller, std::memory_order_acquire,
-                                                        std::memory_order_relaxed)) {
-      return true;
-    }
-    if (v == lock_caller) return false;
+    if (lock_as(lock_caller)) return true;
+    if (progress_lock_.load(std::memory_order_relaxed) == lock_caller) return false;
     if ((i & 15) == 0) {
       const std::uint64_t now = now_ns();
       if (deadline == 0) deadline = now + caller_ask_ns;

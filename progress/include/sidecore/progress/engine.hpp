@@ -192,23 +192,22 @@ class engine {
   // core: the progress thread holds it while it progresses; with caller progress, it lets an application thread
   // that asks (caller_want_) take it (engine.cpp, "caller progress").
   static constexpr std::uint32_t lock_thread = 1, lock_caller = 2;
-  bool try_lock() noexcept {
-    if (cfg_.serialized_callers && !running_.load(std::memory_order_relaxed)) return true;
+  // Takes the lock for `who` if it is free (a load first: a failing attempt does not take the line).
+  bool lock_as(std::uint32_t who) noexcept {
     std::uint32_t expected = 0;
     return progress_lock_.load(std::memory_order_relaxed) == 0 &&
-           progress_lock_.compare_exchange_strong(expected, lock_caller, std::memory_order_acquire,
+           progress_lock_.compare_exchange_strong(expected, who, std::memory_order_acquire,
                                                   std::memory_order_relaxed);
+  }
+  bool try_lock() noexcept {
+    if (cfg_.serialized_callers && !running_.load(std::memory_order_relaxed)) return true;
+    return lock_as(lock_caller);
   }
   void unlock() noexcept {
     if (cfg_.serialized_callers && !running_.load(std::memory_order_relaxed)) return;
     progress_lock_.store(0, std::memory_order_release);
   }
-  bool thread_try_lock() noexcept {
-    std::uint32_t expected = 0;
-    return progress_lock_.load(std::memory_order_relaxed) == 0 &&
-           progress_lock_.compare_exchange_strong(expected, lock_thread, std::memory_order_acquire,
-                                                  std::memory_order_relaxed);
-  }
+  bool thread_try_lock() noexcept { return lock_as(lock_thread); }
   bool caller_lock() noexcept;     // mode core, caller progress: take the lock from an idle progress thread
   void caller_unlock() noexcept;   // and give it back, marking the call (the progress thread's quiet clock)
   void park();                     // progress thread: step aside while application threads progress

@@ -147,6 +147,23 @@ void BM_on_xfer_pair_owner_monotonic(benchmark::State& state) {
 }
 BENCHMARK(BM_on_xfer_pair_owner_monotonic);
 
+// The same inside a region: the transfer's bounds are also added to the region's.
+void BM_on_xfer_pair_in_region(benchmark::State& state) {
+  start_profile();
+  const auto me = si::current_thread_id();
+  si::region_enter("solve");
+  std::uint64_t id = 0;
+  for (auto _ : state) {
+    ++id;
+    si::xfer_begin(id, 4096, 1, me);
+    si::xfer_end(id, me);
+  }
+  si::region_exit();
+  per_event(state, 2);
+  si::stop();
+}
+BENCHMARK(BM_on_xfer_pair_in_region);
+
 // XFER_BEGIN + XFER_END recorded for another thread (core mode: the progress thread reads the owner's seqlock).
 void BM_on_xfer_pair_for_other_owner(benchmark::State& state) {
   start_profile();

@@ -89,6 +89,7 @@ constexpr std::uint32_t region_track_offset = 100000;  // trace tid of a thread'
 constexpr std::size_t max_region_paths = 65536;        // ids are 16-bit; 0 = no region
 constexpr std::size_t region_chunk = 256;              // region call counters are allocated per 256 paths
 constexpr std::size_t name_cache_size = 64;            // per-thread region-name cache (direct-mapped)
+constexpr std::size_t ptr_cache_size = 16;             // per-thread (parent, name pointer) cache in front of it
 // The owner folds at most this many records at once (or at ¾ of a smaller ring): 24 KiB of records, still in the L1
 // cache when the fold reads them back. Folding ¾ of the default 4096-record ring (144 KiB) read them from L2 and
 // cost ~2 ns more per event; a fold's fixed cost (two locks, one clock-fit check) over 512 records is < 0.3 ns.
@@ -154,7 +155,13 @@ struct thread_state {
     const region_path* info = nullptr;
     std::uint16_t id = 0;
   };
-  std::array<cached_name, name_cache_size> name_cache{};
+  std::array<cached_name, name_cache_size> name_cache{};  // by a hash of (parent, name contents)
+  struct cached_ptr {
+    const char* ptr = nullptr;  // the caller's name pointer last seen in this slot (contents checked on use)
+    const region_path* info = nullptr;
+    std::uint16_t id = 0;
+  };
+  std::array<cached_ptr, ptr_cache_size> ptr_cache{};  // by (parent, name pointer): no hash of the contents
 
   // ---- consumer side, under fold_mu ----
   alignas(64) std::atomic<std::uint64_t> tail{0};
@@ -303,7 +310,7 @@ std::optional<size_bins> g_bins;
 pending_table g_pending;
 overlap_acc g_total;
 std::vector<overlap_acc> g_by_size;
-std::unordered_map<std::uint16_t, overlap_acc> g_by_region;
+std::vector<overlap_acc> g_by_region;  // index = region path id (innermost at the transfer); grows by doubling
 struct region_stat {
   std::uint64_t entries = 0;
   std::uint64_t time = 0;  // ticks, closed entries
@@ -421,6 +428,16 @@ inline owner_snapshot snapshot_owner(thread_state* me, std::uint32_t owner, std:
 
 void fold(thread_state* st) noexcept;
 
+// Equal names, compared inline for short ones (region names are; memcmp through the PLT was 7 % of a region event).
+inline bool same_name(const std::string& a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  if (b.size() > 16) return std::memcmp(a.data(), b.data(), b.size()) == 0;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
 // The owner folds its own ring; afterwards its ring is empty (no other thread appends to it).
 void fold_own(thread_state* st) noexcept {
   fold(st);
@@ -505,7 +522,11 @@ struct fold_ctx {
   };
   cx.lookup(bytes);  // a compare: the caller just looked `bytes` up
   add(cx.memo_bin != SIZE_MAX ? g_by_size[cx.memo_bin] : g_total);
-  if (region != 0) add(g_by_region[region]);
+  if (region != 0) {
+    // A vector by path id (an unordered_map here was a hash lookup, ~10 ns, per transfer made inside a region).
+    if (region >= g_by_region.size()) g_by_region.resize(std::max<std::size_t>(region + 1, 2 * g_by_region.size()));
+    add(g_by_region[region]);
+  }
 }
 
 /// All transfers' bounds: g_total, plus the size bins (account_locked() adds a transfer to one of the two).
@@ -594,7 +615,13 @@ inline bool pair_adjacent_locked(const record& b, const record& e, fold_ctx& cx)
   const owner_snapshot sb = snapshot_of(b);
   const owner_snapshot se = snapshot_of(e);
   const std::int64_t x = cx.table_ticks(b.bytes);
-  account_locked(sb.known && se.known ? bound_paired(sb.p, se.p, x) : bound_one_known(x), cx, b.bytes, sb.region);
+  // Two calls, not one on `known ? bound_paired() : bound_one_known()`: GCC merged the two bounds through a stack
+  // slot and reloaded it with a 16-byte load that could not be forwarded from the 8-byte stores.
+  if (sb.known && se.known) {
+    account_locked(bound_paired(sb.p, se.p, x), cx, b.bytes, sb.region);
+  } else {
+    account_locked(bound_one_known(x), cx, b.bytes, sb.region);
+  }
   return true;
 }
 
@@ -654,6 +681,21 @@ void process(thread_state* st, const record& r, fold_ctx& cx) {
   }
 }
 
+// A region entered and left with nothing recorded in between (the records are adjacent): both at once, as
+// process() would do them one by one.
+inline bool fold_region_pair(thread_state* st, const record& b, const record& e, fold_ctx& cx) {
+  const auto id = static_cast<std::uint16_t>(b.id);
+  if (e.k != kind::region_exit || e.id != b.id || id >= g_region_stats.size()) return false;
+  region_stat& rs = g_region_stats[id];
+  ++rs.entries;
+  rs.time += e.t > b.t ? e.t - b.t : 0;
+  st->f_had_region = true;
+  if (cx.tracing) {
+    g_trace.complete(st->id + region_track_offset, region_leaf(id), "region", cx.fit.to_ns(b.t), cx.fit.to_ns(e.t));
+  }
+  return true;
+}
+
 void fold(thread_state* st) noexcept {
   std::lock_guard lk(st->fold_mu);
   const std::uint64_t h = st->head.load(std::memory_order_acquire);
@@ -669,6 +711,11 @@ void fold(thread_state* st) noexcept {
           trace_xfer(st, r, cx.fit);
           trace_xfer(st, st->ring[(t + 1) & st->mask], cx.fit);
         }
+        ++t;
+        continue;
+      }
+      if (r.k == kind::region_enter && t + 1 != h && st->f_region_depth < max_region_depth &&
+          fold_region_pair(st, r, st->ring[(t + 1) & st->mask], cx)) {
         ++t;
         continue;
       }
@@ -868,19 +915,28 @@ void region_enter_at(std::string_view name, std::uint64_t t) noexcept {
     return;
   }
   const std::uint16_t parent = st->region;
-  // The per-thread cache compares the name's contents (callers may reuse one buffer for different names).
-  // FNV-1a, inline: region names are short, and std::hash (an out-of-line call) was 5 % of a region event.
-  std::uint32_t hv = 2166136261u ^ (parent * 0x9E3779B1u);
-  for (const char ch : name) hv = (hv ^ static_cast<unsigned char>(ch)) * 16777619u;
-  const std::size_t slot = hv % name_cache_size;
-  thread_state::cached_name& cached = st->name_cache[slot];
+  // Two per-thread caches in front of the global path table, both checked against the name's contents (callers may
+  // reuse one buffer for different names). First by the name's pointer (a literal, or a buffer reused for the same
+  // name: no pass over the contents but the compare); then by a hash of the contents (FNV-1a, inline: std::hash, an
+  // out-of-line call, was 5 % of a region event; but its multiply chain is ~20 cycles for a 5-letter name).
+  thread_state::cached_ptr& pc =
+      st->ptr_cache[((reinterpret_cast<std::uintptr_t>(name.data()) >> 3) ^ (parent * 0x9E3779B1u)) % ptr_cache_size];
   std::uint16_t id = 0;
-  if (cached.info != nullptr && cached.info->parent == parent && cached.info->leaf == name) {
-    id = cached.id;
+  if (pc.info != nullptr && pc.ptr == name.data() && pc.info->parent == parent && same_name(pc.info->leaf, name)) {
+    id = pc.id;
   } else {
+    std::uint32_t hv = 2166136261u ^ (parent * 0x9E3779B1u);
+    for (const char ch : name) hv = (hv ^ static_cast<unsigned char>(ch)) * 16777619u;
+    thread_state::cached_name& cached = st->name_cache[hv % name_cache_size];
     const region_path* info = nullptr;
-    id = intern_region(parent, name, &info);
-    if (id != 0) cached = {info, id};
+    if (cached.info != nullptr && cached.info->parent == parent && same_name(cached.info->leaf, name)) {
+      id = cached.id;
+      info = cached.info;
+    } else {
+      id = intern_region(parent, name, &info);
+      if (id != 0) cached = {info, id};
+    }
+    if (id != 0) pc = {name.data(), info, id};
   }
   if (id == 0) {
     // No path of its own (the path table is full, or memory is short): the time and calls stay with the parent,
@@ -968,7 +1024,7 @@ void start(const config& cfg, int rank, int nranks) {
     g_pending.reset(64);  // grows (doubling) past half full; small stays in L1
     g_total = {};
     g_by_size.assign(bins.count(), overlap_acc{});
-    g_by_region.clear();
+    g_by_region.assign(16, overlap_acc{});
     g_region_stats.assign(16, region_stat{});
     g_bins.emplace(std::move(bins));
     g_orphan_ends = 0;
@@ -1153,7 +1209,10 @@ std::string rank_profile_json() {
     std::lock_guard la(g_analysis_mu);
     overlap_acc total = total_locked();
     std::vector<overlap_acc> by_size = g_by_size;
-    auto by_region = g_by_region;
+    std::unordered_map<std::uint16_t, overlap_acc> by_region;
+    for (std::size_t id = 1; id < g_by_region.size(); ++id) {
+      if (g_by_region[id].count != 0) by_region[static_cast<std::uint16_t>(id)] = g_by_region[id];
+    }
     // Transfers with only one event so far count as case 3 (not consumed: a later profile may pair them).
     g_pending.for_each([&](const pending_xfer& px) {
       if (!px.is_begin) return;  // an end whose begin never came carries no size: see g_orphan_ends

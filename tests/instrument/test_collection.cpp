@@ -197,6 +197,8 @@ TEST(Trace, ChromeTraceWithCallsComputeTransfersAndNames) {
     si::call_exit(category::wait);
   }
   si::region_exit();
+  si::region_enter("empty");  // nothing recorded inside: its enter and exit are folded as one pair
+  si::region_exit();
   std::thread([&] {
     si::mark_progress_thread();
     si::xfer_begin(99, 1 << 20, 3, me);
@@ -223,7 +225,7 @@ TEST(Trace, ChromeTraceWithCallsComputeTransfersAndNames) {
   }
   EXPECT_EQ(calls, 6);
   EXPECT_EQ(computes, 5);  // between consecutive calls
-  EXPECT_EQ(regions, 1);
+  EXPECT_EQ(regions, 2);
   EXPECT_EQ(begins, 4);
   EXPECT_EQ(ends, 4);
   EXPECT_EQ(instants, 2);  // post/complete on the progress thread's track
@@ -630,6 +632,38 @@ TEST(Regions, ManyEntriesThroughTheRealHooks) {
   }
   EXPECT_EQ(p["regions"][0]["name"], "a");
   EXPECT_EQ(p["regions"][1]["name"], "b");
+  si::stop();
+}
+
+TEST(Regions, OneNameFromManyBuffersAndParentsThroughTheRealHooks) {
+  // The name caches key on the caller's pointer and on the contents' hash: the same contents from different buffers
+  // are one region, the same buffer under another parent is another path, and an empty view (null data) is safe.
+  si::config c;
+  c.profile = true;
+  c.ring_events = 64;
+  si::start(c, 0, 1);
+  const char literal[] = "solve";
+  std::string heap(40, 'x');  // long: heap-allocated, a pointer of its own
+  heap = "solve";
+  std::string other = "solve";
+  for (int i = 0; i < 300; ++i) {
+    const std::string_view pick = i % 3 == 0 ? std::string_view(literal) : i % 3 == 1 ? std::string_view(heap)
+                                                                                      : std::string_view(other);
+    si::region_enter(pick);  // adjacent enter/exit records: folded as a pair
+    si::region_exit();
+    si::region_enter("outer");
+    si::region_enter(literal);  // same pointer as above, other parent
+    si::region_exit();
+    si::region_exit();
+  }
+  si::region_enter(std::string_view{});
+  si::region_exit();
+  const json p = json::parse(si::rank_profile_json());
+  std::map<std::string, int> entries;
+  for (const auto& r : p["regions"]) entries[r["name"].get<std::string>()] = r["entries"].get<int>();
+  EXPECT_EQ(entries["solve"], 300);
+  EXPECT_EQ(entries["outer"], 300);
+  EXPECT_EQ(entries["outer/solve"], 300);
   si::stop();
 }
 

@@ -12,16 +12,19 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/lib.sh"
 
-cycles=9 build="" OUT="" peer_idle=block
-usage="usage: $0 [--cycles=N] [--peer-idle=block|hybrid|spin] [--out=DIR] [BUILD_DIR]"
+cycles=9 build="" OUT="" peer_idle=block paired=31
+usage="usage: $0 [--cycles=N] [--paired=N] [--peer-idle=block|hybrid|spin] [--out=DIR] [BUILD_DIR]"
 for a in "$@"; do
   case $a in
     --cycles=*) cycles=${a#--cycles=} ;;
+    --paired=*) paired=${a#--paired=} ;;
     --peer-idle=*) peer_idle=${a#--peer-idle=} ;;
     --out=*) OUT=${a#--out=} ;;
     -h|--help)
       echo "$usage"
       echo "  --cycles=N       raw/off/core cycles per configuration (default 9)"
+      echo "  --paired=N       block pairs of bench_p2p_paired (raw and sidecore alternating in one run; default 31,"
+      echo "                   0 skips it): mode off (idle peer and self) and core (self)"
       echo "  --peer-idle=P    SIDECORE_IDLE of the peer in the 2-rank core run (default block)"
       echo "  --out=DIR        keep logs and summaries there (default: <build>/bench-results/targets-<time>)"
       exit 0 ;;
@@ -30,6 +33,7 @@ for a in "$@"; do
   esac
 done
 [[ $cycles =~ ^[1-9][0-9]*$ ]] || { echo "error: --cycles=$cycles is not accepted: give a positive integer" >&2; exit 2; }
+[[ $paired =~ ^[0-9]+$ ]] || { echo "error: --paired=$paired is not accepted: give 0 or a positive integer" >&2; exit 2; }
 [[ $peer_idle =~ ^(block|hybrid|spin)$ ]] || { echo "error: --peer-idle=$peer_idle: give block, hybrid or spin" >&2; exit 2; }
 bin=$(bench_find_bin "$build" bench_p2p_raw)
 OUT=${OUT:-$bin/../bench-results/targets-$(date +%Y%m%d-%H%M%S)}
@@ -119,6 +123,42 @@ awk -F'\t' '
     printf "    %-48s  %6.2f  (target %s %.2f)  %s\n", what, x, op, bound, ok ? "met" : "MISSED"
   }
 ' "$OUT"/*.tsv
+
+# In one run: raw libfabric and sidecore alternating blocks of ~20 ms in one process pair (bench_p2p_paired), so
+# both sides of a ratio see the same VM phase. Not for core mode with 2 ranks: there the progress thread would share
+# core 1 with the raw peer during the raw blocks too (biased toward sidecore); the cycles above measure it.
+if ((paired > 0)); then
+  pbin=$(bench_find_bin "$build" bench_p2p_paired)/bench_p2p_paired
+  pa=(--blocks="$paired")
+  echo
+  echo "== in one run: bench_p2p_paired, $paired pairs of blocks (ABBA), ratio per pair"
+  printf '$ mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 %s %s : -n 1 -env SIDECORE_PROGRESS off taskset -c %s ... (idle peer)\n' "$pbin" "${pa[*]}" "$last"
+  printf '$ mpiexec -n 1 -env SIDECORE_PROGRESS off|core [taskset -c 0] %s %s (self)\n' "$pbin" "${pa[*]}"
+  one paired-off mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 "$pbin" "${pa[@]}" --summary="$OUT/paired-off.tsv" \
+    : -n 1 -env SIDECORE_PROGRESS off taskset -c "$last" "$pbin" "${pa[@]}" || failed=1
+  one paired-off-self mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 "$pbin" "${pa[@]}" \
+    --summary="$OUT/paired-off-self.tsv" || failed=1
+  one paired-core-self mpiexec -n 1 -env SIDECORE_PROGRESS core "$pbin" "${pa[@]}" --summary="$OUT/paired-core-self.tsv" ||
+    failed=1
+  for run in paired-off paired-off-self paired-core-self; do
+    [[ -f $OUT/$run.tsv ]] || continue
+    case $run in
+      paired-off) what="idle peer (2 ranks), sidecore off" mode=off ;;
+      paired-off-self) what="self (1 rank), sidecore off" mode=off ;;
+      *) what="self (1 rank), sidecore core (the progress thread has core 1 to itself)" mode=core ;;
+    esac
+    echo
+    echo "$what"
+    sed -n '/^metric/,$p' "$OUT/$run.log" | sed 's/^/  /'
+    awk -F'\t' -v mode="$mode" '
+      $1 == "latency_us_ratio" { x = $3; b = (mode == "off" ? 1.3 : 2.5)
+        printf "    %-48s  %6.2f [%.2f, %.2f]  (target <= %.2f)  %s\n", "8 B latency, sidecore " mode " / raw libfabric", x, $4, $5, b, (x <= b ? "met" : "MISSED") }
+      $1 == "bandwidth_GBps_ratio" { x = $3
+        printf "    %-48s  %6.2f [%.2f, %.2f]  (target >= 0.90)  %s\n", "1 MiB bandwidth, sidecore " mode " / raw libfabric", x, $4, $5, (x >= 0.9 ? "met" : "MISSED") }
+    ' "$OUT/$run.tsv"
+  done
+fi
+
 echo
 echo "logs and summaries: $OUT"
 exit $failed

@@ -33,7 +33,10 @@ inline std::int64_t window_for(std::size_t bytes) {
 template <class T>
 class p2p_bench {
  public:
-  p2p_bench(T& t, std::size_t max_bytes, bool self) : t_(t), max_(max_bytes), self_(self), peer_(self ? 0 : 1) {
+  /// `which` goes in every command's `pattern` field: a program that runs several transports side by side
+  /// (bench_p2p_paired) tells the peer which one answers.
+  p2p_bench(T& t, std::size_t max_bytes, bool self, std::int64_t which = 0)
+      : t_(t), max_(max_bytes), self_(self), peer_(self ? 0 : 1), which_(which) {
     // Touch both buffers once so that first-touch page faults are never timed.
     sbuf_ = std::make_unique<char[]>(std::max<std::size_t>(max_, 1));
     rbuf_ = std::make_unique<char[]>(std::max<std::size_t>(max_, 1));
@@ -43,7 +46,7 @@ class p2p_bench {
 
   // ---- rank 0 ----
   void latency(benchmark::State& st, std::size_t bytes) {
-    command c{op_pingpong, 0, static_cast<std::int64_t>(bytes), st.max_iterations, warmup(st), 0, 0};
+    command c{op_pingpong, which_, static_cast<std::int64_t>(bytes), st.max_iterations, warmup(st), 0, 0};
     if (!self_) send_command(c, 1);
     for (std::int64_t i = 0; i < c.warmup; ++i) ping(bytes);
     std::int64_t left = st.max_iterations;
@@ -57,7 +60,7 @@ class p2p_bench {
 
   void bandwidth(benchmark::State& st, std::size_t bytes) {
     const std::int64_t window = window_for(bytes);
-    command c{op_stream, 0, static_cast<std::int64_t>(bytes), st.max_iterations, warmup(st), window, 0};
+    command c{op_stream, which_, static_cast<std::int64_t>(bytes), st.max_iterations, warmup(st), window, 0};
     if (!self_) send_command(c, 1);
     std::vector<typename T::request> reqs(static_cast<std::size_t>(self_ ? 2 * window : window));
     for (std::int64_t i = 0; i < c.warmup; ++i) stream_send(bytes, reqs);
@@ -72,35 +75,39 @@ class p2p_bench {
 
   /// Seconds per iteration of latency (kind 0) or bandwidth (kind 1) at `bytes`, from a few untimed iterations:
   /// sets the fixed iteration counts, so a slow configuration (a peer that sleeps in its waits) keeps the run short.
-  double probe(int kind, std::size_t bytes) {
-    constexpr std::int64_t n = 4;
+  double probe(int kind, std::size_t bytes) { return timed(kind, bytes, 4); }
+
+  /// Seconds per iteration of latency (kind 0: a ping-pong, or one message to self) or bandwidth (kind 1: a window
+  /// and its acknowledgement) at `bytes`, over `n` iterations after one untimed.
+  double timed(int kind, std::size_t bytes, std::int64_t n) {
     const std::int64_t window = window_for(bytes);
-    command c{kind == 0 ? op_pingpong : op_stream, 0, static_cast<std::int64_t>(bytes), n, 1, window, 0};
+    command c{kind == 0 ? op_pingpong : op_stream, which_, static_cast<std::int64_t>(bytes), n, 1, window, 0};
     if (!self_) send_command(c, 1);
     std::vector<typename T::request> reqs(static_cast<std::size_t>(self_ ? 2 * window : window));
     auto once = [&] { kind == 0 ? ping(bytes) : stream_send(bytes, reqs); };
     once();
     auto t0 = clock::now();
     for (std::int64_t i = 0; i < n; ++i) once();
-    return seconds_between(t0, clock::now()) / n;
+    return seconds_between(t0, clock::now()) / static_cast<double>(n);
   }
 
   // ---- rank 1 ----
   /// Answers rank 0's commands until it says done.
   void respond() {
-    for (;;) {
-      command c = recv_command(0);
-      const auto bytes = static_cast<std::size_t>(c.bytes);
-      const std::int64_t n = c.warmup + c.iterations;
-      if (c.op == op_done) return;
-      if (c.op == op_pingpong) {
-        for (std::int64_t i = 0; i < n; ++i) pong(bytes);
-      } else if (c.op == op_stream) {
-        std::vector<typename T::request> reqs(static_cast<std::size_t>(c.window));
-        for (std::int64_t i = 0; i < n; ++i) stream_recv(bytes, reqs);
-      } else {
-        die("unknown command " + std::to_string(c.op));
-      }
+    for (command c = recv_command(0); c.op != op_done; c = recv_command(0)) respond_one(c);
+  }
+
+  /// Runs one command of rank 0's (not op_done).
+  void respond_one(const command& c) {
+    const auto bytes = static_cast<std::size_t>(c.bytes);
+    const std::int64_t n = c.warmup + c.iterations;
+    if (c.op == op_pingpong) {
+      for (std::int64_t i = 0; i < n; ++i) pong(bytes);
+    } else if (c.op == op_stream) {
+      std::vector<typename T::request> reqs(static_cast<std::size_t>(c.window));
+      for (std::int64_t i = 0; i < n; ++i) stream_recv(bytes, reqs);
+    } else {
+      die("unknown command " + std::to_string(c.op));
     }
   }
 
@@ -141,6 +148,7 @@ class p2p_bench {
   std::size_t max_;
   bool self_;
   int peer_;
+  std::int64_t which_;
   std::unique_ptr<char[]> sbuf_, rbuf_;
 };
 

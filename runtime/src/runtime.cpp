@@ -433,7 +433,7 @@ runtime_info info() {
   i.mode = mode_name(s.cfg.mode);
   i.provider = s.eng->provider();
   i.reserved_core = s.reserved_core;
-  i.n_core = s.topo->cores();
+  i.n_core = s.cfg.n_core > 0 ? s.cfg.n_core : s.topo->cores();  // as the profile's n_core (instrument_glue.cpp)
   i.omp_threads = s.fence.threads;
   return i;
 }

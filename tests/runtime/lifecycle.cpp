@@ -94,6 +94,13 @@ int run(const std::string& scenario) {
     sidecore::init();
     ring_once();
     sidecore::finalize();
+  } else if (scenario == "ncore_override") {
+    // SIDECORE_NCORE (set by ctest to 7) is the N_core that info() reports, as the profile does; without it, the
+    // cpuset's cores.
+    sidecore::init();
+    const int n_core = sidecore::info().n_core;
+    check(n_core == 7, "info().n_core is SIDECORE_NCORE=7, got " + std::to_string(n_core));
+    sidecore::finalize();
   } else if (scenario == "init_twice") {
     sidecore::init();
     expect_error(errc::already_initialized, [] { sidecore::init(); }, "init twice", {"twice"});

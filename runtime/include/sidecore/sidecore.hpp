@@ -149,7 +149,8 @@ SIDECORE_API void finalize();
 [[nodiscard]] SIDECORE_API int size();
 
 /// The mode in force ("off" or "core"), the provider chosen, the reserved core (logical hwloc core index,
-/// -1 in off mode) and the number of OpenMP threads the application was given.
+/// -1 in off mode), the cores available to this rank (N_core: SIDECORE_NCORE when set, else the cores of the
+/// process's cpuset; the profile's n_core) and the number of OpenMP threads the application was given.
 struct runtime_info {
   std::string mode;
   std::string provider;

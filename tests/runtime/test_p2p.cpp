@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "omp_parallel.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -434,8 +435,7 @@ TEST_F(P2P, FourOpenMPThreadsIssueBothDirectionsAtOnce) {
   std::string first_error;
   const int to_r = right(rank, size), to_l = left(rank, size);
   auto seed = [](int src, int t, int dir, int it) { return static_cast<std::uint64_t>(((src * 8 + t) * 2 + dir) * 1000 + it); };
-#pragma omp parallel num_threads(threads)
-  {
+  sctest::omp_parallel(threads, [&] {  // an OpenMP region whose fork and join TSan sees (omp_parallel.hpp)
     const int t = omp_get_thread_num();
     try {
       for (int it = 0; it < iters; ++it) {
@@ -464,7 +464,7 @@ TEST_F(P2P, FourOpenMPThreadsIssueBothDirectionsAtOnce) {
     } catch (const std::exception& e) {
       if (exceptions.fetch_add(1) == 0) first_error = e.what();
     }
-  }
+  });
   EXPECT_EQ(exceptions.load(), 0) << first_error;
   EXPECT_EQ(bad_status.load(), 0);
   EXPECT_EQ(bad_content.load(), 0);
@@ -477,8 +477,7 @@ TEST_F(P2P, ThreadsStreamingToOneReceiverKeepPerTagOrder) {
   std::atomic<int> exceptions{0};
   std::vector<std::uint64_t> out(threads * per);
   std::vector<request> sends(threads * per);
-#pragma omp parallel num_threads(threads)
-  {
+  sctest::omp_parallel(threads, [&] {  // an OpenMP region whose fork and join TSan sees (omp_parallel.hpp)
     const int t = omp_get_thread_num();
     try {
       for (int i = 0; i < per; ++i) {
@@ -489,7 +488,7 @@ TEST_F(P2P, ThreadsStreamingToOneReceiverKeepPerTagOrder) {
     } catch (...) {
       ++exceptions;
     }
-  }
+  });
   ASSERT_EQ(exceptions.load(), 0);
   // Receive tag by tag.
   for (int t = threads - 1; t >= 0; --t)

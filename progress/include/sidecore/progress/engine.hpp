@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -227,6 +228,7 @@ class engine {
   void thread_main(std::function<void()> on_start);
   void wake() noexcept;                       // ring our own doorbell
   void ring_peer(int index) noexcept;         // ring a peer's doorbell if it sleeps
+  void flush_rings() noexcept;                // progress thread: the wake-ups callers left to it
 
   engine_config cfg_;
   std::string provider_, fabric_name_;
@@ -249,7 +251,12 @@ class engine {
   // Its own line, written only when a caller queues work for the progress thread while it is parked (a
   // rendezvous transfer): the parked thread reads it on every spin (an L1 hit until written) and takes over at once.
   alignas(64) std::atomic<std::uint32_t> caller_handback_{0};
+  // Same line: an application thread progressing for itself (caller progress) sets bits in ring_words_ (one per
+  // peer) and this flag, and leaves the peers' wake-up syscalls to the progress thread (ring_peer).
+  std::atomic<std::uint32_t> rings_pending_{0};
   alignas(64) char lock_line_end_ = 0;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> ring_words_;  // (peers + 63) / 64 words
+  std::size_t ring_nwords_ = 0;
   doorbell private_bell_;
   doorbell* bell_ = &private_bell_;
   std::vector<doorbell*> peer_bells_;

@@ -1,9 +1,10 @@
 /* A small MPI program with known call counts, run under LD_PRELOAD=libsidecore-pmpi.so by the pmpi test.
- * Per rank, with ITERS = 10:
- *   blocking: 5 per iteration (Barrier, Allreduce, Sendrecv, Bcast, Neighbor_allgather) + 1 final Reduce = 51
- *   init:     4 per iteration (Irecv, Isend, Iallreduce, Isendrecv)                       = 40
+ * Per rank, with ITERS = 10 (the MPI 4.0 large-count "_c" variants count in their twins' categories):
+ *   blocking: 8 per iteration (Barrier, Allreduce, Sendrecv, Bcast, Neighbor_allgather,
+ *             Send_c, Recv_c, Allreduce_c) + 1 final Reduce                                 = 81
+ *   init:     7 per iteration (Irecv, Isend, Iallreduce, Isendrecv, Irecv_c, Isend_c, Ibcast_c) = 70
  *   test:     6 per iteration (3 x Test, 2 x Iprobe, Request_get_status)                  = 60
- *   wait:     3 per iteration (Waitall, 2 x Wait)                                         = 30
+ *   wait:     6 per iteration (Waitall, 2 x Wait, 3 x Wait for Irecv_c, Isend_c, Ibcast_c) = 60
  *   other:    Comm_dup + 2 x Comm_free (Cart_create is not intercepted)                   =  3
  * Each iteration also computes (spins) COMPUTE_US microseconds between Isend and Waitall, outside MPI.
  * The expected counts are printed by rank 0 for the checker (pmpi_check) to compare with the profile. */
@@ -73,6 +74,28 @@ int main(int argc, char** argv) {
     MPI_Wait(&rs, MPI_STATUS_IGNORE);
     int nb[2] = {-1, -1}; /* cartesian neighbour order: source (left), then destination (right) */
     MPI_Neighbor_allgather(&a, 1, MPI_INT, nb, 1, MPI_INT, ring);
+    /* Large-count variants, two ring passes that cannot deadlock at any size (1 included, where left = right =
+     * rank): each blocking Send_c goes to a rank that posted its Irecv_c first, and each blocking Recv_c waits for an
+     * Isend_c that its sender posts once its own Send_c is done. */
+    const MPI_Count one = 1;
+    int lc_out = 100 + rank, lc_in = -1, lc_nin = -1;
+    MPI_Request lrq[2];
+    MPI_Irecv_c(&lc_nin, one, MPI_INT, left, 11, comm, &lrq[0]);
+    MPI_Send_c(&lc_out, one, MPI_INT, right, 11, comm);
+    MPI_Isend_c(&lc_out, one, MPI_INT, right, 10, comm, &lrq[1]);
+    MPI_Recv_c(&lc_in, one, MPI_INT, left, 10, comm, MPI_STATUS_IGNORE);
+    MPI_Wait(&lrq[0], MPI_STATUS_IGNORE);
+    MPI_Wait(&lrq[1], MPI_STATUS_IGNORE);
+    int lc_v = 3, lc_s = 0;
+    MPI_Allreduce_c(&lc_v, &lc_s, one, MPI_INT, MPI_SUM, comm);
+    int lc_root = rank == 0 ? 43 : 0;
+    MPI_Request lb;
+    MPI_Ibcast_c(&lc_root, one, MPI_INT, 0, comm, &lb);
+    MPI_Wait(&lb, MPI_STATUS_IGNORE);
+    if (lc_in != 100 + left || lc_nin != 100 + left || lc_s != 3 * size || lc_root != 43) {
+      fprintf(stderr, "rank %d: wrong large-count result\n", rank);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     if (s != size || s2 != 2 * size || b != left || root_value != 42 || c != left || nb[0] != left || nb[1] != right) {
       fprintf(stderr, "rank %d: wrong collective result\n", rank);
       MPI_Abort(MPI_COMM_WORLD, 1);

@@ -454,9 +454,9 @@ void engine::set_doorbells(doorbell* mine, std::vector<doorbell*> peers) {
 // Caller progress (mode core): an application thread holding the lock bumps the peer's sequence word (a sleeper
 // about to wait sees it changed) but leaves the wake-up syscall to the progress thread. Waking a thread that
 // sleeps on another core costs the waker an inter-processor interrupt, in a VM an exit: measured on our 2-vCPU
-// VM, a 0-byte blocking send that woke the idle peer took 9.9 us with the caller ringing and 1.9 us with the
-// progress thread ringing (it shares the peer's core there; on a larger machine the cost moves to the dedicated
-// core, which is what it is for), and 1 MiB receiver-side overlap lost 8 points to it (90 % against 98 %).
+// VM, a 0-byte blocking send that woke the idle peer took 9.9 us (median) with the caller ringing and 3.0 us with
+// the progress thread ringing (it shares the peer's core there; on a larger machine the cost moves to the dedicated
+// core, which is what it is for), and 1 MiB receiver-side overlap lost ~7 points to it (median 90 % against 97 %).
 void engine::ring_peer(int index) noexcept {
   if (index < 0 || static_cast<std::size_t>(index) >= peer_bells_.size()) return;
   doorbell* b = peer_bells_[static_cast<std::size_t>(index)];

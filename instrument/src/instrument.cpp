@@ -444,11 +444,17 @@ void fold_own(thread_state* st) noexcept {
   st->fold_at = st->head.load(relaxed) + st->high_water;
 }
 
-// Appends a record with the given time, id, kind and bits (the other fields zero), written in place in the ring: a
-// record built on the stack and copied was read back with 16-byte loads that could not be forwarded from its 8-byte
-// stores (measured: a region enter + exit cost 33 ns per event instead of ~20). Room is guaranteed: the owner folds
-// when head reaches fold_at, and fold_at - high_water (the head at its last own fold) <= tail, with high_water < cap.
-// No event is ever dropped.
+// Records are written in place in the ring at head h, then published by commit(): a record built on the stack and
+// copied was read back with 16-byte loads that could not be forwarded from its 8-byte stores (measured: a region
+// enter + exit cost 33 ns per event instead of ~20). Room is guaranteed: the owner folds when head reaches fold_at,
+// and fold_at - high_water (the head at its last own fold) <= tail, with high_water < cap. No event is ever dropped.
+inline void commit(thread_state* st, std::uint64_t h) noexcept {
+  st->head.store(h + 1, std::memory_order_release);
+  if (h + 1 >= st->fold_at) [[unlikely]]
+    fold_own(st);
+}
+
+// Appends a record with the given time, id, kind and bits (the other fields zero).
 inline void push(thread_state* st, std::uint64_t t, std::uint64_t id, kind k, std::uint8_t bits) noexcept {
   const std::uint64_t h = st->head.load(relaxed);
   record& r = st->ring[h & st->mask];
@@ -462,9 +468,7 @@ inline void push(thread_state* st, std::uint64_t t, std::uint64_t id, kind k, st
   r.owner_region = 0;
   r.k = k;
   r.bits = bits;
-  st->head.store(h + 1, std::memory_order_release);
-  if (h + 1 >= st->fold_at) [[unlikely]]
-    fold_own(st);
+  commit(st, h);
 }
 
 // The current fit, for a fold: refreshed (a new second point) when the latest point is older than a millisecond and
@@ -532,12 +536,7 @@ struct fold_ctx {
 /// All transfers' bounds: g_total, plus the size bins (account_locked() adds a transfer to one of the two).
 overlap_acc total_locked() noexcept {
   overlap_acc t = g_total;
-  for (const overlap_acc& a : g_by_size) {
-    t.min_ns += a.min_ns;
-    t.max_ns += a.max_ns;
-    t.xfer_ns += a.xfer_ns;
-    t.count += a.count;
-  }
+  for (const overlap_acc& a : g_by_size) t += a;
   return t;
 }
 
@@ -625,6 +624,15 @@ inline bool pair_adjacent_locked(const record& b, const record& e, fold_ctx& cx)
   return true;
 }
 
+// A region entry of `id` closed: its wall time, and its span in the trace (inline: on the region-pair fold path).
+[[gnu::always_inline]] inline void close_region_locked(thread_state* st, std::uint16_t id, std::uint64_t t0,
+                                                       std::uint64_t t1, const fold_ctx& cx) {
+  if (id < g_region_stats.size()) g_region_stats[id].time += t1 > t0 ? t1 - t0 : 0;
+  if (cx.tracing) {
+    g_trace.complete(st->id + region_track_offset, region_leaf(id), "region", cx.fit.to_ns(t0), cx.fit.to_ns(t1));
+  }
+}
+
 void process(thread_state* st, const record& r, fold_ctx& cx) {
   const bool tracing = cx.tracing;
   const clock_fit& f = cx.fit;
@@ -671,10 +679,7 @@ void process(thread_state* st, const record& r, fold_ctx& cx) {
       if (st->f_region_depth > 0) {
         --st->f_region_depth;
         if (st->f_region_depth < max_region_depth) {
-          const std::uint16_t id = st->f_region_id[st->f_region_depth];
-          const std::uint64_t t0 = st->f_region_t[st->f_region_depth];
-          if (id < g_region_stats.size()) g_region_stats[id].time += r.t > t0 ? r.t - t0 : 0;
-          if (tracing) g_trace.complete(st->id + region_track_offset, region_leaf(id), "region", f.to_ns(t0), f.to_ns(r.t));
+          close_region_locked(st, st->f_region_id[st->f_region_depth], st->f_region_t[st->f_region_depth], r.t, cx);
         }
       }
       break;
@@ -686,13 +691,9 @@ void process(thread_state* st, const record& r, fold_ctx& cx) {
 inline bool fold_region_pair(thread_state* st, const record& b, const record& e, fold_ctx& cx) {
   const auto id = static_cast<std::uint16_t>(b.id);
   if (e.k != kind::region_exit || e.id != b.id || id >= g_region_stats.size()) return false;
-  region_stat& rs = g_region_stats[id];
-  ++rs.entries;
-  rs.time += e.t > b.t ? e.t - b.t : 0;
+  ++g_region_stats[id].entries;
   st->f_had_region = true;
-  if (cx.tracing) {
-    g_trace.complete(st->id + region_track_offset, region_leaf(id), "region", cx.fit.to_ns(b.t), cx.fit.to_ns(e.t));
-  }
+  close_region_locked(st, id, b.t, e.t, cx);
   return true;
 }
 
@@ -864,7 +865,7 @@ inline void push_xfer(kind k, std::uint64_t id, std::uint64_t bytes, int peer, s
                       std::uint64_t t) noexcept {
   thread_state* st = self();
   if (st == nullptr) return;
-  // Written in place (as push() does), then published by the head store.
+  // Written in place, then committed (as push() does).
   const std::uint64_t h = st->head.load(relaxed);
   record& r = st->ring[h & st->mask];
   r.t = t;
@@ -888,9 +889,7 @@ inline void push_xfer(kind k, std::uint64_t id, std::uint64_t bytes, int peer, s
     r.owner_region = s.region;
     r.bits = static_cast<std::uint8_t>((s.p.in_call ? bit_in_call : 0) | (s.known ? bit_owner_known : 0));
   }
-  st->head.store(h + 1, std::memory_order_release);
-  if (h + 1 >= st->fold_at) [[unlikely]]
-    fold_own(st);
+  commit(st, h);
 }
 }  // namespace
 
@@ -1209,21 +1208,17 @@ std::string rank_profile_json() {
     std::lock_guard la(g_analysis_mu);
     overlap_acc total = total_locked();
     std::vector<overlap_acc> by_size = g_by_size;
-    std::unordered_map<std::uint16_t, overlap_acc> by_region;
-    for (std::size_t id = 1; id < g_by_region.size(); ++id) {
-      if (g_by_region[id].count != 0) by_region[static_cast<std::uint16_t>(id)] = g_by_region[id];
-    }
+    std::vector<overlap_acc> by_region = g_by_region;
     // Transfers with only one event so far count as case 3 (not consumed: a later profile may pair them).
     g_pending.for_each([&](const pending_xfer& px) {
       if (!px.is_begin) return;  // an end whose begin never came carries no size: see g_orphan_ends
       const overlap_bound b = bound_one_known(table_ticks(px.bytes, f));
-      for (overlap_acc* a : {&total, g_bins ? &by_size[g_bins->index(static_cast<std::size_t>(px.bytes))] : nullptr,
-                             px.s.region != 0 ? &by_region[px.s.region] : nullptr}) {
-        if (a == nullptr) continue;
-        a->min_ns += b.min_ns;
-        a->max_ns += b.max_ns;
-        a->xfer_ns += b.xfer_ns;
-        ++a->count;
+      const overlap_acc one{b.min_ns, b.max_ns, b.xfer_ns, 1};
+      total += one;
+      if (g_bins) by_size[g_bins->index(static_cast<std::size_t>(px.bytes))] += one;
+      if (px.s.region != 0) {
+        if (px.s.region >= by_region.size()) by_region.resize(px.s.region + 1u);
+        by_region[px.s.region] += one;
       }
     });
     p.total = to_ns(total, f);
@@ -1241,13 +1236,10 @@ std::string rank_profile_json() {
     // Overlap by region: each transfer was counted in its innermost path; add it to every ancestor too, so that a
     // region's bounds include its sub-regions' as its time and calls do.
     std::unordered_map<std::uint16_t, overlap_acc> incl_overlap;
-    for (const auto& [rid, acc] : by_region) {
+    for (std::size_t rid = 1; rid < by_region.size(); ++rid) {
+      if (by_region[rid].count == 0) continue;
       for (std::size_t a = rid; a != 0 && a < g_region_info.size(); a = g_region_info[a].parent) {
-        overlap_acc& m = incl_overlap[static_cast<std::uint16_t>(a)];
-        m.min_ns += acc.min_ns;
-        m.max_ns += acc.max_ns;
-        m.xfer_ns += acc.xfer_ns;
-        m.count += acc.count;
+        incl_overlap[static_cast<std::uint16_t>(a)] += by_region[rid];
       }
     }
     for (const auto& [rid, acc] : incl_overlap) p.by_region.push_back({g_region_info[rid].path, to_ns(acc, f)});

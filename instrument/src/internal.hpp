@@ -44,6 +44,14 @@ struct overlap_acc {
   std::uint64_t max_ns = 0;
   std::uint64_t xfer_ns = 0;
   std::uint64_t count = 0;
+
+  overlap_acc& operator+=(const overlap_acc& o) noexcept {
+    min_ns += o.min_ns;
+    max_ns += o.max_ns;
+    xfer_ns += o.xfer_ns;
+    count += o.count;
+    return *this;
+  }
 };
 
 /// Everything a rank profile holds, in nanoseconds (converted from event-clock ticks); turned into JSON by profile.cpp.

@@ -118,57 +118,8 @@ void BM_on_nested_call_pair(benchmark::State& state) {
 }
 BENCHMARK(BM_on_nested_call_pair);
 
-// XFER_BEGIN + XFER_END recorded by the owner thread itself (off mode), paired and bounded at fold time.
-void BM_on_xfer_pair_owner(benchmark::State& state) {
-  start_profile();
-  const auto me = si::current_thread_id();
-  std::uint64_t id = 0;
-  for (auto _ : state) {
-    ++id;
-    si::xfer_begin(id, 4096, 1, me);
-    si::xfer_end(id, me);
-  }
-  per_event(state, 2);
-  si::stop();
-}
-BENCHMARK(BM_on_xfer_pair_owner);
-
-void BM_on_xfer_pair_owner_monotonic(benchmark::State& state) {
-  start_profile(si::event_clock::monotonic);
-  const auto me = si::current_thread_id();
-  std::uint64_t id = 0;
-  for (auto _ : state) {
-    ++id;
-    si::xfer_begin(id, 4096, 1, me);
-    si::xfer_end(id, me);
-  }
-  per_event(state, 2);
-  si::stop();
-}
-BENCHMARK(BM_on_xfer_pair_owner_monotonic);
-
-// The same inside a region: the transfer's bounds are also added to the region's.
-void BM_on_xfer_pair_in_region(benchmark::State& state) {
-  start_profile();
-  const auto me = si::current_thread_id();
-  si::region_enter("solve");
-  std::uint64_t id = 0;
-  for (auto _ : state) {
-    ++id;
-    si::xfer_begin(id, 4096, 1, me);
-    si::xfer_end(id, me);
-  }
-  si::region_exit();
-  per_event(state, 2);
-  si::stop();
-}
-BENCHMARK(BM_on_xfer_pair_in_region);
-
-// XFER_BEGIN + XFER_END recorded for another thread (core mode: the progress thread reads the owner's seqlock).
-void BM_on_xfer_pair_for_other_owner(benchmark::State& state) {
-  start_profile();
-  std::uint32_t owner = 0;
-  std::thread([&] { owner = si::current_thread_id(); }).join();
+// XFER_BEGIN + XFER_END pairs recorded for `owner` (collection already started), 2 events per iteration.
+void xfer_pairs(benchmark::State& state, std::uint32_t owner) {
   std::uint64_t id = 0;
   for (auto _ : state) {
     ++id;
@@ -176,6 +127,39 @@ void BM_on_xfer_pair_for_other_owner(benchmark::State& state) {
     si::xfer_end(id, owner);
   }
   per_event(state, 2);
+}
+
+// Recorded by the owner thread itself (off mode), paired and bounded at fold time.
+void BM_on_xfer_pair_owner(benchmark::State& state) {
+  start_profile();
+  xfer_pairs(state, si::current_thread_id());
+  si::stop();
+}
+BENCHMARK(BM_on_xfer_pair_owner);
+
+void BM_on_xfer_pair_owner_monotonic(benchmark::State& state) {
+  start_profile(si::event_clock::monotonic);
+  xfer_pairs(state, si::current_thread_id());
+  si::stop();
+}
+BENCHMARK(BM_on_xfer_pair_owner_monotonic);
+
+// The same inside a region: the transfer's bounds are also added to the region's.
+void BM_on_xfer_pair_in_region(benchmark::State& state) {
+  start_profile();
+  si::region_enter("solve");
+  xfer_pairs(state, si::current_thread_id());
+  si::region_exit();
+  si::stop();
+}
+BENCHMARK(BM_on_xfer_pair_in_region);
+
+// Recorded for another thread (core mode: the progress thread reads the owner's seqlock).
+void BM_on_xfer_pair_for_other_owner(benchmark::State& state) {
+  start_profile();
+  std::uint32_t owner = 0;
+  std::thread([&] { owner = si::current_thread_id(); }).join();
+  xfer_pairs(state, owner);
   si::stop();
 }
 BENCHMARK(BM_on_xfer_pair_for_other_owner);

@@ -58,7 +58,12 @@ struct borrowed {
   std::vector<sidecore::request> reqs;
   borrowed(sc_request* handles, int n) : c(handles) {
     reqs.reserve(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) reqs.push_back(sidecore::request_access::make(handles[i]));
+    // sc_isend never makes an inline handle (isend_with_slot): one from C is made up, and must not pass for a
+    // completed send. Held as a consumed handle, it gets the error any other stale handle gets.
+    for (int i = 0; i < n; ++i)
+      reqs.push_back(sidecore::request_access::make(sidecore::progress::is_inline(handles[i])
+                                                        ? sidecore::request_access::consumed
+                                                        : handles[i]));
   }
   ~borrowed() {
     for (std::size_t i = 0; i < reqs.size(); ++i) {
@@ -125,7 +130,7 @@ int sc_comm_free(sc_comm* comm) {
 int sc_isend(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm, sc_request* req) {
   return guarded([&] {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_isend: req is NULL");
-    sidecore::request r = sidecore::isend(buf, bytes, dest, tag, comm_of(comm));
+    sidecore::request r = sidecore::detail::isend_with_slot(buf, bytes, dest, tag, comm_of(comm));
     *req = sidecore::request_access::detach(r);
     return 0;
   });

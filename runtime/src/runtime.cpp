@@ -37,21 +37,6 @@ runtime_state* g_state = nullptr;
                                           std::to_string(c.id()) + " was freed; pass world() or a live one");
 }
 
-runtime_state& state_or_throw(const char* what) {
-  if (g_phase.load(std::memory_order_acquire) != static_cast<int>(phase::running)) [[unlikely]]
-    throw_not_running(what);
-  return *g_state;
-}
-
-comm_entry& comm_or_throw(const comm& c, const char* what) {
-  runtime_state& s = state_or_throw(what);
-  const auto id = static_cast<unsigned>(c.id());
-  comm_entry* e = id < static_cast<unsigned>(tag::max_comms) ? s.comms[id].load(std::memory_order_acquire) : nullptr;
-  if (!e) [[unlikely]]
-    throw_bad_comm(c, what);
-  return *e;
-}
-
 }  // namespace detail
 
 namespace {
@@ -65,15 +50,18 @@ struct call_scope {
   call_scope& operator=(const call_scope&) = delete;
 };
 
-progress::req* lookup_or_throw(detail::runtime_state& s, const request& r, const char* what) {
-  progress::req* q = s.eng->lookup(r.handle());
-  if (!q) {
-    if (r.handle() == 0)
-      throw error(errc::invalid_request, std::string("sidecore::") + what +
-                                             ": the request was never started (default-constructed or moved from)");
+[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_request(const request& r, const char* what) {
+  if (r.handle() == 0)
     throw error(errc::invalid_request, std::string("sidecore::") + what +
-                                           ": the request was already completed and consumed by an earlier wait/test");
-  }
+                                           ": the request was never started (default-constructed or moved from)");
+  throw error(errc::invalid_request, std::string("sidecore::") + what +
+                                         ": the request was already completed and consumed by an earlier wait/test");
+}
+
+inline progress::req* lookup_or_throw(detail::runtime_state& s, const request& r, const char* what) {
+  progress::req* q = s.eng->lookup(r.handle());
+  if (!q) [[unlikely]]
+    throw_bad_request(r, what);
   return q;
 }
 
@@ -97,6 +85,14 @@ status status_of(const progress::req* q) {
 status consume(detail::runtime_state& s, progress::req* q) {
   const status st = status_of(q);
   s.eng->release(q);
+  return st;
+}
+
+// A send that completed inside isend (progress::is_inline: no slot): its status, and the handle consumed.
+status consume_inline(request& r) noexcept {
+  status st;
+  st.bytes = progress::inline_bytes(r.handle());
+  request_access::mark_consumed(r);
   return st;
 }
 
@@ -497,14 +493,21 @@ request& request::operator=(request&& other) noexcept {
 }
 
 request::~request() {
-  if (handle_ == 0 || handle_ == request_access::consumed || !initialized()) return;
+  if (handle_ == 0 || handle_ == request_access::consumed || progress::is_inline(handle_) || !initialized()) return;
   if (progress::req* q = g_state->eng->lookup(handle_)) g_state->eng->orphan(q);
   handle_ = 0;
 }
 
-bool request::active() const noexcept { return handle_ != 0 && initialized() && g_state->eng->lookup(handle_) != nullptr; }
+bool request::active() const noexcept {
+  return handle_ != 0 && initialized() && (progress::is_inline(handle_) || g_state->eng->lookup(handle_) != nullptr);
+}
 
-request isend(const void* buf, std::int64_t bytes, int dest, int t, const comm& c) {
+namespace {
+
+// may_inline: a small send may complete inside the call with a handle that has no slot (progress::is_inline);
+// the C API, whose handles are integers that can be copied, asks for a slot so that a copy waited on twice is
+// still recognised.
+request isend_impl(const void* buf, std::int64_t bytes, int dest, int t, const comm& c, bool may_inline) {
   const call_scope scope(category::init, "sidecore::isend");
   detail::comm_entry& e = detail::comm_or_throw(c, "isend");
   detail::runtime_state& s = *g_state;
@@ -515,7 +518,17 @@ request isend(const void* buf, std::int64_t bytes, int dest, int t, const comm& 
   const int world_dest = e.to_world[static_cast<std::size_t>(dest)];
   return request_access::make(s.eng->start_send(buf, static_cast<std::size_t>(bytes), world_dest,
                                                 tag::make(tag::kind::p2p, c.id(), t), dest, e.rank,
-                                                instrument::current_thread_id()));
+                                                instrument::current_thread_id(), may_inline));
+}
+
+}  // namespace
+
+request isend(const void* buf, std::int64_t bytes, int dest, int t, const comm& c) {
+  return isend_impl(buf, bytes, dest, t, c, true);
+}
+
+request detail::isend_with_slot(const void* buf, std::int64_t bytes, int dest, int t, const comm& c) {
+  return isend_impl(buf, bytes, dest, t, c, false);
 }
 
 request irecv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
@@ -550,6 +563,7 @@ status recv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
 status wait(request& r) {
   const call_scope scope(category::wait, "sidecore::wait");
   detail::runtime_state& s = detail::state_or_throw("wait");
+  if (progress::is_inline(r.handle())) return consume_inline(r);
   progress::req* q = lookup_or_throw(s, r, "wait");
   s.eng->wait_for(q);
   const status st = consume(s, q);
@@ -560,6 +574,11 @@ status wait(request& r) {
 bool test(request& r, status* st) {
   const call_scope scope(category::test, "sidecore::test");
   detail::runtime_state& s = detail::state_or_throw("test");
+  if (progress::is_inline(r.handle())) {
+    const status done = consume_inline(r);
+    if (st) *st = done;
+    return true;
+  }
   progress::req* q = lookup_or_throw(s, r, "test");
   if (!progress::engine::is_complete(q)) {
     if (!s.eng->thread_running()) s.eng->progress();
@@ -587,6 +606,11 @@ void waitall(std::span<request> reqs, std::span<status> statuses) {
   detail::runtime_state& s = detail::state_or_throw("waitall");
   check_statuses(reqs, statuses, "waitall");
   for (std::size_t i = 0; i < reqs.size(); ++i) {
+    if (progress::is_inline(reqs[i].handle())) {
+      const status st = consume_inline(reqs[i]);
+      if (!statuses.empty()) statuses[i] = st;
+      continue;
+    }
     progress::req* q = s.eng->lookup(reqs[i].handle());
     if (!q) continue;  // inactive: skipped, as MPI skips MPI_REQUEST_NULL
     s.eng->wait_for(q);
@@ -602,6 +626,11 @@ int waitany(std::span<request> reqs, status* st) {
   for (;;) {
     bool any_active = false;
     for (std::size_t i = 0; i < reqs.size(); ++i) {
+      if (progress::is_inline(reqs[i].handle())) {
+        const status done = consume_inline(reqs[i]);
+        if (st) *st = done;
+        return static_cast<int>(i);
+      }
       progress::req* q = s.eng->lookup(reqs[i].handle());
       if (!q) continue;
       any_active = true;
@@ -623,10 +652,15 @@ bool testall(std::span<request> reqs, std::span<status> statuses) {
   check_statuses(reqs, statuses, "testall");
   if (!s.eng->thread_running()) s.eng->progress();
   for (auto& r : reqs) {
-    progress::req* q = s.eng->lookup(r.handle());
+    progress::req* q = s.eng->lookup(r.handle());  // nullptr for inline handles too: complete
     if (q && !progress::engine::is_complete(q)) return false;
   }
   for (std::size_t i = 0; i < reqs.size(); ++i) {
+    if (progress::is_inline(reqs[i].handle())) {
+      const status done = consume_inline(reqs[i]);
+      if (!statuses.empty()) statuses[i] = done;
+      continue;
+    }
     progress::req* q = s.eng->lookup(reqs[i].handle());
     if (!q) continue;
     const status done = consume(s, q);
@@ -641,6 +675,11 @@ int testany(std::span<request> reqs, status* st) {
   detail::runtime_state& s = detail::state_or_throw("testany");
   if (!s.eng->thread_running()) s.eng->progress();
   for (std::size_t i = 0; i < reqs.size(); ++i) {
+    if (progress::is_inline(reqs[i].handle())) {
+      const status done = consume_inline(reqs[i]);
+      if (st) *st = done;
+      return static_cast<int>(i);
+    }
     progress::req* q = s.eng->lookup(reqs[i].handle());
     if (q && progress::engine::is_complete(q)) {
       const status done = consume(s, q);
@@ -655,8 +694,8 @@ int testany(std::span<request> reqs, status* st) {
 void cancel(request& r) {
   const call_scope scope(category::other, "sidecore::cancel");
   detail::runtime_state& s = detail::state_or_throw("cancel");
-  progress::req* q = lookup_or_throw(s, r, "cancel");
-  if (q->op == progress::req_op::send)
+  progress::req* q = progress::is_inline(r.handle()) ? nullptr : lookup_or_throw(s, r, "cancel");
+  if (!q || q->op == progress::req_op::send)
     throw error(errc::invalid_argument, "sidecore::cancel: the request is a send; only posted receives can be cancelled");
   if (!progress::engine::is_complete(q)) s.eng->cancel(q);
 }

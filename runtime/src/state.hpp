@@ -65,8 +65,16 @@ enum class phase : int { before_init = 0, running = 1, finalized = 2 };
 extern std::atomic<int> g_phase;
 extern runtime_state* g_state;
 
-/// The state, or throws error(errc::not_initialized) naming `what` (the function called).
-runtime_state& state_or_throw(const char* what);
+[[noreturn]] void throw_not_running(const char* what);
+[[noreturn]] void throw_bad_comm(const comm& c, const char* what);
+
+/// The state, or throws error(errc::not_initialized) naming `what` (the function called). Inline: every call
+/// of the API starts here.
+inline runtime_state& state_or_throw(const char* what) {
+  if (g_phase.load(std::memory_order_acquire) != static_cast<int>(phase::running)) [[unlikely]]
+    throw_not_running(what);
+  return *g_state;
+}
 
 /// Region hooks (instrumentation); cost one branch when profiling is off.
 void region_enter(std::string_view name) noexcept;
@@ -77,7 +85,20 @@ void region_exit() noexcept;
 void instrument_start(runtime_state& s, const comm& world);
 void instrument_finish(runtime_state& s, const comm& world, double t_total_s);
 
-/// The communicator entry for c, or throws error(errc::invalid_argument) for a null/freed communicator.
-comm_entry& comm_or_throw(const comm& c, const char* what);
+/// isend, always with a request slot (never progress::is_inline): for the C API, whose integer handles can be
+/// copied, so that a copy waited on after the original is recognised as consumed.
+request isend_with_slot(const void* buf, std::int64_t bytes, int dest, int t, const comm& c);
+
+/// The communicator entry for c, or throws error(errc::invalid_argument) for a null/freed communicator (and
+/// errc::not_initialized outside init..finalize).
+inline comm_entry& comm_or_throw(const comm& c, const char* what) {
+  runtime_state& s = state_or_throw(what);
+  const auto id = static_cast<unsigned>(c.id());
+  comm_entry* e = id < static_cast<unsigned>(progress::tag::max_comms) ? s.comms[id].load(std::memory_order_acquire)
+                                                                       : nullptr;
+  if (!e) [[unlikely]]
+    throw_bad_comm(c, what);
+  return *e;
+}
 
 }  // namespace sidecore::detail

@@ -206,4 +206,58 @@ TEST_F(BadInput, InitTwiceWhileRunning) {
   EXPECT_EQ(w, 3u);
 }
 
+// An 8-byte send fits one inject: without instrumentation it completes inside isend and its handle has no slot
+// (progress::is_inline). Every request function must treat that handle as a completed send: active until
+// consumed, status with the byte count, consumed once, not cancellable, skipped by nobody.
+TEST_F(BadInput, SendsCompletedInsideIsend) {
+  std::uint64_t v[6] = {1, 2, 3, 4, 5, 6}, w[6] = {};
+  std::vector<request> recvs;
+  for (int i = 0; i < 6; ++i) recvs.push_back(sidecore::irecv(&w[i], 8, left(rank, size), 40 + i));
+  request s0 = sidecore::isend(&v[0], 8, right(rank, size), 40);
+  EXPECT_TRUE(s0.active());
+  status st;
+  // Inline only when the call could post at once (core mode: the progress thread may hold the lock; tcp: the
+  // provider may answer EAGAIN): else it has a slot and completes later, as any send.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!sidecore::test(s0, &st)) ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the send never completed";
+  EXPECT_TRUE(st.ok());
+  EXPECT_EQ(st.bytes, 8u);
+  EXPECT_EQ(st.source, -1);
+  EXPECT_EQ(st.tag, -1);
+  EXPECT_FALSE(s0.active());
+  std::string m = SCTEST_EXPECT_ERROR(errc::invalid_request, (void)sidecore::wait(s0));
+  EXPECT_THAT(m, HasSubstr("already"));
+  SCTEST_EXPECT_ERROR(errc::invalid_request, (void)sidecore::test(s0));
+
+  request s1 = sidecore::isend(&v[1], 8, right(rank, size), 41);
+  m = SCTEST_EXPECT_ERROR(errc::invalid_argument, sidecore::cancel(s1));
+  EXPECT_THAT(m, HasSubstr("send"));
+  EXPECT_TRUE(s1.active());
+  EXPECT_EQ(sidecore::wait(s1).bytes, 8u);
+
+  // waitall, waitany, testall, testany over a mix of such sends and receives.
+  request mix[2] = {sidecore::isend(&v[2], 0, right(rank, size), 42), sidecore::isend(&v[3], 8, right(rank, size), 43)};
+  status sts[2];
+  sidecore::waitall(mix, sts);
+  EXPECT_EQ(sts[0].bytes, 0u);
+  EXPECT_EQ(sts[1].bytes, 8u);
+  EXPECT_FALSE(mix[0].active());
+  request any[2] = {request{}, sidecore::isend(&v[4], 8, right(rank, size), 44)};
+  EXPECT_EQ(sidecore::waitany(any, &st), 1);
+  EXPECT_EQ(st.bytes, 8u);
+  request last[1] = {sidecore::isend(&v[5], 8, right(rank, size), 45)};
+  while (!sidecore::testall(last)) ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "testall never true";
+  EXPECT_FALSE(last[0].active());
+  EXPECT_EQ(sidecore::testany(last), -1) << "consumed by testall";
+
+  sidecore::waitall(recvs);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(w[i], i == 2 ? 0 : v[i]) << "message " << i << " (message 2 has 0 bytes)";
+  // Dropped unwaited: nothing to free, nothing lost.
+  std::uint64_t x = 77, y = 0;
+  request r = sidecore::irecv(&y, 8, left(rank, size), 46);
+  { request dropped = sidecore::isend(&x, 8, right(rank, size), 46); }
+  EXPECT_TRUE(sidecore::wait(r).ok());
+  EXPECT_EQ(y, 77u);
+}
+
 }  // namespace

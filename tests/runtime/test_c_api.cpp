@@ -68,7 +68,9 @@ TEST_F(CApi, BadArgumentsGiveCodesAndMessages) {
   EXPECT_EQ(sc_wait(&none, nullptr), SC_ERR_INVALID_REQUEST);
   EXPECT_THAT(std::string(sc_last_error()), HasSubstr("never started"));
   // A made-up handle is not a request.
-  sc_request junk = 0xdeadbeef00000042ULL;
+  sc_request junk = 0xdeadbeef00000042ULL;  // bit 63 set: what an inline send handle looks like in C++
+  EXPECT_EQ(sc_wait(&junk, nullptr), SC_ERR_INVALID_REQUEST);
+  junk = 0x5eadbeef00000042ULL;
   EXPECT_EQ(sc_wait(&junk, nullptr), SC_ERR_INVALID_REQUEST);
   sc_request reqs[2] = {SC_REQUEST_NULL, SC_REQUEST_NULL};
   EXPECT_EQ(sc_waitall(-1, reqs, nullptr), SC_ERR_INVALID_ARGUMENT);
@@ -93,6 +95,25 @@ TEST_F(CApi, LastErrorIsPerThread) {
   t.join();
   EXPECT_EQ(other, "") << "another thread sees this thread's error";
   EXPECT_THAT(std::string(sc_last_error()), HasSubstr("-7"));
+}
+
+// A small send completes inside sidecore::isend without a slot (an inline handle); the C API keeps a slot for
+// its sends, so that a copy of a send handle waited on after the original is still an error.
+TEST_F(CApi, CopiedSendHandleWaitedTwice) {
+  std::uint64_t out = 6, in = 0;
+  sc_request s = SC_REQUEST_NULL, r = SC_REQUEST_NULL;
+  ASSERT_EQ(sc_irecv(&in, 8, left(rank, size), 2150, SC_COMM_WORLD, &r), SC_SUCCESS);
+  ASSERT_EQ(sc_isend(&out, 8, right(rank, size), 2150, SC_COMM_WORLD, &s), SC_SUCCESS);
+  const sc_request copy = s;
+  sc_status st{};
+  ASSERT_EQ(sc_wait(&s, &st), SC_SUCCESS);
+  EXPECT_EQ(st.bytes, 8u);
+  EXPECT_EQ(s, static_cast<sc_request>(SC_REQUEST_NULL));
+  sc_request again = copy;
+  EXPECT_EQ(sc_wait(&again, nullptr), SC_ERR_INVALID_REQUEST);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("already"));
+  ASSERT_EQ(sc_wait(&r, nullptr), SC_SUCCESS);
+  EXPECT_EQ(in, 6u);
 }
 
 TEST_F(CApi, CopiedHandleWaitedTwiceAndTestWaitany) {

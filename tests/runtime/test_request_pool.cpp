@@ -55,6 +55,35 @@ TEST(RequestPool, ReleasedHandleIsStaleAndTheGenerationChanges) {
   EXPECT_EQ(pool.lookup(h2), nullptr);
 }
 
+// Bit 63 of a slot's handle stays clear whatever its generation (handles with it set are inline sends, which
+// have no slot), and an inline handle never finds a slot.
+TEST(RequestPool, GenerationsWrapBelowTheInlineBit) {
+  using sidecore::progress::inline_bytes;
+  using sidecore::progress::inline_handle;
+  using sidecore::progress::is_inline;
+  request_pool pool;
+  req* r = pool.acquire();
+  r->gen.store(request_pool::gen_mask);  // the last generation before the wrap
+  const std::uint64_t h1 = request_pool::handle_of(r);
+  EXPECT_FALSE(is_inline(h1));
+  pool.release(r);
+  req* again = pool.acquire();
+  ASSERT_EQ(again, r);
+  const std::uint64_t h2 = request_pool::handle_of(again);
+  EXPECT_FALSE(is_inline(h2)) << std::hex << h2;
+  EXPECT_NE(h2, h1);
+  EXPECT_EQ(pool.lookup(h2), again);
+  EXPECT_EQ(pool.lookup(h1), nullptr);
+  const std::uint64_t in = inline_handle(8);
+  EXPECT_TRUE(is_inline(in));
+  EXPECT_EQ(inline_bytes(in), 8u);
+  EXPECT_TRUE(is_inline(inline_handle(0)));
+  EXPECT_FALSE(is_inline(~std::uint64_t{0})) << "~0 is the runtime's consumed mark";
+  EXPECT_EQ(pool.lookup(in), nullptr);
+  EXPECT_EQ(pool.lookup(inline_handle(again->index + 1)), nullptr) << "its low half names a live slot";
+  pool.release(again);
+}
+
 TEST(RequestPool, MalformedHandlesAreRejected) {
   request_pool pool;
   EXPECT_EQ(pool.lookup(0), nullptr);

@@ -99,11 +99,14 @@ class engine {
   [[nodiscard]] std::size_t eager_max() const noexcept { return eager_max_; }
 
   /// Starts an operation; returns its handle (never 0). Throws std::bad_alloc when the pool is exhausted.
+  /// With `may_inline`, a send whose header and data fit one inject and that nothing queued holds back completes
+  /// at once, unless instrumentation is on: its handle is inline_handle(len) (is_inline; no slot, lookup() gives
+  /// nullptr, so a copy of it waited on again cannot be recognised as stale).
   /// `dest` is an engine address index (the rank in the connect() communicator); `peer` the rank in the
   /// caller's communicator (instrumentation only); `sender_rank` travels in the message header and is what the
   /// receiver's status reports as source.
   [[nodiscard]] std::uint64_t start_send(const void* buf, std::size_t len, int dest, std::uint64_t tag, int peer,
-                                         int sender_rank, std::uint32_t owner_thread);
+                                         int sender_rank, std::uint32_t owner_thread, bool may_inline = true);
   /// `source_index` is the engine address index of the source, or -1 for any source. `ignore` masks tag bits
   /// (any tag). Matching is sidecore's own (engine.cpp), in posting order against arrival order.
   [[nodiscard]] std::uint64_t start_recv(void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore, int peer,
@@ -179,6 +182,9 @@ class engine {
     unexpected_msg* next = nullptr;
   };
   void submit(std::uint32_t entry);
+  bool send_inline(const void* buf, std::size_t len, int dest, std::uint64_t tag, int sender_rank);
+  [[gnu::noinline]] std::uint64_t start_send_slot(const void* buf, std::size_t len, int dest, std::uint64_t tag,
+                                                  int peer, int sender_rank, std::uint32_t owner_thread);
   void do_cancel(req* r);          // caller holds the lock
   void accept_recv(req* r);        // caller holds the lock: match against unexpected messages, else post
   void on_message(bounce* b, std::size_t len);  // caller holds the lock

@@ -1,9 +1,10 @@
 // Request slots: allocated from a lock-free free list (Treiber stack with a tagged head against ABA),
 // grown chunk by chunk under a mutex (the only allocation, off the steady-state path).
 //
-// A request handle given to the application is (generation << 32) | (index + 1). The generation of a
-// slot changes each time it is released, so a handle that was already waited on is recognised as stale
-// instead of aliasing whatever request reuses the slot.
+// A request handle given to the application is (generation << 32) | (index + 1), the generation on 31 bits. The
+// generation of a slot changes each time it is released, so a handle that was already waited on is recognised as
+// stale instead of aliasing whatever request reuses the slot. Handles with bit 63 set have no slot: a send that
+// completed inside the call that started it (inline_handle); ~0 is the runtime's mark of a consumed handle.
 #pragma once
 
 #include <rdma/fabric.h>
@@ -85,8 +86,21 @@ struct alignas(64) req {
   int fi_err = 0;
 };
 
+/// A send that completed inside isend (its data was injected: the buffer is reusable and no completion will
+/// come) has no slot: its handle carries the byte count, and waiting on it only reads that back.
+inline constexpr std::uint64_t inline_bit = std::uint64_t{1} << 63;
+[[nodiscard]] constexpr std::uint64_t inline_handle(std::size_t bytes) noexcept { return inline_bit | bytes; }
+/// True for a handle made by inline_handle (not for ~0, the runtime's consumed mark).
+[[nodiscard]] constexpr bool is_inline(std::uint64_t handle) noexcept {
+  return (handle & inline_bit) != 0 && handle != ~std::uint64_t{0};
+}
+[[nodiscard]] constexpr std::size_t inline_bytes(std::uint64_t handle) noexcept {
+  return static_cast<std::size_t>(handle & ~inline_bit);
+}
+
 class request_pool {
  public:
+  static constexpr std::uint32_t gen_mask = 0x7fffffffU;  // bit 63 of a handle stays clear (inline_bit)
   static constexpr std::uint32_t chunk_bits = 10;
   static constexpr std::uint32_t chunk_size = 1U << chunk_bits;
   static constexpr std::uint32_t max_chunks = 4096;  // 4M requests in flight at most
@@ -133,7 +147,7 @@ class request_pool {
   /// Returns a slot (to the calling thread's cache, or the shared free list when the cache is full) and makes
   /// every handle to it stale. Only the thread that releases a slot writes its generation.
   void release(req* r) noexcept {
-    r->gen.store(r->gen.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    r->gen.store((r->gen.load(std::memory_order_relaxed) + 1) & gen_mask, std::memory_order_relaxed);
     r->posted = false;
     r->act = req_act::none;
     r->stage = req_stage::none;

@@ -165,7 +165,8 @@ struct runtime_info {
 /// Starts sending `bytes` bytes from `buf` to rank `dest` of `c` with `tag` (0..tag_max). The buffer must stay
 /// unchanged until the request completes. Throws errc::invalid_argument for dest outside [0, size), bytes < 0,
 /// buf == nullptr with bytes > 0, tag outside [0, tag_max], a null communicator, or bytes above the
-/// provider's largest message; errc::not_initialized outside init/finalize.
+/// provider's largest message; errc::not_initialized outside init/finalize. A small message (one provider
+/// inject) is usually sent before isend returns: the request is then already complete (wait/test return at once).
 [[nodiscard]] SIDECORE_API request isend(const void* buf, std::int64_t bytes, int dest, int tag, const comm& c = world());
 /// Starts receiving at most `bytes` bytes into `buf` from `source` (or any_source) with `tag` (or any_tag).
 /// A longer message completes with status error errc::truncated and nothing written past `bytes`. Throws as

@@ -12,14 +12,15 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/lib.sh"
 
-cycles=9 build="" OUT="" peer_idle=block paired=31
+cycles=9 build="" OUT="" peer_idle=block paired=31 core_peer=last
 targets=(-v lat_off=1.3 -v lat_core=2.5 -v bw_min=0.9)  # issue 2's bounds, for both summaries below
-usage="usage: $0 [--cycles=N] [--paired=N] [--peer-idle=block|hybrid|spin] [--out=DIR] [BUILD_DIR]"
+usage="usage: $0 [--cycles=N] [--paired=N] [--peer-idle=block|hybrid|spin] [--core-peer=last|first] [--out=DIR] [BUILD_DIR]"
 for a in "$@"; do
   case $a in
     --cycles=*) cycles=${a#--cycles=} ;;
     --paired=*) paired=${a#--paired=} ;;
     --peer-idle=*) peer_idle=${a#--peer-idle=} ;;
+    --core-peer=*) core_peer=${a#--core-peer=} ;;
     --out=*) OUT=${a#--out=} ;;
     -h|--help)
       echo "$usage"
@@ -27,6 +28,8 @@ for a in "$@"; do
       echo "  --paired=N       block pairs of bench_p2p_paired (raw and sidecore alternating in one run; default 31,"
       echo "                   0 skips it): mode off (idle peer and self) and core (self)"
       echo "  --peer-idle=P    SIDECORE_IDLE of the peer in the 2-rank core run (default block)"
+      echo "  --core-peer=C    where the peer runs in the 2-rank core run: last (default: the progress core, beside"
+      echo "                   rank 0's progress thread) or first (core 0, beside rank 0's application thread)"
       echo "  --out=DIR        keep logs and summaries there (default: <build>/bench-results/targets-<time>)"
       exit 0 ;;
     -*) echo "error: unknown option '$a'; $usage" >&2; exit 2 ;;
@@ -36,10 +39,13 @@ done
 [[ $cycles =~ ^[1-9][0-9]*$ ]] || { echo "error: --cycles=$cycles is not accepted: give a positive integer" >&2; exit 2; }
 [[ $paired =~ ^[0-9]+$ ]] || { echo "error: --paired=$paired is not accepted: give 0 or a positive integer" >&2; exit 2; }
 [[ $peer_idle =~ ^(block|hybrid|spin)$ ]] || { echo "error: --peer-idle=$peer_idle: give block, hybrid or spin" >&2; exit 2; }
+[[ $core_peer =~ ^(last|first)$ ]] || { echo "error: --core-peer=$core_peer is not accepted: give last or first" >&2; exit 2; }
 bin=$(bench_find_bin "$build" bench_p2p_raw)
 OUT=${OUT:-$bin/../bench-results/targets-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
 last=$(($(nproc) - 1))
+if [[ $core_peer == first ]]; then core_peer_cpu=0; core_peer_what="the peer shares core 0 with rank 0's application thread"
+else core_peer_cpu=$last; core_peer_what="the peer shares the progress core"; fi
 args=(--reps=3 --benchmark_color=false '--benchmark_filter=^(latency/8|bandwidth/1M)/')
 
 # one NAME CMD...: runs quietly with a time limit; the log is $OUT/NAME.log. Rank 0 writes $OUT/NAME.tsv (the
@@ -52,8 +58,8 @@ one() {
 
 echo "== run-targets.sh: $(nproc) cores, provider ${SIDECORE_PROVIDER:-shm (default)}, $cycles cycles, logs in $OUT"
 echo "   each cycle: raw, sidecore off, sidecore core back to back (8 B latency and 1 MiB bandwidth only, 3 reps each)"
-printf '$ mpiexec -n 1 taskset -c 0 %s %s : -n 1 taskset -c %s ... (idle peer; core: peer SIDECORE_PROGRESS=off SIDECORE_IDLE=%s)\n' \
-  "$bin/bench_p2p_{raw,sidecore}" "${args[*]}" "$last" "$peer_idle"
+printf '$ mpiexec -n 1 taskset -c 0 %s %s : -n 1 taskset -c %s ... (idle peer; core: no taskset for rank 0, peer SIDECORE_PROGRESS=off SIDECORE_IDLE=%s under taskset -c %s)\n' \
+  "$bin/bench_p2p_{raw,sidecore}" "${args[*]}" "$last" "$peer_idle" "$core_peer_cpu"
 printf '$ mpiexec -n 1 [taskset -c 0] %s %s (self)\n' "$bin/bench_p2p_{raw,sidecore}" "${args[*]}"
 failed=0
 for ((c = 1; c <= cycles; c++)); do
@@ -64,7 +70,7 @@ for ((c = 1; c <= cycles; c++)); do
     "$s/off.c$c.tsv" : -n 1 -env SIDECORE_PROGRESS off taskset -c "$last" "$bin/bench_p2p_sidecore" "${args[@]}" ||
     failed=1
   one "core.c$c" mpiexec -n 1 -env SIDECORE_PROGRESS core "$bin/bench_p2p_sidecore" "${args[@]}" "$s/core.c$c.tsv" \
-    : -n 1 -env SIDECORE_PROGRESS off -env SIDECORE_IDLE "$peer_idle" taskset -c "$last" "$bin/bench_p2p_sidecore" \
+    : -n 1 -env SIDECORE_PROGRESS off -env SIDECORE_IDLE "$peer_idle" taskset -c "$core_peer_cpu" "$bin/bench_p2p_sidecore" \
     "${args[@]}" || failed=1
   one "raw-self.c$c" mpiexec -n 1 taskset -c 0 "$bin/bench_p2p_raw" "${args[@]}" "$s/raw-self.c$c.tsv" || failed=1
   one "off-self.c$c" mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 "$bin/bench_p2p_sidecore" "${args[@]}" \
@@ -76,7 +82,7 @@ done
 echo
 
 # Summaries: rows "metric size median min max". Per cycle, ratio = sidecore median / raw median.
-awk -F'\t' "${targets[@]}" '
+awk -F'\t' "${targets[@]}" -v core_peer_what="$core_peer_what" '
   function median(list,   n, a, i, j, t) {
     n = split(list, a, " "); if (n == 0) return ""
     for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -93,7 +99,7 @@ awk -F'\t' "${targets[@]}" '
     split("latency_us bandwidth_GBps", metrics, " ")
     for (cf = 1; cf <= 2; cf++) {
       sfx = cf == 1 ? "" : "-self"
-      printf "\n%s\n", cf == 1 ? "idle peer (2 ranks; core: the peer shares the progress core and sleeps in its waits)" : "self (1 rank sending to itself; core: the progress thread has core 1 to itself)"
+      printf "\n%s\n", cf == 1 ? "idle peer (2 ranks; core: " core_peer_what " and sleeps in its waits)" : "self (1 rank sending to itself; core: the progress thread has core 1 to itself)"
       printf "  %-26s %-26s %-26s %-26s %-20s %-20s\n", "metric", "raw", "sidecore off", "sidecore core", "off/raw", "core/raw"
       for (m = 1; m <= 2; m++) {
         me = metrics[m]

@@ -242,14 +242,17 @@ engine::~engine() {
 std::uint64_t engine::start_send(const void* buf, std::size_t len, int dest, std::uint64_t tag, int peer,
                                  int sender_rank, std::uint32_t owner_thread, bool may_inline) {
   // An eager message that fits one inject completes here, without instrumentation (its XFER records name a slot).
-  if (may_inline && len <= eager_max_ && hdr_size + len <= inject_size_ && !xfer_hook_ &&
-      send_inline(buf, len, dest, tag, sender_rank))
-    return inline_handle(len);
-  return start_send_slot(buf, len, dest, tag, peer, sender_rank, owner_thread);
+  bool may_lock = true;
+  if (may_inline && len <= eager_max_ && hdr_size + len <= inject_size_ && !xfer_hook_) {
+    const inline_result res = send_inline(buf, len, dest, tag, sender_rank);
+    if (res == inline_result::sent) return inline_handle(len);
+    may_lock = res != inline_result::no_lock;  // asked once already (mode core: up to caller_ask_ns)
+  }
+  return start_send_slot(buf, len, dest, tag, peer, sender_rank, owner_thread, may_lock);
 }
 
 std::uint64_t engine::start_send_slot(const void* buf, std::size_t len, int dest, std::uint64_t tag, int peer,
-                                      int sender_rank, std::uint32_t owner_thread) {
+                                      int sender_rank, std::uint32_t owner_thread, bool may_lock) {
   req* r = pool_.acquire();
   if (!r) throw std::bad_alloc();
   r->op = req_op::send;
@@ -266,7 +269,7 @@ std::uint64_t engine::start_send_slot(const void* buf, std::size_t len, int dest
   r->result = req_result::ok;
   r->bytes = len;
   const std::uint64_t h = request_pool::handle_of(r);
-  submit(r->index);
+  submit(r->index, may_lock);
   return h;
 }
 
@@ -293,11 +296,13 @@ std::uint64_t engine::start_recv(void* buf, std::size_t len, std::uint64_t tag, 
 }
 
 // The small-message fast path (a ping-pong's sends): header and data injected at once, under the lock as submit
-// takes it, behind whatever is queued or backlogged; no slot, no completion. false: nothing was sent (the lock is
-// busy, sends wait in the backlog, or the provider refused: EAGAIN, or an error that the slot path then reports).
-bool engine::send_inline(const void* buf, std::size_t len, int dest, std::uint64_t tag, int sender_rank) {
+// takes it, behind whatever is queued or backlogged; no slot, no completion. Else nothing was sent: no_lock (mode
+// off: another thread progresses; mode core: it asked and the lock did not come), or refused (sends wait in the
+// backlog, or the provider said EAGAIN, or an error that the slot path then reports).
+engine::inline_result engine::send_inline(const void* buf, std::size_t len, int dest, std::uint64_t tag,
+                                          int sender_rank) {
   const bool running = thread_running();
-  if (running ? !(cfg_.caller_progress && caller_lock()) : !try_lock()) return false;
+  if (running ? !(cfg_.caller_progress && caller_lock()) : !try_lock()) return inline_result::no_lock;
   if (!queue_.empty_hint()) drain_submissions();  // what other threads queued goes first
   bool sent = false;
   if (backlog_[0].head == 0) {
@@ -318,7 +323,7 @@ bool engine::send_inline(const void* buf, std::size_t len, int dest, std::uint64
   }
   if (running) caller_unlock();
   else unlock();
-  return sent;
+  return sent ? inline_result::sent : inline_result::refused;
 }
 
 void engine::cancel(req* r) {
@@ -353,10 +358,10 @@ void engine::do_cancel(req* r) {
 // Hands an entry to whoever progresses. With the lock (mode off: free; mode core: given up by the progress thread,
 // see "caller progress"): post now, after what is queued (so one thread's operations keep their order). Otherwise
 // queue it, and wake a blocked progress thread.
-void engine::submit(std::uint32_t entry) {
+void engine::submit(std::uint32_t entry, bool may_lock) {
   const bool running = thread_running();
   // Mode core: only an eager-sized operation is posted by the caller (see wait_for).
-  if ((entry & cancel_bit) == 0 &&
+  if ((entry & cancel_bit) == 0 && may_lock &&
       (running ? cfg_.caller_progress && pool_.at(entry)->len <= eager_max_ && caller_lock() : try_lock())) {
     if (!queue_.empty_hint()) drain_submissions();
     own_ = pool_.at(entry);

@@ -181,10 +181,13 @@ class engine {
     char* data = nullptr;  // eager: hdr.size bytes (malloc)
     unexpected_msg* next = nullptr;
   };
-  void submit(std::uint32_t entry);
-  bool send_inline(const void* buf, std::size_t len, int dest, std::uint64_t tag, int sender_rank);
+  // may_lock false: queue it without trying the lock (the caller just failed to get it).
+  void submit(std::uint32_t entry, bool may_lock = true);
+  enum class inline_result { sent, no_lock, refused };
+  inline_result send_inline(const void* buf, std::size_t len, int dest, std::uint64_t tag, int sender_rank);
   [[gnu::noinline]] std::uint64_t start_send_slot(const void* buf, std::size_t len, int dest, std::uint64_t tag,
-                                                  int peer, int sender_rank, std::uint32_t owner_thread);
+                                                  int peer, int sender_rank, std::uint32_t owner_thread,
+                                                  bool may_lock);
   void do_cancel(req* r);          // caller holds the lock
   void accept_recv(req* r);        // caller holds the lock: match against unexpected messages, else post
   void on_message(bounce* b, std::size_t len);  // caller holds the lock

@@ -419,7 +419,7 @@ constexpr std::uint64_t shared_hold_ns = 10'000'000;
 thread_local std::uint64_t tls_shared_until = 0;
 
 // True when the calling thread was switched out involuntarily (preempted, or a yield ran another thread) since
-// its previous call: its core is shared with another runnable thread.
+// its previous call (its first call: since the thread started): its core is shared with another runnable thread.
 bool core_shared() noexcept {
   static thread_local long seen = 0;
   rusage u{};

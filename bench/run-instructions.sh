@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Instructions per 8-byte self round trip (irecv, isend, two waits), per library, for sidecore (SIDECORE_PROGRESS,
+# default off) and raw libfabric, counted by valgrind's callgrind: a figure the VM's timing noise cannot move, for
+# comparing two builds of the small-message path. Each implementation runs twice (N and N/5 iterations); the
+# difference divided by 4N/5 removes start-up and shutdown, so the figure is the loop's alone.
+#   bench/run-instructions.sh [--iterations=N] [BUILD_DIR]
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$here/lib.sh"
+
+n=100000 build=""
+usage="usage: $0 [--iterations=N] [BUILD_DIR]"
+for a in "$@"; do
+  case $a in
+    --iterations=*) n=${a#--iterations=} ;;
+    -h|--help) echo "$usage"; echo "  --iterations=N   round trips in the long run (default 100000; the short run does N/5)"; exit 0 ;;
+    -*) echo "error: unknown option '$a'; $usage" >&2; exit 2 ;;
+    *) build=$a ;;
+  esac
+done
+[[ $n =~ ^[1-9][0-9]*$ ]] && ((n >= 5)) || { echo "error: --iterations=$n is not accepted: give an integer of 5 or more" >&2; exit 2; }
+command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null ||
+  { echo "error: valgrind is not installed (Debian: apt-get install valgrind)" >&2; exit 2; }
+bin=$(bench_find_bin "$build" bench_self_loop)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+short=$((n / 5))
+
+# count IMPL ITERATIONS: "object instructions" lines for one run.
+count() {
+  local out="$tmp/cg.$1.$2"
+  SIDECORE_PROGRESS=${SIDECORE_PROGRESS:-off} timeout 600 valgrind --tool=callgrind --callgrind-out-file="$out" \
+    "$bin/bench_self_loop" --impl="$1" --iterations="$2" >"$tmp/log.$1.$2" 2>&1 ||
+    { echo "error: bench_self_loop --impl=$1 failed under valgrind: see below" >&2; cat "$tmp/log.$1.$2" >&2; exit 1; }
+  # The function table only (no source annotation), every function; its rows end with "[object]".
+  callgrind_annotate --auto=no --threshold=100 "$out" 2>/dev/null | awk '
+    /^ *[0-9,]+ / && /\[[^][]*\] *$/ { v = $1; gsub(",", "", v); o = $0; sub(/.*\[/, "", o); sub(/\].*/, "", o); s[o] += v }
+    END { for (o in s) print o, s[o] }'
+}
+
+echo "== run-instructions.sh: $bin/bench_self_loop under callgrind, $n and $short round trips, SIDECORE_PROGRESS=${SIDECORE_PROGRESS:-off}"
+for impl in sidecore raw; do
+  count "$impl" "$n" >"$tmp/long.$impl"
+  count "$impl" "$short" >"$tmp/short.$impl"
+  echo
+  echo "$impl: instructions per round trip, by object (loop only: (long - short) / $((n - short)))"
+  awk -v d=$((n - short)) 'NR == FNR { a[$1] = $2; next } { b[$1] = $2 }
+    END { for (o in a) { x = (a[o] - b[o]) / d; if (x >= 1) { t += x; printf "  %10.1f  %s\n", x, o } } printf "  %10.1f  total\n", t }' \
+    "$tmp/long.$impl" "$tmp/short.$impl" | sort -rn
+done

@@ -295,6 +295,24 @@ std::uint64_t engine::start_recv(void* buf, std::size_t len, std::uint64_t tag, 
   return h;
 }
 
+inline wire_hdr engine::eager_hdr(std::uint64_t tag, std::size_t len, std::uint32_t sender_rank) const noexcept {
+  wire_hdr h{};
+  h.tag = tag;
+  h.size = len;
+  h.src_rank = sender_rank;
+  h.src_index = my_index_;
+  h.type = wire_eager;
+  return h;
+}
+
+// Header and h.size bytes of data in one fi_tinject (the caller checked they fit inject_size_); fi_tinject's code.
+inline ssize_t engine::inject_eager(const wire_hdr& h, const void* data, fi_addr_t dest) {
+  char* out = inject_buf_.data();
+  std::memcpy(out, &h, hdr_size);
+  copy_bytes(out + hdr_size, data, h.size);
+  return fi_tinject(ep_, out, hdr_size + h.size, dest, ctrl_tag);
+}
+
 // The small-message fast path (a ping-pong's sends): header and data injected at once, under the lock as submit
 // takes it, behind whatever is queued or backlogged; no slot, no completion. Else nothing was sent: no_lock (mode
 // off: another thread progresses; mode core: it asked and the lock did not come), or refused (sends wait in the
@@ -306,16 +324,8 @@ engine::inline_result engine::send_inline(const void* buf, std::size_t len, int 
   if (!queue_.empty_hint()) drain_submissions();  // what other threads queued goes first
   bool sent = false;
   if (backlog_[0].head == 0) {
-    wire_hdr h{};
-    h.tag = tag;
-    h.size = len;
-    h.src_rank = static_cast<std::uint32_t>(sender_rank);
-    h.src_index = my_index_;
-    h.type = wire_eager;
-    char* out = inject_buf_.data();
-    std::memcpy(out, &h, hdr_size);
-    copy_bytes(out + hdr_size, buf, len);
-    sent = fi_tinject(ep_, out, hdr_size + len, addrs_[static_cast<std::size_t>(dest)], ctrl_tag) == 0;
+    sent = inject_eager(eager_hdr(tag, len, static_cast<std::uint32_t>(sender_rank)), buf,
+                        addrs_[static_cast<std::size_t>(dest)]) == 0;
     if (sent) {
       bump(completions_);
       ring_peer(dest);
@@ -636,18 +646,10 @@ bool engine::post(req* r) {
   const fi_addr_t peer_addr = r->peer_world >= 0 ? addrs_[static_cast<std::size_t>(r->peer_world)] : FI_ADDR_UNSPEC;
   switch (r->act) {
     case req_act::eager: {
-      wire_hdr& h = r->hdr;
-      h = wire_hdr{};
-      h.tag = r->tag;
-      h.size = r->len;
-      h.src_rank = static_cast<std::uint32_t>(r->data);
-      h.src_index = my_index_;
-      h.type = wire_eager;
+      const wire_hdr h = eager_hdr(r->tag, r->len, static_cast<std::uint32_t>(r->data));
       if (hdr_size + r->len <= inject_size_) {
         // Header and data in one inject: the buffer is reusable at once and no completion entry will come.
-        std::memcpy(inject_buf_.data(), &h, hdr_size);
-        if (r->len) std::memcpy(inject_buf_.data() + hdr_size, r->buf, r->len);
-        rc = fi_tinject(ep_, inject_buf_.data(), hdr_size + r->len, peer_addr, ctrl_tag);
+        rc = inject_eager(h, r->buf, peer_addr);
         if (rc == 0) {
           begin_xfer(r);
           // Complete first: on a core shared with the peer, the peer we wake may run before we go on. (r may
@@ -658,7 +660,8 @@ bool engine::post(req* r) {
           return true;
         }
       } else {
-        iovec iov[2] = {{&h, hdr_size}, {r->buf, r->len}};
+        r->hdr = h;  // alive until the send completes
+        iovec iov[2] = {{&r->hdr, hdr_size}, {r->buf, r->len}};
         rc = fi_tsendv(ep_, iov, nullptr, 2, peer_addr, ctrl_tag, &r->ctx);
       }
       break;
@@ -1061,8 +1064,7 @@ void engine::wait_for(req* r) {
       cpu_relax();
       if ((++rounds & 255) != 0) continue;
       if (!shared && !waited_enough()) {
-        if (now_ns() - start >= yield_ns) {
-          const std::uint64_t t0 = now_ns();
+        if (const std::uint64_t t0 = now_ns(); t0 - start >= yield_ns) {
           sched_yield();
           // A yield that took long may have run another thread: then our core is shared, and spinning on takes
           // it from that thread (on 2 cores: a peer rank doing the very transfer we wait for), so sleep until

@@ -197,6 +197,8 @@ class engine {
   bool post_bounce(bounce* b);     // caller holds the lock; false on EAGAIN
   bool repost_bounces();           // caller holds the lock
   bool inject_hdr(const wire_hdr& h, fi_addr_t dest);  // caller holds the lock; false on EAGAIN
+  wire_hdr eager_hdr(std::uint64_t tag, std::size_t len, std::uint32_t sender_rank) const noexcept;
+  ssize_t inject_eager(const wire_hdr& h, const void* data, fi_addr_t dest);  // caller holds the lock
   // The progress lock (0 free, lock_thread: the progress thread, lock_caller: an application thread). Mode off:
   // a caller takes it around each pass, unless callers are serialized by the application (no atomic then). Mode
   // core: the progress thread holds it while it progresses; with caller progress, it lets an application thread

@@ -88,12 +88,16 @@ status consume(detail::runtime_state& s, progress::req* q) {
   return st;
 }
 
-// A send that completed inside isend (progress::is_inline: no slot): its status, and the handle consumed.
-status consume_inline(request& r) noexcept {
-  status st;
-  st.bytes = progress::inline_bytes(r.handle());
+// A send that completed inside isend (progress::is_inline: no slot) is consumed here: *st (when given) gets its
+// status. False, and nothing touched, for any other handle.
+bool take_inline(request& r, status* st) noexcept {
+  if (!progress::is_inline(r.handle())) return false;
+  if (st) {
+    *st = status{};
+    st->bytes = progress::inline_bytes(r.handle());
+  }
   request_access::mark_consumed(r);
-  return st;
+  return true;
 }
 
 [[noreturn, gnu::cold, gnu::noinline]] void throw_bad_buffer(const void* buf, std::int64_t bytes, const char* what) {
@@ -563,7 +567,7 @@ status recv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
 status wait(request& r) {
   const call_scope scope(category::wait, "sidecore::wait");
   detail::runtime_state& s = detail::state_or_throw("wait");
-  if (progress::is_inline(r.handle())) return consume_inline(r);
+  if (status st; take_inline(r, &st)) return st;
   progress::req* q = lookup_or_throw(s, r, "wait");
   s.eng->wait_for(q);
   const status st = consume(s, q);
@@ -574,11 +578,7 @@ status wait(request& r) {
 bool test(request& r, status* st) {
   const call_scope scope(category::test, "sidecore::test");
   detail::runtime_state& s = detail::state_or_throw("test");
-  if (progress::is_inline(r.handle())) {
-    const status done = consume_inline(r);
-    if (st) *st = done;
-    return true;
-  }
+  if (take_inline(r, st)) return true;
   progress::req* q = lookup_or_throw(s, r, "test");
   if (!progress::engine::is_complete(q)) {
     if (!s.eng->thread_running()) s.eng->progress();
@@ -606,11 +606,7 @@ void waitall(std::span<request> reqs, std::span<status> statuses) {
   detail::runtime_state& s = detail::state_or_throw("waitall");
   check_statuses(reqs, statuses, "waitall");
   for (std::size_t i = 0; i < reqs.size(); ++i) {
-    if (progress::is_inline(reqs[i].handle())) {
-      const status st = consume_inline(reqs[i]);
-      if (!statuses.empty()) statuses[i] = st;
-      continue;
-    }
+    if (take_inline(reqs[i], statuses.empty() ? nullptr : &statuses[i])) continue;
     progress::req* q = s.eng->lookup(reqs[i].handle());
     if (!q) continue;  // inactive: skipped, as MPI skips MPI_REQUEST_NULL
     s.eng->wait_for(q);
@@ -626,11 +622,7 @@ int waitany(std::span<request> reqs, status* st) {
   for (;;) {
     bool any_active = false;
     for (std::size_t i = 0; i < reqs.size(); ++i) {
-      if (progress::is_inline(reqs[i].handle())) {
-        const status done = consume_inline(reqs[i]);
-        if (st) *st = done;
-        return static_cast<int>(i);
-      }
+      if (take_inline(reqs[i], st)) return static_cast<int>(i);
       progress::req* q = s.eng->lookup(reqs[i].handle());
       if (!q) continue;
       any_active = true;
@@ -656,11 +648,7 @@ bool testall(std::span<request> reqs, std::span<status> statuses) {
     if (q && !progress::engine::is_complete(q)) return false;
   }
   for (std::size_t i = 0; i < reqs.size(); ++i) {
-    if (progress::is_inline(reqs[i].handle())) {
-      const status done = consume_inline(reqs[i]);
-      if (!statuses.empty()) statuses[i] = done;
-      continue;
-    }
+    if (take_inline(reqs[i], statuses.empty() ? nullptr : &statuses[i])) continue;
     progress::req* q = s.eng->lookup(reqs[i].handle());
     if (!q) continue;
     const status done = consume(s, q);
@@ -675,11 +663,7 @@ int testany(std::span<request> reqs, status* st) {
   detail::runtime_state& s = detail::state_or_throw("testany");
   if (!s.eng->thread_running()) s.eng->progress();
   for (std::size_t i = 0; i < reqs.size(); ++i) {
-    if (progress::is_inline(reqs[i].handle())) {
-      const status done = consume_inline(reqs[i]);
-      if (st) *st = done;
-      return static_cast<int>(i);
-    }
+    if (take_inline(reqs[i], st)) return static_cast<int>(i);
     progress::req* q = s.eng->lookup(reqs[i].handle());
     if (q && progress::engine::is_complete(q)) {
       const status done = consume(s, q);

@@ -7,7 +7,9 @@
 # one minute to the next, and run-p2p.sh's rounds put a minute or more between the raw run and the sidecore run
 # they are compared with. Here each cycle runs raw, off and core back to back on the two measured points only
 # (a few seconds in all), the ratio is taken within the cycle, and the result is the median [min, max] over
-# cycles. Same programs, options and pinning as run-p2p.sh (see bench/README.md).
+# cycles. Same programs, options and pinning as run-p2p.sh (see bench/README.md). Then bench_p2p_paired, raw and
+# sidecore alternating in one process pair, --paired-runs times per configuration; the last block judges each bound
+# where its mode has a core per busy thread (off: 2 ranks; core: 1 rank), on the median of the runs' medians.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/lib.sh"

@@ -321,7 +321,7 @@ engine::inline_result engine::send_inline(const void* buf, std::size_t len, int 
                                           int sender_rank) {
   const bool running = thread_running();
   if (running ? !(cfg_.caller_progress && caller_lock()) : !try_lock()) return inline_result::no_lock;
-  if (!queue_.empty_hint()) drain_submissions();  // what other threads queued goes first
+  drain_submissions();  // what other threads queued goes first
   bool sent = false;
   if (backlog_[0].head == 0) {
     sent = inject_eager(eager_hdr(tag, len, static_cast<std::uint32_t>(sender_rank)), buf,
@@ -373,7 +373,7 @@ void engine::submit(std::uint32_t entry, bool may_lock) {
   // Mode core: only an eager-sized operation is posted by the caller (see wait_for).
   if ((entry & cancel_bit) == 0 && may_lock &&
       (running ? cfg_.caller_progress && pool_.at(entry)->len <= eager_max_ && caller_lock() : try_lock())) {
-    if (!queue_.empty_hint()) drain_submissions();
+    drain_submissions();
     own_ = pool_.at(entry);
     if (own_->op == req_op::recv) accept_recv(own_);
     else post_or_backlog(own_);
@@ -577,7 +577,7 @@ void engine::flush_rings() noexcept {
   }
 }
 
-bool engine::drain_submissions() {
+bool engine::drain_queue() {
   bool did = false;
   std::uint32_t entry;
   while (queue_.pop(entry)) {
@@ -988,7 +988,7 @@ bool engine::progress_locked() {
   bump(polls_);
   bool did = false;
   if (!bounces_unposted_.empty() || (backlog_[0].head | backlog_[1].head)) did = retry_backlog();
-  if (!queue_.empty_hint()) did |= drain_submissions();
+  did |= drain_submissions();
   did |= poll_cq() > 0;
   if (backlog_[0].head | backlog_[1].head) did |= retry_backlog();
   return did;

@@ -224,7 +224,10 @@ class engine {
   void caller_unlock() noexcept;   // and give it back, marking the call (the progress thread's quiet clock)
   void park();                     // progress thread: step aside while application threads progress
   bool progress_locked();          // caller holds the lock
-  bool drain_submissions();        // caller holds the lock
+  // Caller holds the lock: posts what application threads queued, in order; true if there was any. Inline: most
+  // passes find the queue empty, and then cost one load.
+  bool drain_submissions() { return !queue_.empty_hint() && drain_queue(); }
+  bool drain_queue();              // caller holds the lock: drain_submissions' work once the queue has entries
   bool post(req* r);               // caller holds the lock; false on EAGAIN
   void post_or_backlog(req* r);    // caller holds the lock
   bool retry_backlog();            // caller holds the lock

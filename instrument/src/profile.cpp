@@ -163,7 +163,7 @@ std::string merge_job_profile(const std::vector<std::string>& rank_jsons) {
   j["provider"] = r0["provider"];
   j["n_core"] = r0["n_core"];
   if (r0.contains("command")) j["command"] = r0["command"];
-  // Job totals follow the model's merge (model/include/sidecore/model/profile.hpp, make_job_profile): times of the
+  // Job totals follow the model's merge (model/include/sidecore/common/profile.hpp, make_job_profile): times of the
   // run are the maximum over ranks; category times and counts are summed, minima are the minimum; overlap and
   // progress-thread figures are summed.
   double t_total = 0, t_comp = 0;

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "sidecore/model/analysis.hpp"
-#include "sidecore/model/error.hpp"
+#include "sidecore/common/input_error.hpp"
 
 namespace sidecore::model {
 namespace {

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "sidecore/model/error.hpp"
+#include "sidecore/common/input_error.hpp"
 #include "sidecore/model/mpip.hpp"
 
 namespace sidecore::model {

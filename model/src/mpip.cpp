@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "sidecore/model/error.hpp"
+#include "sidecore/common/input_error.hpp"
 
 namespace sidecore::model {
 namespace {

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "sidecore/model/error.hpp"
+#include "sidecore/common/input_error.hpp"
 
 namespace sidecore::model {
 

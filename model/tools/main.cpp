@@ -13,13 +13,14 @@
 
 #include "info.hpp"
 #include "sidecore/model/analysis.hpp"
-#include "sidecore/model/error.hpp"
+#include "sidecore/common/input_error.hpp"
 #include "sidecore/model/input.hpp"
 #include "sidecore/model/render.hpp"
 
 namespace {
 
 using namespace sidecore::model;
+using sidecore::input_error;
 
 // The options predict and report share: where the inputs come from and the model's parameters.
 struct model_args {

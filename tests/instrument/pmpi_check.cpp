@@ -12,7 +12,7 @@
 
 #include "sidecore/instrument/instrument.hpp"
 #if SIDECORE_HAVE_MODEL_PROFILE
-#include "sidecore/model/profile.hpp"
+#include "sidecore/common/profile.hpp"
 #endif
 
 using json = nlohmann::json;
@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
   for (const auto& r : job["ranks"]) check_rank(r, nranks);
 #if SIDECORE_HAVE_MODEL_PROFILE
   try {
-    const auto p = sidecore::model::parse_profile(job_text, "job profile");
+    const auto p = sidecore::parse_profile(job_text, "job profile");
     CHECK(p.ranks.size() == static_cast<std::size_t>(nranks), "model reader: ranks");
   } catch (const std::exception& e) {
     CHECK(false, "model reader rejects the job profile: %s", e.what());

@@ -17,7 +17,7 @@
 
 #include "sidecore/instrument/instrument.hpp"
 #if SIDECORE_HAVE_MODEL_PROFILE
-#include "sidecore/model/profile.hpp"
+#include "sidecore/common/profile.hpp"
 #endif
 
 namespace si = sidecore::instrument;
@@ -675,10 +675,10 @@ TEST(Regions, OneNameFromManyBuffersAndParentsThroughTheRealHooks) {
 #if SIDECORE_HAVE_MODEL_PROFILE
 TEST(Profile, ModelReaderAcceptsRankAndJobProfiles) {
   const json r0 = sample_rank(0, 2), r1 = sample_rank(1, 2);
-  const auto rp = sidecore::model::parse_profile(r0.dump(), "rank 0");
+  const auto rp = sidecore::parse_profile(r0.dump(), "rank 0");
   EXPECT_EQ(rp.rank, 0);
   EXPECT_EQ(rp[category::wait].count, 1u);
-  const auto jp = sidecore::model::parse_profile(si::merge_job_profile({r0.dump(), r1.dump()}), "job");
+  const auto jp = sidecore::parse_profile(si::merge_job_profile({r0.dump(), r1.dump()}), "job");
   EXPECT_EQ(jp.ranks.size(), 2u);
 }
 #endif

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "sidecore/model/analysis.hpp"
-#include "sidecore/model/error.hpp"
+#include "sidecore/common/input_error.hpp"
 #include "sidecore/model/input.hpp"
 #include "sidecore/model/job.hpp"
 
@@ -32,7 +32,7 @@ sm::rank_inputs rank(int r, double t_np, double t_comp, double t_block) {
 std::string message_of(auto&& f) {
   try {
     f();
-  } catch (const sm::input_error& e) {
+  } catch (const sidecore::input_error& e) {
     return e.what();
   }
   return "(no error)";
@@ -96,9 +96,9 @@ TEST(Job, OptionErrors) {
   const std::string m = message_of([&] { (void)sm::predict(in, o); });
   EXPECT_NE(m.find("--alpha: alpha 1.5 is outside [0, 1]"), std::string::npos) << m;
   o.alpha = -0.1;
-  EXPECT_THROW((void)sm::predict(in, o), sm::input_error);
+  EXPECT_THROW((void)sm::predict(in, o), sidecore::input_error);
   o.alpha = std::nan("");
-  EXPECT_THROW((void)sm::predict(in, o), sm::input_error);
+  EXPECT_THROW((void)sm::predict(in, o), sidecore::input_error);
   o.alpha = 0;
   o.noise = 1.5;
   EXPECT_NE(message_of([&] { (void)sm::predict(in, o); }).find("--noise"), std::string::npos);
@@ -108,9 +108,9 @@ TEST(Job, OptionErrors) {
   bad = in;
   bad.t_comp_s = -3;
   EXPECT_NE(message_of([&] { (void)sm::predict(bad, {}); }).find("negative time"), std::string::npos);
-  EXPECT_THROW((void)sm::predict_job({}, {}), sm::input_error);
+  EXPECT_THROW((void)sm::predict_job({}, {}), sidecore::input_error);
   EXPECT_NE(message_of([] { (void)sm::scaling_model::power_law(3.0); }).find("--delta"), std::string::npos);
-  EXPECT_THROW((void)sm::min_cores_to_pay_off({in}, {}, 1), sm::input_error);
+  EXPECT_THROW((void)sm::min_cores_to_pay_off({in}, {}, 1), sidecore::input_error);
 }
 
 TEST(Scaling, Models) {

@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "sidecore/model/error.hpp"
+#include "sidecore/common/input_error.hpp"
 #include "sidecore/model/input.hpp"
 #include "sidecore/model/mpip.hpp"
 
@@ -97,7 +97,7 @@ TEST(Mpip, LoadAsJobInput) {
   try {
     (void)sm::load_mpip(data + "/kripke_mpip34.mpiP", 1);
     FAIL();
-  } catch (const sm::input_error& e) {
+  } catch (const sidecore::input_error& e) {
     EXPECT_EQ(e.source(), "--cores");
     EXPECT_NE(std::string(e.what()).find("N_core >= 2"), std::string::npos);
   }
@@ -128,7 +128,7 @@ TEST(MpipErrors, MissingSectionsAndBadRows) {
     try {
       (void)sm::parse_mpip(in, "r.mpiP");
       ADD_FAILURE() << "accepted";
-    } catch (const sm::input_error& e) {
+    } catch (const sidecore::input_error& e) {
       EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
       EXPECT_EQ(e.source(), "r.mpiP");
     }
@@ -153,10 +153,10 @@ TEST(MpipErrors, MissingSectionsAndBadRows) {
   try {
     (void)sm::mpip_to_inputs(rep, 8);
     FAIL();
-  } catch (const sm::input_error& e) {
+  } catch (const sidecore::input_error& e) {
     EXPECT_NE(std::string(e.what()).find("rank 3: has callsite statistics but no row in the MPI Time section"),
               std::string::npos)
         << e.what();
   }
-  EXPECT_THROW((void)sm::read_mpip_file("/nonexistent.mpiP"), sm::input_error);
+  EXPECT_THROW((void)sm::read_mpip_file("/nonexistent.mpiP"), sidecore::input_error);
 }

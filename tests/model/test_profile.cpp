@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sidecore/model/error.hpp"
+#include "sidecore/common/input_error.hpp"
 #include "sidecore/model/input.hpp"
-#include "sidecore/model/profile.hpp"
+#include "sidecore/common/profile.hpp"
 
 namespace sm = sidecore::model;
 using sidecore::category;
@@ -18,11 +18,11 @@ namespace {
 
 const std::string data = SIDECORE_MODEL_TEST_DATA;
 
-sm::profile full_rank(int rank) {
-  sm::profile p;
+sidecore::profile full_rank(int rank) {
+  sidecore::profile p;
   p.rank = rank;
   p.nranks = 3;
-  p.mode = sm::progress_mode::core;
+  p.mode = sidecore::progress_mode::core;
   p.provider = "tcp;ofi_rxm";
   p.n_core = 16;
   p.t_total_s = 12.5 + rank;
@@ -33,14 +33,14 @@ sm::profile full_rank(int rank) {
   p[category::test] = {0.0, 0, 0.0};
   p[category::wait] = {0.75, 4000, 3e-6};
   p[category::other] = {0.01, 7, 1e-5};
-  sm::overlap_section o;
+  sidecore::overlap_section o;
   o.xfer_time_source = "microbenchmark";
   o.total = {0.25, 0.5, 1.0, 4000};
   o.by_size = {{0, 1023, {0.05, 0.1, 0.2, 3000}},
                {1024, std::numeric_limits<std::uint64_t>::max(), {0.2, 0.4, 0.8, 1000}}};
   o.by_region = {{"halo", {0.25, 0.5, 1.0, 4000}}};
   p.overlap = o;
-  p.progress_thread = sm::progress_thread_stats{2.0, 10.5, 123456789, 8000};
+  p.progress_thread = sidecore::progress_thread_stats{2.0, 10.5, 123456789, 8000};
   return p;
 }
 
@@ -51,9 +51,9 @@ std::string tmp_path(const std::string& name) {
 // Expects parse_profile(text) to throw an input_error whose message contains every fragment.
 void expect_rejected(const nlohmann::json& j, std::initializer_list<const char*> fragments) {
   try {
-    (void)sm::parse_profile(j.dump(), "case.json");
+    (void)sidecore::parse_profile(j.dump(), "case.json");
     ADD_FAILURE() << "accepted: " << j.dump();
-  } catch (const sm::input_error& e) {
+  } catch (const sidecore::input_error& e) {
     const std::string what = e.what();
     EXPECT_EQ(e.source(), "case.json");
     for (const char* f : fragments) EXPECT_NE(what.find(f), std::string::npos) << "missing \"" << f << "\" in: " << what;
@@ -62,24 +62,24 @@ void expect_rejected(const nlohmann::json& j, std::initializer_list<const char*>
 
 nlohmann::json valid_json() {
   nlohmann::json j;
-  sm::to_json(j, full_rank(1));
+  sidecore::to_json(j, full_rank(1));
   return j;
 }
 
 }  // namespace
 
 TEST(Profile, RankRoundTrip) {
-  const sm::profile p = full_rank(1);
+  const sidecore::profile p = full_rank(1);
   const std::string path = tmp_path("rank.json");
-  sm::write_profile_file(path, p);
-  const sm::profile q = sm::read_profile_file(path);
+  sidecore::write_profile_file(path, p);
+  const sidecore::profile q = sidecore::read_profile_file(path);
   EXPECT_EQ(p, q);
   std::filesystem::remove(path);
 }
 
 TEST(Profile, JobRoundTripAndMerge) {
-  sm::profile job = sm::make_job_profile({full_rank(2), full_rank(0), full_rank(1)});
-  ASSERT_EQ(job.kind, sm::profile_kind::job);
+  sidecore::profile job = sidecore::make_job_profile({full_rank(2), full_rank(0), full_rank(1)});
+  ASSERT_EQ(job.kind, sidecore::profile_kind::job);
   ASSERT_EQ(job.ranks.size(), 3u);
   EXPECT_EQ(job.ranks[0].rank, 0);  // sorted
   EXPECT_DOUBLE_EQ(job.t_total_s, 14.5);  // max over ranks
@@ -92,12 +92,12 @@ TEST(Profile, JobRoundTripAndMerge) {
   EXPECT_EQ(job.overlap->by_region.size(), 1u);
   EXPECT_DOUBLE_EQ(job.progress_thread->busy_s, 6.0);
   const std::string path = tmp_path("job.json");
-  sm::write_profile_file(path, job);
-  EXPECT_EQ(sm::read_profile_file(path), job);
+  sidecore::write_profile_file(path, job);
+  EXPECT_EQ(sidecore::read_profile_file(path), job);
   std::filesystem::remove(path);
   // Through nlohmann's ADL hooks too.
   nlohmann::json j = job;
-  EXPECT_EQ(j.get<sm::profile>(), job);
+  EXPECT_EQ(j.get<sidecore::profile>(), job);
 }
 
 TEST(Profile, OptionalSectionsMayBeAbsent) {
@@ -105,7 +105,7 @@ TEST(Profile, OptionalSectionsMayBeAbsent) {
   j.erase("overlap");
   j.erase("progress_thread");
   j.erase("command");
-  const auto p = sm::parse_profile(j.dump());
+  const auto p = sidecore::parse_profile(j.dump());
   EXPECT_FALSE(p.overlap);
   EXPECT_FALSE(p.progress_thread);
 }
@@ -113,23 +113,23 @@ TEST(Profile, OptionalSectionsMayBeAbsent) {
 TEST(Profile, SampleFilesRead) {
   for (const char* f : {"kripke_case1_off.json", "kripke_case2_off.json", "minimd_case3_off.json",
                         "minimd_case3_core.json", "btmz_off.json", "job_off.json", "job_core.json"})
-    EXPECT_NO_THROW((void)sm::read_profile_file(data + "/" + f)) << f;
+    EXPECT_NO_THROW((void)sidecore::read_profile_file(data + "/" + f)) << f;
 }
 
 TEST(ProfileErrors, UnreadableFile) {
   try {
-    (void)sm::read_profile_file("/nonexistent/dir/p.json");
+    (void)sidecore::read_profile_file("/nonexistent/dir/p.json");
     FAIL();
-  } catch (const sm::input_error& e) {
+  } catch (const sidecore::input_error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/p.json: cannot open profile"), std::string::npos) << e.what();
   }
 }
 
 TEST(ProfileErrors, MalformedJson) {
   try {
-    (void)sm::read_profile_file(data + "/bad_malformed.json");
+    (void)sidecore::read_profile_file(data + "/bad_malformed.json");
     FAIL();
-  } catch (const sm::input_error& e) {
+  } catch (const sidecore::input_error& e) {
     const std::string w = e.what();
     EXPECT_NE(w.find("bad_malformed.json: malformed JSON"), std::string::npos) << w;
     EXPECT_NE(w.find("line 2"), std::string::npos) << w;  // nlohmann names the position
@@ -192,19 +192,19 @@ TEST(ProfileErrors, NegativeAndInconsistentValues) {
 }
 
 TEST(ProfileErrors, JobConsistency) {
-  nlohmann::json j = sm::make_job_profile({full_rank(0), full_rank(1)});
+  nlohmann::json j = sidecore::make_job_profile({full_rank(0), full_rank(1)});
   j["ranks"][1]["rank"] = 0;
   expect_rejected(j, {"ranks[1].rank", "appears twice"});
-  j = sm::make_job_profile({full_rank(0), full_rank(1)});
+  j = sidecore::make_job_profile({full_rank(0), full_rank(1)});
   j["ranks"][1]["mode"] = "off";
   expect_rejected(j, {"ranks[1].mode", "differs from the job"});
-  j = sm::make_job_profile({full_rank(0)});
+  j = sidecore::make_job_profile({full_rank(0)});
   j["ranks"][0]["kind"] = "job";
   expect_rejected(j, {"ranks[0].kind", "cannot contain job profiles"});
   j = valid_json();
   j["ranks"] = nlohmann::json::array();
   expect_rejected(j, {"ranks", "only a profile of kind \"job\""});
-  EXPECT_THROW((void)sm::make_job_profile({}), sm::input_error);
+  EXPECT_THROW((void)sidecore::make_job_profile({}), sidecore::input_error);
 }
 
 TEST(ProfileErrors, ModelInputChecks) {
@@ -212,7 +212,7 @@ TEST(ProfileErrors, ModelInputChecks) {
   try {
     (void)sm::load_profiles({data + "/bad_ncore.json"});
     FAIL();
-  } catch (const sm::input_error& e) {
+  } catch (const sidecore::input_error& e) {
     const std::string w = e.what();
     EXPECT_NE(w.find("bad_ncore.json"), std::string::npos) << w;
     EXPECT_NE(w.find("N_core (n_core)"), std::string::npos) << w;
@@ -222,15 +222,15 @@ TEST(ProfileErrors, ModelInputChecks) {
   try {
     (void)sm::load_profiles({data + "/minimd_case3_core.json"});
     FAIL();
-  } catch (const sm::input_error& e) {
+  } catch (const sidecore::input_error& e) {
     EXPECT_NE(std::string(e.what()).find("SIDECORE_PROGRESS=off"), std::string::npos) << e.what();
   }
   // The same rank twice in one mode.
   try {
     (void)sm::load_profiles({data + "/kripke_case1_off.json", data + "/kripke_case2_off.json"});
     FAIL();
-  } catch (const sm::input_error& e) {
+  } catch (const sidecore::input_error& e) {
     EXPECT_NE(std::string(e.what()).find("give each rank once per mode"), std::string::npos) << e.what();
   }
-  EXPECT_THROW((void)sm::load_profiles({data + "/kripke_case1_off.json"}, 1), sm::input_error);
+  EXPECT_THROW((void)sm::load_profiles({data + "/kripke_case1_off.json"}, 1), sidecore::input_error);
 }

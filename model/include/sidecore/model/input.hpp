@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "sidecore/model/model.hpp"
-#include "sidecore/model/profile.hpp"
+#include "sidecore/common/profile.hpp"
 
 namespace sidecore::model {
 

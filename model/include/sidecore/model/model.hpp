@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "sidecore/common/common.hpp"
-#include "sidecore/model/profile.hpp"
+#include "sidecore/common/profile.hpp"
 #include "sidecore/model/scaling.hpp"
 
 namespace sidecore::model {

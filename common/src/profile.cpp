@@ -1,5 +1,5 @@
 // sidecore profile: JSON conversion and validation (docs/profile-schema.md).
-#include "sidecore/model/profile.hpp"
+#include "sidecore/common/profile.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sidecore/model/error.hpp"
+#include "sidecore/common/input_error.hpp"
 
-namespace sidecore::model {
+namespace sidecore {
 namespace {
 
 using json = nlohmann::json;
@@ -410,4 +410,4 @@ profile make_job_profile(std::vector<profile> ranks) {
   return job;
 }
 
-}  // namespace sidecore::model
+}  // namespace sidecore

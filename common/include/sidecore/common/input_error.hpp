@@ -1,11 +1,11 @@
-// sidecore model — the one exception type for bad input (files, fields, options).
+// sidecore — the one exception type for bad input to the profile reader and the model (files, fields, options).
 #pragma once
 
 #include <stdexcept>
 #include <string>
 #include <utility>
 
-namespace sidecore::model {
+namespace sidecore {
 
 /// Thrown for every input the model cannot go on from: an unreadable or malformed file, a schema
 /// version it does not know, a negative time, N_core <= 1, alpha outside [0, 1], a bad option.
@@ -35,4 +35,4 @@ class input_error : public std::runtime_error {
   std::string field_;
 };
 
-}  // namespace sidecore::model
+}  // namespace sidecore

@@ -1,7 +1,7 @@
-// sidecore profile — the per-rank and per-job measurement record that feeds the model.
-// The schema is documented in docs/profile-schema.md (schema "sidecore-profile", version 1).
-// This header and src/profile.cpp depend only on nlohmann_json and sidecore_common, so that the
-// instrumentation (instrument/) can link target sidecore_profile to write profiles.
+// sidecore profile — the per-rank and per-job measurement record: instrument/ writes it, model/ reads it.
+// The schema is documented in docs/profile-schema.md (schema "sidecore-profile", version 1). This header and
+// common/src/profile.cpp (library sidecore_profile) depend only on nlohmann_json and sidecore_common, so that
+// both the instrumentation and the model (which must build with no MPI or libfabric) link the one definition.
 #pragma once
 
 #include <array>
@@ -15,7 +15,7 @@
 
 #include "sidecore/common/common.hpp"
 
-namespace sidecore::model {
+namespace sidecore {
 
 /// Value of the "schema" field of every profile.
 inline constexpr std::string_view profile_schema_name = "sidecore-profile";
@@ -129,4 +129,4 @@ void from_json(const nlohmann::json& j, profile& p);
 /// Writes p as indented JSON; throws input_error naming the path when it cannot be written.
 void write_profile_file(const std::string& path, const profile& p);
 
-}  // namespace sidecore::model
+}  // namespace sidecore

@@ -96,6 +96,32 @@ class reader {
     return b;
   }
 
+  // The five categories, each {time_s, count, min_s}; unknown category names are refused.
+  std::array<category_totals, category_count> categories(const json& cats, const std::string& cpath) const {
+    require_object(cats, cpath);
+    std::array<category_totals, category_count> out{};
+    for (int c = 0; c < category_count; ++c) {
+      const auto cat = static_cast<category>(c);
+      const std::string name(category_name(cat));
+      const std::string p2 = join(cpath, name);
+      const json& v = member(cats, cpath, name);
+      require_object(v, p2);
+      category_totals& t = out[static_cast<std::size_t>(c)];
+      t.time_s = seconds(v, p2, "time_s");
+      t.count = counter(v, p2, "count");
+      t.min_s = seconds(v, p2, "min_s");
+      if (t.count > 0 && t.min_s > t.time_s * (1 + 1e-9))
+        fail(join(p2, "min_s"), "shortest call exceeds the category's total time_s; need min_s <= time_s");
+    }
+    for (auto it = cats.begin(); it != cats.end(); ++it) {
+      bool known = false;
+      for (int c = 0; c < category_count; ++c) known = known || it.key() == category_name(static_cast<category>(c));
+      if (!known)
+        fail(join(cpath, it.key()), "unknown category; accepted: blocking, init, test, wait, other");
+    }
+    return out;
+  }
+
   profile read(const json& j, const std::string& path, bool nested) const {
     require_object(j, path);
     profile p;
@@ -140,27 +166,13 @@ class reader {
     p.t_comp_s = seconds(j, path, "t_comp_s");
     if (j.contains("command")) p.command = text(j, path, "command");
 
-    const std::string cpath = join(path, "categories");
-    const json& cats = member(j, path, "categories");
-    require_object(cats, cpath);
-    for (int c = 0; c < category_count; ++c) {
-      const auto cat = static_cast<category>(c);
-      const std::string name(category_name(cat));
-      const std::string p2 = join(cpath, name);
-      const json& v = member(cats, cpath, name);
-      require_object(v, p2);
-      category_totals& t = p[cat];
-      t.time_s = seconds(v, p2, "time_s");
-      t.count = counter(v, p2, "count");
-      t.min_s = seconds(v, p2, "min_s");
-      if (t.count > 0 && t.min_s > t.time_s * (1 + 1e-9))
-        fail(join(p2, "min_s"), "shortest call exceeds the category's total time_s; need min_s <= time_s");
-    }
-    for (auto it = cats.begin(); it != cats.end(); ++it) {
-      bool known = false;
-      for (int c = 0; c < category_count; ++c) known = known || it.key() == category_name(static_cast<category>(c));
-      if (!known)
-        fail(join(cpath, it.key()), "unknown category; accepted: blocking, init, test, wait, other");
+    p.categories = categories(member(j, path, "categories"), join(path, "categories"));
+    if (j.contains("calling_threads"))
+      p.calling_threads = integer(j, path, "calling_threads", 0, ">= 0 threads (0: not recorded)");
+    if (auto it = j.find("communicating_thread"); it != j.end() && !it->is_null()) {
+      const std::string tp = join(path, "communicating_thread");
+      require_object(*it, tp);
+      p.thread_categories = categories(member(*it, tp, "categories"), join(tp, "categories"));
     }
 
     if (auto it = j.find("overlap"); it != j.end() && !it->is_null()) {
@@ -235,6 +247,15 @@ class reader {
   std::string source_;
 };
 
+json categories_json(const std::array<category_totals, category_count>& cats) {
+  json out = json::object();
+  for (int c = 0; c < category_count; ++c) {
+    const auto& t = cats[static_cast<std::size_t>(c)];
+    out[std::string(category_name(static_cast<category>(c)))] = {{"time_s", t.time_s}, {"count", t.count}, {"min_s", t.min_s}};
+  }
+  return out;
+}
+
 json bounds_json(const overlap_bounds& b) {
   return json{{"min_s", b.min_s}, {"max_s", b.max_s}, {"xfer_time_s", b.xfer_time_s}, {"count", b.count}};
 }
@@ -254,12 +275,9 @@ void write(json& j, const profile& p, bool nested) {
   j["t_total_s"] = p.t_total_s;
   j["t_comp_s"] = p.t_comp_s;
   if (!p.command.empty()) j["command"] = p.command;
-  json cats = json::object();
-  for (int c = 0; c < category_count; ++c) {
-    const auto& t = p.categories[static_cast<std::size_t>(c)];
-    cats[std::string(category_name(static_cast<category>(c)))] = {{"time_s", t.time_s}, {"count", t.count}, {"min_s", t.min_s}};
-  }
-  j["categories"] = std::move(cats);
+  j["categories"] = categories_json(p.categories);
+  if (p.calling_threads > 0) j["calling_threads"] = p.calling_threads;
+  if (p.thread_categories) j["communicating_thread"] = {{"categories", categories_json(*p.thread_categories)}};
   if (p.overlap) {
     json o = {{"xfer_time_source", p.overlap->xfer_time_source}, {"total", bounds_json(p.overlap->total)}};
     json bs = json::array();
@@ -374,6 +392,18 @@ profile make_job_profile(std::vector<profile> ranks) {
         first_min[c] = false;
       }
     }
+    job.calling_threads = std::max(job.calling_threads, r.calling_threads);
+    // The communicating threads' totals are summed as the categories are, and kept only when every rank has them.
+    if (i == 0) job.thread_categories = r.thread_categories;
+    else if (!r.thread_categories) job.thread_categories.reset();
+    else if (job.thread_categories)
+      for (std::size_t c = 0; c < category_count; ++c) {
+        auto& into = (*job.thread_categories)[c];
+        const auto& from = (*r.thread_categories)[c];
+        into.min_s = into.count == 0 ? from.min_s : from.count == 0 ? into.min_s : std::min(into.min_s, from.min_s);
+        into.time_s += from.time_s;
+        into.count += from.count;
+      }
     if (r.overlap) {
       if (!job.overlap) {
         job.overlap = overlap_section{};

@@ -41,6 +41,11 @@ sidecore::profile full_rank(int rank) {
   o.by_region = {{"halo", {0.25, 0.5, 1.0, 4000}}};
   p.overlap = o;
   p.progress_thread = sidecore::progress_thread_stats{2.0, 10.5, 123456789, 8000};
+  p.calling_threads = 4;
+  std::array<sidecore::category_totals, sidecore::category_count> own{};
+  own[static_cast<std::size_t>(category::blocking)] = {0.5, 100, 1e-4};
+  own[static_cast<std::size_t>(category::wait)] = {0.25, 1000, 3e-6};
+  p.thread_categories = own;
   return p;
 }
 
@@ -75,6 +80,19 @@ TEST(Profile, RankRoundTrip) {
   const sidecore::profile q = sidecore::read_profile_file(path);
   EXPECT_EQ(p, q);
   std::filesystem::remove(path);
+}
+
+TEST(Profile, CommunicatingThreadMergedOnlyWhenEveryRankHasIt) {
+  sidecore::profile a = full_rank(0), b = full_rank(1);
+  b.calling_threads = 8;
+  sidecore::profile job = sidecore::make_job_profile({a, b});
+  EXPECT_EQ(job.calling_threads, 8);
+  ASSERT_TRUE(job.thread_categories.has_value());
+  EXPECT_EQ((*job.thread_categories)[static_cast<std::size_t>(category::wait)].count, 2000U);
+  EXPECT_DOUBLE_EQ((*job.thread_categories)[static_cast<std::size_t>(category::blocking)].time_s, 1.0);
+  b.thread_categories.reset();
+  job = sidecore::make_job_profile({a, b});
+  EXPECT_FALSE(job.thread_categories.has_value());
 }
 
 TEST(Profile, JobRoundTripAndMerge) {

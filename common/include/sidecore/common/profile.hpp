@@ -88,7 +88,14 @@ struct profile {
   int n_core = 0;                ///< cores per node available to the rank, including a reserved progress core
   double t_total_s = 0.0;        ///< wall time of the run on this rank (t_noprogress in off mode)
   double t_comp_s = 0.0;         ///< time outside sidecore calls on the communicating thread
+  /// Per category, the outermost calls of every thread of the rank (counts are exact in multi-threaded ranks;
+  /// times of concurrent calls add up, so they can exceed t_total_s when several threads communicate).
   std::array<category_totals, category_count> categories{};  ///< indexed by sidecore::category
+  /// Threads of the rank that made at least one outermost call; 0 when not recorded (older writers).
+  int calling_threads = 0;
+  /// The communicating thread's own totals (the thread t_comp_s is measured on): never above t_total_s. Absent
+  /// when not recorded. The model uses these when several threads communicate (calling_threads > 1).
+  std::optional<std::array<category_totals, category_count>> thread_categories;
   std::optional<overlap_section> overlap;
   std::optional<progress_thread_stats> progress_thread;
   std::string command;           ///< optional: the application's command line

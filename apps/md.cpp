@@ -87,7 +87,7 @@ class simulation {
   // `grid`/`coords`: the rank grid and this rank's place; `collective` false for the one-rank recomputation of
   // --check, which runs on rank 0 alone (its sums stay local).
   simulation(const options& o, std::array<int, 3> grid, std::array<int, 3> coords, bool collective)
-      : o_(o), grid_(grid), coords_(coords), collective_(collective) {
+      : o_(o), grid_(grid), collective_(collective) {
     lattice_ = std::cbrt(4.0 / o.density);
     box_ = lattice_ * o.size;
     cutneigh_ = o.cutoff + o.skin;
@@ -541,7 +541,7 @@ class simulation {
   }
 
   const options& o_;
-  std::array<int, 3> grid_, coords_;
+  std::array<int, 3> grid_;
   bool collective_;
   double lattice_ = 0, box_ = 0, cutneigh_ = 0;
   double lo_[3] = {0, 0, 0}, hi_[3] = {0, 0, 0};

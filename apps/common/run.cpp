@@ -1,0 +1,73 @@
+#include "run.hpp"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+
+#include <sidecore/sidecore.hpp>
+
+namespace apps {
+
+namespace {
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+[[noreturn]] void abort_job(const std::string& program, const char* what) {
+  std::fprintf(stderr, "%s: rank %d: %s\n", program.c_str(), world_rank(), what);
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();  // MPI_Abort does not return; this satisfies [[noreturn]]
+}
+
+}  // namespace
+
+int run(int argc, char** argv, cli& options, const std::function<int()>& body) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  const bool printer = world_rank() == 0;
+  if (const int rc = options.parse(argc, argv, printer); rc >= 0) {
+    MPI_Finalize();
+    return rc;
+  }
+  try {
+    sidecore::init();
+  } catch (const sidecore::error& e) {
+    abort_job(options.program(), e.what());
+  }
+  int rc = 0;
+  try {
+    rc = body();
+  } catch (const usage_error& e) {
+    // Set-up checks run on every rank with the same inputs, so every rank throws: no rank is left waiting.
+    if (printer)
+      std::fprintf(stderr, "%s: %s (%s --help lists the options)\n", options.program().c_str(), e.message.c_str(),
+                   options.program().c_str());
+    rc = 2;
+  } catch (const std::exception& e) {
+    abort_job(options.program(), e.what());
+  }
+  sidecore::finalize();
+  MPI_Finalize();
+  return rc;
+}
+
+std::string describe_runtime() {
+  const sidecore::runtime_info inf = sidecore::info();
+  std::string s = "ranks=" + std::to_string(sidecore::size()) + " mode=" + inf.mode + " provider=" + inf.provider;
+  if (inf.reserved_core >= 0) s += " progress_core=" + std::to_string(inf.reserved_core);
+  s += " omp_threads=" + std::to_string(inf.omp_threads) + " n_core=" + std::to_string(inf.n_core);
+  return s;
+}
+
+double seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace apps

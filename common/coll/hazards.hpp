@@ -1,0 +1,34 @@
+// The data hazards between the operations of one rank's schedule: which earlier operations a new read or write of
+// a byte range must wait for (read after write, write after read, write after write). The builders emit operations
+// in a sequential program order and take their dependencies from here, so every ordering the data requires is in
+// the DAG and nothing else is: segments of a pipelined message depend only on the segments they touch.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "sidecore/common/schedule.hpp"
+
+namespace sidecore::coll::detail {
+
+class hazards {
+ public:
+  /// Records that operation `op` reads (or writes) bytes [lo, hi) of `buf`, appending to `deps` the operations it
+  /// must wait for: the last writer of each byte, and for a write also every reader since that writer.
+  void access(buffer buf, std::uint64_t lo, std::uint64_t hi, bool write, std::uint32_t op,
+              std::vector<std::uint32_t>& deps);
+
+ private:
+  static constexpr std::uint32_t none = 0xffffffffu;
+  // A maximal byte range whose accesses so far are the same; spans of one buffer are sorted and disjoint.
+  struct span {
+    std::uint64_t lo, hi;
+    std::uint32_t writer = none;
+    std::vector<std::uint32_t> readers;  // since `writer`
+  };
+  static void split_at(std::vector<span>& spans, std::uint64_t at);
+  std::array<std::vector<span>, 3> spans_;
+};
+
+}  // namespace sidecore::coll::detail

@@ -25,6 +25,11 @@ builder::builder(const spec& spec_, algorithm a, int rank_, int size_)
   sched_.alg = a;
   sched_.type = s.type;
   sched_.rop = s.op;
+  // Room for a small collective's schedule up front: most builds are a handful of ops, and growing from empty
+  // would allocate several times over.
+  sched_.ops.reserve(8);
+  sched_.deps.reserve(16);
+  pending_deps_.reserve(8);
 }
 
 void builder::largest_message(std::uint64_t b) { stride_ = std::max<std::uint64_t>(1, segments(b)); }

@@ -14,7 +14,7 @@ void hazards::split_at(std::vector<span>& spans, std::uint64_t at) {
     span upper = *prev;
     upper.lo = at;
     prev->hi = at;
-    spans.insert(it, std::move(upper));
+    spans.insert(it, upper);
   }
 }
 
@@ -31,16 +31,17 @@ void hazards::access(buffer buf, std::uint64_t lo, std::uint64_t hi, bool write,
   while (pos < hi) {
     if (i == spans.size() || spans[i].lo > pos) {  // a gap: bytes nothing has touched yet
       const std::uint64_t end = i == spans.size() ? hi : std::min(hi, spans[i].lo);
-      spans.insert(spans.begin() + static_cast<std::ptrdiff_t>(i), span{pos, end, none, {}});
+      spans.insert(spans.begin() + static_cast<std::ptrdiff_t>(i), span{pos, end, none, none});
     }
     span& s = spans[i];
     if (s.writer != none) deps.push_back(s.writer);
     if (write) {
-      deps.insert(deps.end(), s.readers.begin(), s.readers.end());
-      s.readers.clear();
+      for (std::uint32_t r = s.readers; r != none; r = reads_[r].next) deps.push_back(reads_[r].op);
+      s.readers = none;
       s.writer = op;
     } else {
-      s.readers.push_back(op);
+      reads_.push_back({op, s.readers});
+      s.readers = static_cast<std::uint32_t>(reads_.size() - 1);
     }
     pos = s.hi;
     ++i;

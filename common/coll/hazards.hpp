@@ -24,11 +24,17 @@ class hazards {
   // A maximal byte range whose accesses so far are the same; spans of one buffer are sorted and disjoint.
   struct span {
     std::uint64_t lo, hi;
-    std::uint32_t writer = none;
-    std::vector<std::uint32_t> readers;  // since `writer`
+    std::uint32_t writer;   // the last op that wrote it, or none
+    std::uint32_t readers;  // the ops that read it since: a list in reads_, or none
+  };
+  // Reader lists only ever grow at the head, so two spans split from one share their common tail.
+  struct read {
+    std::uint32_t op;
+    std::uint32_t next;
   };
   static void split_at(std::vector<span>& spans, std::uint64_t at);
   std::array<std::vector<span>, 3> spans_;
+  std::vector<read> reads_;
 };
 
 }  // namespace sidecore::coll::detail

@@ -1,5 +1,5 @@
 // allgather, Bruck (Bruck, Ho, Kipnis, Upfal & Weathersby 1997, "Efficient algorithms for all-to-all
-// communications in multiport message-passing systems"; Thakur, Rabenseifner & Gropp 2005, Section 4.5; MPICH's
+// communications in multiport message-passing systems"; Thakur, Rabenseifner & Gropp 2005; MPICH's
 // MPIR_Allgather_intra_brucks).
 //
 // Buffers: send (one block) is the input (its block of recv when in_place); recv holds p blocks; scratch holds p

@@ -1,4 +1,4 @@
-// allgather, recursive doubling (Thakur, Rabenseifner & Gropp 2005, Section 4.5; MPICH's
+// allgather, recursive doubling (Thakur, Rabenseifner & Gropp 2005; MPICH's
 // MPIR_Allgather_intra_recursive_doubling), with a fold for p not a power of two.
 //
 // Buffers: send (one block) is the input (its block of recv when in_place); recv holds p blocks; no scratch.

@@ -1,4 +1,4 @@
-// allgather and allgatherv, ring (Thakur, Rabenseifner & Gropp 2005, Section 4.5; MPICH's
+// allgather and allgatherv, ring (Thakur, Rabenseifner & Gropp 2005; MPICH's
 // MPIR_Allgather_intra_ring and MPIR_Allgatherv_intra_ring).
 //
 // Buffers: send (this rank's block) is the input (its block of recv when in_place); recv holds every rank's block

@@ -1,5 +1,5 @@
 // allreduce, Rabenseifner: reduce-scatter by recursive halving, then allgather by recursive doubling (Rabenseifner
-// 2004; Thakur, Rabenseifner & Gropp 2005, Section 4.4; MPICH's MPIR_Allreduce_intra_reduce_scatter_allgather).
+// 2004; Thakur, Rabenseifner & Gropp 2005; MPICH's MPIR_Allreduce_intra_reduce_scatter_allgather).
 //
 // Buffers: send (count elements) is the input (recv when in_place); recv (count) is the work vector and the result;
 // scratch mirrors it for incoming halves. When p is not a power of two, the fold (arith.hpp) has each even rank

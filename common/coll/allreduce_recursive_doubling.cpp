@@ -1,4 +1,4 @@
-// allreduce, recursive doubling (Thakur, Rabenseifner & Gropp 2005, Section 4.4; MPICH's
+// allreduce, recursive doubling (Thakur, Rabenseifner & Gropp 2005; MPICH's
 // MPIR_Allreduce_intra_recursive_doubling).
 //
 // Buffers: send (count elements) is the input (recv when in_place); recv (count) is the accumulator and the

@@ -1,4 +1,4 @@
-// alltoall, Bruck (Bruck, Ho, Kipnis, Upfal & Weathersby 1997; Thakur, Rabenseifner & Gropp 2005, Section 4.7;
+// alltoall, Bruck (Bruck, Ho, Kipnis, Upfal & Weathersby 1997; Thakur, Rabenseifner & Gropp 2005;
 // MPICH's MPIR_Alltoall_intra_brucks).
 //
 // Buffers: send (p blocks) is the input (recv when in_place); recv (p blocks); scratch holds p blocks in rotated

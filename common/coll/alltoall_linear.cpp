@@ -1,5 +1,5 @@
-// alltoall and alltoallv, linear: every send and receive posted at once (Thakur, Rabenseifner & Gropp 2005,
-// Section 4.7: "for medium-sized messages ... posts all irecvs and isends"; MPICH's MPIR_Alltoall_intra_scattered
+// alltoall and alltoallv, linear: every send and receive posted at once (Thakur, Rabenseifner & Gropp 2005, the
+// medium-message algorithm; MPICH's MPIR_Alltoall_intra_scattered
 // without its throttle, and MPIR_Alltoallv_intra_scattered).
 //
 // Buffers: send (p blocks; alltoallv: at send_displs, send_counts elements) is the input (recv when in_place, whose

@@ -1,5 +1,5 @@
-// alltoall and alltoallv, pairwise exchange (Thakur, Rabenseifner & Gropp 2005, Section 4.7; MPICH's
-// MPIR_Alltoall_intra_pairwise and MPIR_Alltoallv_intra_pairwise_sendrecv_replace's order).
+// alltoall and alltoallv, pairwise exchange (Thakur, Rabenseifner & Gropp 2005; MPICH's
+// MPIR_Alltoall_intra_pairwise).
 //
 // Buffers: as linear (alltoall_linear.cpp). p - 1 steps; in step k a rank exchanges with rank ^ k when p is a power
 // of two (every step is then a perfect matching), else it sends to r + k and receives from r - k. A step starts when

@@ -60,8 +60,8 @@ struct binomial_tree {
   }
 };
 
-/// The fold that reduces a non-power-of-two communicator to pof2 participants (Thakur, Rabenseifner & Gropp 2005,
-/// Section 4.4): of the first 2*rem ranks, each even rank hands its data to the odd rank above it and sits out.
+/// The fold that reduces a non-power-of-two communicator to pof2 participants (Thakur, Rabenseifner & Gropp 2005):
+/// of the first 2*rem ranks, each even rank hands its data to the odd rank above it and sits out.
 /// Participant "newranks" 0..pof2-1 are the odd ranks below 2*rem, then the ranks from 2*rem up, in rank order, so
 /// each newrank stands for a contiguous interval of ranks ({2i, 2i+1} or {r}): combining newranks in order combines
 /// ranks in order.

@@ -1,4 +1,4 @@
-// barrier, dissemination (Hensgen, Finkel & Manber 1988; Thakur, Rabenseifner & Gropp 2005, Section 4.1; MPICH's
+// barrier, dissemination (Hensgen, Finkel & Manber 1988; Thakur, Rabenseifner & Gropp 2005; MPICH's
 // MPIR_Barrier_intra_dissemination).
 //
 // Rounds: ceil(log2 p), any p (no fold). In round k a rank sends a zero-byte message to rank + 2^k and receives one

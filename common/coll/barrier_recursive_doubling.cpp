@@ -1,4 +1,5 @@
-// barrier, recursive doubling (Thakur, Rabenseifner & Gropp 2005, Section 4.1, with the fold of Section 4.4).
+// barrier, recursive doubling (Thakur, Rabenseifner & Gropp 2005, with their
+// fold for p not a power of two).
 //
 // Rounds: log2(pof2) exchanges, plus 2 when p is not a power of two (pof2 = the largest power of two <= p, rem =
 // p - pof2). Of the first 2*rem ranks each even one sends a zero-byte "arrived" to the odd one above it and waits

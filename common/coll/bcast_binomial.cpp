@@ -1,4 +1,4 @@
-// bcast, binomial tree, pipelined by segments (Thakur, Rabenseifner & Gropp 2005, Section 4.2; MPICH's
+// bcast, binomial tree, pipelined by segments (Thakur, Rabenseifner & Gropp 2005; MPICH's
 // MPIR_Bcast_intra_binomial; the segmented form is Open MPI's "pipelined binomial").
 //
 // Buffer: recv (count elements) on every rank; the root's holds the data. Ranks are numbered relative to the root;

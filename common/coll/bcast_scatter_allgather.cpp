@@ -1,5 +1,5 @@
 // bcast, scatter + ring allgather (van de Geijn: Barnett, Shuler, van de Geijn et al. 1994; Thakur, Rabenseifner
-// & Gropp 2005, Section 4.2; MPICH's MPIR_Bcast_intra_scatter_ring_allgather).
+// & Gropp 2005; MPICH's MPIR_Bcast_intra_scatter_ring_allgather).
 //
 // Buffer: recv (count elements) on every rank; the root's holds the data. The message is cut into p parts (sizes
 // differ by at most one element); relative rank v (numbered from the root) owns part v. A binomial scatter gives

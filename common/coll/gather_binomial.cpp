@@ -1,4 +1,4 @@
-// gather, binomial tree (Thakur, Rabenseifner & Gropp 2005, Section 4.6; MPICH's MPIR_Gather_intra_binomial).
+// gather, binomial tree (Thakur, Rabenseifner & Gropp 2005; MPICH's MPIR_Gather_intra_binomial).
 //
 // Buffers: send (count elements, one block) is the input (the root's block is already in recv when in_place);
 // recv (p blocks, block i from rank i) at the root. Relative rank v (numbered from the root) collects the blocks of

@@ -1,5 +1,5 @@
 // The recursive-halving reduce-scatter that Rabenseifner's allreduce and reduce and the recursive-halving
-// reduce_scatter_block share (Thakur, Rabenseifner & Gropp 2005, Sections 4.4 and 4.5).
+// reduce_scatter_block share (Thakur, Rabenseifner & Gropp 2005).
 //
 // The pof2 participants of a fold (arith.hpp) hold a vector cut into pof2 "positions"; in step k (k = 0, 1, ...)
 // newrank nr and its partner nr ^ 2^k split their current range of positions in two, each sends the half it gives

@@ -1,4 +1,4 @@
-// reduce, binomial tree (Thakur, Rabenseifner & Gropp 2005, Section 4.3; MPICH's MPIR_Reduce_intra_binomial).
+// reduce, binomial tree (Thakur, Rabenseifner & Gropp 2005; MPICH's MPIR_Reduce_intra_binomial).
 //
 // Buffers: send (count elements) is the input (recv at an in_place root); recv (count) at the root gets the result;
 // non-roots accumulate in scratch. Relative rank v receives the partial results of its children v + 1, v + 2, v + 4,

@@ -1,5 +1,5 @@
 // reduce, Rabenseifner: reduce-scatter by recursive halving, then a binomial gather to the root (Rabenseifner 2004;
-// Thakur, Rabenseifner & Gropp 2005, Section 4.3; MPICH's MPIR_Reduce_intra_reduce_scatter_gather).
+// Thakur, Rabenseifner & Gropp 2005; MPICH's MPIR_Reduce_intra_reduce_scatter_gather).
 //
 // Buffers: send (count elements) is the input (recv at an in_place root); recv (count) at the root gets the result;
 // the work vector is recv at the root, scratch elsewhere, with a scratch mirror of it for incoming halves. When p

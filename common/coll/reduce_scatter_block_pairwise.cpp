@@ -1,4 +1,4 @@
-// reduce_scatter_block, pairwise exchange (Thakur, Rabenseifner & Gropp 2005, Section 4.8; MPICH's
+// reduce_scatter_block, pairwise exchange (Thakur, Rabenseifner & Gropp 2005; MPICH's
 // MPIR_Reduce_scatter_block_intra_pairwise).
 //
 // Buffers: send (p blocks of count elements) is the input (recv when in_place); recv gets block r of the result

@@ -1,4 +1,4 @@
-// reduce_scatter_block, recursive halving (Thakur, Rabenseifner & Gropp 2005, Section 4.8; MPICH's
+// reduce_scatter_block, recursive halving (Thakur, Rabenseifner & Gropp 2005; MPICH's
 // MPIR_Reduce_scatter_block_intra_recursive_halving for commutative operators and _noncommutative for the block
 // permutation that keeps rank order).
 //

@@ -1,4 +1,4 @@
-// scatter, binomial tree (Thakur, Rabenseifner & Gropp 2005, Section 4.6; MPICH's MPIR_Scatter_intra_binomial).
+// scatter, binomial tree (Thakur, Rabenseifner & Gropp 2005; MPICH's MPIR_Scatter_intra_binomial).
 //
 // Buffers: send (p blocks of count elements, block i for rank i) at the root; recv (one block) everywhere except
 // at an in_place root, whose block stays in send. The reverse of the binomial gather: the root sends each child the

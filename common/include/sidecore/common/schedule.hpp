@@ -19,6 +19,14 @@
 //
 // The builders (build(), one source file per algorithm under common/coll/) are pure functions of (spec, algorithm,
 // rank, size): every rank builds its own part, and the simulator builds every rank's part of the same collective.
+//
+// Buffers (n = count * element_size bytes; docs/collectives.md has the full table): the send buffer holds the
+// input and is never written; recv holds the output (bcast: the data on every rank, the root's being the input);
+// with in_place the input is in recv, laid out as the output (reduce_scatter_block: p blocks, the result in the
+// first). buffer_bytes() gives both sizes. Messages, copies and reductions larger than spec::segment_bytes are cut
+// into segments, each its own op, and every op depends exactly on the ops that touch the same bytes before it, so
+// the DAG pipelines segments with no barrier-like rounds. A send completes when its source may be reused; the
+// executor may start ready ops in any order, and starting them in vector order follows the algorithm's intent.
 #pragma once
 
 #include <cstddef>
@@ -163,7 +171,10 @@ struct buffer_sizes {
 /// The algorithms that implement `k`, in the order `sidecore info` lists them (automatic excluded).
 [[nodiscard]] std::vector<algorithm> algorithms_for(kind k);
 
-/// The algorithm `automatic` stands for: by kind, communicator size and the bytes each rank contributes.
+/// The algorithm `automatic` stands for: by kind, communicator size and the bytes each rank contributes, with
+/// MPICH 4.0's thresholds where MPICH makes the same choice (docs/collectives.md, "How choose() decides"). Uses
+/// only what is the same on every rank, so every rank picks the same algorithm; never picks an algorithm that
+/// reorders operands when the op is a non-commutative user op.
 [[nodiscard]] algorithm choose(const spec& s, int size) noexcept;
 
 /// Rank `rank`'s schedule of collective `s` on `size` ranks with algorithm `a` (automatic: choose()). Throws

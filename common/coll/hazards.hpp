@@ -5,7 +5,10 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <map>
+#include <memory_resource>
 #include <vector>
 
 #include "sidecore/common/schedule.hpp"
@@ -14,6 +17,10 @@ namespace sidecore::coll::detail {
 
 class hazards {
  public:
+  hazards() = default;
+  hazards(const hazards&) = delete;
+  hazards& operator=(const hazards&) = delete;
+
   /// Records that operation `op` reads (or writes) bytes [lo, hi) of `buf`, appending to `deps` the operations it
   /// must wait for: the last writer of each byte, and for a write also every reader since that writer.
   void access(buffer buf, std::uint64_t lo, std::uint64_t hi, bool write, std::uint32_t op,
@@ -21,9 +28,9 @@ class hazards {
 
  private:
   static constexpr std::uint32_t none = 0xffffffffu;
-  // A maximal byte range whose accesses so far are the same; spans of one buffer are sorted and disjoint.
+  // A maximal byte range [lo, hi) whose accesses so far are the same, keyed by lo; spans are disjoint.
   struct span {
-    std::uint64_t lo, hi;
+    std::uint64_t hi;
     std::uint32_t writer;   // the last op that wrote it, or none
     std::uint32_t readers;  // the ops that read it since: a list in reads_, or none
   };
@@ -32,9 +39,16 @@ class hazards {
     std::uint32_t op;
     std::uint32_t next;
   };
-  static void split_at(std::vector<span>& spans, std::uint64_t at);
-  std::array<std::vector<span>, 3> spans_;
-  std::vector<read> reads_;
+  using span_map = std::pmr::map<std::uint64_t, span>;
+  void split_at(span_map& spans, std::uint64_t at);
+
+  // Everything lives in one arena, on the stack for a small schedule: a build allocates nothing here until its
+  // schedule outgrows the inline buffer, and then only in large chunks. Lookups and inserts are O(log spans)
+  // whatever order the regions come in.
+  alignas(std::max_align_t) std::byte inline_[4096];
+  std::pmr::monotonic_buffer_resource arena_{inline_, sizeof inline_};
+  std::array<span_map, 3> spans_{span_map(&arena_), span_map(&arena_), span_map(&arena_)};
+  std::pmr::vector<read> reads_{&arena_};
 };
 
 }  // namespace sidecore::coll::detail

@@ -20,23 +20,20 @@ void build_allgather_bruck(builder& b) {
   const int p = b.size;
   const int r = b.rank;
   if (n == 0) return;
-  auto blocks = [&](buffer buf, long first, long k) {
-    return region{buf, static_cast<std::uint64_t>(first) * n, static_cast<std::uint64_t>(k) * n};
-  };
-  const region input = s.in_place ? blocks(buffer::recv, r, 1) : region{buffer::send, 0, n};
-  if (!s.in_place) b.copy(input, blocks(buffer::recv, r, 1));
+  const region input = s.in_place ? blocks(buffer::recv, r, 1, n) : region{buffer::send, 0, n};
+  if (!s.in_place) b.copy(input, blocks(buffer::recv, r, 1, n));
   if (p == 1) return;
   b.largest_message(static_cast<std::uint64_t>(p / 2) * n);
-  b.copy(input, blocks(buffer::tmp, 0, 1));
+  b.copy(input, blocks(buffer::tmp, 0, 1, n));
   std::uint32_t step = 0;
   for (long d = 1; d < p; d *= 2, ++step) {
     const long c = std::min(d, p - d);
-    b.send(static_cast<int>((r - d + p) % p), step, blocks(buffer::tmp, 0, c));
-    b.recv(static_cast<int>((r + d) % p), step, blocks(buffer::tmp, d, c));
+    b.send(static_cast<int>((r - d + p) % p), step, blocks(buffer::tmp, 0, c, n));
+    b.recv(static_cast<int>((r + d) % p), step, blocks(buffer::tmp, d, c, n));
   }
   // scratch block i is rank (r + i)'s: blocks 1 .. p-r-1 go to r+1 .. p-1, blocks p-r .. p-1 to 0 .. r-1
-  b.copy(blocks(buffer::tmp, 1, p - r - 1), blocks(buffer::recv, r + 1, p - r - 1));
-  b.copy(blocks(buffer::tmp, p - r, r), blocks(buffer::recv, 0, r));
+  b.copy(blocks(buffer::tmp, 1, p - r - 1, n), blocks(buffer::recv, r + 1, p - r - 1, n));
+  b.copy(blocks(buffer::tmp, p - r, r, n), blocks(buffer::recv, 0, r, n));
 }
 
 }  // namespace sidecore::coll::detail

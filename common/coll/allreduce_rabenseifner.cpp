@@ -32,25 +32,16 @@ void build_allreduce_rabenseifner(builder& b) {
     b.recv(r + 1, unfold, work);
     return;
   }
-  if (!s.in_place) b.copy(input, work);
-  if (f.absorbs(r)) {
-    b.recv(r - 1, 0, mirror);
-    b.reduce(mirror, work, operands::src_left);
-  }
-  const int nr = f.newrank(r);
-  auto offset = [&](int q) {
-    return b.bytes(part_start(s.count, static_cast<std::uint64_t>(f.pof2), static_cast<std::uint64_t>(q)));
-  };
   positions before[32];
-  positions held = halving_reduce_scatter(b, f, nr, f.absorbs(r) ? work : input, work, mirror, offset, 1, before);
+  positions held = rabenseifner_reduce_scatter(b, f, input, work, mirror, before);
+  const int nr = f.newrank(r);
+  const even_parts offset{b, static_cast<std::uint64_t>(f.pof2)};
   for (int k = f.steps - 1; k >= 0; --k) {
     const int peer = f.oldrank(nr ^ (1 << k));
     const auto msg = static_cast<std::uint32_t>(1 + f.steps + k);
-    const positions whole = before[k];
-    const positions other = held.lo == whole.lo ? positions{held.hi, whole.hi} : positions{whole.lo, held.lo};
     b.send(peer, msg, at(work, held, offset));
-    b.recv(peer, msg, at(work, other, offset));
-    held = whole;
+    b.recv(peer, msg, at(work, complement(held, before[k]), offset));
+    held = before[k];
   }
   if (f.absorbs(r)) b.send(r - 1, unfold, work);
 }

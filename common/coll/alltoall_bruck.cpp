@@ -23,47 +23,45 @@ void build_alltoall_bruck(builder& b) {
   const long r = b.rank;
   if (n == 0) return;
   const buffer in_buf = s.in_place ? buffer::recv : buffer::send;
-  auto blocks = [&](buffer buf, long first, long k) {
-    return region{buf, static_cast<std::uint64_t>(first) * n, static_cast<std::uint64_t>(k) * n};
-  };
-  if (!s.in_place) b.copy(blocks(in_buf, r, 1), blocks(buffer::recv, r, 1));
+  if (!s.in_place) b.copy(blocks(in_buf, r, 1, n), blocks(buffer::recv, r, 1, n));
   if (p == 1) return;
-  const auto half = static_cast<std::uint64_t>((p + 1) / 2);
-  b.largest_message(half * n);
-  const region pack{buffer::tmp, static_cast<std::uint64_t>(p) * n, half * n};
-  const region unpack{buffer::tmp, static_cast<std::uint64_t>(p) * n + half * n, half * n};
+  // scratch blocks: [0, p) the positions, then the pack and the unpack areas (at most half the positions move)
+  const long half = (p + 1) / 2;
+  const long pack = p;
+  const long unpack = p + half;
+  b.largest_message(static_cast<std::uint64_t>(half) * n);
 
   // rotate: position i (1 .. p-1) gets the block for rank r + i; position 0 (this rank's own) never moves
-  b.copy(blocks(in_buf, r + 1, p - r - 1), blocks(buffer::tmp, 1, p - r - 1));
-  b.copy(blocks(in_buf, 0, r), blocks(buffer::tmp, p - r, r));
+  b.copy(blocks(in_buf, r + 1, p - r - 1, n), blocks(buffer::tmp, 1, p - r - 1, n));
+  b.copy(blocks(in_buf, 0, r, n), blocks(buffer::tmp, p - r, r, n));
   std::uint32_t step = 0;
   for (long d = 1; d < p; d *= 2, ++step) {
-    // positions with bit k set: runs [d, 2d), [3d, 4d), ... clipped to p
+    // the positions with bit k set are the runs [d, 2d), [3d, 4d), ... clipped to p: copied into `area` or out of it
+    auto for_each_run = [&](long area, bool into_area) {
+      long at = 0;
+      for (long lo = d; lo < p; lo += 2 * d) {
+        const long k = std::min(d, p - lo);
+        if (into_area) b.copy(blocks(buffer::tmp, lo, k, n), blocks(buffer::tmp, area + at, k, n));
+        else b.copy(blocks(buffer::tmp, area + at, k, n), blocks(buffer::tmp, lo, k, n));
+        at += k;
+      }
+      return at;
+    };
     long moved = 0;
     long runs = 0;
     for (long lo = d; lo < p; lo += 2 * d, ++runs) moved += std::min(d, p - lo);
     const auto to = static_cast<int>((r + d) % p);
     const auto from = static_cast<int>((r - d + p) % p);
     if (runs == 1) {
-      b.send(to, step, blocks(buffer::tmp, d, moved));  // one run: no packing needed
+      b.send(to, step, blocks(buffer::tmp, d, moved, n));  // one run: sent as it is
     } else {
-      long at = 0;
-      for (long lo = d; lo < p; lo += 2 * d) {
-        const long k = std::min(d, p - lo);
-        b.copy(blocks(buffer::tmp, lo, k), pack.sub(static_cast<std::uint64_t>(at) * n, static_cast<std::uint64_t>(k) * n));
-        at += k;
-      }
-      b.send(to, step, pack.sub(0, static_cast<std::uint64_t>(moved) * n));
+      for_each_run(pack, true);
+      b.send(to, step, blocks(buffer::tmp, pack, moved, n));
     }
-    b.recv(from, step, unpack.sub(0, static_cast<std::uint64_t>(moved) * n));
-    long at = 0;
-    for (long lo = d; lo < p; lo += 2 * d) {
-      const long k = std::min(d, p - lo);
-      b.copy(unpack.sub(static_cast<std::uint64_t>(at) * n, static_cast<std::uint64_t>(k) * n), blocks(buffer::tmp, lo, k));
-      at += k;
-    }
+    b.recv(from, step, blocks(buffer::tmp, unpack, moved, n));
+    for_each_run(unpack, false);
   }
-  for (long i = 1; i < p; ++i) b.copy(blocks(buffer::tmp, i, 1), blocks(buffer::recv, (r - i + p) % p, 1));
+  for (long i = 1; i < p; ++i) b.copy(blocks(buffer::tmp, i, 1, n), blocks(buffer::recv, (r - i + p) % p, 1, n));
 }
 
 }  // namespace sidecore::coll::detail

@@ -26,7 +26,7 @@ void build_alltoall_pairwise(builder& b) {
     const std::uint32_t step = b.mark();
     b.send(to, 0, blocks.to(to));
     b.recv(from, 0, blocks.from(from));
-    b.gate_since(step);
+    b.gate(step, b.mark());
   }
 }
 

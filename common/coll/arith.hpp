@@ -31,11 +31,14 @@ namespace sidecore::coll::detail {
   return i * q + (i < rem ? i : rem);
 }
 
-/// Binomial tree over relative ranks 0..p-1 rooted at 0 (MPICH's numbering): the parent of v > 0 is v - lowbit(v),
-/// its children are v + m for the powers of two m < lowbit(v) with v + m < p (the root: every m < p), and its
-/// subtree is the contiguous range [v, v + subtree(v)).
+/// Binomial tree over relative ranks v = (rank - root) mod p (MPICH's numbering): the parent of v > 0 is
+/// v - lowbit(v), its children are v + m for the powers of two m < lowbit(v) with v + m < p (the root: every m < p),
+/// and its subtree is the contiguous range [v, v + subtree(v)).
 struct binomial_tree {
   int p;
+  int root = 0;
+  [[nodiscard]] constexpr int relative(int rank) const noexcept { return (rank - root + p) % p; }
+  [[nodiscard]] constexpr int rank_of(int v) const noexcept { return (v + root) % p; }
   [[nodiscard]] constexpr int span(int v) const noexcept { return v == 0 ? p : lowbit(v); }
   [[nodiscard]] constexpr int parent(int v) const noexcept { return v - lowbit(v); }
   [[nodiscard]] constexpr int subtree(int v) const noexcept { return v == 0 ? p : (span(v) < p - v ? span(v) : p - v); }

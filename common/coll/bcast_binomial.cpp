@@ -18,14 +18,13 @@ void build_bcast_binomial(builder& b) {
   const int p = b.size;
   if (n == 0 || p == 1) return;
   const int root = b.s.root;
-  const binomial_tree tree{p};
-  const int v = (b.rank - root + p) % p;
-  auto rank_of = [&](int w) { return (w + root) % p; };
+  const binomial_tree tree{p, root};
+  const int v = tree.relative(b.rank);
   const region data{buffer::recv, 0, n};
   b.largest_message(n);
   for (std::uint64_t i = 0, segments = b.segments(n); i < segments; ++i) {
-    if (v != 0) b.recv_segment(rank_of(tree.parent(v)), 0, data, i);
-    tree.children_descending(v, [&](int child) { b.send_segment(rank_of(child), 0, data, i); });
+    if (v != 0) b.recv_segment(tree.rank_of(tree.parent(v)), 0, data, i);
+    tree.children_descending(v, [&](int child) { b.send_segment(tree.rank_of(child), 0, data, i); });
   }
 }
 

@@ -20,9 +20,8 @@ void build_bcast_scatter_allgather(builder& b) {
   const int p = b.size;
   if (n == 0 || p == 1) return;
   const int root = b.s.root;
-  const binomial_tree tree{p};
-  const int v = (b.rank - root + p) % p;
-  auto rank_of = [&](int w) { return (w + root) % p; };
+  const binomial_tree tree{p, root};
+  const int v = tree.relative(b.rank);
   const region data{buffer::recv, 0, n};
   // Parts [w0, w1) of the message, in relative-rank order (contiguous bytes).
   auto parts = [&](int w0, int w1) {
@@ -34,17 +33,17 @@ void build_bcast_scatter_allgather(builder& b) {
   const std::uint64_t largest_part = parts(0, 1).bytes;  // the first parts get the remainder
   b.largest_message(static_cast<std::uint64_t>(tree.largest_child_subtree()) * largest_part);
 
-  if (v != 0) b.recv(rank_of(tree.parent(v)), 0, parts(v, v + tree.subtree(v)));
-  tree.children_descending(v, [&](int child) { b.send(rank_of(child), 0, parts(child, child + tree.subtree(child))); });
+  if (v != 0) b.recv(tree.rank_of(tree.parent(v)), 0, parts(v, v + tree.subtree(v)));
+  tree.children_descending(v, [&](int child) { b.send(tree.rank_of(child), 0, parts(child, child + tree.subtree(child))); });
 
   const int right = (v + 1) % p;
   const int left = (v - 1 + p) % p;
   for (int step = 0; step < p - 1; ++step) {
     const auto msg = static_cast<std::uint32_t>(1 + step);
     const int out = (v - step + p) % p;
-    if (!holds(right, out)) b.send(rank_of(right), msg, parts(out, out + 1));
+    if (!holds(right, out)) b.send(tree.rank_of(right), msg, parts(out, out + 1));
     const int in = (v - step - 1 + p) % p;
-    if (!holds(v, in)) b.recv(rank_of(left), msg, parts(in, in + 1));
+    if (!holds(v, in)) b.recv(tree.rank_of(left), msg, parts(in, in + 1));
   }
 }
 

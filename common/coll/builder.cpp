@@ -42,8 +42,7 @@ std::uint32_t builder::tag(std::uint32_t msg, std::uint64_t segment) {
                                 " bytes give this collective more than 2^32 message tags; give a larger "
                                 "segment_bytes");
   }
-  max_tag_ = any_tag_ ? std::max(max_tag_, t) : t;
-  any_tag_ = true;
+  tags_ = std::max(tags_, t + 1);
   return static_cast<std::uint32_t>(t);
 }
 
@@ -103,63 +102,52 @@ void builder::recv(int peer, std::uint32_t msg, region dst) {
   for (std::uint64_t i = 0, n = segments(dst.bytes); i < n; ++i) recv_segment(peer, msg, dst, i);
 }
 
+void builder::local(op_type t, region src, region dst, bool dst_first) {
+  for (std::uint64_t off = 0; off < dst.bytes; off += seg) {
+    const std::uint64_t len = std::min(seg, dst.bytes - off);
+    op o;
+    o.type = t;
+    o.src_buf = src.buf;
+    o.src_off = src.off + off;
+    o.dst_buf = dst.buf;
+    o.dst_off = dst.off + off;
+    o.bytes = len;
+    o.dst_first = dst_first;
+    emit(o, {{src.sub(off, len), false}, {dst.sub(off, len), true}}, {});
+  }
+}
+
 void builder::reduce(region src, region dst, operands order) {
-  for (std::uint64_t off = 0; off < dst.bytes; off += seg) {
-    const std::uint64_t len = std::min(seg, dst.bytes - off);
-    op o;
-    o.type = op_type::reduce;
-    o.src_buf = src.buf;
-    o.src_off = src.off + off;
-    o.dst_buf = dst.buf;
-    o.dst_off = dst.off + off;
-    o.bytes = len;
-    o.dst_first = order == operands::dst_left;
-    emit(o, {{src.sub(off, len), false}, {dst.sub(off, len), true}}, {});
-  }
+  local(op_type::reduce, src, dst, order == operands::dst_left);
 }
 
-void builder::copy(region src, region dst) {
-  for (std::uint64_t off = 0; off < dst.bytes; off += seg) {
-    const std::uint64_t len = std::min(seg, dst.bytes - off);
-    op o;
-    o.type = op_type::copy;
-    o.src_buf = src.buf;
-    o.src_off = src.off + off;
-    o.dst_buf = dst.buf;
-    o.dst_off = dst.off + off;
-    o.bytes = len;
-    emit(o, {{src.sub(off, len), false}, {dst.sub(off, len), true}}, {});
-  }
-}
+void builder::copy(region src, region dst) { local(op_type::copy, src, dst, false); }
 
-std::uint32_t builder::signal_send(int peer, std::uint32_t t, std::initializer_list<std::uint32_t> after) {
+std::uint32_t builder::signal(op_type t, int peer, std::uint32_t number, std::initializer_list<std::uint32_t> after) {
   op o;
-  o.type = op_type::send;
+  o.type = t;
   o.peer = peer;
-  o.tag = t;
-  max_tag_ = any_tag_ ? std::max<std::uint64_t>(max_tag_, t) : t;
-  any_tag_ = true;
+  o.tag = number;
+  tags_ = std::max<std::uint64_t>(tags_, std::uint64_t{number} + 1);
   return emit(o, {}, after);
 }
 
-std::uint32_t builder::signal_recv(int peer, std::uint32_t t, std::initializer_list<std::uint32_t> after) {
-  op o;
-  o.type = op_type::recv;
-  o.peer = peer;
-  o.tag = t;
-  max_tag_ = any_tag_ ? std::max<std::uint64_t>(max_tag_, t) : t;
-  any_tag_ = true;
-  return emit(o, {}, after);
+std::uint32_t builder::signal_send(int peer, std::uint32_t number, std::initializer_list<std::uint32_t> after) {
+  return signal(op_type::send, peer, number, after);
 }
 
-void builder::gate_since(std::uint32_t from) {
-  if (from == mark()) return;
+std::uint32_t builder::signal_recv(int peer, std::uint32_t number, std::initializer_list<std::uint32_t> after) {
+  return signal(op_type::recv, peer, number, after);
+}
+
+void builder::gate(std::uint32_t from, std::uint32_t to) {
+  if (from == to) return;
   gate_.clear();
-  for (std::uint32_t i = from; i < mark(); ++i) gate_.push_back(i);
+  for (std::uint32_t i = from; i < to; ++i) gate_.push_back(i);
 }
 
 schedule builder::finish() && {
-  sched_.tags = any_tag_ ? static_cast<std::uint32_t>(max_tag_ + 1) : 0;
+  sched_.tags = static_cast<std::uint32_t>(tags_);
   return std::move(sched_);
 }
 

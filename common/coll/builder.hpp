@@ -4,7 +4,7 @@
 // dependencies from the data hazards between regions (hazards.hpp). So every ordering the data needs is in the DAG,
 // no other one is, and a pipelined algorithm is written as the plain sequential algorithm: segment i of step k+1
 // waits for segment i of step k only. Orderings that carry no data (a barrier's zero-byte messages, pairwise
-// algorithms that keep one exchange in flight) are stated explicitly: signal_send/recv and gate_since. The scratch
+// algorithms that keep one exchange in flight) are stated explicitly: signal_send/recv and gate. The scratch
 // buffer's size is the end of the furthest scratch region used.
 #pragma once
 
@@ -25,6 +25,11 @@ struct region {
   /// The sub-range [o, o + b) of this region.
   [[nodiscard]] region sub(std::uint64_t o, std::uint64_t b) const noexcept { return {buf, off + o, b}; }
 };
+
+/// Blocks [first, first + k) of `block` bytes each in `buf`.
+[[nodiscard]] inline region blocks(buffer buf, std::int64_t first, std::int64_t k, std::uint64_t block) noexcept {
+  return {buf, static_cast<std::uint64_t>(first) * block, static_cast<std::uint64_t>(k) * block};
+}
 
 /// Which operand of a reduction comes first (matters for non-commutative user operators).
 enum class operands : std::uint8_t {
@@ -70,9 +75,9 @@ class builder {
 
   /// Index the next operation will get.
   [[nodiscard]] std::uint32_t mark() const noexcept { return static_cast<std::uint32_t>(sched_.ops.size()); }
-  /// From now on every operation also waits for those emitted since mark `from` (if there were none, the gate
-  /// stays as it was): one step of a pairwise algorithm starts when the previous one is done.
-  void gate_since(std::uint32_t from);
+  /// From now on every operation also waits for operations [from, to) (if there are none, the gate stays as it
+  /// was): one step of a pairwise algorithm starts when the previous one's messages are done.
+  void gate(std::uint32_t from, std::uint32_t to);
 
   [[nodiscard]] schedule finish() &&;
 
@@ -84,14 +89,15 @@ class builder {
   std::uint32_t emit(const op& o, std::initializer_list<access> accesses, std::initializer_list<std::uint32_t> after);
   std::uint32_t tag(std::uint32_t msg, std::uint64_t segment);
   void message_segment(op_type t, int peer, std::uint32_t msg, region r, std::uint64_t i);
+  void local(op_type t, region src, region dst, bool dst_first);
+  std::uint32_t signal(op_type t, int peer, std::uint32_t tag, std::initializer_list<std::uint32_t> after);
 
   schedule sched_;
   hazards hazards_;
   std::vector<std::uint32_t> gate_;
   std::vector<std::uint32_t> pending_deps_;
   std::uint64_t stride_ = 0;  // tags per message; 0 until largest_message()
-  std::uint64_t max_tag_ = 0;
-  bool any_tag_ = false;
+  std::uint64_t tags_ = 0;    // 1 + the largest tag used
 };
 
 /// One builder per (kind, algorithm): emits rank b.rank's schedule of b.s into b (validated spec, size >= 1).

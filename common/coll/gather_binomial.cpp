@@ -21,41 +21,36 @@ void build_gather_binomial(builder& b) {
   const int r = b.rank;
   const int root = s.root;
   if (n == 0) return;
-  const binomial_tree tree{p};
-  const int v = (r - root + p) % p;
-  auto rank_of = [&](int w) { return (w + root) % p; };
-  auto blocks = [&](buffer buf, int first, int k) {
-    return region{buf, static_cast<std::uint64_t>(first) * n, static_cast<std::uint64_t>(k) * n};
-  };
+  const binomial_tree tree{p, root};
+  const int v = tree.relative(r);
   b.largest_message(static_cast<std::uint64_t>(tree.largest_child_subtree()) * n);
 
   if (v == 0) {
-    if (!s.in_place) b.copy({buffer::send, 0, n}, blocks(buffer::recv, root, 1));
+    if (!s.in_place) b.copy({buffer::send, 0, n}, blocks(buffer::recv, root, 1, n));
     tree.children_ascending(v, [&](int child) {
-      const int first = rank_of(child);
+      const int first = tree.rank_of(child);
       const int k = tree.subtree(child);
       if (first + k <= p) {
-        b.recv(first, 0, blocks(buffer::recv, first, k));
+        b.recv(first, 0, blocks(buffer::recv, first, k, n));
         return;
       }
-      const region staged = blocks(buffer::tmp, 0, k);  // only one subtree wraps
-      b.recv(first, 0, staged);
-      b.copy(staged.sub(0, static_cast<std::uint64_t>(p - first) * n), blocks(buffer::recv, first, p - first));
-      b.copy(staged.sub(static_cast<std::uint64_t>(p - first) * n, static_cast<std::uint64_t>(k - (p - first)) * n),
-             blocks(buffer::recv, 0, k - (p - first)));
+      const int wrapped = k - (p - first);  // only one subtree wraps past rank p-1: it lands in scratch
+      b.recv(first, 0, blocks(buffer::tmp, 0, k, n));
+      b.copy(blocks(buffer::tmp, 0, p - first, n), blocks(buffer::recv, first, p - first, n));
+      b.copy(blocks(buffer::tmp, p - first, wrapped, n), blocks(buffer::recv, 0, wrapped, n));
     });
     return;
   }
-  const int parent = rank_of(tree.parent(v));
+  const int parent = tree.rank_of(tree.parent(v));
   const region input{buffer::send, 0, n};
   if (tree.subtree(v) == 1) {
     b.send(parent, 0, input);
     return;
   }
-  const region collected = blocks(buffer::tmp, 0, tree.subtree(v));
+  const region collected = blocks(buffer::tmp, 0, tree.subtree(v), n);
   b.copy(input, collected.sub(0, n));
   tree.children_ascending(v, [&](int child) {
-    b.recv(rank_of(child), 0, blocks(buffer::tmp, child - v, tree.subtree(child)));
+    b.recv(tree.rank_of(child), 0, blocks(buffer::tmp, child - v, tree.subtree(child), n));
   });
   b.send(parent, 0, collected);
 }

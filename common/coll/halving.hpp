@@ -23,6 +23,20 @@ struct positions {
   int hi = 0;
 };
 
+/// The rest of `whole` once `part` (its lower or upper half) is taken out.
+[[nodiscard]] inline positions complement(positions part, positions whole) noexcept {
+  return part.lo == whole.lo ? positions{part.hi, whole.hi} : positions{whole.lo, part.lo};
+}
+
+/// Position offsets of the vector (b.s.count elements) cut into `parts` parts that differ by at most one element.
+struct even_parts {
+  const builder& b;
+  std::uint64_t parts;
+  [[nodiscard]] std::uint64_t operator()(int q) const noexcept {
+    return b.bytes(part_start(b.s.count, parts, static_cast<std::uint64_t>(q)));
+  }
+};
+
 /// The bytes of positions q of `r`, where offset(i) is the byte offset of position i (offset(pof2) = the end).
 template <class Offset>
 region at(region r, positions q, const Offset& offset) {
@@ -53,5 +67,12 @@ positions halving_reduce_scatter(builder& b, const fold& f, int nr, region first
   }
   return cur;
 }
+
+/// Rabenseifner's first half, for a participant of the fold (allreduce and reduce): fills `work` from `input`
+/// (unless they are the same bytes), reduces in the input of the rank that sat out (message 0, received into
+/// `mirror`, the lower rank's operand first), then runs the reduce-scatter over pof2 even parts of the vector
+/// (messages 1 .. log2(pof2)). Returns the positions held; before[k] as halving_reduce_scatter.
+positions rabenseifner_reduce_scatter(builder& b, const fold& f, region input, region work, region mirror,
+                                      positions* before);
 
 }  // namespace sidecore::coll::detail

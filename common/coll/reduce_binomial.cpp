@@ -24,9 +24,8 @@ void build_reduce_binomial(builder& b) {
   const int r = b.rank;
   const int root = s.root;
   const int tree_root = b.commutative() ? root : 0;
-  const binomial_tree tree{p};
-  const int v = (r - tree_root + p) % p;
-  auto rank_of = [&](int w) { return (w + tree_root) % p; };
+  const binomial_tree tree{p, tree_root};
+  const int v = tree.relative(r);
   const region result{buffer::recv, 0, n};
   const region input = s.in_place && r == root ? result : region{buffer::send, 0, n};
   b.largest_message(n);
@@ -42,13 +41,13 @@ void build_reduce_binomial(builder& b) {
     int i = 0;
     tree.children_ascending(v, [&](int child) {
       const region slot{buffer::tmp, slots + static_cast<std::uint64_t>(i++ % 2) * n, n};
-      b.recv(rank_of(child), 0, slot);
+      b.recv(tree.rank_of(child), 0, slot);
       b.reduce(slot, acc, operands::dst_left);
     });
   } else if (p == 1 && !s.in_place) {
     b.copy(input, result);
   }
-  if (v != 0) b.send(rank_of(tree.parent(v)), 0, acc);
+  if (v != 0) b.send(tree.rank_of(tree.parent(v)), 0, acc);
   if (tree_root != root) {
     if (r == tree_root) b.send(root, 1, acc);
     if (r == root) b.recv(tree_root, 1, result);

@@ -39,29 +39,20 @@ void build_reduce_rabenseifner(builder& b) {
     if (at_root) b.recv(holder, last, result);
     return;
   }
-  if (input.buf != work.buf) b.copy(input, work);
-  if (f.absorbs(r)) {
-    b.recv(r - 1, 0, mirror);
-    b.reduce(mirror, work, operands::src_left);
-  }
-  const int nr = f.newrank(r);
-  auto offset = [&](int q) {
-    return b.bytes(part_start(s.count, static_cast<std::uint64_t>(f.pof2), static_cast<std::uint64_t>(q)));
-  };
   positions before[32];
-  positions held = halving_reduce_scatter(b, f, nr, f.absorbs(r) ? work : input, work, mirror, offset, 1, before);
+  positions held = rabenseifner_reduce_scatter(b, f, input, work, mirror, before);
+  const int nr = f.newrank(r);
+  const even_parts offset{b, static_cast<std::uint64_t>(f.pof2)};
   for (int k = f.steps - 1; k >= 0; --k) {
     const int m = 1 << k;
     const int peer = f.oldrank(nr ^ m);
     const auto msg = static_cast<std::uint32_t>(1 + f.steps + k);
-    const positions whole = before[k];
     if ((nr & m) != (target & m)) {
       b.send(peer, msg, at(work, held, offset));
       return;
     }
-    const positions other = held.lo == whole.lo ? positions{held.hi, whole.hi} : positions{whole.lo, held.lo};
-    b.recv(peer, msg, at(work, other, offset));
-    held = whole;
+    b.recv(peer, msg, at(work, complement(held, before[k]), offset));
+    held = before[k];
   }
   if (!at_root) b.send(root, last, work);
 }

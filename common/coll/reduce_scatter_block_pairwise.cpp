@@ -36,8 +36,9 @@ void build_reduce_scatter_block_pairwise(builder& b) {
     const std::uint32_t step = b.mark();
     b.send(to, 0, input(to));
     b.recv(from, 0, slot);
-    b.gate_since(step);
+    const std::uint32_t exchanged = b.mark();
     b.reduce(slot, acc, operands::src_left);
+    b.gate(step, exchanged);
   }
   if (acc.buf == buffer::tmp) b.copy(acc, result);
 }

@@ -19,41 +19,36 @@ void build_scatter_binomial(builder& b) {
   const int r = b.rank;
   const int root = s.root;
   if (n == 0) return;
-  const binomial_tree tree{p};
-  const int v = (r - root + p) % p;
-  auto rank_of = [&](int w) { return (w + root) % p; };
-  auto blocks = [&](buffer buf, int first, int k) {
-    return region{buf, static_cast<std::uint64_t>(first) * n, static_cast<std::uint64_t>(k) * n};
-  };
+  const binomial_tree tree{p, root};
+  const int v = tree.relative(r);
   const region mine{buffer::recv, 0, n};
   b.largest_message(static_cast<std::uint64_t>(tree.largest_child_subtree()) * n);
 
   if (v == 0) {
     tree.children_descending(v, [&](int child) {
-      const int first = rank_of(child);
+      const int first = tree.rank_of(child);
       const int k = tree.subtree(child);
       if (first + k <= p) {
-        b.send(first, 0, blocks(buffer::send, first, k));
+        b.send(first, 0, blocks(buffer::send, first, k, n));
         return;
       }
-      const region staged = blocks(buffer::tmp, 0, k);  // only one subtree wraps
-      b.copy(blocks(buffer::send, first, p - first), staged.sub(0, static_cast<std::uint64_t>(p - first) * n));
-      b.copy(blocks(buffer::send, 0, k - (p - first)),
-             staged.sub(static_cast<std::uint64_t>(p - first) * n, static_cast<std::uint64_t>(k - (p - first)) * n));
-      b.send(first, 0, staged);
+      const int wrapped = k - (p - first);  // only one subtree wraps past rank p-1: staged in scratch
+      b.copy(blocks(buffer::send, first, p - first, n), blocks(buffer::tmp, 0, p - first, n));
+      b.copy(blocks(buffer::send, 0, wrapped, n), blocks(buffer::tmp, p - first, wrapped, n));
+      b.send(first, 0, blocks(buffer::tmp, 0, k, n));
     });
-    if (!s.in_place) b.copy(blocks(buffer::send, root, 1), mine);
+    if (!s.in_place) b.copy(blocks(buffer::send, root, 1, n), mine);
     return;
   }
-  const int parent = rank_of(tree.parent(v));
+  const int parent = tree.rank_of(tree.parent(v));
   if (tree.subtree(v) == 1) {
     b.recv(parent, 0, mine);
     return;
   }
-  b.recv(parent, 0, blocks(buffer::tmp, 0, tree.subtree(v)));
-  b.copy(blocks(buffer::tmp, 0, 1), mine);
+  b.recv(parent, 0, blocks(buffer::tmp, 0, tree.subtree(v), n));
+  b.copy(blocks(buffer::tmp, 0, 1, n), mine);
   tree.children_descending(v, [&](int child) {
-    b.send(rank_of(child), 0, blocks(buffer::tmp, child - v, tree.subtree(child)));
+    b.send(tree.rank_of(child), 0, blocks(buffer::tmp, child - v, tree.subtree(child), n));
   });
 }
 

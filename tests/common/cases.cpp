@@ -136,6 +136,15 @@ std::string collective_case::describe() const {
   return out.str();
 }
 
+coll::spec make_spec(kind k, std::uint64_t count, dtype type, reduce_op op) {
+  coll::spec s;
+  s.k = k;
+  s.count = count;
+  s.type = type;
+  s.op = op;
+  return s;
+}
+
 coll::spec spec_for(const collective_case& c, int rank) {
   coll::spec s;
   s.k = c.k;

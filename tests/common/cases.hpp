@@ -28,6 +28,11 @@ struct collective_case {
   [[nodiscard]] std::string describe() const;
 };
 
+/// A spec of kind `k` (the rest defaulted).
+sidecore::coll::spec make_spec(sidecore::coll::kind k, std::uint64_t count,
+                               sidecore::coll::dtype type = sidecore::coll::dtype::byte,
+                               sidecore::coll::reduce_op op = sidecore::coll::reduce_op::none);
+
 /// The spec rank `rank` passes (v-variants: its own counts and displacements).
 sidecore::coll::spec spec_for(const collective_case& c, int rank);
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cases.hpp"
 #include "sidecore/common/schedule.hpp"
 
 namespace {
@@ -16,15 +17,8 @@ using coll::dtype;
 using coll::kind;
 using coll::op_type;
 using coll::reduce_op;
+using sctest::make_spec;
 
-coll::spec make(kind k, std::uint64_t count, dtype t = dtype::byte, reduce_op op = reduce_op::none) {
-  coll::spec s;
-  s.k = k;
-  s.count = count;
-  s.type = t;
-  s.op = op;
-  return s;
-}
 
 struct traffic {
   std::uint64_t sends = 0, send_bytes = 0, recvs = 0, recv_bytes = 0;
@@ -53,7 +47,7 @@ int ceil_log2(int p) {
 TEST(CollStructure, MessageCountsMatchTheCostFormulas) {
   for (int p : {2, 3, 5, 8, 13, 16}) {
     for (int r = 0; r < p; ++r) {
-      const auto diss = count_traffic(coll::build(make(kind::barrier, 0), algorithm::dissemination, r, p));
+      const auto diss = count_traffic(coll::build(make_spec(kind::barrier, 0), algorithm::dissemination, r, p));
       EXPECT_EQ(diss.sends, static_cast<std::uint64_t>(ceil_log2(p))) << "dissemination p=" << p;
       EXPECT_EQ(diss.recvs, static_cast<std::uint64_t>(ceil_log2(p)));
     }
@@ -62,18 +56,18 @@ TEST(CollStructure, MessageCountsMatchTheCostFormulas) {
     const std::uint64_t count = 1000 * static_cast<std::uint64_t>(p);
     std::uint64_t bcast_bytes = 0, ring_bytes = 0, bruck_bytes = 0, rd_bytes = 0;
     for (int r = 0; r < p; ++r) {
-      const auto ring = count_traffic(coll::build(make(kind::allreduce, count, dtype::int32, reduce_op::sum),
+      const auto ring = count_traffic(coll::build(make_spec(kind::allreduce, count, dtype::int32, reduce_op::sum),
                                                   algorithm::ring, r, p));
       EXPECT_EQ(ring.sends, 2u * static_cast<std::uint64_t>(p - 1)) << "ring p=" << p;
       EXPECT_EQ(ring.send_bytes, 2 * (count / static_cast<std::uint64_t>(p)) * 4 * static_cast<std::uint64_t>(p - 1));
-      coll::spec b = make(kind::bcast, count);
+      coll::spec b = make_spec(kind::bcast, count);
       b.root = p / 2;
       bcast_bytes += count_traffic(coll::build(b, algorithm::scatter_allgather, r, p)).recv_bytes;
-      ring_bytes += count_traffic(coll::build(make(kind::allgather, 100), algorithm::ring, r, p)).recv_bytes;
-      bruck_bytes += count_traffic(coll::build(make(kind::allgather, 100), algorithm::bruck, r, p)).recv_bytes;
-      rd_bytes += count_traffic(coll::build(make(kind::allgather, 100), algorithm::recursive_doubling, r, p)).recv_bytes;
+      ring_bytes += count_traffic(coll::build(make_spec(kind::allgather, 100), algorithm::ring, r, p)).recv_bytes;
+      bruck_bytes += count_traffic(coll::build(make_spec(kind::allgather, 100), algorithm::bruck, r, p)).recv_bytes;
+      rd_bytes += count_traffic(coll::build(make_spec(kind::allgather, 100), algorithm::recursive_doubling, r, p)).recv_bytes;
       if ((p & (p - 1)) == 0) {
-        const auto rab = count_traffic(coll::build(make(kind::allreduce, count, dtype::int32, reduce_op::sum),
+        const auto rab = count_traffic(coll::build(make_spec(kind::allreduce, count, dtype::int32, reduce_op::sum),
                                                    algorithm::rabenseifner, r, p));
         EXPECT_EQ(rab.sends, 2u * static_cast<std::uint64_t>(ceil_log2(p))) << "rabenseifner p=" << p;
         EXPECT_EQ(rab.send_bytes, 2 * count * 4 / static_cast<std::uint64_t>(p) * static_cast<std::uint64_t>(p - 1));
@@ -115,7 +109,7 @@ std::vector<std::uint32_t> find(const coll::schedule& s, op_type type, int peer)
 
 TEST(CollStructure, SegmentsPipeline) {
   // bcast binomial, 8 ranks, 16 segments: rank 2 forwards segment 0 to rank 3 before segment 15 has arrived
-  coll::spec b = make(kind::bcast, 16 * 1024);
+  coll::spec b = make_spec(kind::bcast, 16 * 1024);
   b.segment_bytes = 1024;
   const coll::schedule bcast = coll::build(b, algorithm::binomial, 2, 8);
   const auto from_parent = find(bcast, op_type::recv, 0);
@@ -127,7 +121,7 @@ TEST(CollStructure, SegmentsPipeline) {
 
   // allreduce ring, 4 ranks, 1 MiB, 64 KiB segments: step 1's first segment leaves rank 0 before step 0's last
   // segment has arrived
-  coll::spec a = make(kind::allreduce, 1 << 18, dtype::float32, reduce_op::sum);
+  coll::spec a = make_spec(kind::allreduce, 1 << 18, dtype::float32, reduce_op::sum);
   a.segment_bytes = 64 * 1024;
   const coll::schedule ring = coll::build(a, algorithm::ring, 0, 4);
   const auto in = find(ring, op_type::recv, 3);
@@ -139,7 +133,7 @@ TEST(CollStructure, SegmentsPipeline) {
 
   // allreduce Rabenseifner on 2 ranks, 16 MiB with the default segment: the allgather half starts sending before
   // the reduce-scatter half has reduced its last segment
-  const coll::schedule rab = coll::build(make(kind::allreduce, 1 << 22, dtype::float32, reduce_op::sum),
+  const coll::schedule rab = coll::build(make_spec(kind::allreduce, 1 << 22, dtype::float32, reduce_op::sum),
                                          algorithm::rabenseifner, 0, 2);
   std::vector<std::uint32_t> reduces;
   for (std::uint32_t i = 0; i < rab.ops.size(); ++i)
@@ -154,7 +148,7 @@ TEST(CollStructure, SegmentsPipeline) {
 
 TEST(CollStructure, ZeroCountsGiveEmptySchedules) {
   for (int k = 1; k < coll::kind_count; ++k) {  // every kind but barrier
-    coll::spec s = make(static_cast<kind>(k), 0);
+    coll::spec s = make_spec(static_cast<kind>(k), 0);
     if (k == static_cast<int>(kind::reduce) || k == static_cast<int>(kind::allreduce) ||
         k == static_cast<int>(kind::reduce_scatter_block)) {
       s.type = dtype::int32;
@@ -175,25 +169,25 @@ TEST(CollStructure, ZeroCountsGiveEmptySchedules) {
         EXPECT_EQ(sched.alg, a);
       }
   }
-  EXPECT_FALSE(coll::build(make(kind::barrier, 0), algorithm::automatic, 0, 2).ops.empty());
-  EXPECT_TRUE(coll::build(make(kind::barrier, 0), algorithm::automatic, 0, 1).ops.empty());
+  EXPECT_FALSE(coll::build(make_spec(kind::barrier, 0), algorithm::automatic, 0, 2).ops.empty());
+  EXPECT_TRUE(coll::build(make_spec(kind::barrier, 0), algorithm::automatic, 0, 1).ops.empty());
 }
 
 TEST(CollStructure, TagsStaySmall) {
   // 16 MiB allreduce on 64 ranks by the ring: 126 steps of 2 segments
-  const coll::schedule ring = coll::build(make(kind::allreduce, 1 << 22, dtype::float32, reduce_op::sum),
+  const coll::schedule ring = coll::build(make_spec(kind::allreduce, 1 << 22, dtype::float32, reduce_op::sum),
                                           algorithm::ring, 5, 64);
   EXPECT_EQ(ring.tags, 126u * 2);
-  const coll::schedule auto_chosen = coll::build(make(kind::allreduce, 1 << 22, dtype::float32, reduce_op::sum),
+  const coll::schedule auto_chosen = coll::build(make_spec(kind::allreduce, 1 << 22, dtype::float32, reduce_op::sum),
                                                  algorithm::automatic, 5, 64);
   EXPECT_EQ(auto_chosen.alg, algorithm::rabenseifner);
   EXPECT_LE(auto_chosen.tags, 13u * 128);
-  const coll::schedule barrier = coll::build(make(kind::barrier, 0), algorithm::automatic, 5, 1000);
+  const coll::schedule barrier = coll::build(make_spec(kind::barrier, 0), algorithm::automatic, 5, 1000);
   EXPECT_EQ(barrier.tags, 10u);
 }
 
 TEST(CollStructure, BuildIsAPureFunction) {
-  coll::spec s = make(kind::allreduce, 12345, dtype::float64, reduce_op::sum);
+  coll::spec s = make_spec(kind::allreduce, 12345, dtype::float64, reduce_op::sum);
   s.segment_bytes = 4096;
   const coll::schedule a = coll::build(s, algorithm::rabenseifner, 3, 6);
   const coll::schedule b = coll::build(s, algorithm::rabenseifner, 3, 6);

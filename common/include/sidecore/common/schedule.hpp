@@ -24,9 +24,10 @@
 // input and is never written; recv holds the output (bcast: the data on every rank, the root's being the input);
 // with in_place the input is in recv, laid out as the output (reduce_scatter_block: p blocks, the result in the
 // first). buffer_bytes() gives both sizes. Messages, copies and reductions larger than spec::segment_bytes are cut
-// into segments, each its own op, and every op depends exactly on the ops that touch the same bytes before it, so
-// the DAG pipelines segments with no barrier-like rounds. A send completes when its source may be reused; the
-// executor may start ready ops in any order, and starting them in vector order follows the algorithm's intent.
+// into segments, each its own op, and an op waits only for the earlier ops it conflicts with on some byte (one of
+// the two writing) and for the orderings an algorithm states without data (barrier rounds, pairwise steps), so the
+// DAG pipelines segments with no barrier-like rounds. A send completes when its source may be reused; the executor
+// may start ready ops in any order, and starting them in vector order follows the algorithm's intent.
 #pragma once
 
 #include <cstddef>
@@ -127,7 +128,8 @@ struct spec {
   std::vector<std::uint64_t> send_counts, send_displs, recv_counts, recv_displs;
   /// Largest message a pipelined algorithm sends at once (0: default_segment_bytes). Every message, copy and
   /// reduction larger than this is cut into segments of this size (rounded down to whole elements), each its own
-  /// operation, so that the DAG lets one segment travel while the next is received or reduced.
+  /// operation, so that the DAG lets one segment travel while the next is received or reduced (tiny segments on
+  /// large buffers make large schedules: a runtime setting should keep this in the KiB range).
   std::uint64_t segment_bytes = 0;
   /// reduce_op::user only: whether the callback is commutative (the built-in operators always are). When false,
   /// every rank's result is x_0 op x_1 op ... op x_{p-1} in rank order: build() refuses the algorithms that

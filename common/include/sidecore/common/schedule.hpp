@@ -19,6 +19,15 @@
 //
 // The builders (build(), one source file per algorithm under common/coll/) are pure functions of (spec, algorithm,
 // rank, size): every rank builds its own part, and the simulator builds every rank's part of the same collective.
+//
+// Buffers (n = count * element_size bytes; docs/collectives.md has the full table): the send buffer holds the
+// input and is never written; recv holds the output (bcast: the data on every rank, the root's being the input);
+// with in_place the input is in recv, laid out as the output (reduce_scatter_block: p blocks, the result in the
+// first). buffer_bytes() gives both sizes. Messages, copies and reductions larger than spec::segment_bytes are cut
+// into segments, each its own op, and an op waits only for the earlier ops it conflicts with on some byte (one of
+// the two writing) and for the orderings an algorithm states without data (barrier rounds, pairwise steps), so the
+// DAG pipelines segments with no barrier-like rounds. A send completes when its source may be reused; the executor
+// may start ready ops in any order, and starting them in vector order follows the algorithm's intent.
 #pragma once
 
 #include <cstddef>
@@ -117,9 +126,30 @@ struct spec {
   bool in_place = false;        ///< MPI_IN_PLACE: the input is already in the receive buffer (see docs/collectives.md)
   /// allgatherv: recv_counts/recv_displs (elements, one per rank); alltoallv: all four. Empty otherwise.
   std::vector<std::uint64_t> send_counts, send_displs, recv_counts, recv_displs;
-  /// Largest message a pipelined algorithm sends at once (0: the algorithm's default, no pipelining below it).
+  /// Largest message a pipelined algorithm sends at once (0: default_segment_bytes). Every message, copy and
+  /// reduction larger than this is cut into segments of this size (rounded down to whole elements), each its own
+  /// operation, so that the DAG lets one segment travel while the next is received or reduced (tiny segments on
+  /// large buffers make large schedules: a runtime setting should keep this in the KiB range).
   std::uint64_t segment_bytes = 0;
+  /// reduce_op::user only: whether the callback is commutative (the built-in operators always are). When false,
+  /// every rank's result is x_0 op x_1 op ... op x_{p-1} in rank order: build() refuses the algorithms that
+  /// reorder operands (keeps_rank_order()) and choose() never picks them.
+  bool commutative = true;
 };
+
+/// The segment size used when spec::segment_bytes is 0: large enough that a segment's per-message overhead is
+/// small next to its transfer time (128 KiB at 10 GB/s is 13 us), small enough that a 16 MiB collective is 128
+/// segments the reserved core can interleave with its other work.
+inline constexpr std::uint64_t default_segment_bytes = 128 * 1024;
+
+/// Bytes the caller's send and receive buffers must hold for `s` on rank `rank` of `size` (the scratch buffer's
+/// size is schedule::tmp_bytes). 0 where MPI ignores the buffer (send with in_place, recv of reduce and gather on
+/// non-roots, recv of scatter at an in_place root, both for barrier). Throws as build() does.
+struct buffer_sizes {
+  std::uint64_t send = 0;
+  std::uint64_t recv = 0;
+};
+[[nodiscard]] buffer_sizes buffer_bytes(const spec& s, int rank, int size);
 
 /// Size in bytes of one element of `t` under `op` (minloc/maxloc: the value-index pair, padding included).
 [[nodiscard]] std::size_t element_size(dtype t, reduce_op op) noexcept;
@@ -137,10 +167,16 @@ struct spec {
 
 /// Whether algorithm `a` implements kind `k` (automatic: always true).
 [[nodiscard]] bool supports(kind k, algorithm a) noexcept;
+/// Whether algorithm `a` of kind `k` combines operands in rank order (x_0 op x_1 op ...), and so is correct for a
+/// non-commutative user operator. True for kinds that do not reduce, and for automatic.
+[[nodiscard]] bool keeps_rank_order(kind k, algorithm a) noexcept;
 /// The algorithms that implement `k`, in the order `sidecore info` lists them (automatic excluded).
 [[nodiscard]] std::vector<algorithm> algorithms_for(kind k);
 
-/// The algorithm `automatic` stands for: by kind, communicator size and the bytes each rank contributes.
+/// The algorithm `automatic` stands for: by kind, communicator size and the bytes each rank contributes, with
+/// MPICH 4.0's thresholds where MPICH makes the same choice (docs/collectives.md, "How choose() decides"). Uses
+/// only what is the same on every rank, so every rank picks the same algorithm; never picks an algorithm that
+/// reorders operands when the op is a non-commutative user op.
 [[nodiscard]] algorithm choose(const spec& s, int size) noexcept;
 
 /// Rank `rank`'s schedule of collective `s` on `size` ranks with algorithm `a` (automatic: choose()). Throws
@@ -148,5 +184,15 @@ struct spec {
 /// algorithm that does not implement the kind, a reduce_op that does not fit the type (bitwise on floats), v-variant
 /// counts of the wrong length.
 [[nodiscard]] schedule build(const spec& s, algorithm a, int rank, int size);
+
+/// The checks build() and buffer_bytes() make, alone: throws std::invalid_argument whose message names the
+/// argument, its bad value and what is accepted (size < 1; rank or root outside [0, size); an enum value out of
+/// range; op none for a reduction, or an op for a kind that does not reduce; an op the type does not take: logical
+/// and bitwise operators on float32/float64, anything but bitwise and user on byte; in_place for barrier and bcast;
+/// v-variant arrays not of `size` entries, receive blocks that overlap, an alltoallv block to oneself whose send
+/// and receive counts differ; buffers of 2^63 bytes or more; an algorithm that does not implement the kind or, for
+/// a non-commutative user op, does not keep rank order). Mismatches between ranks (counts, types, roots) cannot be
+/// seen by one rank: the executor finds them when a message of the wrong size arrives.
+void validate(const spec& s, algorithm a, int rank, int size);
 
 }  // namespace sidecore::coll

@@ -78,7 +78,6 @@ class progress_guard {
   }
 
   explicit operator bool() const noexcept { return held_; }
-  [[nodiscard]] holder how() const noexcept { return how_; }
 
   /// Gives the lock back now (no effect if not held).
   void release() noexcept {

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <mpi.h>
-#include <rdma/fabric.h>
 
 #include <atomic>
 #include <cstddef>
@@ -18,6 +17,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+struct fi_info;
 
 namespace sidecore::progress {
 

@@ -49,7 +49,11 @@ void to_c(const sidecore::status& s, sc_status* out) {
   out->error = static_cast<int>(s.error);
 }
 
-int status_code(const sidecore::status& s) { return s.ok() ? SC_SUCCESS : static_cast<int>(s.error); }
+// A request's error as the call's code; a transport failure's sentence becomes sc_last_error.
+int status_code(const sidecore::status& s) {
+  if (s.error == sidecore::errc::transport) t_last_error = sidecore::detail::last_transport_error();
+  return s.ok() ? SC_SUCCESS : static_cast<int>(s.error);
+}
 
 // C handles held as sidecore::request for the duration of a call, given back as integers afterwards
 // (consumed ones become SC_REQUEST_NULL), also when the call throws.

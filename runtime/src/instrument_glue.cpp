@@ -22,10 +22,9 @@ namespace {
 // XFER_BEGIN when the operation is handed to libfabric, XFER_END when its completion is seen. For a receive
 // the transfer cannot start before the buffer is posted, so posting is its earliest possible beginning; the
 // size recorded is the posted size (docs/instrument.md).
-void xfer_hook(const progress::req* r, bool begin) {
-  const std::uint64_t id = progress::request_pool::handle_of(r);
-  if (begin) instrument::xfer_begin(id, r->len, r->peer, r->owner_thread);
-  else instrument::xfer_end(id, r->owner_thread);
+void xfer_hook(const progress::xfer_event& ev, bool begin) {
+  if (begin) instrument::xfer_begin(ev.id, ev.bytes, ev.peer, ev.owner_thread);
+  else instrument::xfer_end(ev.id, ev.owner_thread);
 }
 
 // Built-in calibration of xfer_time (seed 000 needs it a priori): half round-trip ping-pong between rank

@@ -2,6 +2,7 @@
 #include <omp.h>
 
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include <sidecore/instrument/instrument.hpp>
@@ -58,34 +59,43 @@ struct call_scope {
                                          ": the request was already completed and consumed by an earlier wait/test");
 }
 
-inline progress::req* lookup_or_throw(detail::runtime_state& s, const request& r, const char* what) {
-  progress::req* q = s.eng->lookup(r.handle());
-  if (!q) [[unlikely]]
-    throw_bad_request(r, what);
-  return q;
+// The sentence of this thread's last request that completed with errc::transport (send's exception, the C API's
+// sc_last_error).
+thread_local std::string t_transport_error;
+
+[[gnu::cold, gnu::noinline]] void note_transport_error(const detail::runtime_state& s, const progress::completion& c) {
+  t_transport_error = s.eng->describe(c);
 }
 
-status status_of(const progress::req* q) {
+// What a completed request reports, as the public status.
+status to_status(const detail::runtime_state& s, const progress::completion& c) {
   status st;
-  if (q->op == progress::req_op::recv && q->result != progress::req_result::canceled) {
-    st.source = q->source >= 0 ? q->source : q->peer;  // CQ data; a provider that drops it: the posted source
-    st.tag = tag::user_of(q->rtag);
+  if (c.kind == progress::req_kind::recv && c.result != progress::req_result::canceled) {
+    st.source = c.source;
+    st.tag = tag::user_of(c.tag);
   }
-  st.bytes = q->bytes;
-  switch (q->result) {
+  st.bytes = c.bytes;
+  switch (c.result) {
     case progress::req_result::ok: st.error = errc::success; break;
     case progress::req_result::truncated: st.error = errc::truncated; break;
     case progress::req_result::canceled: st.error = errc::canceled; break;
-    case progress::req_result::transport: st.error = errc::transport; break;
+    case progress::req_result::transport:
+      st.error = errc::transport;
+      note_transport_error(s, c);
+      break;
   }
   return st;
 }
 
-// Consumes a completed request: reads its status, frees the slot. The handle becomes stale.
-status consume(detail::runtime_state& s, progress::req* q) {
-  const status st = status_of(q);
-  s.eng->release(q);
-  return st;
+// Reads a completed request's result and frees it (the handle becomes stale): *st when given. False if the request
+// has not completed (or the handle names none).
+bool consume_if_done(detail::runtime_state& s, request& r, status* st) {
+  progress::completion c;
+  if (s.eng->test(r.handle(), c) != progress::test_result::done) return false;
+  const status done = to_status(s, c);
+  request_access::mark_consumed(r);
+  if (st) *st = done;
+  return true;
 }
 
 // A send that completed inside isend (progress::is_inline: no slot) is consumed here: *st (when given) gets its
@@ -329,7 +339,7 @@ void init(MPI_Comm user_comm) {
   MPI_Query_thread(&thread_level);
   ec.serialized_callers = thread_level != MPI_THREAD_MULTIPLE;
   try {
-    s->eng = std::make_unique<progress::engine>(ec);
+    s->eng = progress::engine::open(ec);
   } catch (const progress::transport_error& e) {
     local_error = std::string("sidecore::init: ") + e.what();
     local_code = errc::transport;
@@ -498,12 +508,12 @@ request& request::operator=(request&& other) noexcept {
 
 request::~request() {
   if (handle_ == 0 || handle_ == request_access::consumed || progress::is_inline(handle_) || !initialized()) return;
-  if (progress::req* q = g_state->eng->lookup(handle_)) g_state->eng->orphan(q);
+  g_state->eng->orphan(handle_);
   handle_ = 0;
 }
 
 bool request::active() const noexcept {
-  return handle_ != 0 && initialized() && (progress::is_inline(handle_) || g_state->eng->lookup(handle_) != nullptr);
+  return handle_ != 0 && initialized() && (progress::is_inline(handle_) || g_state->eng->active(handle_));
 }
 
 namespace {
@@ -555,7 +565,8 @@ void send(const void* buf, std::int64_t bytes, int dest, int t, const comm& c) {
   request r = isend(buf, bytes, dest, t, c);
   const status st = wait(r);
   if (st.error == errc::transport)
-    throw error(errc::transport, "sidecore::send to rank " + std::to_string(dest) + " failed in the transport");
+    throw error(errc::transport,
+                "sidecore::send to rank " + std::to_string(dest) + " failed in the transport: " + t_transport_error);
 }
 
 status recv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
@@ -568,9 +579,10 @@ status wait(request& r) {
   const call_scope scope(category::wait, "sidecore::wait");
   detail::runtime_state& s = detail::state_or_throw("wait");
   if (status st; take_inline(r, &st)) return st;
-  progress::req* q = lookup_or_throw(s, r, "wait");
-  s.eng->wait_for(q);
-  const status st = consume(s, q);
+  progress::completion c;
+  if (!s.eng->wait(r.handle(), c)) [[unlikely]]
+    throw_bad_request(r, "wait");
+  const status st = to_status(s, c);
   request_access::mark_consumed(r);
   return st;
 }
@@ -579,15 +591,11 @@ bool test(request& r, status* st) {
   const call_scope scope(category::test, "sidecore::test");
   detail::runtime_state& s = detail::state_or_throw("test");
   if (take_inline(r, st)) return true;
-  progress::req* q = lookup_or_throw(s, r, "test");
-  if (!progress::engine::is_complete(q)) {
-    if (!s.eng->thread_running()) s.eng->progress();
-    if (!progress::engine::is_complete(q)) return false;
-  }
-  const status done = consume(s, q);
-  request_access::mark_consumed(r);
-  if (st) *st = done;
-  return true;
+  if (!s.eng->active(r.handle())) [[unlikely]]
+    throw_bad_request(r, "test");
+  if (consume_if_done(s, r, st)) return true;
+  if (!s.eng->thread_running()) s.eng->progress();
+  return consume_if_done(s, r, st);
 }
 
 namespace {
@@ -607,10 +615,9 @@ void waitall(std::span<request> reqs, std::span<status> statuses) {
   check_statuses(reqs, statuses, "waitall");
   for (std::size_t i = 0; i < reqs.size(); ++i) {
     if (take_inline(reqs[i], statuses.empty() ? nullptr : &statuses[i])) continue;
-    progress::req* q = s.eng->lookup(reqs[i].handle());
-    if (!q) continue;  // inactive: skipped, as MPI skips MPI_REQUEST_NULL
-    s.eng->wait_for(q);
-    const status st = consume(s, q);
+    progress::completion c;
+    if (!s.eng->wait(reqs[i].handle(), c)) continue;  // inactive: skipped, as MPI skips MPI_REQUEST_NULL
+    const status st = to_status(s, c);
     request_access::mark_consumed(reqs[i]);
     if (!statuses.empty()) statuses[i] = st;
   }
@@ -623,15 +630,9 @@ int waitany(std::span<request> reqs, status* st) {
     bool any_active = false;
     for (std::size_t i = 0; i < reqs.size(); ++i) {
       if (take_inline(reqs[i], st)) return static_cast<int>(i);
-      progress::req* q = s.eng->lookup(reqs[i].handle());
-      if (!q) continue;
+      if (!s.eng->active(reqs[i].handle())) continue;
       any_active = true;
-      if (progress::engine::is_complete(q)) {
-        const status done = consume(s, q);
-        request_access::mark_consumed(reqs[i]);
-        if (st) *st = done;
-        return static_cast<int>(i);
-      }
+      if (consume_if_done(s, reqs[i], st)) return static_cast<int>(i);
     }
     if (!any_active) return -1;
     if (!s.eng->thread_running()) s.eng->progress();
@@ -643,17 +644,11 @@ bool testall(std::span<request> reqs, std::span<status> statuses) {
   detail::runtime_state& s = detail::state_or_throw("testall");
   check_statuses(reqs, statuses, "testall");
   if (!s.eng->thread_running()) s.eng->progress();
-  for (auto& r : reqs) {
-    progress::req* q = s.eng->lookup(r.handle());  // nullptr for inline handles too: complete
-    if (q && !progress::engine::is_complete(q)) return false;
-  }
+  for (auto& r : reqs)
+    if (s.eng->pending(r.handle())) return false;  // inline and inactive handles are not pending
   for (std::size_t i = 0; i < reqs.size(); ++i) {
     if (take_inline(reqs[i], statuses.empty() ? nullptr : &statuses[i])) continue;
-    progress::req* q = s.eng->lookup(reqs[i].handle());
-    if (!q) continue;
-    const status done = consume(s, q);
-    request_access::mark_consumed(reqs[i]);
-    if (!statuses.empty()) statuses[i] = done;
+    (void)consume_if_done(s, reqs[i], statuses.empty() ? nullptr : &statuses[i]);  // inactive: skipped
   }
   return true;
 }
@@ -664,13 +659,7 @@ int testany(std::span<request> reqs, status* st) {
   if (!s.eng->thread_running()) s.eng->progress();
   for (std::size_t i = 0; i < reqs.size(); ++i) {
     if (take_inline(reqs[i], st)) return static_cast<int>(i);
-    progress::req* q = s.eng->lookup(reqs[i].handle());
-    if (q && progress::engine::is_complete(q)) {
-      const status done = consume(s, q);
-      request_access::mark_consumed(reqs[i]);
-      if (st) *st = done;
-      return static_cast<int>(i);
-    }
+    if (consume_if_done(s, reqs[i], st)) return static_cast<int>(i);
   }
   return -1;
 }
@@ -678,10 +667,16 @@ int testany(std::span<request> reqs, status* st) {
 void cancel(request& r) {
   const call_scope scope(category::other, "sidecore::cancel");
   detail::runtime_state& s = detail::state_or_throw("cancel");
-  progress::req* q = progress::is_inline(r.handle()) ? nullptr : lookup_or_throw(s, r, "cancel");
-  if (!q || q->op == progress::req_op::send)
-    throw error(errc::invalid_argument, "sidecore::cancel: the request is a send; only posted receives can be cancelled");
-  if (!progress::engine::is_complete(q)) s.eng->cancel(q);
+  const std::optional<progress::req_kind> kind =
+      progress::is_inline(r.handle()) ? progress::req_kind::send : s.eng->kind(r.handle());
+  if (!kind) throw_bad_request(r, "cancel");
+  if (*kind != progress::req_kind::recv)
+    throw error(errc::invalid_argument, std::string("sidecore::cancel: the request is a ") +
+                                            (*kind == progress::req_kind::send ? "send" : "collective") +
+                                            "; only posted receives can be cancelled");
+  (void)s.eng->cancel(r.handle());
 }
+
+const std::string& detail::last_transport_error() noexcept { return t_transport_error; }
 
 }  // namespace sidecore

@@ -85,6 +85,9 @@ void region_exit() noexcept;
 void instrument_start(runtime_state& s, const comm& world);
 void instrument_finish(runtime_state& s, const comm& world, double t_total_s);
 
+/// The sentence saying why this thread's last request that completed with errc::transport failed (empty if none).
+const std::string& last_transport_error() noexcept;
+
 /// isend, always with a request slot (never progress::is_inline): for the C API, whose integer handles can be
 /// copied, so that a copy waited on after the original is recognised as consumed.
 request isend_with_slot(const void* buf, std::int64_t bytes, int dest, int t, const comm& c);

@@ -1,9 +1,9 @@
-// The request state machine as the engine drives it (progress/src/engine.cpp), on a local shm endpoint with no
+// The request state machine as the engine drives it (progress/src/completion.cpp), on a local shm endpoint with no
 // peer and no MPI: a posted receive is completed by cancelling it, which lets the test choose the order of the
 // two-party exchange between the application dropping its handle (orphan) and the engine completing it.
-//   pending -> complete -> (consumed by release)      the normal wait
-//   pending -> complete -> orphan: freed by orphan()  (handle dropped after completion)
-//   pending -> orphan -> complete: freed by complete() (handle dropped while in flight)
+//   pending -> complete -> (read by wait/test: freed)   the normal wait
+//   pending -> complete -> orphan: freed by orphan()     (handle dropped after completion)
+//   pending -> orphan -> complete: freed by complete()   (handle dropped while in flight)
 // Also the same in core mode (progress thread running), with a tiny submission queue to take the full path.
 #include <gtest/gtest.h>
 
@@ -15,6 +15,8 @@
 
 #include <sidecore/progress/engine.hpp>
 #include <sidecore/progress/tag.hpp>
+
+#include "engine_core.hpp"
 
 namespace {
 
@@ -28,7 +30,7 @@ std::unique_ptr<engine> make_engine(std::size_t queue = 64) {
   cfg.block_us = 100;
   cfg.queue_capacity = queue;
   try {
-    return std::make_unique<engine>(cfg);
+    return engine::open(cfg);
   } catch (const transport_error& e) {
     ADD_FAILURE() << "cannot open a shm endpoint: " << e.what();
     return nullptr;
@@ -48,24 +50,33 @@ bool progress_until(engine& e, P pred) {
   return true;
 }
 
-TEST(EngineSlots, CancelledReceiveCompletesCanceledAndReleaseMakesTheHandleStale) {
+// The slot behind a handle (internal: to look at its state and error code without reading it).
+const req* slot(engine& e, std::uint64_t h) { return core_of(e).pool.lookup(h); }
+
+TEST(EngineSlots, CancelledReceiveCompletesCanceledAndReadingItMakesTheHandleStale) {
   auto e = make_engine();
   ASSERT_TRUE(e);
   std::uint64_t buf = 0;
   const std::uint64_t h = e->start_recv(&buf, 8, kTag, 0, -1, -1, 0);
   ASSERT_NE(h, 0u);
-  req* r = e->lookup(h);
-  ASSERT_NE(r, nullptr);
+  EXPECT_TRUE(e->active(h));
+  EXPECT_TRUE(e->pending(h));
+  EXPECT_EQ(e->kind(h), req_kind::recv);
   EXPECT_EQ(e->requests_in_use(), 1u);
-  EXPECT_FALSE(engine::is_complete(r));
-  e->cancel(r);
-  e->wait_for(r);
-  ASSERT_TRUE(engine::is_complete(r));
-  EXPECT_EQ(r->result, req_result::canceled);
-  EXPECT_EQ(r->bytes, 0u);
-  e->release(r);
-  EXPECT_EQ(e->lookup(h), nullptr);
+  EXPECT_TRUE(e->cancel(h));
+  completion c{};
+  ASSERT_TRUE(e->wait(h, c));
+  EXPECT_EQ(c.result, req_result::canceled);
+  EXPECT_EQ(c.kind, req_kind::recv);
+  EXPECT_EQ(c.bytes, 0u);
+  EXPECT_TRUE(e->describe(c).empty());
+  EXPECT_FALSE(e->active(h));
+  EXPECT_FALSE(e->pending(h));
+  EXPECT_EQ(e->kind(h), std::nullopt);
   EXPECT_EQ(e->requests_in_use(), 0u);
+  EXPECT_FALSE(e->wait(h, c)) << "a handle already read names no request";
+  EXPECT_EQ(e->test(h, c), test_result::stale);
+  EXPECT_FALSE(e->cancel(h));
 }
 
 TEST(EngineSlots, OrphanAfterCompleteFreesTheSlot) {
@@ -73,14 +84,12 @@ TEST(EngineSlots, OrphanAfterCompleteFreesTheSlot) {
   ASSERT_TRUE(e);
   std::uint64_t buf = 0;
   const std::uint64_t h = e->start_recv(&buf, 8, kTag, 0, -1, -1, 0);
-  req* r = e->lookup(h);
-  ASSERT_NE(r, nullptr);
-  e->cancel(r);
-  ASSERT_TRUE(progress_until(*e, [&] { return engine::is_complete(r); }));
-  EXPECT_EQ(e->requests_in_use(), 1u) << "complete but not consumed: still held";
-  e->orphan(r);
+  ASSERT_TRUE(e->cancel(h));
+  ASSERT_TRUE(progress_until(*e, [&] { return !e->pending(h); }));
+  EXPECT_EQ(e->requests_in_use(), 1u) << "complete but not read: still held";
+  e->orphan(h);
   EXPECT_EQ(e->requests_in_use(), 0u) << "orphan() of a completed request must free it";
-  EXPECT_EQ(e->lookup(h), nullptr);
+  EXPECT_FALSE(e->active(h));
 }
 
 TEST(EngineSlots, OrphanBeforeCompleteIsFreedByTheEngine) {
@@ -88,14 +97,13 @@ TEST(EngineSlots, OrphanBeforeCompleteIsFreedByTheEngine) {
   ASSERT_TRUE(e);
   std::uint64_t buf = 0;
   const std::uint64_t h = e->start_recv(&buf, 8, kTag, 0, -1, -1, 0);
-  req* r = e->lookup(h);
-  ASSERT_NE(r, nullptr);
-  e->orphan(r);
+  e->orphan(h);
   EXPECT_EQ(e->requests_in_use(), 1u) << "an orphaned request in flight is kept until it completes";
-  EXPECT_EQ(r->state.load(), static_cast<std::uint32_t>(req_state::orphan));
-  e->cancel(r);
+  ASSERT_NE(slot(*e, h), nullptr);
+  EXPECT_EQ(slot(*e, h)->state.load(), static_cast<std::uint32_t>(req_state::orphan));
+  EXPECT_TRUE(e->cancel(h));
   EXPECT_TRUE(progress_until(*e, [&] { return e->requests_in_use() == 0; })) << "the engine never freed the orphan";
-  EXPECT_EQ(e->lookup(h), nullptr);
+  EXPECT_FALSE(e->active(h));
 }
 
 // Both orders of the exchange over many requests at once.
@@ -109,10 +117,10 @@ void many_requests_both_orders(int n) {
   // No receive may complete before anything was sent or cancelled.
   int failed = 0, first = -1, fi_err = 0;
   for (int i = 0; i < n; ++i) {
-    req* r = e->lookup(hs[static_cast<std::size_t>(i)]);
-    ASSERT_NE(r, nullptr);
-    if (engine::is_complete(r)) {
-      if (first < 0) first = i, fi_err = r->fi_err;
+    const std::uint64_t h = hs[static_cast<std::size_t>(i)];
+    ASSERT_TRUE(e->active(h));
+    if (!e->pending(h)) {
+      if (first < 0) first = i, fi_err = slot(*e, h)->fi_err;
       ++failed;
     }
   }
@@ -121,28 +129,28 @@ void many_requests_both_orders(int n) {
                        << "): the provider's posted-receive queue is full and the engine does not keep the rest "
                           "in its backlog";
   // Even ones orphaned while in flight, then everything cancelled; odd ones orphaned once complete.
-  for (int i = 0; i < n; i += 2) e->orphan(e->lookup(hs[static_cast<std::size_t>(i)]));
-  for (int i = 0; i < n; ++i) e->cancel(e->lookup(hs[static_cast<std::size_t>(i)]));
+  for (int i = 0; i < n; i += 2) e->orphan(hs[static_cast<std::size_t>(i)]);
+  for (int i = 0; i < n; ++i) EXPECT_TRUE(e->cancel(hs[static_cast<std::size_t>(i)]));
   ASSERT_TRUE(progress_until(*e, [&] {
     for (int i = 1; i < n; i += 2)
-      if (!engine::is_complete(e->lookup(hs[static_cast<std::size_t>(i)]))) return false;
+      if (e->pending(hs[static_cast<std::size_t>(i)])) return false;
     return true;
   }));
   for (int i = 1; i < n; i += 2) {
-    req* r = e->lookup(hs[static_cast<std::size_t>(i)]);
-    EXPECT_EQ(r->result, req_result::canceled);
-    e->orphan(r);
+    const std::uint64_t h = hs[static_cast<std::size_t>(i)];
+    EXPECT_EQ(slot(*e, h)->result, req_result::canceled);
+    e->orphan(h);
   }
   EXPECT_TRUE(progress_until(*e, [&] { return e->requests_in_use() == 0; }))
       << e->requests_in_use() << " requests leaked";
-  for (std::uint64_t h : hs) EXPECT_EQ(e->lookup(h), nullptr);
+  for (std::uint64_t h : hs) EXPECT_FALSE(e->active(h));
 }
 
 TEST(EngineSlots, ManyRequestsBothOrdersNoLeak) { many_requests_both_orders(1000); }
 
-// Known bug: more receives in flight than the provider's posted-receive queue (shm: 1024 in libfabric 1.17).
-// fi_trecv answers -FI_ENOMEM, not -FI_EAGAIN, and the engine completes the receive with a transport error
-// instead of keeping it in its backlog. Also grows the pool past one chunk.
+// More receives in flight than the provider's posted-receive queue (shm: 1024 in libfabric 1.17): fi_trecv answers
+// -FI_ENOMEM, not -FI_EAGAIN, and the engine must keep the rest in its backlog, not fail them. Also grows the pool
+// past one chunk.
 TEST(EngineSlots, MoreReceivesThanTheProviderQueueHolds) { many_requests_both_orders(1500); }
 
 // Core mode: the progress thread posts and completes; a submission queue of 2 entries forces the overflow path.
@@ -155,17 +163,17 @@ TEST(EngineSlots, ProgressThreadWithATinyQueue) {
   std::vector<std::uint64_t> bufs(n), hs;
   for (int i = 0; i < n; ++i) hs.push_back(e->start_recv(&bufs[static_cast<std::size_t>(i)], 8, kTag, 0, -1, -1, 0));
   for (int i = 0; i < n; ++i) {
-    req* r = e->lookup(hs[static_cast<std::size_t>(i)]);
-    ASSERT_NE(r, nullptr);
+    const std::uint64_t h = hs[static_cast<std::size_t>(i)];
+    ASSERT_TRUE(e->active(h));
     if (i % 3 == 0) {
-      e->orphan(r);
-      e->cancel(r);  // the engine frees it when the cancel completes
+      e->orphan(h);
+      EXPECT_TRUE(e->cancel(h));  // the engine frees it when the cancel completes
       continue;
     }
-    e->cancel(r);
-    e->wait_for(r);
-    EXPECT_EQ(r->result, req_result::canceled) << i;
-    e->release(r);
+    EXPECT_TRUE(e->cancel(h));
+    completion c{};
+    ASSERT_TRUE(e->wait(h, c));
+    EXPECT_EQ(c.result, req_result::canceled) << i;
   }
   EXPECT_TRUE(progress_until(*e, [&] { return e->requests_in_use() == 0; })) << e->requests_in_use() << " leaked";
   e->stop_thread();

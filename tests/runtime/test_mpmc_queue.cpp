@@ -1,4 +1,4 @@
-// The bounded MPMC queue (progress/include/sidecore/progress/mpmc_queue.hpp): FIFO, capacity rounding, full and
+// The bounded MPMC queue (progress/src/mpmc_queue.hpp): FIFO, capacity rounding, full and
 // empty, wrap-around, many producers and one consumer with no loss or duplication, and per-producer order.
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include <sidecore/progress/mpmc_queue.hpp>
+#include "mpmc_queue.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The request pool (progress/include/sidecore/progress/request_pool.hpp): acquire, release, stale handles,
+// The request pool (progress/src/request_pool.hpp): acquire, release, stale handles,
 // generations, growth past one chunk, and concurrent acquire/release.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include <sidecore/progress/request_pool.hpp>
+#include "request_pool.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
  *
  * Every function returns SC_SUCCESS or an error code (the values of sidecore::errc). On error,
  * sc_last_error() returns the message of the calling thread's last error: it names the input, the bad value
- * and what is accepted. Request handles are plain integers: SC_REQUEST_NULL (0) is no request; after
+ * and what is accepted; for SC_ERR_TRANSPORT from a request, the libfabric call or completion that failed. Request handles are plain integers: SC_REQUEST_NULL (0) is no request; after
  * sc_wait (or an sc_test that completes) the handle is set to SC_REQUEST_NULL. Waiting on a copy of a handle
  * that was already waited on returns SC_ERR_INVALID_REQUEST. */
 #ifndef SIDECORE_H

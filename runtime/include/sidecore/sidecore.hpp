@@ -70,7 +70,9 @@ struct status {
   /// Bytes received. For a truncated message: the buffer size, and never a byte past it; whether the part
   /// that fits is written depends on the provider (shm writes it, tcp;ofi_rxm in libfabric 1.17 does not).
   std::size_t bytes = 0;
-  errc error = errc::success;  ///< success, truncated or canceled
+  /// success, truncated, canceled, or transport (the provider failed the operation; send() throws with why, and
+  /// the C API's sc_last_error says it)
+  errc error = errc::success;
   [[nodiscard]] bool ok() const noexcept { return error == errc::success; }
   [[nodiscard]] bool canceled() const noexcept { return error == errc::canceled; }
 };

@@ -1,23 +1,24 @@
-// The progression engine: one libfabric RDM endpoint per process, tagged point-to-point, a submission
-// queue from application threads, and a progress function that either the application threads call
-// (mode off) or a dedicated, pinned thread calls in a loop (mode core). The same code runs in both modes:
-// only who calls progress() changes.
+// The progression engine as the runtime sees it: one libfabric RDM endpoint per process, tagged point-to-point
+// requests named by handles, and a progress function that either the application threads call (mode off) or a
+// dedicated, pinned thread calls in a loop (mode core). The same code runs in both modes: only who calls
+// progress() changes. Behind this header (progress/src/, one file per concept; docs/architecture.md) the engine
+// is one object, engine_core; nothing here exposes its state, so the runtime reads requests through the functions
+// below, by handle.
 #pragma once
 
 #include <mpi.h>
-#include <rdma/fabric.h>
-#include <rdma/fi_domain.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include <sidecore/progress/mpmc_queue.hpp>
-#include <sidecore/progress/request_pool.hpp>
+struct fi_info;
 
 namespace sidecore::progress {
 
@@ -41,8 +42,8 @@ struct engine_config {
   /// Mode core: an application thread that posts or waits for an eager-sized operation while no other
   /// application thread progresses does the work itself (posts, polls, matches) and the progress thread steps
   /// aside until the application has made no call for caller_quiet_ns; rendezvous transfers stay with the
-  /// progress thread (engine.cpp, "caller progress"). false: every operation goes through the progress thread
-  /// (two crossings between cores per message).
+  /// progress thread (caller_progress.cpp). false: every operation goes through the progress thread (two
+  /// crossings between cores per message).
   bool caller_progress = true;
 };
 
@@ -58,6 +59,7 @@ struct engine_stats {
   std::uint64_t queue_full = 0;   ///< submissions that found the queue full
   std::uint64_t unexpected = 0;   ///< messages that arrived before a matching receive was posted
   std::uint64_t rendezvous = 0;   ///< messages sent by rendezvous (ready-to-send, clear-to-send, data)
+  std::uint64_t dropped = 0;      ///< messages dropped: malformed, of another wire version, or for no pending send
 };
 
 /// A doorbell: the futex word a blocked progressor of one process sleeps on. The runtime places one per rank in
@@ -69,7 +71,9 @@ struct alignas(64) doorbell {
   std::atomic<std::uint32_t> sleepers{0};  ///< threads of the owner sleeping on seq
 };
 
-/// Thrown for libfabric or bootstrap failures; the runtime maps it to sidecore::error(errc::transport).
+/// Thrown for libfabric or bootstrap failures while the engine is set up (engine::open, connect); the runtime
+/// maps it to sidecore::error(errc::transport). Once set up, the engine never throws on the progress path: a
+/// failure completes the requests it concerns with req_result::transport (engine::describe says why).
 struct transport_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -79,17 +83,71 @@ struct transport_error : std::runtime_error {
 /// list (free it with fi_freeinfo). The engine opens the first entry; `sidecore info` shows it.
 int query_provider(const std::string& provider, struct fi_info** info);
 
+// ---- request handles ----------------------------------------------------------------------------------------
+
+/// A send that completed inside isend (its data was injected: the buffer is reusable and no completion will
+/// come) has no slot: its handle carries the byte count, and waiting on it only reads that back.
+inline constexpr std::uint64_t inline_bit = std::uint64_t{1} << 63;
+[[nodiscard]] constexpr std::uint64_t inline_handle(std::size_t bytes) noexcept { return inline_bit | bytes; }
+/// True for a handle made by inline_handle (not for ~0, the runtime's consumed mark).
+[[nodiscard]] constexpr bool is_inline(std::uint64_t handle) noexcept {
+  return (handle & inline_bit) != 0 && handle != ~std::uint64_t{0};
+}
+[[nodiscard]] constexpr std::size_t inline_bytes(std::uint64_t handle) noexcept {
+  return static_cast<std::size_t>(handle & ~inline_bit);
+}
+
+/// What a request is: a send, a receive, or a schedule (a collective's rounds of child operations).
+enum class req_kind : std::uint8_t { send, recv, schedule };
+/// Completion result, mapped by the runtime to sidecore::errc.
+enum class req_result : std::uint8_t { ok = 0, truncated, canceled, transport };
+/// For a request that completed with req_result::transport: the libfabric call that failed, an error completion
+/// the provider delivered for it, or a failure of the whole engine (its completion queue) while it was in flight.
+enum class failure : std::uint8_t { none, fi_tsend, fi_tsendv, fi_tinject, fi_trecv, error_completion, engine };
+
+/// What a completed request reports (engine::wait, engine::test). Filled by the engine, which writes what, fi_err
+/// and peer_index only for req_result::transport (no default values: the small-message path writes only what it
+/// reports).
+struct completion {
+  std::size_t bytes;   ///< bytes sent, or received (truncated: what the buffer took; canceled: 0)
+  std::uint64_t tag;   ///< recv: the message's sidecore tag (tag.hpp)
+  int source;          ///< recv: the sender's rank in its communicator; -1 for sends
+  req_kind kind;
+  req_result result;
+  failure what;        ///< transport: the step that failed
+  int fi_err;          ///< transport: the provider's error code (positive), 0 if none
+  int peer_index;      ///< transport: the peer's engine address index, -1 if none
+};
+
+enum class test_result { stale, pending, done };
+
+/// Instrumentation's view of a transfer (engine::set_xfer_hook).
+struct xfer_event {
+  std::uint64_t id;             ///< the request's handle
+  std::size_t bytes;            ///< the posted size
+  int peer;                     ///< rank in the caller's communicator
+  std::uint32_t owner_thread;   ///< instrumentation id of the thread that started it
+};
+
 class engine {
  public:
-  /// Opens fabric, domain, completion queue, address vector and endpoint (local, no communication).
-  /// Throws transport_error naming the provider and the failing call.
-  explicit engine(const engine_config& cfg);
+  /// Opens fabric, domain, completion queue, address vector and endpoint (local, no communication), and posts
+  /// the receive buffers. Throws transport_error naming the provider and the failing call.
+  [[nodiscard]] static std::unique_ptr<engine> open(const engine_config& cfg);
+  /// Stops the progress thread and closes the endpoint. Requests still in flight are dropped.
+  virtual ~engine();
+  engine(const engine&) = delete;
+  engine& operator=(const engine&) = delete;
+
   /// Collective over `comm`: exchanges endpoint names and fills the address vector (rank i of comm is
   /// address(i)). Throws transport_error.
   void connect(MPI_Comm comm);
-  ~engine();
-  engine(const engine&) = delete;
-  engine& operator=(const engine&) = delete;
+  /// This endpoint's libfabric name (what connect() exchanges).
+  [[nodiscard]] std::vector<char> endpoint_name() const;
+  /// Fills the address vector from `count` endpoint names back to back, each as endpoint_name() gives it (address
+  /// index i is the i-th); `me` is this process's index. What connect() does after its exchange; alone, it
+  /// connects an engine to itself (its own name, `count` 1, `me` 0) without MPI. Throws transport_error.
+  void add_addresses(const char* names, std::size_t count, int me);
 
   [[nodiscard]] const std::string& provider() const noexcept { return provider_; }
   [[nodiscard]] const std::string& fabric_name() const noexcept { return fabric_name_; }
@@ -100,203 +158,83 @@ class engine {
 
   /// Starts an operation; returns its handle (never 0). Throws std::bad_alloc when the pool is exhausted.
   /// With `may_inline`, a send whose header and data fit one inject and that nothing queued holds back completes
-  /// at once, unless instrumentation is on: its handle is inline_handle(len) (is_inline; no slot, lookup() gives
-  /// nullptr, so a copy of it waited on again cannot be recognised as stale).
+  /// at once, unless instrumentation is on: its handle is inline_handle(len) (is_inline; no slot, so a copy of it
+  /// waited on again cannot be recognised as stale).
   /// `dest` is an engine address index (the rank in the connect() communicator); `peer` the rank in the
   /// caller's communicator (instrumentation only); `sender_rank` travels in the message header and is what the
   /// receiver's status reports as source.
   [[nodiscard]] std::uint64_t start_send(const void* buf, std::size_t len, int dest, std::uint64_t tag, int peer,
                                          int sender_rank, std::uint32_t owner_thread, bool may_inline = true);
   /// `source_index` is the engine address index of the source, or -1 for any source. `ignore` masks tag bits
-  /// (any tag). Matching is sidecore's own (engine.cpp), in posting order against arrival order.
+  /// (any tag). Matching is sidecore's own (matching.cpp), in posting order against arrival order.
   [[nodiscard]] std::uint64_t start_recv(void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore, int peer,
                                          int source_index, std::uint32_t owner_thread);
+
+  // Reading requests. A handle names a live request from its start until its result is read (wait, or a test
+  // that returns done) or it is orphaned; 0, a malformed handle, one already read, and an inline handle name none.
+
+  /// Waits until the request completes, writes its result to `out` and frees it: the handle becomes stale.
+  /// Mode off: progresses, and per the idle policy sleeps when nothing happens. Mode core: watches the request
+  /// (spin, then sleep until the progress thread completes it); the progress thread does the rest, unless the
+  /// request is one a caller may progress (caller_progress.cpp). False, and nothing waited, if the handle names no
+  /// live request.
+  [[nodiscard]] bool wait(std::uint64_t handle, completion& out);
+  /// done: the request had completed; its result is in `out` and it is freed, as by wait. pending: not yet
+  /// (nothing progressed here: call progress() in mode off). stale: the handle names no live request.
+  [[nodiscard]] test_result test(std::uint64_t handle, completion& out) noexcept;
+  /// True while the handle names a live request that has not completed.
+  [[nodiscard]] bool pending(std::uint64_t handle) const noexcept;
+  /// True while the handle names a live request (completed or not).
+  [[nodiscard]] bool active(std::uint64_t handle) const noexcept;
+  /// What the live request is; nullopt if the handle names none.
+  [[nodiscard]] std::optional<req_kind> kind(std::uint64_t handle) const noexcept;
+  /// The application drops a handle whose operation may still be in flight: freed now if complete, else by the
+  /// engine when it completes. No effect on a handle that names no live request.
+  void orphan(std::uint64_t handle) noexcept;
+  /// Cancels a posted receive that no message matched yet (it completes as canceled); no effect on one already
+  /// matched or complete. Returns once the engine has acted on it, so the request cannot be consumed and its slot
+  /// reused meanwhile. False if the handle names no live request.
+  bool cancel(std::uint64_t handle);
+  /// A sentence saying why a request completed with req_result::transport ("fi_tsend to address 3 failed on
+  /// provider 'tcp;ofi_rxm': Connection reset by peer (104)"); empty for any other result.
+  [[nodiscard]] std::string describe(const completion& c) const;
 
   /// Doorbells shared with the ranks of this node: `mine` is this process's, `peers[i]` that of address index i
   /// (nullptr for ranks on other nodes, whose messages are seen within block_us instead). Without a call, a
   /// process-private doorbell serves (submissions from this process's threads still wake the sleeper). Call
   /// before traffic; the memory must outlive the engine.
   void set_doorbells(doorbell* mine, std::vector<doorbell*> peers);
-
   /// Collective among `peers` (address indices, this process's own index `me` excluded or not): one 0-byte
   /// message each way with every peer, progressed until done. Providers that set up a peer connection lazily
   /// on the first send (shm maps the peer's region and answers EAGAIN until the peer has progressed) would
   /// otherwise hold a rank's first messages back until it calls sidecore again.
   void connect_peers(int me, const std::vector<int>& peers);
-  /// Cancels a posted receive that no message matched yet (it completes as canceled); no effect on one already
-  /// matched. Returns once the engine has acted on it, so the request cannot be consumed and its slot reused
-  /// meanwhile.
-  void cancel(req* r);
 
-  [[nodiscard]] req* lookup(std::uint64_t handle) const noexcept { return pool_.lookup(handle); }
-  [[nodiscard]] static bool is_complete(const req* r) noexcept {
-    return r->state.load(std::memory_order_acquire) == static_cast<std::uint32_t>(req_state::complete);
-  }
-  /// Releases a completed request (after its result was read).
-  void release(req* r) noexcept { pool_.release(r); }
-  /// The application drops a handle whose operation may still be in flight: freed now if complete,
-  /// else by the engine when it completes.
-  void orphan(req* r) noexcept;
-
-  /// One progress pass if no other thread is progressing: post submissions, poll the CQ.
-  /// Returns true when it found work. Never blocks.
+  /// One progress pass if no other thread is progressing: post submissions, poll the CQ, advance schedules.
+  /// Returns true when it found work. Never blocks, never throws.
   bool progress();
-  /// Application-side wait for r. Mode off: progress, and per the idle policy sleep when nothing happens.
-  /// Mode core: watch the request's state (spin, then per the idle policy sleep until the progress thread
-  /// completes it); the progress thread does the rest.
-  void wait_for(req* r);
-
   /// Starts the progress thread; `on_start` runs first in that thread (pinning). Mode core.
   void start_thread(std::function<void()> on_start);
   void stop_thread();
-  [[nodiscard]] bool thread_running() const noexcept { return running_.load(std::memory_order_acquire); }
+  [[nodiscard]] bool thread_running() const noexcept;
 
   [[nodiscard]] engine_stats stats() const noexcept;
-  [[nodiscard]] std::size_t requests_in_use() const noexcept { return pool_.in_use(); }
+  /// Requests started and not yet freed (a scan: for reports at finalize, not for the hot path).
+  [[nodiscard]] std::size_t requests_in_use() const noexcept;
 
-  /// Instrumentation hooks, called with the request when the transfer is handed to libfabric and when its
-  /// completion is seen (either thread). Installed once by the runtime before any traffic.
-  using xfer_hook = void (*)(const req* r, bool begin);
-  void set_xfer_hook(xfer_hook hook) noexcept { xfer_hook_ = hook; }
+  /// Instrumentation hooks, called when a transfer is handed to libfabric (begin) and when its completion is
+  /// seen (either thread). Installed once by the runtime before any traffic.
+  using xfer_hook = void (*)(const xfer_event& ev, bool begin);
+  void set_xfer_hook(xfer_hook hook) noexcept;
   /// Called by the progress thread each time it turns idle (work the instrumentation can do for free then).
   using idle_hook = void (*)();
-  void set_idle_hook(idle_hook hook) noexcept { idle_hook_ = hook; }
+  void set_idle_hook(idle_hook hook) noexcept;
 
- private:
-  // Operations the provider refused for now (EAGAIN, or ENOMEM when its receive queue is full), one FIFO per
-  // direction: order is kept among sends and among receives, and a full receive queue never holds sends back
-  // (a rank that pre-posts many receives and then sends would otherwise deadlock with its peer).
-  struct backlog {
-    std::uint32_t head = 0, tail = 0;  // index + 1, 0 = empty
-  };
-  // A receive buffer for eager and control messages (contiguous array: a completion's op_context inside it is
-  // one of these, anything else is a req).
-  struct bounce {
-    fi_context2 ctx;  // first member
-    char* buf = nullptr;
-  };
-  // A message that arrived before a matching receive (eager data copied out, or a ready-to-send).
-  struct unexpected_msg {
-    wire_hdr hdr;
-    char* data = nullptr;  // eager: hdr.size bytes (malloc)
-    unexpected_msg* next = nullptr;
-  };
-  // may_lock false: queue it without trying the lock (the caller just failed to get it).
-  void submit(std::uint32_t entry, bool may_lock = true);
-  enum class inline_result { sent, no_lock, refused };
-  inline_result send_inline(const void* buf, std::size_t len, int dest, std::uint64_t tag, int sender_rank);
-  [[gnu::noinline]] std::uint64_t start_send_slot(const void* buf, std::size_t len, int dest, std::uint64_t tag,
-                                                  int peer, int sender_rank, std::uint32_t owner_thread,
-                                                  bool may_lock);
-  void do_cancel(req* r);          // caller holds the lock
-  void accept_recv(req* r);        // caller holds the lock: match against unexpected messages, else post
-  void on_message(bounce* b, std::size_t len);  // caller holds the lock
-  void deliver_eager(req* r, const wire_hdr& h, const char* data);
-  void start_rendezvous(req* r, const wire_hdr& h);
-  req* match_posted(const wire_hdr& h) noexcept;
-  bool post_bounce(bounce* b);     // caller holds the lock; false on EAGAIN
-  bool repost_bounces();           // caller holds the lock
-  bool inject_hdr(const wire_hdr& h, fi_addr_t dest);  // caller holds the lock; false on EAGAIN
-  wire_hdr eager_hdr(std::uint64_t tag, std::size_t len, std::uint32_t sender_rank) const noexcept;
-  ssize_t inject_eager(const wire_hdr& h, const void* data, fi_addr_t dest);  // caller holds the lock
-  // The progress lock (0 free, lock_thread: the progress thread, lock_caller: an application thread). Mode off:
-  // a caller takes it around each pass, unless callers are serialized by the application (no atomic then). Mode
-  // core: the progress thread holds it while it progresses; with caller progress, it lets an application thread
-  // that asks (caller_want_) take it (engine.cpp, "caller progress").
-  static constexpr std::uint32_t lock_thread = 1, lock_caller = 2;
-  // Takes the lock for `who` if it is free (a load first: a failing attempt does not take the line).
-  bool lock_as(std::uint32_t who) noexcept {
-    std::uint32_t expected = 0;
-    return progress_lock_.load(std::memory_order_relaxed) == 0 &&
-           progress_lock_.compare_exchange_strong(expected, who, std::memory_order_acquire,
-                                                  std::memory_order_relaxed);
-  }
-  bool try_lock() noexcept {
-    if (cfg_.serialized_callers && !running_.load(std::memory_order_relaxed)) return true;
-    return lock_as(lock_caller);
-  }
-  void unlock() noexcept {
-    if (cfg_.serialized_callers && !running_.load(std::memory_order_relaxed)) return;
-    progress_lock_.store(0, std::memory_order_release);
-  }
-  bool thread_try_lock() noexcept { return lock_as(lock_thread); }
-  bool caller_lock() noexcept;     // mode core, caller progress: take the lock from an idle progress thread
-  void caller_unlock() noexcept;   // and give it back, marking the call (the progress thread's quiet clock)
-  void park();                     // progress thread: step aside while application threads progress
-  bool progress_locked();          // caller holds the lock
-  // Caller holds the lock: posts what application threads queued, in order; true if there was any. Inline: most
-  // passes find the queue empty, and then cost one load.
-  bool drain_submissions() { return !queue_.empty_hint() && drain_queue(); }
-  bool drain_queue();              // caller holds the lock: drain_submissions' work once the queue has entries
-  bool post(req* r);               // caller holds the lock; false on EAGAIN
-  void post_or_backlog(req* r);    // caller holds the lock
-  bool retry_backlog();            // caller holds the lock
-  bool retry_backlog(backlog& b);  // caller holds the lock
-  int poll_cq();                   // caller holds the lock
-  void handle_entries(const struct fi_cq_tagged_entry* e, int n);
-  void handle_error();
-  void begin_xfer(req* r) noexcept;  // XFER_BEGIN once per request (instrumentation), when data can move
-  void complete(req* r) noexcept;
-  void name_shm_endpoint();        // shm: a region name no leftover of a killed process can collide with
-  void sleep_locked(bool as_thread);  // caller holds the lock; sleeps up to block_us or until a submission
-  void thread_main(std::function<void()> on_start);
-  void wake() noexcept;                       // ring our own doorbell
-  void ring_peer(int index) noexcept;         // ring a peer's doorbell if it sleeps
-  void flush_rings() noexcept;                // progress thread: the wake-ups callers left to it
-
-  engine_config cfg_;
+ protected:
+  engine() = default;
+  // Fixed at set-up; read inline by the runtime's argument checks.
   std::string provider_, fabric_name_;
   std::size_t max_msg_size_ = 0, inject_size_ = 0, eager_max_ = 0;
-  std::uint32_t my_index_ = 0;  // this process's engine address index
-  struct fi_info* info_ = nullptr;
-  struct fid_fabric* fabric_ = nullptr;
-  struct fid_domain* domain_ = nullptr;
-  struct fid_cq* cq_ = nullptr;
-  struct fid_av* av_ = nullptr;
-  struct fid_ep* ep_ = nullptr;
-  std::vector<fi_addr_t> addrs_;
-
-  request_pool pool_;
-  mpmc_queue queue_;
-  // One line, written by application threads, read by the progress thread (while parked: once per poll period).
-  alignas(64) std::atomic<std::uint32_t> progress_lock_{0};
-  std::atomic<std::uint32_t> caller_want_{0};   // an application thread asks the progress thread for the lock
-  std::atomic<std::uint32_t> caller_calls_{0};  // bumped by every caller_unlock (racy increments: a change is all)
-  // Its own line, written only when a caller queues work for the progress thread while it is parked (a
-  // rendezvous transfer): the parked thread reads it on every spin (an L1 hit until written) and takes over at once.
-  alignas(64) std::atomic<std::uint32_t> caller_handback_{0};
-  // Same line: an application thread progressing for itself (caller progress) sets bits in ring_words_ (one per
-  // peer) and this flag, and leaves the peers' wake-up syscalls to the progress thread (ring_peer).
-  std::atomic<std::uint32_t> rings_pending_{0};
-  alignas(64) char lock_line_end_ = 0;
-  std::unique_ptr<std::atomic<std::uint64_t>[]> ring_words_;  // (peers + 63) / 64 words
-  std::size_t ring_nwords_ = 0;
-  doorbell private_bell_;
-  doorbell* bell_ = &private_bell_;
-  std::vector<doorbell*> peer_bells_;
-  backlog backlog_[2];  // [0] sends, [1] receives
-  // sidecore matching (under the progress lock)
-  std::uint32_t posted_head_ = 0, posted_tail_ = 0;  // posted receives, in posting order (index + 1)
-  unexpected_msg* unexp_head_ = nullptr;
-  unexpected_msg* unexp_tail_ = nullptr;
-  std::vector<bounce> bounces_;
-  std::vector<char> bounce_mem_;
-  std::vector<bounce*> bounces_unposted_;  // refused by the provider for now (EAGAIN / ENOMEM)
-  // Rendezvous data receives posted to the provider, and how many may be: the provider's receive queue
-  // (rx_attr->size) less the receive buffers, so that data receives can never crowd the receive buffers out.
-  std::size_t rdv_recvs_posted_ = 0, rdv_recv_limit_ = 1;
-  std::vector<char> inject_buf_;           // header + data of an injected eager message
-  std::atomic<bool> stop_{false};
-  std::atomic<bool> running_{false};
-  std::thread thread_;
-  xfer_hook xfer_hook_ = nullptr;
-  req* own_ = nullptr;  // the request the caller is posting itself (its handle is not out yet)
-  idle_hook idle_hook_ = nullptr;
-  std::atomic<bool> warned_full_{false};
-
-  // statistics (written under the progress lock or by the progress thread; read racily for reports)
-  std::atomic<std::uint64_t> polls_{0}, completions_{0}, busy_ns_{0}, idle_ns_{0}, blocks_{0}, yields_{0}, eagain_{0}, queue_full_{0},
-      unexpected_{0}, rendezvous_{0};
 };
 
 }  // namespace sidecore::progress

@@ -1,4 +1,4 @@
-// Layout of sidecore's 64-bit message tag. It travels in sidecore's message header (wire_hdr, request_pool.hpp)
+// Layout of sidecore's 64-bit message tag. It travels in sidecore's message header (wire_hdr, progress/src/wire.hpp)
 // and is matched in software by the engine (docs/runtime.md, "Wire protocol"); the source is matched apart, by
 // the sender's engine address in the header. Any tag is an ignore mask over the user field. The libfabric tags the
 // engine itself uses (ctrl_tag, rendezvous tags) have kind 3, which no sidecore tag has.

@@ -4,99 +4,20 @@
 // A request handle given to the application is (generation << 32) | (index + 1), the generation on 31 bits. The
 // generation of a slot changes each time it is released, so a handle that was already waited on is recognised as
 // stale instead of aliasing whatever request reuses the slot. Handles with bit 63 set have no slot: a send that
-// completed inside the call that started it (inline_handle); ~0 is the runtime's mark of a consumed handle.
+// completed inside the call that started it (inline_handle, engine.hpp); ~0 is the runtime's mark of a consumed
+// handle.
 #pragma once
-
-#include <rdma/fabric.h>
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <new>
+
+#include "request.hpp"
 
 namespace sidecore::progress {
-
-/// Lifecycle of a slot, as seen by the application thread and the engine. pending -> complete is done by the
-/// engine; pending -> orphan by the application when it drops a handle still in flight. Whoever sees the
-/// other's mark frees the slot (two-party exchange, see engine::complete and pool::orphan).
-enum class req_state : std::uint32_t { free = 0, pending = 1, complete = 2, orphan = 3 };
-enum class req_op : std::uint8_t { send, recv };
-/// Completion result, mapped by the runtime to sidecore::errc.
-enum class req_result : std::uint8_t { ok = 0, truncated, canceled, transport };
-/// What the engine hands to libfabric next for this request (engine.cpp, "wire protocol").
-enum class req_act : std::uint8_t {
-  none,
-  eager,      // send: header + data in one message
-  rts,        // send: ready-to-send header (size, cookie); the data follows the receiver's clear-to-send
-  data_send,  // send: the rendezvous data, as much as the receiver's clear-to-send asked for
-  data_recv,  // recv: the rendezvous data, posted before the clear-to-send goes out
-  cts,        // recv: clear-to-send to the sender
-};
-/// Where a receive is in sidecore's matching.
-enum class req_stage : std::uint8_t { none, posted, matched };
-
-/// The header of every sidecore message that goes through the receive buffers (eager data, ready-to-send,
-/// clear-to-send). 40 bytes; eager data follows it.
-struct wire_hdr {
-  std::uint64_t tag = 0;        // sidecore tag (kind | communicator | user tag)
-  std::uint64_t size = 0;       // eager: data bytes; rts: message size; cts: bytes the receiver takes
-  std::uint64_t cookie = 0;     // rts, cts: the sender's request handle
-  std::uint32_t src_rank = 0;   // the sender's rank in its communicator (the receiver's status)
-  std::uint32_t src_index = 0;  // the sender's engine address index (match by source, replies)
-  std::uint8_t type = 0;        // wire_type
-  std::uint8_t pad[7] = {};
-};
-static_assert(sizeof(wire_hdr) == 40);
-
-struct alignas(64) req {
-  fi_context2 ctx;  // first member: libfabric returns its address as op_context
-  std::atomic<std::uint32_t> state{0};
-  std::atomic<std::uint32_t> gen{1};
-  std::atomic<std::uint32_t> next_free{0};
-  std::uint32_t index = 0;
-  std::uint32_t backlog_next = 0;  // intrusive FIFO of operations the provider refused with EAGAIN
-  std::uint32_t mprev = 0, mnext = 0;  // posted-receive list (index + 1, 0 = none)
-  req_op op = req_op::send;
-  req_act act = req_act::none;
-  req_stage stage = req_stage::none;
-  bool posted = false;             // the transfer began (instrumentation: XFER_BEGIN was recorded)
-  std::atomic<bool> cancel_ack{false};  // the engine has processed a cancel entry for this request
-  std::atomic<bool> waiter{false};      // an application thread sleeps on `state` (futex)
-  // operation
-  void* buf = nullptr;
-  std::size_t len = 0;
-  fi_addr_t addr = FI_ADDR_UNSPEC;
-  std::uint64_t tag = 0;
-  std::uint64_t ignore = 0;
-  int peer = -1;                 // rank in the communicator, for instrumentation
-  int peer_world = -1;           // engine address index of the peer (-1: any source until matched)
-  std::uint32_t owner_thread = 0;
-  std::uint64_t data = 0;        // send: the sender's rank in its communicator
-  // rendezvous
-  std::uint64_t cookie = 0;      // recv: the sender's request handle (from its ready-to-send)
-  std::uint64_t rdv_tag = 0;     // libfabric tag of the rendezvous data
-  std::size_t rdv_n = 0;         // rendezvous bytes to move (what the receiver posted, at most the size)
-  wire_hdr hdr;                  // send: header of an eager message that is not injected (alive until done)
-  // result (written by the engine before state becomes complete, read after)
-  std::uint64_t rtag = 0;
-  int source = -1;                 // recv: the sender's rank (from the header)
-  std::size_t bytes = 0;
-  req_result result = req_result::ok;
-  int fi_err = 0;
-};
-
-/// A send that completed inside isend (its data was injected: the buffer is reusable and no completion will
-/// come) has no slot: its handle carries the byte count, and waiting on it only reads that back.
-inline constexpr std::uint64_t inline_bit = std::uint64_t{1} << 63;
-[[nodiscard]] constexpr std::uint64_t inline_handle(std::size_t bytes) noexcept { return inline_bit | bytes; }
-/// True for a handle made by inline_handle (not for ~0, the runtime's consumed mark).
-[[nodiscard]] constexpr bool is_inline(std::uint64_t handle) noexcept {
-  return (handle & inline_bit) != 0 && handle != ~std::uint64_t{0};
-}
-[[nodiscard]] constexpr std::size_t inline_bytes(std::uint64_t handle) noexcept {
-  return static_cast<std::size_t>(handle & ~inline_bit);
-}
 
 class request_pool {
  public:
@@ -150,7 +71,8 @@ class request_pool {
     r->gen.store((r->gen.load(std::memory_order_relaxed) + 1) & gen_mask, std::memory_order_relaxed);
     r->posted = false;
     r->act = req_act::none;
-    r->stage = req_stage::none;
+    r->stage.store(req_stage::none, std::memory_order_relaxed);
+    r->parent = nullptr;
     r->waiter.store(false, std::memory_order_relaxed);
     r->state.store(static_cast<std::uint32_t>(req_state::free), std::memory_order_release);
     thread_cache& c = cache();
@@ -184,6 +106,9 @@ class request_pool {
     if (r->state.load(std::memory_order_acquire) == static_cast<std::uint32_t>(req_state::free)) return nullptr;
     return r;
   }
+
+  /// Slots allocated so far (at(i) is valid below it).
+  [[nodiscard]] std::uint32_t slots() const noexcept { return allocated_.load(std::memory_order_acquire); }
 
   /// Requests acquired and not released (a scan: for reports at finalize, not for the hot path).
   [[nodiscard]] std::size_t in_use() const noexcept {
@@ -252,7 +177,8 @@ class request_pool {
     if (static_cast<std::uint32_t>(head_.load(std::memory_order_acquire)) != 0) return true;  // another thread grew
     const std::uint32_t n = allocated_.load(std::memory_order_relaxed) / chunk_size;
     if (n >= max_chunks) return false;
-    req* chunk = new req[chunk_size];
+    req* chunk = new (std::nothrow) req[chunk_size];
+    if (!chunk) return false;
     for (std::uint32_t i = 0; i < chunk_size; ++i) chunk[i].index = n * chunk_size + i;
     chunks_[n].store(chunk, std::memory_order_release);
     allocated_.store((n + 1) * chunk_size, std::memory_order_release);

@@ -1,7 +1,7 @@
 // Bounded lock-free multi-producer multi-consumer queue of 32-bit values (D. Vyukov's bounded MPMC
 // queue). Application threads push request indices; the thread that holds the progress lock pops them.
 // No allocation after construction; push fails (returns false) when full, and the caller takes the
-// overflow path (see engine::submit).
+// overflow path (engine_core::submit, submit.cpp).
 #pragma once
 
 #include <atomic>

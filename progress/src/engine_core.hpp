@@ -1,0 +1,214 @@
+// The engine's one object: its state, grouped by concept, and its internal steps. The state has to live together
+// (one progress pass touches the pool, the queue, the lock line, the matching lists and the backlogs), but each
+// concept's functions live in the file named in its heading below, and each concept's state is a struct of its
+// own header where it has more than a field or two. Internal to progress/: the runtime sees engine.hpp only, and
+// progress/'s own code (schedules, their tests) reaches the core through core_of().
+#pragma once
+
+#include <rdma/fabric.h>
+#include <rdma/fi_tagged.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sidecore/progress/engine.hpp>
+
+#include "backlog.hpp"
+#include "doorbell.hpp"
+#include "endpoint.hpp"
+#include "matching.hpp"
+#include "mpmc_queue.hpp"
+#include "progress_lock.hpp"
+#include "request_pool.hpp"
+#include "rx_buffers.hpp"
+#include "schedule.hpp"
+#include "status.hpp"
+#include "wire.hpp"
+
+namespace sidecore::progress {
+
+// Counters written only by the holder of the progress lock (or the progress thread): a relaxed load and store
+// instead of a locked read-modify-write on the hot path; readers tolerate a stale value.
+inline void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
+  c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+}
+
+class engine_core final : public engine {
+ public:
+  explicit engine_core(const engine_config& cfg);  // engine.cpp
+  ~engine_core() override;
+
+  // ---- progress lock (progress_lock.hpp; caller progress's half in caller_progress.cpp) ----------------------
+  // Mode off, an application thread: the lock if free (no atomic when callers are serialized by the application).
+  progress_guard lock_caller() noexcept {
+    if (cfg.serialized_callers && !running.load(std::memory_order_relaxed)) return {lock, holder::serialized};
+    if (lock.take(progress_lock::caller)) return {lock, holder::caller};
+    return {};
+  }
+  // Mode core, caller progress: asks the progress thread to step aside (progress_lock::take_caller_core).
+  progress_guard lock_caller_core() noexcept {
+    if (lock.take_caller_core()) return {lock, holder::caller_core};
+    return {};
+  }
+  // An application thread that may progress for itself now: mode off, or mode core with caller progress.
+  progress_guard lock_for_caller() noexcept {
+    if (!running.load(std::memory_order_relaxed)) return lock_caller();
+    if (cfg.caller_progress) return lock_caller_core();
+    return {};
+  }
+  // Mode off, an application thread that must progress now (cancel): waits for the lock.
+  progress_guard lock_caller_wait() noexcept {
+    if (cfg.serialized_callers && !running.load(std::memory_order_relaxed)) return {lock, holder::serialized};
+    progress_guard g = progress_guard::unheld(lock, holder::caller);
+    g.relock();
+    return g;
+  }
+
+  // ---- submission (submit.cpp) ----------------------------------------------------------------------------
+  enum class inline_result { sent, no_lock, refused };
+  inline_result send_inline(const void* buf, std::size_t len, int dest, std::uint64_t tag, int sender_rank);
+  [[gnu::noinline]] std::uint64_t start_send_slot(const void* buf, std::size_t len, int dest, std::uint64_t tag,
+                                                  int peer, int sender_rank, std::uint32_t owner_thread,
+                                                  bool may_lock);
+  // Hands an entry (a request index, or one with cancel_bit) to whoever progresses. may_lock false: queue it
+  // without trying the lock (the caller just failed to get it).
+  void submit(std::uint32_t entry, bool may_lock = true);
+  // Caller holds the lock: posts what application threads queued, in order; true if there was any. Inline: most
+  // passes find the queue empty, and then cost one load.
+  bool drain_submissions() { return !queue.empty_hint() && drain_queue(); }
+  bool drain_queue();  // caller holds the lock: drain_submissions' work once the queue has entries
+  void accept(req* r);  // caller holds the lock: takes a started request (matching, protocol, or its schedule)
+  // Who may progress a request of `len` bytes: the policy, applied once when it starts (request.hpp, progressor).
+  [[nodiscard]] progressor progressor_for(std::size_t len) const noexcept {
+    return len < caller_limit ? progressor::any : progressor::thread;
+  }
+  static constexpr std::uint32_t cancel_bit = 1U << 31;
+  void cancel_req(req* r);  // an application thread: returns once the engine has acted on the cancel
+
+  // ---- protocol: eager and rendezvous steps, incoming messages (protocol.cpp) ------------------------------
+  // Posts the request's next step; caller holds the lock. retry: refused for now (it waits in a backlog). fatal: the
+  // provider failed it, and the request completed with req_result::transport.
+  op_status post(req* r);
+  // A control message (header only) in one fi_tinject; fi_tinject's code. Caller holds the lock.
+  ssize_t inject_hdr(const wire_hdr& h, fi_addr_t dest) noexcept {
+    return fi_tinject(ep.ep, &h, hdr_size, dest, ctrl_tag);
+  }
+  // Header and h.size bytes of data in one fi_tinject (the caller checked they fit the inject size); fi_tinject's code.
+  ssize_t inject_eager(const wire_hdr& h, const void* data, fi_addr_t dest) noexcept {
+    char* out = inject_buf.data();
+    std::memcpy(out, &h, hdr_size);
+    copy_bytes(out + hdr_size, data, h.size);
+    return fi_tinject(ep.ep, out, hdr_size + h.size, dest, ctrl_tag);
+  }
+  void on_message(rx_buffer* b, std::size_t len);  // caller holds the lock
+  void deliver_eager(req* r, const wire_hdr& h, const char* data);
+  void start_rendezvous(req* r, const wire_hdr& h);
+  void drop_message(const char* why, const wire_hdr* h, std::size_t len) noexcept;
+
+  // ---- matching (matching.cpp) ----------------------------------------------------------------------------
+  void accept_recv(req* r);  // caller holds the lock: match against unexpected messages, else post
+  req* match_posted(const wire_hdr& h) noexcept;
+  void hold_unexpected(const wire_hdr& h, const char* data);
+  void do_cancel(req* r);  // caller holds the lock
+
+  // ---- backlogs (backlog.cpp) -----------------------------------------------------------------------------
+  void post_or_backlog(req* r);  // caller holds the lock
+  bool retry_backlog();          // caller holds the lock
+  bool retry_backlog(backlog_fifo& b);
+
+  // ---- receive buffers (rx_buffers.cpp) -------------------------------------------------------------------
+  void setup_rx_buffers();
+  ssize_t post_rx(rx_buffer* b) noexcept;  // caller holds the lock; fi_trecv's code
+  bool repost_rx();  // caller holds the lock: posts the buffers taken back; true if any
+
+  // ---- completion (completion.cpp; the two inline ones in completion.hpp) ----------------------------------
+  int poll_cq();  // caller holds the lock; completions found
+  void handle_entries(const struct fi_cq_tagged_entry* e, int n);
+  void handle_error();
+  inline void begin_xfer(req* r) noexcept;  // XFER_BEGIN once per request (instrumentation), when data can move
+  inline void complete(req* r) noexcept;    // to the request's completion target
+  void orphan_req(req* r) noexcept;
+  void xfer(const req* r, bool begin) const noexcept;  // calls the instrumentation hook
+
+  // ---- failures (failure.cpp) -----------------------------------------------------------------------------
+  void fail_request(req* r, failure what, int fi_err) noexcept;  // caller holds the lock
+  // A failure not tied to one request (the completion queue): fails every request the engine has taken, fails
+  // what comes after, reports once on stderr. Caller holds the lock.
+  void fail_engine(const char* what, int fi_err) noexcept;
+  void fail_in_flight() noexcept;  // poll_cq, once the engine failed: completes what it had taken
+  [[nodiscard]] bool failed() const noexcept { return engine_failed.load(std::memory_order_relaxed); }
+
+  // ---- schedules (schedule.cpp) ---------------------------------------------------------------------------
+  /// An application thread: starts schedule `s` behind a new request and returns its handle (advance() follows
+  /// from the next progress pass). Throws std::bad_alloc when the pool is exhausted.
+  std::uint64_t start_schedule(schedule& s, std::uint32_t owner_thread);
+  /// Under the progress lock (from schedule::advance): starts a child of `parent`; `token` comes back with its
+  /// completion. `dest`/`source_index` are engine address indices (-1: any source). False when no slot is left
+  /// (nothing started).
+  bool start_child_send(schedule& parent, std::uint64_t token, const void* buf, std::size_t len, int dest,
+                        std::uint64_t tag, int sender_rank);
+  bool start_child_recv(schedule& parent, std::uint64_t token, void* buf, std::size_t len, int source_index,
+                        std::uint64_t tag, std::uint64_t ignore);
+  void accept_schedule(req* r);          // caller holds the lock: the schedule is ready to begin
+  void complete_child(req* r) noexcept;  // complete()'s target dispatch, for a request with a parent
+  bool run_ready();                      // the progress pass's schedule-advance step
+  void finish(schedule* s, req_result result, failure what) noexcept;  // completes the schedule's request
+
+  // ---- caller progress (caller_progress.cpp) --------------------------------------------------------------
+  void park(progress_guard& g);  // progress thread: step aside while application threads progress
+
+  // ---- doorbells (doorbell.cpp) ---------------------------------------------------------------------------
+  void wake() noexcept;                // ring our own doorbell
+  void ring_peer(int index) noexcept;  // ring a peer's doorbell if it sleeps
+  void flush_rings() noexcept;         // progress thread: the wake-ups callers left to it
+  void sleep_locked(progress_guard& g);  // sleeps up to block_us or until a submission or a peer rings
+
+  // ---- the progress loop (progress_loop.cpp) --------------------------------------------------------------
+  bool progress_locked();  // one pass; caller holds the lock
+  void thread_main(std::function<void()> on_start);
+
+  // ---- state ----------------------------------------------------------------------------------------------
+  engine_config cfg;
+  std::size_t caller_limit = 0;  // requests shorter than this an application thread may progress (progressor_for)
+  std::uint32_t my_index = 0;  // this process's engine address index
+  endpoint ep;
+  request_pool pool;
+  mpmc_queue queue;
+  progress_lock lock;
+  doorbells bells;
+  backlogs backlog;
+  match_state matching;
+  rx_buffers rx;
+  ready_list ready;
+  // Rendezvous data receives posted to the provider, and how many may be: the provider's receive queue
+  // (rx_attr->size) less the receive buffers, so that data receives can never crowd the receive buffers out.
+  std::size_t rdv_recvs_posted = 0, rdv_recv_limit = 1;
+  std::vector<char> inject_buf;  // header + data of an injected eager message
+  std::size_t cq_read_max = 16;  // completions read per fi_cq_read (engine_config::cq_batch); 0 once the engine failed
+  std::atomic<bool> stop{false};
+  std::atomic<bool> running{false};
+  std::thread thread;
+  xfer_hook on_xfer = nullptr;
+  idle_hook on_idle = nullptr;
+  req* own = nullptr;  // the request the caller is posting itself (its handle is not out yet)
+  std::atomic<bool> warned_full{false};
+  std::atomic<bool> engine_failed{false};
+  bool warned_version = false;
+  bool in_flight_failed = false;
+  char fatal_text[256] = {};  // why the engine failed (fail_engine), written once before engine_failed is set
+
+  // statistics (written under the progress lock or by the progress thread; read racily for reports)
+  std::atomic<std::uint64_t> polls{0}, completions{0}, busy_ns{0}, idle_ns{0}, blocks{0}, yields{0}, eagain{0},
+      queue_full{0}, unexpected{0}, rendezvous{0}, dropped{0};
+};
+
+/// progress/'s own code (schedules, tests) reaching the core of an engine made by engine::open.
+inline engine_core& core_of(engine& e) noexcept { return static_cast<engine_core&>(e); }
+
+}  // namespace sidecore::progress

@@ -1,0 +1,82 @@
+// Failures on the progress path. One request's: a step the provider failed, or an error completion for it: the
+// request completes with req_result::transport and a record of what failed (engine::describe makes the sentence).
+// The engine's: its completion queue (or its receive buffers, or the memory to keep a message) failed: it is
+// reported once, every request the engine has taken completes with a transport error, later ones fail as they
+// come, and no libfabric call is made any more. Nothing here throws: the progress thread goes on (idle).
+#include <rdma/fi_errno.h>
+
+#include <cstdio>
+#include <string>
+
+#include "completion.hpp"
+
+namespace sidecore::progress {
+
+void engine_core::fail_request(req* r, failure what, int fi_err) noexcept {
+  r->act = req_act::none;
+  r->result = req_result::transport;
+  r->what = what;
+  r->fi_err = fi_err;
+  complete(r);
+}
+
+void engine_core::fail_engine(const char* what, int fi_err) noexcept {
+  if (failed()) return;
+  std::snprintf(fatal_text, sizeof(fatal_text), "%s failed on provider '%s': %s (%d)", what, provider_.c_str(),
+                fi_strerror(fi_err), fi_err);
+  engine_failed.store(true, std::memory_order_release);
+  cq_read_max = 0;  // poll_cq reads no more, and fails what is in flight (fail_in_flight) at its next call
+  std::fprintf(stderr,
+               "sidecore: error: %s; the progression engine stopped: requests in flight and every later one "
+               "complete with errc::transport\n",
+               fatal_text);
+}
+
+// Called from poll_cq once the engine failed, outside the handling of any completion entry (the entries of the
+// batch that was being handled when the engine failed are real completions: they complete as they are).
+void engine_core::fail_in_flight() noexcept {
+  if (in_flight_failed) return;
+  in_flight_failed = true;
+  matching.posted_head = matching.posted_tail = 0;
+  backlog = {};
+  rx.unposted.clear();
+  rdv_recvs_posted = 0;
+  const std::uint32_t n = pool.slots();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    req* r = pool.at(i);
+    const auto st = r->state.load(std::memory_order_acquire);
+    if (st != static_cast<std::uint32_t>(req_state::pending) && st != static_cast<std::uint32_t>(req_state::orphan))
+      continue;
+    // Not taken yet: its submission fails when it is drained (accept).
+    if (r->stage.load(std::memory_order_relaxed) == req_stage::none) continue;
+    // A schedule's request completes through its schedule: made ready, it finishes with the failure (run_ready),
+    // after its children, failed here, have reported to it.
+    if (r->op == req_kind::schedule) ready.push(r->sched);
+    else fail_request(r, failure::engine, 0);
+  }
+  // The provider may still hold receives into the application's buffers: it lets go of them now. No libfabric call
+  // is made after this (submissions fail in accept, the queue is read no more, the backlogs stay empty).
+  ep.close();
+}
+
+std::string engine::describe(const completion& c) const {
+  if (c.result != req_result::transport) return {};
+  const auto& e = static_cast<const engine_core&>(*this);
+  const std::string peer = c.peer_index >= 0 ? "address " + std::to_string(c.peer_index) : "any address";
+  const std::string code = std::string(fi_strerror(c.fi_err)) + " (" + std::to_string(c.fi_err) + ")";
+  switch (c.what) {
+    case failure::engine: return std::string(e.fatal_text) + "; the engine stopped while the request was in flight";
+    case failure::none: return "an operation of the schedule failed in the transport";
+    case failure::error_completion:
+      return "provider '" + provider_ + "' completed the " + (c.kind == req_kind::recv ? "receive from " : "send to ") +
+             peer + " with an error: " + code;
+    case failure::fi_trecv: return "fi_trecv from " + peer + " failed on provider '" + provider_ + "': " + code;
+    case failure::fi_tsend:
+    case failure::fi_tsendv:
+    case failure::fi_tinject:
+      return std::string(failure_name(c.what)) + " to " + peer + " failed on provider '" + provider_ + "': " + code;
+  }
+  return "unknown transport failure";
+}
+
+}  // namespace sidecore::progress

@@ -1,0 +1,98 @@
+// Matching: sidecore's own, under the progress lock. A receive handed to the engine takes the first unexpected
+// message it matches (arrival order), else joins the posted list; an arriving message takes the first posted
+// receive it matches (posting order). Cancelling unlinks a receive still in the posted list (no fi_cancel).
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "completion.hpp"
+
+namespace sidecore::progress {
+
+// A receive handed to the engine: the first unexpected message it matches (arrival order), else the end of
+// the posted list.
+void engine_core::accept_recv(req* r) {
+  // A receive that only an eager message can fill begins its transfer when posted (eager data may arrive
+  // without our progress); a larger one when its rendezvous data receive is posted, or when an eager message
+  // matches it (deliver_eager). So in mode off, data that moved inside a wait counts as not overlapped.
+  if (r->len <= eager_max_) begin_xfer(r);
+  unexpected_msg* prev = nullptr;
+  for (unexpected_msg* m = matching.unexp_head; m; prev = m, m = m->next) {
+    const wire_hdr& h = m->hdr;
+    if (!matches(*r, h)) continue;
+    if (prev) prev->next = m->next;
+    else matching.unexp_head = m->next;
+    if (matching.unexp_tail == m) matching.unexp_tail = prev;
+    r->stage.store(req_stage::matched, std::memory_order_relaxed);
+    if (h.type == wire_eager) deliver_eager(r, h, m->data);
+    else start_rendezvous(r, h);
+    std::free(m->data);
+    delete m;
+    return;
+  }
+  r->stage.store(req_stage::posted, std::memory_order_relaxed);
+  r->mnext = 0;
+  r->mprev = matching.posted_tail;
+  if (matching.posted_tail) pool.at(matching.posted_tail - 1)->mnext = r->index + 1;
+  else matching.posted_head = r->index + 1;
+  matching.posted_tail = r->index + 1;
+}
+
+// The first posted receive that an arriving message matches (posting order), unlinked; nullptr if none.
+req* engine_core::match_posted(const wire_hdr& h) noexcept {
+  for (std::uint32_t i = matching.posted_head; i;) {
+    req* r = pool.at(i - 1);
+    if (matches(*r, h)) {
+      if (r->mprev) pool.at(r->mprev - 1)->mnext = r->mnext;
+      else matching.posted_head = r->mnext;
+      if (r->mnext) pool.at(r->mnext - 1)->mprev = r->mprev;
+      else matching.posted_tail = r->mprev;
+      r->stage.store(req_stage::matched, std::memory_order_relaxed);
+      return r;
+    }
+    i = r->mnext;
+  }
+  return nullptr;
+}
+
+// A message no posted receive matched, kept for the receives to come: its header, and an eager message's data
+// copied out of the receive buffer (data is null for a ready-to-send). Out of memory, the message cannot be kept
+// and cannot be dropped without losing it: the engine fails (failure.cpp).
+void engine_core::hold_unexpected(const wire_hdr& h, const char* data) {
+  auto* m = new (std::nothrow) unexpected_msg{h, nullptr, nullptr};
+  if (m && data && h.size) {
+    m->data = static_cast<char*>(std::malloc(h.size));
+    if (m->data) {
+      std::memcpy(m->data, data, h.size);
+    } else {
+      delete m;
+      m = nullptr;
+    }
+  }
+  if (!m) {
+    fail_engine("no memory to keep an unexpected message (malloc)", ENOMEM);
+    return;
+  }
+  if (matching.unexp_tail) matching.unexp_tail->next = m;
+  else matching.unexp_head = m;
+  matching.unexp_tail = m;
+  bump(unexpected);
+}
+
+// A receive still in the posted list completes as canceled; a matched one goes on (MPI's rule).
+void engine_core::do_cancel(req* r) {
+  if (r->stage.load(std::memory_order_relaxed) == req_stage::posted) {
+    const std::uint32_t prev = r->mprev, next = r->mnext;
+    if (prev) pool.at(prev - 1)->mnext = next;
+    else matching.posted_head = next;
+    if (next) pool.at(next - 1)->mprev = prev;
+    else matching.posted_tail = prev;
+    r->stage.store(req_stage::taken, std::memory_order_relaxed);
+    r->result = req_result::canceled;
+    r->bytes = 0;
+    complete(r);
+  }
+  r->cancel_ack.store(true, std::memory_order_release);
+}
+
+}  // namespace sidecore::progress

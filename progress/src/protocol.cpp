@@ -1,0 +1,209 @@
+// Protocol: the eager and rendezvous steps a request goes through (post), and what an arriving message does:
+// eager data is matched and copied out, a ready-to-send starts a rendezvous at the receiver, a clear-to-send lets
+// the sender send its data. The wire format is in wire.hpp, the matching in matching.cpp.
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
+
+#include <sys/uio.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "completion.hpp"
+
+namespace sidecore::progress {
+
+// Posts the request's next step (r->act). retry when the provider refused it for now (EAGAIN, or ENOMEM when its
+// receive queue is full: shm holds 1024); the caller keeps it in the backlog. A step that completes the request at
+// once (an injected eager message, an empty rendezvous) completes it here, and so does a step the provider fails
+// (fatal; req_result::transport, naming the call).
+op_status engine_core::post(req* r) {
+  ssize_t rc = 0;
+  failure call = failure::none;
+  const fi_addr_t peer_addr = r->peer_world >= 0 ? ep.addr(r->peer_world) : FI_ADDR_UNSPEC;
+  switch (r->act) {
+    case req_act::eager: {
+      const wire_hdr h = eager_hdr(r->tag, r->len, static_cast<std::uint32_t>(r->data), my_index);
+      if (hdr_size + r->len <= inject_size_) {
+        // Header and data in one inject: the buffer is reusable at once and no completion entry will come.
+        rc = inject_eager(h, r->buf, peer_addr);
+        call = failure::fi_tinject;
+        if (rc == 0) {
+          begin_xfer(r);
+          // Complete first: on a core shared with the peer, the peer we wake may run before we go on. (r may
+          // be released and reused from complete() on.)
+          const int peer = r->peer_world;
+          complete(r);
+          ring_peer(peer);
+          return op_status::ok;
+        }
+      } else {
+        r->hdr = h;  // alive until the send completes
+        iovec iov[2] = {{&r->hdr, hdr_size}, {r->buf, r->len}};
+        rc = fi_tsendv(ep.ep, iov, nullptr, 2, peer_addr, ctrl_tag, &r->ctx);
+        call = failure::fi_tsendv;
+        if (rc == 0) {
+          r->act = req_act::none;
+          begin_xfer(r);
+          ring_peer(r->peer_world);
+          return op_status::ok;
+        }
+      }
+      break;
+    }
+    case req_act::rts:
+      rc = inject_hdr(rts_hdr(r->tag, r->len, request_pool::handle_of(r), static_cast<std::uint32_t>(r->data),
+                              my_index),
+                      peer_addr);
+      call = failure::fi_tinject;
+      if (rc == 0) {
+        bump(rendezvous);
+        r->act = req_act::none;  // waits for the clear-to-send; the transfer begins with the data (below)
+        ring_peer(r->peer_world);
+        return op_status::ok;
+      }
+      break;
+    case req_act::data_send:
+      if (r->rdv_n == 0) {  // the receiver takes nothing (a 0-byte receive, or it truncates to 0)
+        complete(r);
+        return op_status::ok;
+      }
+      rc = fi_tsend(ep.ep, r->buf, r->rdv_n, nullptr, peer_addr, rdv_tag_of(my_index, r->index), &r->ctx);
+      call = failure::fi_tsend;
+      if (rc == 0) {
+        r->act = req_act::none;
+        begin_xfer(r);  // the data moves from here (by whoever progresses: the progress thread in core mode)
+        ring_peer(r->peer_world);
+        return op_status::ok;
+      }
+      break;
+    case req_act::data_recv:
+      if (rdv_recvs_posted >= rdv_recv_limit) return op_status::retry;  // flow control: waits for one to complete
+      rc = fi_trecv(ep.ep, r->buf, r->rdv_n, nullptr, FI_ADDR_UNSPEC, r->rdv_tag, 0, &r->ctx);
+      call = failure::fi_trecv;
+      if (rc == 0) {
+        ++rdv_recvs_posted;
+        begin_xfer(r);
+        // Posted before the clear-to-send leaves: the data can never arrive unexpected.
+        r->act = req_act::cts;
+        post_or_backlog(r);
+        return op_status::ok;
+      }
+      break;
+    case req_act::cts: {
+      rc = inject_hdr(cts_hdr(r->rdv_n, r->cookie, my_index), peer_addr);
+      call = failure::fi_tinject;
+      if (rc == 0) {
+        r->act = req_act::none;
+        const int peer = r->peer_world;
+        if (r->rdv_n == 0) complete(r);  // nothing to receive: done (r may be released from here on)
+        ring_peer(peer);
+        return op_status::ok;
+      }
+      if (r->rdv_n != 0 && classify(rc) == op_status::fatal) {
+        // Its data receive is posted: completed now, r would leave the provider a receive into the application's
+        // buffer on a slot that is reused. Cancelled, it completes through its cancellation (handle_error), as the
+        // failure recorded here.
+        r->act = req_act::none;
+        r->result = req_result::transport;
+        r->what = call;
+        r->fi_err = static_cast<int>(-rc);
+        if (fi_cancel(&ep.ep->fid, &r->ctx) == 0) return op_status::fatal;
+      }
+      break;
+    }
+    case req_act::none:
+      return op_status::ok;
+  }
+  const op_status st = classify(rc);
+  if (st == op_status::fatal) fail_request(r, call, static_cast<int>(-rc));
+  return st;
+}
+
+void engine_core::deliver_eager(req* r, const wire_hdr& h, const char* data) {
+  begin_xfer(r);  // no-op when it began at posting
+  const std::size_t n = h.size < r->len ? h.size : r->len;
+  copy_bytes(r->buf, data, n);
+  r->result = h.size > r->len ? req_result::truncated : req_result::ok;
+  r->bytes = n;
+  r->rtag = h.tag;
+  r->source = static_cast<int>(h.src_rank);
+  r->peer_world = static_cast<int>(h.src_index);
+  complete(r);
+}
+
+// A ready-to-send matched receive r: post a receive for what r takes, then (post()) clear the sender to send it.
+void engine_core::start_rendezvous(req* r, const wire_hdr& h) {
+  const std::size_t n = h.size < r->len ? h.size : r->len;
+  r->result = h.size > r->len ? req_result::truncated : req_result::ok;
+  r->bytes = n;
+  r->rtag = h.tag;
+  r->source = static_cast<int>(h.src_rank);
+  r->peer_world = static_cast<int>(h.src_index);
+  r->cookie = h.cookie;
+  r->rdv_n = n;
+  r->rdv_tag = rdv_tag_of(h.src_index, static_cast<std::uint32_t>(h.cookie) - 1);
+  r->act = n ? req_act::data_recv : req_act::cts;
+  post_or_backlog(r);
+}
+
+// A message in receive buffer b: match it (eager data, ready-to-send) or act on it (clear-to-send), then give
+// the buffer back to the provider.
+void engine_core::on_message(rx_buffer* b, std::size_t len) {
+  wire_hdr h;
+  if (len >= hdr_size) {
+    std::memcpy(&h, b->buf, hdr_size);
+    const char* data = b->buf + hdr_size;
+    if (h.type == wire_eager && h.version == wire_version && h.size == len - hdr_size) {
+      if (req* r = match_posted(h)) deliver_eager(r, h, data);
+      else hold_unexpected(h, data);
+      // An eager message that was not injected completes at the sender once we took it.
+      if (len > inject_size_) ring_peer(static_cast<int>(h.src_index));
+    } else if (h.version != wire_version) {
+      drop_message("is of another wire version", &h, len);
+    } else if (h.type == wire_rts) {
+      if (req* r = match_posted(h)) start_rendezvous(r, h);
+      else hold_unexpected(h, nullptr);
+    } else if (h.type == wire_cts) {
+      req* r = pool.lookup(h.cookie);
+      if (r && r->op == req_kind::send && r->act == req_act::none && r->len > eager_max_) {
+        r->rdv_n = h.size;
+        r->act = req_act::data_send;
+        post_or_backlog(r);
+      } else {
+        drop_message("is a clear-to-send for no pending send", &h, len);
+      }
+    } else {
+      drop_message("is malformed", &h, len);
+    }
+  } else {
+    drop_message("is shorter than a sidecore header", nullptr, len);
+  }
+  // Given back to the provider at the start of the next progress pass, not now: the fi_trecv would sit between
+  // this message's arrival and the return of the wait that waits for it (measured on shm, self ping-pong).
+  // The other buffers stay posted meanwhile.
+  rx.unposted.push_back(b);
+}
+
+// A message that is not one of ours, or not for anything we have: counted and reported. One of another wire version
+// is reported once (a peer built from another sidecore sends many): reading it as ours would take its fields for
+// what they are not.
+void engine_core::drop_message(const char* why, const wire_hdr* h, std::size_t len) noexcept {
+  bump(dropped);
+  if (!h) {
+    std::fprintf(stderr, "sidecore: warning: a %zu-byte message %s (dropped)\n", len, why);
+  } else if (h->version != wire_version) {
+    if (warned_version) return;
+    warned_version = true;
+    std::fprintf(stderr,
+                 "sidecore: warning: a message from address %u has wire version %u; this sidecore speaks version %u "
+                 "(is that rank running another sidecore build?): dropped, and so will be any other (warned once)\n",
+                 h->src_index, static_cast<unsigned>(h->version), static_cast<unsigned>(wire_version));
+  } else {
+    std::fprintf(stderr, "sidecore: warning: a %zu-byte message of type %u from address %u %s (dropped)\n", len,
+                 static_cast<unsigned>(h->type), h->src_index, why);
+  }
+}
+
+}  // namespace sidecore::progress

@@ -1,0 +1,127 @@
+// Schedules: starting one behind a request, starting its children under the progress lock, handing a child's
+// completion to its schedule, and the progress pass's advance step over the ready list.
+#include <new>
+
+#include "completion.hpp"
+
+namespace sidecore::progress {
+
+std::uint64_t engine_core::start_schedule(schedule& s, std::uint32_t owner_thread) {
+  req* r = pool.acquire();
+  if (!r) throw std::bad_alloc();
+  r->op = req_kind::schedule;
+  r->act = req_act::none;
+  r->by = progressor::thread;  // its children move in the background: the progress thread's, in mode core
+  r->sched = &s;
+  r->buf = nullptr;
+  r->len = 0;
+  r->peer = -1;
+  r->peer_world = -1;
+  r->owner_thread = owner_thread;
+  r->result = req_result::ok;
+  r->bytes = 0;
+  r->rtag = 0;
+  r->source = -1;
+  const std::uint64_t h = request_pool::handle_of(r);
+  submit(r->index);
+  return h;
+}
+
+// The holder of the progress lock takes a schedule's request (accept): the schedule is ready to begin.
+void engine_core::accept_schedule(req* r) {
+  r->stage.store(req_stage::taken, std::memory_order_relaxed);
+  schedule* s = r->sched;
+  s->self_ = r;
+  ready.push(s);
+}
+
+namespace {
+
+// The fields every child sets (a child is never seen by the application: no instrumentation of its own thread,
+// no caller progress).
+req* child_slot(request_pool& pool, schedule& parent, std::uint64_t token) noexcept {
+  req* r = pool.acquire();
+  if (!r) return nullptr;
+  r->by = progressor::thread;
+  r->parent = &parent;
+  r->token = token;
+  r->result = req_result::ok;
+  return r;
+}
+
+}  // namespace
+
+bool engine_core::start_child_send(schedule& parent, std::uint64_t token, const void* buf, std::size_t len, int dest,
+                                   std::uint64_t tag, int sender_rank) {
+  req* r = child_slot(pool, parent, token);
+  if (!r) return false;
+  r->op = req_kind::send;
+  r->act = len <= eager_max_ ? req_act::eager : req_act::rts;
+  r->buf = const_cast<void*>(buf);  // libfabric's send takes const; the slot is shared with receives
+  r->len = len;
+  r->peer_world = dest;
+  r->peer = dest;
+  r->owner_thread = parent.self_ ? parent.self_->owner_thread : 0;
+  r->data = static_cast<std::uint64_t>(static_cast<std::uint32_t>(sender_rank));
+  r->tag = tag;
+  r->ignore = 0;
+  r->bytes = len;
+  accept(r);
+  return true;
+}
+
+bool engine_core::start_child_recv(schedule& parent, std::uint64_t token, void* buf, std::size_t len,
+                                   int source_index, std::uint64_t tag, std::uint64_t ignore) {
+  req* r = child_slot(pool, parent, token);
+  if (!r) return false;
+  r->op = req_kind::recv;
+  r->act = req_act::none;
+  r->buf = buf;
+  r->len = len;
+  r->peer_world = source_index;
+  r->peer = source_index;
+  r->owner_thread = parent.self_ ? parent.self_->owner_thread : 0;
+  r->source = -1;
+  r->tag = tag;
+  r->ignore = ignore;
+  r->bytes = 0;
+  accept(r);
+  return true;
+}
+
+void engine_core::complete_child(req* r) noexcept {
+  schedule* s = r->parent;
+  completion c{};
+  read_result(*r, c);
+  const std::uint64_t token = r->token;
+  pool.release(r);  // the application never sees a child: freed at once
+  s->on_child_complete(c, token);
+  ready.push(s);
+}
+
+// The progress pass's schedule-advance step: every schedule that was ready when it began advances once.
+bool engine_core::run_ready() {
+  schedule* s = ready.take_all();
+  if (!s) return false;
+  while (s) {
+    schedule* next = ready_list::next(s);
+    s->ready_ = false;
+    if (failed()) [[unlikely]] finish(s, req_result::transport, failure::engine);
+    else if (s->advance(*this) == schedule::step::done) finish(s, s->result(), failure::none);
+    s = next;
+  }
+  return true;
+}
+
+void engine_core::finish(schedule* s, req_result result, failure what) noexcept {
+  req* r = s->self_;
+  s->self_ = nullptr;
+  r->sched = nullptr;
+  r->result = result;
+  r->what = what;
+  r->fi_err = 0;
+  s->retire();
+  complete(r);
+}
+
+}  // namespace sidecore::progress

@@ -1,0 +1,76 @@
+// Schedules (schedule.cpp): the completion target a request can have instead of the user's handle. A schedule is
+// a sequence of rounds of child operations (sends and receives it starts with engine_core::start_child_send/recv,
+// and local steps it does itself: copies, reductions) that the progress pass advances: the shape of a nonblocking
+// collective. When a child completes, the engine hands its result to its schedule (on_child_complete), frees the
+// child's slot and puts the schedule on the ready list; each progress pass then calls advance() on the schedules
+// that were ready when it began, under the progress lock, in whichever thread progresses (the progress thread in
+// mode core, an application thread inside a sidecore call in mode off). The schedule itself stands behind one
+// request (engine_core::start_schedule), which the application waits on like any other and which completes when
+// advance() says done. Nothing here allocates: the ready list is intrusive, children are ordinary request slots.
+#pragma once
+
+#include <cstdint>
+
+#include <sidecore/progress/engine.hpp>
+
+namespace sidecore::progress {
+
+class engine_core;
+struct req;
+
+class schedule {
+ public:
+  enum class step { wait, done };
+
+  schedule() = default;
+  virtual ~schedule() = default;
+  schedule(const schedule&) = delete;
+  schedule& operator=(const schedule&) = delete;
+
+  /// Under the progress lock, from the progress pass: once after the schedule starts, then each time children
+  /// completed since the last call. Starts the next round's children, does local steps. Returns done once nothing
+  /// is left: the engine then completes the schedule's request with result() and calls retire(). Once the engine
+  /// has failed (engine::describe), advance is no longer called: the request completes with transport instead.
+  virtual step advance(engine_core& e) noexcept = 0;
+  /// Under the progress lock, when a child completes (possibly inside the start_child_* call that started it);
+  /// `token` is what the schedule passed when it started the child. The child's slot is freed after this returns;
+  /// the schedule is ready: advance() follows from the next progress pass.
+  virtual void on_child_complete(const completion& c, std::uint64_t token) noexcept = 0;
+  /// The result the schedule's request completes with once advance() said done (a failed child: transport).
+  [[nodiscard]] virtual req_result result() const noexcept { return req_result::ok; }
+  /// Called once after the last advance(), before the schedule's request completes: the engine no longer touches
+  /// the schedule, and its owner may free or reuse it.
+  virtual void retire() noexcept {}
+
+ private:
+  friend class engine_core;
+  friend struct ready_list;
+  schedule* ready_next_ = nullptr;
+  bool ready_ = false;
+  req* self_ = nullptr;  // the schedule's own request
+};
+
+/// Schedules with completed children, in the order they became ready (intrusive FIFO).
+struct ready_list {
+  schedule* head = nullptr;
+  schedule* tail = nullptr;
+
+  void push(schedule* s) noexcept {
+    if (s->ready_) return;
+    s->ready_ = true;
+    s->ready_next_ = nullptr;
+    if (tail) tail->ready_next_ = s;
+    else head = s;
+    tail = s;
+  }
+  /// Unlinks and returns the whole list (the pass advances these; schedules that become ready meanwhile wait for
+  /// the next pass, so one pass does a bounded amount of work).
+  schedule* take_all() noexcept {
+    schedule* s = head;
+    head = tail = nullptr;
+    return s;
+  }
+  static schedule* next(schedule* s) noexcept { return s->ready_next_; }
+};
+
+}  // namespace sidecore::progress

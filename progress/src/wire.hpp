@@ -1,0 +1,94 @@
+// Wire: the header of every sidecore message that goes through the receive buffers, the libfabric tags the
+// engine uses, and the byte copy of message data. Header-only: every function here is on the small-message path.
+//
+// Wire protocol (docs/runtime.md). Every eager, ready-to-send and clear-to-send message carries the same
+// libfabric tag and lands in one of the engine's receive buffers; sidecore matches it against its own posted
+// receives (source, tag with ignore mask, in order). Rendezvous data travels with a tag unique to the sender's
+// request (sender index, request slot), into a receive posted for exactly the bytes the receiver takes. So the
+// provider never matches a wildcard, never sees an unexpected message other than on the control tag, and never
+// truncates: libfabric 1.17 shm mismatched the first, hung on the last above 4 KiB, and tcp;ofi_rxm lost the
+// pair's traffic after a truncation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace sidecore::progress {
+
+/// The version of the header below. A receiver drops a message of another version with a warning (protocol.cpp):
+/// a peer built from another sidecore would otherwise be read field by field as if it were ours.
+inline constexpr std::uint8_t wire_version = 1;
+
+enum wire_type : std::uint8_t { wire_eager = 1, wire_rts = 2, wire_cts = 3 };
+
+/// The header of every sidecore message that goes through the receive buffers (eager data, ready-to-send,
+/// clear-to-send). 40 bytes; eager data follows it.
+struct wire_hdr {
+  std::uint64_t tag = 0;        // sidecore tag (kind | communicator | user tag)
+  std::uint64_t size = 0;       // eager: data bytes; rts: message size; cts: bytes the receiver takes
+  std::uint64_t cookie = 0;     // rts, cts: the sender's request handle
+  std::uint32_t src_rank = 0;   // the sender's rank in its communicator (the receiver's status)
+  std::uint32_t src_index = 0;  // the sender's engine address index (match by source, replies)
+  std::uint8_t type = 0;        // wire_type
+  std::uint8_t version = wire_version;
+  std::uint8_t pad[6] = {};
+};
+static_assert(sizeof(wire_hdr) == 40);
+inline constexpr std::size_t hdr_size = sizeof(wire_hdr);
+
+/// The libfabric tag of every eager and control message. Kind 3, which no sidecore tag has (tag.hpp).
+inline constexpr std::uint64_t ctrl_tag = 3ULL << 62;
+/// The libfabric tag of one rendezvous transfer: unique to the sender's request while it is in flight.
+constexpr std::uint64_t rdv_tag_of(std::uint32_t sender_index, std::uint32_t sender_slot) noexcept {
+  return ctrl_tag | (1ULL << 61) | (static_cast<std::uint64_t>(sender_index) << 32) | sender_slot;
+}
+
+inline wire_hdr eager_hdr(std::uint64_t tag, std::size_t len, std::uint32_t sender_rank,
+                          std::uint32_t sender_index) noexcept {
+  wire_hdr h{};
+  h.tag = tag;
+  h.size = len;
+  h.src_rank = sender_rank;
+  h.src_index = sender_index;
+  h.type = wire_eager;
+  return h;
+}
+
+/// Ready-to-send: the message's tag and size, and the sender's request handle (the cookie the receiver's
+/// clear-to-send names).
+inline wire_hdr rts_hdr(std::uint64_t tag, std::size_t len, std::uint64_t handle, std::uint32_t sender_rank,
+                        std::uint32_t sender_index) noexcept {
+  wire_hdr h = eager_hdr(tag, len, sender_rank, sender_index);
+  h.cookie = handle;
+  h.type = wire_rts;
+  return h;
+}
+
+/// Clear-to-send: how many bytes the receiver takes of the send named by `cookie`.
+inline wire_hdr cts_hdr(std::size_t take, std::uint64_t cookie, std::uint32_t receiver_index) noexcept {
+  wire_hdr h{};
+  h.size = take;
+  h.cookie = cookie;
+  h.src_index = receiver_index;
+  h.type = wire_cts;
+  return h;
+}
+
+// Copies a message's bytes: up to 16 with two overlapping 8-byte moves (an 8 B ping-pong's payload; a call to
+// memcpy for it costs as many instructions as the rest of the copy path), else memcpy.
+inline void copy_bytes(void* dst, const void* src, std::size_t n) noexcept {
+  auto* d = static_cast<char*>(dst);
+  const auto* c = static_cast<const char*>(src);
+  if (n >= 8 && n <= 16) {
+    std::uint64_t a, b;
+    std::memcpy(&a, c, 8);
+    std::memcpy(&b, c + n - 8, 8);
+    std::memcpy(d, &a, 8);
+    std::memcpy(d + n - 8, &b, 8);
+  } else if (n) {
+    std::memcpy(d, c, n);
+  }
+}
+
+}  // namespace sidecore::progress

@@ -216,14 +216,31 @@ std::vector<diagnostic> diagnose(const job_input& in, const job_prediction& at_a
   return out;
 }
 
-analysis analyze(const job_input& in, const analysis_options& opt) {
+analysis analyze(const job_input& measured, const analysis_options& opt) {
   validate(opt.model);
   analysis a;
+  // --cores N: the question is "what if the node had N cores"; each rank's computation moves from its measured
+  // core count to N (with_cores), the hypotheses are checked on what was measured.
+  job_input in = measured;
+  if (measured.what_if_cores) {
+    const int n = *measured.what_if_cores;
+    in.ranks = with_cores(measured.ranks, n, opt.model.scaling);
+    int lo = measured.ranks.front().n_core, hi = lo;
+    for (const auto& r : measured.ranks) {
+      lo = std::min(lo, r.n_core);
+      hi = std::max(hi, r.n_core);
+    }
+    a.cores_note = fmt::format("what if the node had {} cores (--cores {}): the calibration run had {}, its "
+                               "computation moved to {} cores with the scaling model",
+                               n, n, lo == hi ? fmt::format("{}", lo) : fmt::format("{}..{}", lo, hi), n);
+  }
+  a.cannot_judge = check_assumptions(measured, opt.thresholds);
   a.source = in.source;
   a.provider = in.provider;
   a.from_mpip = in.from_mpip;
   a.nranks = in.nranks;
   a.scaling = opt.model.scaling.describe();
+  a.scaling_reason = opt.scaling_reason;
   a.noise = opt.model.noise;
   a.job = predict_job(in.ranks, opt.model);
   model_options zero = opt.model;
@@ -250,6 +267,7 @@ analysis analyze(const job_input& in, const analysis_options& opt) {
   }
   a.diagnostics = diagnose(in, a.job, at_zero, opt.thresholds);
   a.warnings = in.warnings;
+  a.notes = in.notes;
   a.calibration = in.calibration;
   a.core_run = in.core_run;
   a.inputs = in.ranks;

@@ -23,7 +23,8 @@ const char* verdict_class(verdict v) {
   switch (v) {
     case verdict::pays_off: return "good";
     case verdict::does_not_pay_off: return "bad";
-    case verdict::within_noise: return "neutral";
+    case verdict::within_noise:
+    case verdict::cannot_judge: return "neutral";
   }
   return "neutral";
 }
@@ -221,15 +222,27 @@ std::string render_html(const analysis& a) {
   h += fmt::format("<p class=\"sub\">Input: {} &middot; {} rank{} modelled &middot; provider {} &middot; model of seed "
                    "004 (Denis, Jaeger, Jeannot, Reynier, CCGRID 2022), Sections III-B to III-D</p>\n",
                    esc(a.source), j.ranks.size(), j.ranks.size() == 1 ? "" : "s", esc(a.provider.empty() ? "?" : a.provider));
-  h += fmt::format("<div class=\"verdict {}\" id=\"verdict\"><b>{}</b>: predicted speedup <b>{:.3f}</b> &mdash; "
-                   "t_noprogress {} s &rarr; t_dedicated {} s at alpha = {:g}, N_core = {} (noise band &plusmn;{:g} "
-                   "%).</div>\n",
-                   verdict_class(j.result), esc(verdict_name(j.result)), j.speedup, num(j.t_noprogress_s),
-                   num(j.t_dedicated_s), j.alpha, slow.n_core, a.noise * 100);
+  if (a.cannot_judge.empty()) {
+    h += fmt::format("<div class=\"verdict {}\" id=\"verdict\"><b>{}</b>: predicted speedup <b>{:.3f}</b> &mdash; "
+                     "t_noprogress {} s &rarr; t_dedicated {} s at alpha = {:g}, N_core = {} (noise band "
+                     "&plusmn;{:g} %).</div>\n",
+                     verdict_class(j.result), esc(verdict_name(j.result)), j.speedup, num(j.t_noprogress_s),
+                     num(j.t_dedicated_s), j.alpha, slow.n_core, a.noise * 100);
+  } else {
+    h += fmt::format("<div class=\"verdict neutral\" id=\"verdict\"><b>cannot judge</b>: the model's hypotheses do "
+                     "not hold for this run, so its formula (speedup {:.3f}, &ldquo;{}&rdquo;) says nothing about "
+                     "it.<ul>\n",
+                     j.speedup, esc(verdict_name(j.result)));
+    for (const auto& b : a.cannot_judge) h += fmt::format("<li>{} <small>({})</small></li>\n", esc(b.reason), esc(b.id));
+    h += "</ul></div>\n";
+  }
+  if (!a.cores_note.empty()) h += fmt::format("<p>N_core: {}.</p>\n", esc(a.cores_note));
+  for (const auto& n : a.notes) h += fmt::format("<p>Note: {}.</p>\n", esc(n));
   if (j.ranks.size() > 1)
     h += fmt::format("<p>The job ends with its slowest rank: rank {} with a dedicated core, rank {} without progress.</p>\n",
                      slow.rank, j.ranks[j.slowest_noprogress].rank);
-  h += fmt::format("<p>Computation scaling: {}.</p>\n", esc(a.scaling));
+  h += fmt::format("<p>Computation scaling: {}{}.</p>\n", esc(a.scaling),
+                   a.scaling_reason.empty() ? std::string() : " (" + esc(a.scaling_reason) + ")");
 
   h += fmt::format("<h2>Term by term (rank {})</h2>\n", slow.rank);
   h += composition_svg(slow);

@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
       const analysis a = analyze(load_input(ra), opt);
       write_file(output, render_html(a), "--output");
       std::cout << fmt::format("sidecore report: wrote {} (verdict: {}, predicted speedup {:.3f})\n", output,
-                               verdict_name(a.job.result), a.job.speedup);
+                               verdict_name(a.headline()), a.job.speedup);
       return 0;
     }
   } catch (const input_error& e) {

@@ -163,7 +163,7 @@ prediction predict(const rank_inputs& in, const model_options& opt) {
   auto add = [&](std::string symbol, double v, std::string formula, std::string why) {
     p.terms.push_back(term{std::move(symbol), v, std::move(formula), std::move(why)});
   };
-  add("t_noprogress", p.t_noprogress_s, "measured", "run time without progress (calibration run, SIDECORE_PROGRESS=off)");
+  add("t_noprogress", p.t_noprogress_s, "measured", "run time of the calibration run, without a progress thread");
   add("t_comp", p.t_comp_s, "measured", "computation time of the calibration run (time outside communication calls)");
   add("t_MPI", p.t_mpi_noprogress_s,
       fmt::format("{:.6g} + {:.6g} + {:.6g} + {:.6g} + {:.6g}", blocking.time_s, init.time_s, test.time_s, wait.time_s,

@@ -60,6 +60,15 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
+std::string conversion_sentence(const slope_result& s) {
+  if (!s.cost_known)
+    return "what converting removes is unknown: the run made no nonblocking initiation or no wait, so a converted "
+           "call's cost was not measured (the sweep and break-even take it as 0, an optimistic bound)";
+  return fmt::format("converting removes {:.1f} % of its blocking time", 100.0 * s.conversion_efficiency);
+}
+
+bool is_pmpi_provider(std::string_view provider) noexcept { return provider.substr(0, 5) == "pmpi:"; }
+
 std::string render_json(const analysis& a, const render_options&) {
   const job_prediction& j = a.job;
   json ranks = json::array();
@@ -114,7 +123,8 @@ std::string render_json(const analysis& a, const render_options&) {
        {{"speedup_per_alpha", a.slope.speedup_per_alpha},
         {"speedup_slope_at_alpha", a.slope.speedup_slope_at_alpha},
         {"time_slope_s", a.slope.time_slope_s},
-        {"conversion_efficiency", a.slope.conversion_efficiency},
+        {"conversion_efficiency", a.slope.cost_known ? json(a.slope.conversion_efficiency) : json(nullptr)},
+        {"conversion_cost_known", a.slope.cost_known},
         {"rank", a.slope.rank}}},
       {"core_whatif",
        {{"n_core", a.whatif.n_core ? json(*a.whatif.n_core) : json(nullptr)},

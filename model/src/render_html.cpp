@@ -121,7 +121,7 @@ std::string overlap_html(const std::vector<profile>& ps, const char* which) {
   if (ps.empty()) return "";
   // The job merge of the profile schema: bounds summed, bins by size range, regions by name.
   const auto o = make_job_profile(ps).overlap;
-  if (!o) return "";
+  if (!o || o->total.count == 0) return "";  // no transfer recorded: nothing to show
   std::string h = fmt::format("<p>From the {} run, all ranks summed; transfer time source: <code>{}</code>. The lower "
                               "bound is overlap that certainly happened, the upper bound overlap that computation "
                               "between initiation and completion could at most provide (seed 000, Section 2.2).</p>\n",
@@ -257,10 +257,9 @@ std::string render_html(const analysis& a) {
   h += "<h2>Converting blocking calls to nonblocking (alpha)</h2>\n";
   h += inline_svg(render_alpha_svg(a));
   h += fmt::format("<p><b>Break-even:</b> {}.<br><b>Slope</b> (Section VI-C, the efficiency of the conversion): speedup "
-                   "{:+.4g} per unit alpha; d t_dedicated / d alpha = {:+.4g} s on rank {}, i.e. converting removes "
-                   "{:.1f} % of that rank's blocking time.</p>\n",
+                   "{:+.4g} per unit alpha; d t_dedicated / d alpha = {:+.4g} s on rank {}: {}.</p>\n",
                    esc(a.break_even.describe()), a.slope.speedup_per_alpha, a.slope.time_slope_s, a.slope.rank,
-                   100.0 * a.slope.conversion_efficiency);
+                   esc(conversion_sentence(a.slope)));
   h += "<details><summary>Sweep table</summary>\n<table><tr><th>alpha</th><th>t_dedicated [s]</th><th>speedup</th>"
        "<th>slowest rank</th><th class=\"l\">verdict</th></tr>\n";
   for (const auto& s : a.sweep)
@@ -295,16 +294,23 @@ std::string render_html(const analysis& a) {
   h += "<h2>Overlap bounds</h2>\n";
   std::string ov = overlap_html(a.calibration, "calibration (off)");
   if (ov.empty()) ov = overlap_html(a.core_run, "core-mode");
-  h += ov.empty() ? std::string(a.from_mpip ? "<p>Not available: mpiP reports hold no overlap bounds.</p>\n"
-                                            : "<p>Not available: the profiles hold no overlap section.</p>\n")
-                  : ov;
+  const bool pmpi = is_pmpi_provider(a.provider);
+  h += !ov.empty() ? ov
+       : a.from_mpip ? std::string("<p>Not available: mpiP reports hold no overlap bounds.</p>\n")
+       : pmpi ? std::string("<p>Not available. A PMPI profile (libsidecore-pmpi.so around an unmodified MPI "
+                            "application) records the time and count of every MPI call, not the transfers inside the "
+                            "MPI library, so it holds no overlap bounds: whether computation sits between initiation "
+                            "and wait (the NAS BT-MZ case) cannot be checked. An application linked with sidecore "
+                            "records them.</p>\n")
+              : std::string("<p>Not available: the profiles record no transfer.</p>\n");
 
   h += "<h2>Progress thread</h2>\n";
   std::string pt = progress_html(a.core_run);
   if (pt.empty()) pt = progress_html(a.calibration);
-  h += pt.empty() ? std::string("<p>Not available: give a profile recorded with SIDECORE_PROGRESS=core to see the "
-                                "progress thread's busy/idle split.</p>\n")
-                  : pt;
+  h += !pt.empty() ? pt
+       : pmpi ? std::string("<p>Not available: a PMPI profile holds no progress-thread figures.</p>\n")
+              : std::string("<p>Not available: give a profile recorded with SIDECORE_PROGRESS=core to see the "
+                            "progress thread's busy/idle split.</p>\n");
 
   h += "<h2>Per rank</h2>\n<table><tr><th>rank</th><th>N_core</th><th>t_noprogress [s]</th><th>t_comp [s]</th>"
        "<th>t_MPI [s]</th><th>t_overhead [s]</th><th>t_MPIdedicated [s]</th><th>t_dedicated [s]</th><th>speedup</th>"

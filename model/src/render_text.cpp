@@ -93,9 +93,8 @@ std::string render_text(const analysis& a, const render_options& ro) {
   o += fmt::format("  slope      : speedup {:+.4g} per unit alpha (from alpha 0 to 1); d speedup/d alpha = {:+.4g} at "
                    "alpha {:g}\n",
                    a.slope.speedup_per_alpha, a.slope.speedup_slope_at_alpha, j.alpha);
-  o += fmt::format("  efficiency : d t_dedicated/d alpha = {:+.4g} s on rank {}; converting removes {:.1f} % of its "
-                   "blocking time\n",
-                   a.slope.time_slope_s, a.slope.rank, 100.0 * a.slope.conversion_efficiency);
+  o += fmt::format("  efficiency : d t_dedicated/d alpha = {:+.4g} s on rank {}; {}\n", a.slope.time_slope_s,
+                   a.slope.rank, conversion_sentence(a.slope));
   if (ro.show_sweep) {
     o += fmt::format("  {:>7} {:>14} {:>9} {:>6}  {}\n", "alpha", "t_dedicated", "speedup", "rank", "verdict");
     for (const auto& s : a.sweep)

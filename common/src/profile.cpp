@@ -61,10 +61,17 @@ class json_path_tracker final : public nlohmann::json_sax<json> {
     return false;
   }
 
-  /// The JSON path of the value being read when the error came ("categories.wait.count", "ranks[1].rank").
+  /// The JSON path of the value being read when the error came ("categories.wait.count", "ranks[1].rank"); the
+  /// middle of a path deeper than any profile's is left out, so that the message stays short.
   [[nodiscard]] std::string path() const {
+    constexpr std::size_t shown = 16;
     std::string p;
-    for (const auto& f : stack_) {
+    for (std::size_t i = 0; i < stack_.size(); ++i) {
+      if (stack_.size() > 2 * shown && i == shown) {
+        p += "...(" + std::to_string(stack_.size() - 2 * shown) + " levels)...";
+        i = stack_.size() - shown;
+      }
+      const frame& f = stack_[i];
       if (f.array) p += "[" + std::to_string(f.index) + "]";
       else if (!f.key.empty()) p += (p.empty() ? "" : ".") + f.key;
     }
@@ -233,8 +240,9 @@ class reader {
     if (!nested || j.contains("schema_version")) {
       const json& v = member(j, path, "schema_version");
       if (!v.is_number_integer() || v.get<std::int64_t>() != profile_schema_version)
-        fail(join(path, "schema_version"), "unknown schema version " + v.dump() + "; this build reads version " +
-                                               std::to_string(profile_schema_version));
+        fail(join(path, "schema_version"),
+             "unknown schema version " + (v.is_primitive() ? v.dump() : "(" + type_of(v) + ")") +
+                 "; this build reads version " + std::to_string(profile_schema_version));
     }
     const std::string kind = text(j, path, "kind");
     if (kind == "rank") {

@@ -71,8 +71,11 @@ xfer_time_table read_xfer_time_table(const std::string& path) {
   for (std::size_t i = 0; i < j["points"].size(); ++i) {
     const auto& p = j["points"][i];
     if (!p.is_array() || p.size() != 2 || !p[0].is_number_unsigned() || !p[1].is_number()) {
-      throw std::runtime_error(fmt::format(
-          "xfer-time table '{}': points[{}] = {} must be [bytes (unsigned integer), seconds]", path, i, p.dump()));
+      // dump() recurses: a deeply nested point would overflow the stack, so only flat values are quoted.
+      const bool flat = std::all_of(p.begin(), p.end(), [](const nlohmann::json& e) { return e.is_primitive(); });
+      throw std::runtime_error(fmt::format("xfer-time table '{}': points[{}] = {} must be [bytes (unsigned integer), "
+                                           "seconds]",
+                                           path, i, flat ? p.dump() : std::string("a nested ") + p.type_name()));
     }
     pts.emplace_back(p[0].get<std::size_t>(), p[1].get<double>());
   }

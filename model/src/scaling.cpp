@@ -51,7 +51,11 @@ scaling_model scaling_model::from_table(std::vector<scaling_point> points, std::
 }
 
 scaling_model scaling_model::read_table_file(const std::string& path) {
-  std::istringstream in(read_input_file(path, max_table_bytes, "scaling table"));
+  return parse_table(read_input_file(path, max_table_bytes, "scaling table"), path);
+}
+
+scaling_model scaling_model::parse_table(std::string_view text, const std::string& path) {
+  std::istringstream in{std::string(text)};
   std::vector<scaling_point> points;
   std::string line;
   int lineno = 0;

@@ -340,6 +340,23 @@ TEST(XferTable, RefusesWhatIsNotARegularFile) {
   std::remove(fifo.c_str());
 }
 
+// Found by fuzz/fuzz_xfer_table: a deeply nested point overflowed the stack while the error message quoted it.
+TEST(XferTable, DeeplyNestedPointIsAnError) {
+  const std::string path = ::testing::TempDir() + "xfer_table_deep.json";
+  {
+    std::ofstream f(path);
+    f << R"({"schema": "sidecore-xfer-table", "version": 1, "points": [)" << std::string(400000, '[')
+      << std::string(400000, ']') << "]}";
+  }
+  try {
+    (void)si::read_xfer_time_table(path);
+    ADD_FAILURE() << "accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("points[0] = a nested array must be"), std::string::npos) << e.what();
+  }
+  std::remove(path.c_str());
+}
+
 TEST(SizeBins, DefaultPowersOfFour) {
   si::size_bins b;
   EXPECT_EQ(b.index(0), 0u);

@@ -181,3 +181,16 @@ TEST(MpipValues, HugeAndImpossible) {
   const std::string m = error_in(replaced("0 240000     0.31", "0 18446744073709551615     0.31"));
   EXPECT_NE(m.find("Count"), std::string::npos) << m;
 }
+
+// Found by fuzz/fuzz_profile: a deeply nested value where a number was expected overflowed the stack while the
+// error message quoted it (nlohmann's dump() recurses), and the path of a deep parse error grew without bound.
+TEST(ProfileValues, DeepNestingIsAnErrorNotACrash) {
+  const std::string deep = std::string(400000, '[') + std::string(400000, ']');
+  std::string m = error_of(
+      [&] { (void)sidecore::parse_profile("{\"schema\": \"sidecore-profile\", \"schema_version\": " + deep + "}", "d.json"); });
+  EXPECT_NE(m.find("d.json: schema_version: unknown schema version (array)"), std::string::npos) << m.substr(0, 200);
+  m = error_of([&] { (void)sidecore::parse_profile("{\"ranks\": " + std::string(400000, '['), "d.json"); });
+  EXPECT_NE(m.find("d.json: malformed JSON (in ranks[0][0]"), std::string::npos) << m.substr(0, 200);
+  EXPECT_NE(m.find("levels)"), std::string::npos) << m.substr(0, 200);
+  EXPECT_LT(m.size(), 1000u);
+}

@@ -11,6 +11,7 @@
 #include "sidecore/model/analysis.hpp"
 #include "sidecore/model/input.hpp"
 #include "sidecore/model/render.hpp"
+#include "model_test_util.hpp"
 
 namespace sm = sidecore::model;
 using sidecore::category;
@@ -149,16 +150,8 @@ TEST(Findings, AlphaPlotLabelsDoNotOverlap) {
   std::vector<sm::analysis> cases;
   for (const char* f : {"kripke_case1_off.json", "kripke_case2_off.json", "minimd_case3_off.json", "btmz_off.json"})
     cases.push_back(sm::analyze(sm::load_profiles({data + "/" + f}), {}));
-  sm::rank_inputs r;  // crosses at alpha = 0.547 (test_render.cpp)
-  r.t_noprogress_s = 112;
-  r.t_comp_s = 94.55;
-  r.n_core = 16;
-  r[category::blocking] = {19.16, 5863, 1e-4};
-  r[category::init] = {0.2, 5862, 2.5e-5};
-  r[category::wait] = {0.1, 5862, 5.33e-6};
-  r[category::other] = {2.2, 10, 1e-3};
   sm::job_input in;
-  in.ranks = {r};
+  in.ranks = {sctest::minimd_case1()};  // crosses at alpha = 0.547
   cases.push_back(sm::analyze(in, {}));
   // Flat and below the band (no blocking call to convert): the band sits at the top of the plot, where the
   // break-even sentence was drawn.

@@ -17,6 +17,7 @@
 #include "sidecore/common/profile.hpp"
 #include "sidecore/model/mpip.hpp"
 #include "sidecore/model/scaling.hpp"
+#include "model_test_util.hpp"
 
 namespace sm = sidecore::model;
 
@@ -24,14 +25,7 @@ namespace {
 
 const std::string data = SIDECORE_MODEL_TEST_DATA;
 
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (const sidecore::input_error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using sctest::error_of;
 
 // A scratch directory with a FIFO in it, removed at the end.
 class SpecialFiles : public ::testing::Test {

@@ -12,6 +12,7 @@
 #include "sidecore/model/analysis.hpp"
 #include "sidecore/model/input.hpp"
 #include "sidecore/model/render.hpp"
+#include "model_test_util.hpp"
 
 namespace sm = sidecore::model;
 using sidecore::category;
@@ -26,14 +27,7 @@ bool has_reason(const sm::analysis& a, const std::string& id) {
   return std::any_of(a.cannot_judge.begin(), a.cannot_judge.end(), [&](const auto& r) { return r.id == id; });
 }
 
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (const sidecore::input_error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using sctest::error_of;
 
 }  // namespace
 

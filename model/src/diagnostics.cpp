@@ -8,7 +8,6 @@
 #include <fmt/ranges.h>
 
 #include "sidecore/model/analysis.hpp"
-#include "sidecore/model/render.hpp"
 
 namespace sidecore::model {
 namespace {
@@ -294,6 +293,13 @@ analysis analyze(const job_input& measured, const analysis_options& opt) {
     a.cores_note = fmt::format("what if the node had {} cores (--cores {}): the calibration run had {}, its "
                                "computation moved to {} cores with the scaling model",
                                n, n, lo == hi ? fmt::format("{}", lo) : fmt::format("{}..{}", lo, hi), n);
+    // A dedicated run on other core counts measures another question than the one asked.
+    if (!in.core_run.empty() && (lo != n || hi != n)) {
+      in.notes.push_back(fmt::format("the core-mode run is not compared with the prediction: it ran on {} cores, "
+                                     "the prediction is for {}",
+                                     lo == hi ? fmt::format("{}", lo) : fmt::format("{}..{}", lo, hi), n));
+      in.core_run.clear();
+    }
   }
   a.cannot_judge = check_assumptions(measured, opt.thresholds);
   a.source = in.source;

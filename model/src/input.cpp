@@ -12,6 +12,8 @@
 
 namespace sidecore::model {
 
+bool is_pmpi_provider(std::string_view provider) noexcept { return provider.substr(0, 5) == "pmpi:"; }
+
 job_input make_job_input(const std::vector<profile>& profiles, const std::vector<std::string>& sources,
                          std::optional<int> what_if_cores) {
   if (!sources.empty() && sources.size() != profiles.size())

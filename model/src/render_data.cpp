@@ -67,8 +67,6 @@ std::string conversion_sentence(const slope_result& s) {
   return fmt::format("converting removes {:.1f} % of its blocking time", 100.0 * s.conversion_efficiency);
 }
 
-bool is_pmpi_provider(std::string_view provider) noexcept { return provider.substr(0, 5) == "pmpi:"; }
-
 std::string render_json(const analysis& a, const render_options&) {
   const job_prediction& j = a.job;
   json ranks = json::array();

@@ -129,4 +129,12 @@ TEST(Cores, WhatIfTheNodeHadNCores) {
   // At the measured count --cores changes nothing.
   const auto same = sm::analyze(sm::load_profiles({data + "/kripke_case1_off.json"}, 16), {});
   EXPECT_DOUBLE_EQ(same.job.speedup, sm::analyze(sm::load_profiles({data + "/kripke_case1_off.json"}), {}).job.speedup);
+  // A dedicated run on 16 cores answers another question than "what if 32": it is not compared, and that is said.
+  const auto other =
+      sm::analyze(sm::load_profiles({data + "/minimd_case3_off.json", data + "/minimd_case3_core.json"}, 32), {});
+  EXPECT_FALSE(other.validation);
+  EXPECT_TRUE(std::none_of(other.diagnostics.begin(), other.diagnostics.end(),
+                           [](const auto& d) { return d.id == "model-error"; }));
+  EXPECT_NE(sm::render_text(other).find("the core-mode run is not compared with the prediction: it ran on 16 cores"),
+            std::string::npos);
 }

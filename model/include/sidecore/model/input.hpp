@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sidecore/model/model.hpp"
@@ -25,6 +26,9 @@ struct job_input {
   std::vector<std::string> warnings; ///< e.g. ranks missing, mpiP inconsistencies
   std::vector<std::string> notes;    ///< which data the model uses, where there is a choice
 };
+
+/// Whether a profile's provider says it was written by the PMPI profiler (libsidecore-pmpi.so): "pmpi: ...".
+[[nodiscard]] bool is_pmpi_provider(std::string_view provider) noexcept;
 
 /// Builds a job input from already-read profiles (rank or job kind, modes off and core mixed
 /// freely): job profiles are flattened, off-mode ranks become the calibration and core-mode ranks

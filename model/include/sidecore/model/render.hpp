@@ -34,9 +34,6 @@ struct render_options {
 /// rank's blocking time, or why it is unknown (no measured initiation or wait: slope.cost_known false).
 [[nodiscard]] std::string conversion_sentence(const slope_result& s);
 
-/// Whether a profile's provider says it was written by the PMPI profiler (libsidecore-pmpi.so): "pmpi: ...".
-[[nodiscard]] bool is_pmpi_provider(std::string_view provider) noexcept;
-
 /// Escapes &, <, >, " and ' for HTML/XML text and attributes.
 [[nodiscard]] std::string xml_escape(std::string_view s);
 

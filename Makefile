@@ -2,6 +2,7 @@
 #   make demo   install missing Debian packages, configure, build, run the overlap benchmark on 2 ranks
 #   make test   the same, then the whole test suite
 # Both are idempotent. BUILD=dir and BUILD_TYPE=Debug|Release|RelWithDebInfo|Asan|Tsan choose the build.
+#   make fuzz   the libFuzzer harnesses of every input reader, FUZZ_SECONDS each (fuzz/README.md)
 
 BUILD      ?= build
 BUILD_TYPE ?= RelWithDebInfo
@@ -10,14 +11,19 @@ JOBS       ?= $(shell nproc)
 # A failed test is run once more (--repeat until-pass:2); its first failure stays in the output (the multi-rank
 # tests run real transports on a 2-core machine).
 CTEST_ARGS ?=
+# The fuzz harnesses (fuzz/, built with clang in their own folder): `make test` builds them and runs each corpus
+# once plus SIDECORE_FUZZ_SECONDS of fuzzing per harness (FUZZ=0 leaves them out); `make fuzz` runs longer.
+FUZZ         ?= 1
+FUZZ_BUILD   ?= $(BUILD)/fuzz
+FUZZ_SECONDS ?= 300
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES = cmake make g++ pkg-config \
   libfabric-dev libfabric-bin libhwloc-dev hwloc mpich libmpich-dev \
   googletest libgtest-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev \
-  chromium
+  chromium clang libclang-rt-14-dev
 
-.PHONY: all deps configure build demo test asan tsan clean clean-shm
+.PHONY: all deps configure build demo test asan tsan fuzz fuzz-build clean clean-shm
 
 all: build
 
@@ -42,10 +48,22 @@ build: configure
 demo: build
 	bench/run-overlap.sh --quick $(BUILD)
 
-test: build clean-shm
+test: build clean-shm $(if $(filter 1,$(FUZZ)),fuzz-build)
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --label-exclude known-bug --repeat until-pass:2 $(CTEST_ARGS)
+ifeq ($(FUZZ),1)
+	ctest --test-dir $(FUZZ_BUILD) --output-on-failure -j $(JOBS)
+endif
 
-# Sanitizer builds (separate build folders). Leak detection is off: MPICH and UCX leak at exit.
+# clang's -fsanitize=fuzzer takes libFuzzer from libclang-rt-14-dev (compiler-rt), with the ASan and UBSan runtimes.
+fuzz-build: deps
+	cmake -S fuzz -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+
+fuzz: fuzz-build
+	fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# Sanitizer builds (separate build folders; FUZZ=0: the fuzz harnesses already run under ASan+UBSan in `make test`).
+# Leak detection is off: MPICH and UCX leak at exit.
 # UCX_MEM_EVENTS=no: MPICH's UCX memory hooks (libucm) crashed inside TSan's interceptors at thread exit.
 # ignore_noninstrumented_modules: TSan ignores what uninstrumented libraries (MPICH, UCX, libfabric, libgomp) do inside
 # its interceptors. libgomp starts and joins a region's pooled threads through futexes, which TSan cannot see: the
@@ -54,9 +72,9 @@ test: build clean-shm
 # with sidecore's request code on the stack. No suppressions file: nothing is suppressed.
 # The PMPI tests preload the ASan runtime ahead of libsidecore-pmpi.so in the Asan build (tests/instrument).
 asan:
-	ASAN_OPTIONS=detect_leaks=0 UCX_MEM_EVENTS=no $(MAKE) test BUILD=build-asan BUILD_TYPE=Asan
+	ASAN_OPTIONS=detect_leaks=0 UCX_MEM_EVENTS=no $(MAKE) test BUILD=build-asan BUILD_TYPE=Asan FUZZ=0
 tsan:
-	TSAN_OPTIONS=ignore_noninstrumented_modules=1 UCX_MEM_EVENTS=no $(MAKE) test BUILD=build-tsan BUILD_TYPE=Tsan
+	TSAN_OPTIONS=ignore_noninstrumented_modules=1 UCX_MEM_EVENTS=no $(MAKE) test BUILD=build-tsan BUILD_TYPE=Tsan FUZZ=0
 
 clean:
 	rm -rf $(BUILD)

@@ -4,20 +4,104 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <numeric>
 #include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "sidecore/common/input_error.hpp"
+#include "sidecore/common/input_file.hpp"
+#include "sidecore/common/input_limits.hpp"
 
 namespace sidecore {
 namespace {
 
 using json = nlohmann::json;
+
+// A double as %g prints it ("1e+308", "147", "0.001"): messages quote values as the user wrote them.
+std::string g(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// a <= b up to the rounding of summed measurements.
+bool within(double a, double b) { return a <= b * (1 + input_rounding) + 1e-9; }
+
+double sum_of_times(const std::array<category_totals, category_count>& cats) {
+  return std::accumulate(cats.begin(), cats.end(), 0.0, [](double s, const category_totals& t) { return s + t.time_s; });
+}
+
+// Finds where in the document a parse error happened: nlohmann's DOM parser reports only a byte offset, and for a
+// number beyond a double's range (1e400) not even that. Run only after the DOM parse failed.
+class json_path_tracker final : public nlohmann::json_sax<json> {
+ public:
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return open(false); }
+  bool key(string_t& k) override {
+    stack_.back().key = k;
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(true); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t, const std::string& token, const nlohmann::detail::exception& e) override {
+    token_ = token;
+    id_ = e.id;
+    return false;
+  }
+
+  /// The JSON path of the value being read when the error came ("categories.wait.count", "ranks[1].rank"); the
+  /// middle of a path deeper than any profile's is left out, so that the message stays short.
+  [[nodiscard]] std::string path() const {
+    constexpr std::size_t shown = 16;
+    std::string p;
+    for (std::size_t i = 0; i < stack_.size(); ++i) {
+      if (stack_.size() > 2 * shown && i == shown) {
+        p += "...(" + std::to_string(stack_.size() - 2 * shown) + " levels)...";
+        i = stack_.size() - shown;
+      }
+      const frame& f = stack_[i];
+      if (f.array) p += "[" + std::to_string(f.index) + "]";
+      else if (!f.key.empty()) p += (p.empty() ? "" : ".") + f.key;
+    }
+    return p;
+  }
+  [[nodiscard]] const std::string& token() const noexcept { return token_; }
+  [[nodiscard]] int id() const noexcept { return id_; }
+
+ private:
+  struct frame {
+    bool array = false;
+    std::size_t index = 0;  // arrays: elements completed, i.e. the index of the one being read
+    std::string key;        // objects: the last key read
+  };
+  bool value() {
+    if (!stack_.empty() && stack_.back().array) ++stack_.back().index;
+    return true;
+  }
+  bool open(bool array) {
+    stack_.push_back(frame{array, 0, {}});
+    return true;
+  }
+  bool close() {
+    stack_.pop_back();
+    return value();
+  }
+  std::vector<frame> stack_;
+  std::string token_;
+  int id_ = 0;
+};
 
 // Validates while reading; every error names the source, the JSON path and what is accepted.
 class reader {
@@ -54,13 +138,31 @@ class reader {
     const double d = v.get<double>();
     if (!std::isfinite(d)) fail(p, "must be a finite number of seconds");
     if (d < 0) fail(p, "negative time " + std::to_string(d) + " s; times must be >= 0");
+    if (d > max_input_seconds)
+      fail(p, "time " + g(d) + " s is beyond any run; accepted: at most " + g(max_input_seconds) + " s");
     return d;
   }
 
-  std::uint64_t counter(const json& obj, const std::string& path, std::string_view key) const {
+  // A byte size: any unsigned 64-bit value (the unbounded last size bin ends at 2^64 - 1).
+  std::uint64_t bytes(const json& obj, const std::string& path, std::string_view key) const {
     const json& v = member(obj, path, key);
     const std::string p = join(path, key);
     if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+    if (v.is_number_integer()) fail(p, "negative size " + std::to_string(v.get<std::int64_t>()) + "; sizes must be >= 0");
+    fail(p, "expected a non-negative integer number of bytes, got " + type_of(v));
+  }
+
+  // A count of calls, transfers or polls: at most max_input_count, so that it is exact in the model's doubles.
+  std::uint64_t counter(const json& obj, const std::string& path, std::string_view key) const {
+    const json& v = member(obj, path, key);
+    const std::string p = join(path, key);
+    if (v.is_number_unsigned()) {
+      const auto n = v.get<std::uint64_t>();
+      if (n > max_input_count)
+        fail(p, "count " + std::to_string(n) + " is beyond any run; accepted: at most " +
+                    std::to_string(max_input_count) + " (2^53, exact in the model's arithmetic)");
+      return n;
+    }
     if (v.is_number_integer()) fail(p, "negative count " + std::to_string(v.get<std::int64_t>()) + "; counts must be >= 0");
     fail(p, "expected a non-negative integer, got " + type_of(v));
   }
@@ -112,6 +214,10 @@ class reader {
       t.min_s = seconds(v, p2, "min_s");
       if (t.count > 0 && t.min_s > t.time_s * (1 + 1e-9))
         fail(join(p2, "min_s"), "shortest call exceeds the category's total time_s; need min_s <= time_s");
+      if (!within(static_cast<double>(t.count) * t.min_s, t.time_s))
+        fail(p2, std::to_string(t.count) + " calls of at least min_s " + g(t.min_s) + " s take at least " +
+                     g(static_cast<double>(t.count) * t.min_s) + " s, above time_s " + g(t.time_s) +
+                     " s; need count * min_s <= time_s");
     }
     for (auto it = cats.begin(); it != cats.end(); ++it) {
       bool known = false;
@@ -134,8 +240,9 @@ class reader {
     if (!nested || j.contains("schema_version")) {
       const json& v = member(j, path, "schema_version");
       if (!v.is_number_integer() || v.get<std::int64_t>() != profile_schema_version)
-        fail(join(path, "schema_version"), "unknown schema version " + v.dump() + "; this build reads version " +
-                                               std::to_string(profile_schema_version));
+        fail(join(path, "schema_version"),
+             "unknown schema version " + (v.is_primitive() ? v.dump() : "(" + type_of(v) + ")") +
+                 "; this build reads version " + std::to_string(profile_schema_version));
     }
     const std::string kind = text(j, path, "kind");
     if (kind == "rank") {
@@ -188,8 +295,8 @@ class reader {
           const json& e = (*bs)[i];
           require_object(e, bp);
           overlap_size_bin bin;
-          bin.lo_bytes = counter(e, bp, "lo_bytes");
-          bin.hi_bytes = counter(e, bp, "hi_bytes");
+          bin.lo_bytes = bytes(e, bp, "lo_bytes");
+          bin.hi_bytes = bytes(e, bp, "hi_bytes");
           if (bin.lo_bytes > bin.hi_bytes) fail(join(bp, "hi_bytes"), "upper size below lo_bytes; need lo_bytes <= hi_bytes");
           bin.bounds = bounds(e, bp);
           o.by_size.push_back(bin);
@@ -240,7 +347,34 @@ class reader {
     } else if (j.contains("ranks")) {
       fail(join(path, "ranks"), "only a profile of kind \"job\" may hold ranks");
     }
+    check_times(p, path);
     return p;
+  }
+
+  // What no run can produce: computation longer than the run, or more time in calls than the calling threads had.
+  // A job's categories are summed over its ranks, so each rank adds its own run time to the bound.
+  void check_times(const profile& p, const std::string& path) const {
+    if (!within(p.t_comp_s, p.t_total_s))
+      fail(join(path, "t_comp_s"), "t_comp_s " + g(p.t_comp_s) + " s is above t_total_s " + g(p.t_total_s) +
+                                       " s; the computation time is measured inside the run");
+    const double runs = p.kind == profile_kind::job ? static_cast<double>(p.ranks.size()) : 1.0;
+    const int threads = std::max(1, p.calling_threads);
+    const double sum = sum_of_times(p.categories);
+    if (!within(sum, p.t_total_s * threads * runs))
+      fail(join(path, "categories"),
+           "the five categories sum to " + g(sum) + " s, above t_total_s " + g(p.t_total_s) + " s x " +
+               std::to_string(threads) + (threads == 1 ? " calling thread" : " calling threads") +
+               (runs > 1 ? " x " + g(runs) + " ranks" : std::string()) + " = " + g(p.t_total_s * threads * runs) +
+               " s; a thread cannot spend more time in calls than the run lasted (calling_threads records how many "
+               "threads made calls)");
+    if (p.thread_categories) {
+      const double own = sum_of_times(*p.thread_categories);
+      if (!within(own, p.t_total_s * runs))
+        fail(join(path, "communicating_thread.categories"),
+             "the communicating thread's categories sum to " + g(own) + " s, above t_total_s " + g(p.t_total_s) +
+                 (runs > 1 ? " s x " + g(runs) + " ranks" : std::string(" s")) +
+                 "; one thread cannot spend more time in calls than the run lasted");
+    }
   }
 
  private:
@@ -332,20 +466,23 @@ profile parse_profile(std::string_view text, const std::string& source) {
   json j;
   try {
     j = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    json_path_tracker where;
+    (void)json::sax_parse(text.begin(), text.end(), &where);
+    // nlohmann's out_of_range 406: a number beyond a double (1e400, -1e999).
+    if (where.id() == 406)
+      throw input_error(source, where.path(),
+                        "number " + where.token() + " is not a finite number (beyond the range of a double); "
+                        "accepted: finite numbers, times at most " + g(max_input_seconds) + " s");
     // e.what() carries nlohmann's description with the byte offset.
-    throw input_error(source, "", std::string("malformed JSON: ") + e.what());
+    const std::string at = where.path().empty() ? std::string() : " (in " + where.path() + ")";
+    throw input_error(source, "", "malformed JSON" + at + ": " + e.what());
   }
   return reader(source).read(j, "", false);
 }
 
 profile read_profile_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(path, "", std::string("cannot open profile: ") + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw input_error(path, "", "read error");
-  return parse_profile(ss.str(), path);
+  return parse_profile(read_input_file(path, max_profile_bytes, "profile"), path);
 }
 
 void write_profile_file(const std::string& path, const profile& p) {

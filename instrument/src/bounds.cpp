@@ -3,12 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "sidecore/common/input_file.hpp"
+#include "sidecore/common/input_limits.hpp"
 
 namespace sidecore::instrument {
 
@@ -49,13 +50,11 @@ std::int64_t xfer_time_table::nanoseconds(std::size_t bytes) const noexcept {
 }
 
 xfer_time_table read_xfer_time_table(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("xfer-time table '{}': cannot open the file", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
+  // A regular file of bounded size only: a FIFO or /dev/zero named by SIDECORE_XFER_TABLE must not hang init.
+  const std::string text = read_input_file(path, max_table_bytes, "transfer-time table");
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(ss.str());
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(fmt::format("xfer-time table '{}': not valid JSON: {}", path, e.what()));
   }
@@ -72,8 +71,11 @@ xfer_time_table read_xfer_time_table(const std::string& path) {
   for (std::size_t i = 0; i < j["points"].size(); ++i) {
     const auto& p = j["points"][i];
     if (!p.is_array() || p.size() != 2 || !p[0].is_number_unsigned() || !p[1].is_number()) {
-      throw std::runtime_error(fmt::format(
-          "xfer-time table '{}': points[{}] = {} must be [bytes (unsigned integer), seconds]", path, i, p.dump()));
+      // dump() recurses: a deeply nested point would overflow the stack, so only flat values are quoted.
+      const bool flat = std::all_of(p.begin(), p.end(), [](const nlohmann::json& e) { return e.is_primitive(); });
+      throw std::runtime_error(fmt::format("xfer-time table '{}': points[{}] = {} must be [bytes (unsigned integer), "
+                                           "seconds]",
+                                           path, i, flat ? p.dump() : std::string("a nested ") + p.type_name()));
     }
     pts.emplace_back(p[0].get<std::size_t>(), p[1].get<double>());
   }

@@ -12,13 +12,15 @@
 
 namespace sidecore::model {
 
+bool is_pmpi_provider(std::string_view provider) noexcept { return provider.substr(0, 5) == "pmpi:"; }
+
 job_input make_job_input(const std::vector<profile>& profiles, const std::vector<std::string>& sources,
-                         std::optional<int> n_core_override) {
+                         std::optional<int> what_if_cores) {
   if (!sources.empty() && sources.size() != profiles.size())
     throw input_error("make_job_input", "sources", "one source name per profile expected");
-  if (n_core_override && *n_core_override <= 1)
+  if (what_if_cores && *what_if_cores <= 1)
     throw input_error("--cores", "", fmt::format("N_core = {}; a dedicated core needs N_core >= 2 cores per node",
-                                                 *n_core_override));
+                                                 *what_if_cores));
   job_input job;
   struct entry {
     profile p;
@@ -42,13 +44,16 @@ job_input make_job_input(const std::vector<profile>& profiles, const std::vector
                           fmt::format("{} differs from nranks {} in {}; all profiles must come from the same job",
                                       r.nranks, nranks, nranks_source));
       }
-      if (n_core_override) r.n_core = *n_core_override;
       auto& into = r.mode == progress_mode::off ? off : core;
       auto [it, inserted] = into.emplace(r.rank, entry{r, src});
       if (!inserted)
         throw input_error(src, fmt::format("rank {}", r.rank),
-                          fmt::format("rank {} in mode \"{}\" is also in {}; give each rank once per mode", r.rank,
-                                      progress_mode_name(r.mode), it->second.source));
+                          fmt::format("rank {} in mode \"{}\" is also in {}; give each rank once per mode: the "
+                                      "calibration run in mode \"off\" (SIDECORE_PROGRESS=off) and, to compare, the "
+                                      "dedicated run in mode \"core\" (SIDECORE_PROGRESS=core). If one of them is a "
+                                      "dedicated run whose profile says \"off\", predict from the calibration run "
+                                      "alone",
+                                      r.rank, progress_mode_name(r.mode), it->second.source));
       if (job.provider.empty()) job.provider = r.provider;
     }
   }
@@ -56,12 +61,23 @@ job_input make_job_input(const std::vector<profile>& profiles, const std::vector
     throw input_error(sources.empty() ? "profiles" : fmt::format("{}", fmt::join(sources, ", ")), "mode",
                       "no calibration profile: the model needs a run recorded with SIDECORE_PROGRESS=off "
                       "(mode \"off\"); mode \"core\" profiles are only compared with the prediction");
+  int own_thread_ranks = 0;
+  int max_threads = 0;
   for (auto& [rank, e] : off) {
     rank_inputs in = inputs_from_profile(e.p, e.source);
-    validate(in, e.source);
+    validate(in, e.source, !what_if_cores);
+    if (in.calling_threads > 1 && !in.all_thread_categories) {
+      ++own_thread_ranks;
+      max_threads = std::max(max_threads, in.calling_threads);
+    }
     job.ranks.push_back(in);
     job.calibration.push_back(std::move(e.p));
   }
+  job.what_if_cores = what_if_cores;
+  if (own_thread_ranks > 0)
+    job.notes.push_back(fmt::format("calls: the communicating thread's own calls on {} rank{} where several threads "
+                                    "made calls (up to {}); the model follows the thread t_comp is measured on",
+                                    own_thread_ranks, own_thread_ranks == 1 ? "" : "s", max_threads));
   for (auto& [rank, e] : core) job.core_run.push_back(std::move(e.p));
   job.nranks = nranks;
   if (static_cast<int>(off.size()) < nranks)

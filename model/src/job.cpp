@@ -166,6 +166,8 @@ slope_result conversion_slope(const std::vector<rank_inputs>& ranks, const model
   s.rank = ranks[lead].rank;
   s.time_slope_s = dedicated_time_slope(ranks[lead]);
   s.conversion_efficiency = conversion_efficiency(ranks[lead]);
+  const rank_inputs& r = ranks[lead];
+  s.cost_known = r[category::blocking].count == 0 || (r[category::init].count > 0 && r[category::wait].count > 0);
   s.speedup_slope_at_alpha = here.t_dedicated_s > 0
                                  ? -here.t_noprogress_s * s.time_slope_s / (here.t_dedicated_s * here.t_dedicated_s)
                                  : 0.0;

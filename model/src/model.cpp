@@ -25,13 +25,18 @@ double rank_inputs::t_mpi_s() const noexcept {
   return s;
 }
 
-void validate(const rank_inputs& in, const std::string& source) {
+void validate(const rank_inputs& in, const std::string& source, bool require_two_cores) {
   const std::string r = fmt::format("rank {}", in.rank);
   check_seconds(in.t_noprogress_s, source, r + ": t_noprogress (t_total_s)");
   check_seconds(in.t_comp_s, source, r + ": t_comp (t_comp_s)");
-  if (in.n_core <= 1)
+  if (in.n_core < 1 || (require_two_cores && in.n_core == 1))
     throw input_error(source, r + ": N_core (n_core)",
-                      fmt::format("N_core = {}; a dedicated core needs N_core >= 2 cores per node", in.n_core));
+                      fmt::format("N_core = {}; a dedicated core needs N_core >= 2 cores per node{}", in.n_core,
+                                  in.n_core == 1 ? ". The run gave the rank one core (as `mpiexec -bind-to core` does): "
+                                                   "give the node's core count with --cores N, and the prediction is "
+                                                   "for nodes of N cores, the computation measured on 1 core moved "
+                                                   "to N with the scaling model"
+                                                 : ""));
   for (int c = 0; c < category_count; ++c) {
     const auto& t = in.categories[static_cast<std::size_t>(c)];
     const std::string f = fmt::format("{}: categories.{}", r, category_name(static_cast<category>(c)));
@@ -50,13 +55,21 @@ rank_inputs inputs_from_profile(const profile& p, const std::string& source) {
   if (p.mode != progress_mode::off)
     throw input_error(source, fmt::format("rank {}: mode", p.rank),
                       "the model's calibration run must be recorded with SIDECORE_PROGRESS=off (mode \"off\"), "
-                      "got \"core\"");
+                      "got \"core\"; give the run without progress as well, the core-mode one is compared with "
+                      "the prediction");
   rank_inputs in;
   in.rank = p.rank;
   in.t_noprogress_s = p.t_total_s;
   in.t_comp_s = p.t_comp_s;
   in.n_core = p.n_core;
+  in.calling_threads = p.calling_threads;
   in.categories = p.categories;
+  // Seed 004 models one communicating thread: its calls and t_comp are on one timeline. With several calling
+  // threads the all-thread sums overlap in time; the communicating thread's own totals keep the model's meaning.
+  if (p.calling_threads > 1) {
+    if (p.thread_categories) in.categories = *p.thread_categories;
+    else in.all_thread_categories = true;
+  }
   return in;
 }
 
@@ -76,6 +89,7 @@ std::string_view verdict_name(verdict v) noexcept {
     case verdict::pays_off: return "pays off";
     case verdict::does_not_pay_off: return "does not pay off";
     case verdict::within_noise: return "within noise";
+    case verdict::cannot_judge: return "cannot judge";
   }
   return "unknown";
 }
@@ -149,7 +163,7 @@ prediction predict(const rank_inputs& in, const model_options& opt) {
   auto add = [&](std::string symbol, double v, std::string formula, std::string why) {
     p.terms.push_back(term{std::move(symbol), v, std::move(formula), std::move(why)});
   };
-  add("t_noprogress", p.t_noprogress_s, "measured", "run time without progress (calibration run, SIDECORE_PROGRESS=off)");
+  add("t_noprogress", p.t_noprogress_s, "measured", "run time of the calibration run, without a progress thread");
   add("t_comp", p.t_comp_s, "measured", "computation time of the calibration run (time outside communication calls)");
   add("t_MPI", p.t_mpi_noprogress_s,
       fmt::format("{:.6g} + {:.6g} + {:.6g} + {:.6g} + {:.6g}", blocking.time_s, init.time_s, test.time_s, wait.time_s,

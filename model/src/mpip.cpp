@@ -3,10 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -14,6 +11,8 @@
 #include <fmt/ranges.h>
 
 #include "sidecore/common/input_error.hpp"
+#include "sidecore/common/input_file.hpp"
+#include "sidecore/common/input_limits.hpp"
 
 namespace sidecore::model {
 namespace {
@@ -60,18 +59,26 @@ class table_reader {
     throw input_error(source_, fmt::format("section \"{}\"", s_.title),
                       fmt::format("header has no column \"{}\" (columns: {})", name, fmt::join(s_.header, " ")));
   }
-  [[nodiscard]] double number(int line, const std::vector<std::string>& row, std::size_t col, std::string_view what) const {
+  // A non-negative number of at most `max` (in the column's unit: seconds, milliseconds or percent).
+  [[nodiscard]] double number(int line, const std::vector<std::string>& row, std::size_t col, std::string_view what,
+                              double max = max_input_seconds * 1e3, std::string_view unit = "ms") const {
     const std::string& tok = field(line, row, col, what);
     char* end = nullptr;
     const double v = std::strtod(tok.c_str(), &end);
     if (*end != '\0' || !std::isfinite(v))
       throw input_error(source_, fmt::format("line {}", line), fmt::format("{} \"{}\" is not a number", what, tok));
     if (v < 0) throw input_error(source_, fmt::format("line {}", line), fmt::format("negative {} {}", what, tok));
+    if (v > max)
+      throw input_error(source_, fmt::format("line {}", line),
+                        fmt::format("{} {} is beyond any run; accepted: at most {:g} {}", what, tok, max, unit));
     return v;
   }
+  [[nodiscard]] double seconds(int line, const std::vector<std::string>& row, std::size_t col, std::string_view what) const {
+    return number(line, row, col, what, max_input_seconds, "s");
+  }
   [[nodiscard]] std::uint64_t count(int line, const std::vector<std::string>& row, std::size_t col) const {
-    const double v = number(line, row, col, "Count");
-    if (v != std::floor(v) || v > 1e18)
+    const double v = number(line, row, col, "Count", static_cast<double>(max_input_count), "calls (2^53)");
+    if (v != std::floor(v))
       throw input_error(source_, fmt::format("line {}", line), fmt::format("Count \"{}\" is not an integer", row[col]));
     return static_cast<std::uint64_t>(v);
   }
@@ -208,8 +215,8 @@ mpip_report parse_mpip(std::istream& in, const std::string& source) {
     const auto c_mpi = t.required("MPITime");
     for (const auto& [ln, row] : mpi_time->rows) {
       if (t.field(ln, row, c_task, "Task") == "*") continue;
-      rep.tasks.push_back({t.integer(ln, row, c_task, "Task"), t.number(ln, row, c_app, "AppTime"),
-                           t.number(ln, row, c_mpi, "MPITime")});
+      rep.tasks.push_back({t.integer(ln, row, c_task, "Task"), t.seconds(ln, row, c_app, "AppTime"),
+                           t.seconds(ln, row, c_mpi, "MPITime")});
     }
   }
 
@@ -228,8 +235,8 @@ mpip_report parse_mpip(std::istream& in, const std::string& source) {
       r.call = t.field(ln, row, c_call, "Call");
       r.site = t.integer(ln, row, c_site, "Site");
       r.time_ms = t.number(ln, row, c_time, "Time");
-      r.app_pct = t.number(ln, row, c_app, "App%");
-      r.mpi_pct = t.number(ln, row, c_mpi, "MPI%");
+      r.app_pct = t.number(ln, row, c_app, "App%", 100.0 * (1 + 1e-3) + 0.01, "%");
+      r.mpi_pct = t.number(ln, row, c_mpi, "MPI%", 100.0 * (1 + 1e-3) + 0.01, "%");
       if (c_count) r.count = t.count(ln, row, *c_count);
       if (c_cov) r.cov = t.number(ln, row, *c_cov, "COV");
       rep.aggregate.push_back(std::move(r));
@@ -290,8 +297,7 @@ mpip_report parse_mpip(std::istream& in, const std::string& source) {
 }
 
 mpip_report read_mpip_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw input_error(path, "", std::string("cannot open mpiP report: ") + std::strerror(errno));
+  std::istringstream in(read_input_file(path, max_mpip_report_bytes, "mpiP report"));
   return parse_mpip(in, path);
 }
 

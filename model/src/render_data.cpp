@@ -60,6 +60,13 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
+std::string conversion_sentence(const slope_result& s) {
+  if (!s.cost_known)
+    return "what converting removes is unknown: the run made no nonblocking initiation or no wait, so a converted "
+           "call's cost was not measured (the sweep and break-even take it as 0, an optimistic bound)";
+  return fmt::format("converting removes {:.1f} % of its blocking time", 100.0 * s.conversion_efficiency);
+}
+
 std::string render_json(const analysis& a, const render_options&) {
   const job_prediction& j = a.job;
   json ranks = json::array();
@@ -84,10 +91,15 @@ std::string render_json(const analysis& a, const render_options&) {
                      {"ranks_affected", d.ranks_affected},
                      {"title", d.title},
                      {"message", d.message}});
+  json cannot = json::array();
+  for (const auto& b : a.cannot_judge)
+    cannot.push_back({{"id", b.id}, {"rank", b.rank}, {"ranks_affected", b.ranks_affected}, {"reason", b.reason}});
   json out = {
       {"schema", "sidecore-prediction"},
       {"schema_version", 1},
-      {"verdict", verdict_name(j.result)},
+      {"verdict", verdict_name(a.headline())},
+      {"model_verdict", verdict_name(j.result)},
+      {"cannot_judge", std::move(cannot)},
       {"speedup", j.speedup},
       {"t_noprogress_s", j.t_noprogress_s},
       {"t_dedicated_s", j.t_dedicated_s},
@@ -96,6 +108,9 @@ std::string render_json(const analysis& a, const render_options&) {
       {"alpha", j.alpha},
       {"noise", a.noise},
       {"scaling", a.scaling},
+      {"scaling_reason", a.scaling_reason},
+      {"cores_note", a.cores_note},
+      {"notes", a.notes},
       {"source", a.source},
       {"provider", a.provider},
       {"nranks", a.nranks},
@@ -106,7 +121,8 @@ std::string render_json(const analysis& a, const render_options&) {
        {{"speedup_per_alpha", a.slope.speedup_per_alpha},
         {"speedup_slope_at_alpha", a.slope.speedup_slope_at_alpha},
         {"time_slope_s", a.slope.time_slope_s},
-        {"conversion_efficiency", a.slope.conversion_efficiency},
+        {"conversion_efficiency", a.slope.cost_known ? json(a.slope.conversion_efficiency) : json(nullptr)},
+        {"conversion_cost_known", a.slope.cost_known},
         {"rank", a.slope.rank}}},
       {"core_whatif",
        {{"n_core", a.whatif.n_core ? json(*a.whatif.n_core) : json(nullptr)},
@@ -144,8 +160,9 @@ std::string render_csv(const analysis& a, const render_options& ro) {
                        p.rank, p.alpha, p.n_core, p.t_noprogress_s, p.t_comp_s, p.t_mpi_noprogress_s, p.t_newcomp_s,
                        p.t_overhead_s, p.t_init_s, p.t_test_s, p.t_wait_s, p.t_converted_s, p.t_remaining_blocking_s,
                        p.t_other_s, p.t_mpi_dedicated_s, p.t_dedicated_s, p.speedup, csv_field(std::string(verdict_name(p.result))));
+    const verdict job_verdict = a.cannot_judge.empty() ? j.result : verdict::cannot_judge;
     o += fmt::format("job,{:g},,{:.9g},,,,,,,,,,,,{:.9g},{:.9g},{}\n", j.alpha, j.t_noprogress_s, j.t_dedicated_s,
-                     j.speedup, csv_field(std::string(verdict_name(j.result))));
+                     j.speedup, csv_field(std::string(verdict_name(job_verdict))));
   }
   return o;
 }

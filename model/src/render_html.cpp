@@ -23,7 +23,8 @@ const char* verdict_class(verdict v) {
   switch (v) {
     case verdict::pays_off: return "good";
     case verdict::does_not_pay_off: return "bad";
-    case verdict::within_noise: return "neutral";
+    case verdict::within_noise:
+    case verdict::cannot_judge: return "neutral";
   }
   return "neutral";
 }
@@ -120,7 +121,7 @@ std::string overlap_html(const std::vector<profile>& ps, const char* which) {
   if (ps.empty()) return "";
   // The job merge of the profile schema: bounds summed, bins by size range, regions by name.
   const auto o = make_job_profile(ps).overlap;
-  if (!o) return "";
+  if (!o || o->total.count == 0) return "";  // no transfer recorded: nothing to show
   std::string h = fmt::format("<p>From the {} run, all ranks summed; transfer time source: <code>{}</code>. The lower "
                               "bound is overlap that certainly happened, the upper bound overlap that computation "
                               "between initiation and completion could at most provide (seed 000, Section 2.2).</p>\n",
@@ -221,15 +222,27 @@ std::string render_html(const analysis& a) {
   h += fmt::format("<p class=\"sub\">Input: {} &middot; {} rank{} modelled &middot; provider {} &middot; model of seed "
                    "004 (Denis, Jaeger, Jeannot, Reynier, CCGRID 2022), Sections III-B to III-D</p>\n",
                    esc(a.source), j.ranks.size(), j.ranks.size() == 1 ? "" : "s", esc(a.provider.empty() ? "?" : a.provider));
-  h += fmt::format("<div class=\"verdict {}\" id=\"verdict\"><b>{}</b>: predicted speedup <b>{:.3f}</b> &mdash; "
-                   "t_noprogress {} s &rarr; t_dedicated {} s at alpha = {:g}, N_core = {} (noise band &plusmn;{:g} "
-                   "%).</div>\n",
-                   verdict_class(j.result), esc(verdict_name(j.result)), j.speedup, num(j.t_noprogress_s),
-                   num(j.t_dedicated_s), j.alpha, slow.n_core, a.noise * 100);
+  if (a.cannot_judge.empty()) {
+    h += fmt::format("<div class=\"verdict {}\" id=\"verdict\"><b>{}</b>: predicted speedup <b>{:.3f}</b> &mdash; "
+                     "t_noprogress {} s &rarr; t_dedicated {} s at alpha = {:g}, N_core = {} (noise band "
+                     "&plusmn;{:g} %).</div>\n",
+                     verdict_class(j.result), esc(verdict_name(j.result)), j.speedup, num(j.t_noprogress_s),
+                     num(j.t_dedicated_s), j.alpha, slow.n_core, a.noise * 100);
+  } else {
+    h += fmt::format("<div class=\"verdict neutral\" id=\"verdict\"><b>cannot judge</b>: the model's hypotheses do "
+                     "not hold for this run, so its formula (speedup {:.3f}, &ldquo;{}&rdquo;) says nothing about "
+                     "it.<ul>\n",
+                     j.speedup, esc(verdict_name(j.result)));
+    for (const auto& b : a.cannot_judge) h += fmt::format("<li>{} <small>({})</small></li>\n", esc(b.reason), esc(b.id));
+    h += "</ul></div>\n";
+  }
+  if (!a.cores_note.empty()) h += fmt::format("<p>N_core: {}.</p>\n", esc(a.cores_note));
+  for (const auto& n : a.notes) h += fmt::format("<p>Note: {}.</p>\n", esc(n));
   if (j.ranks.size() > 1)
     h += fmt::format("<p>The job ends with its slowest rank: rank {} with a dedicated core, rank {} without progress.</p>\n",
                      slow.rank, j.ranks[j.slowest_noprogress].rank);
-  h += fmt::format("<p>Computation scaling: {}.</p>\n", esc(a.scaling));
+  h += fmt::format("<p>Computation scaling: {}{}.</p>\n", esc(a.scaling),
+                   a.scaling_reason.empty() ? std::string() : " (" + esc(a.scaling_reason) + ")");
 
   h += fmt::format("<h2>Term by term (rank {})</h2>\n", slow.rank);
   h += composition_svg(slow);
@@ -244,10 +257,9 @@ std::string render_html(const analysis& a) {
   h += "<h2>Converting blocking calls to nonblocking (alpha)</h2>\n";
   h += inline_svg(render_alpha_svg(a));
   h += fmt::format("<p><b>Break-even:</b> {}.<br><b>Slope</b> (Section VI-C, the efficiency of the conversion): speedup "
-                   "{:+.4g} per unit alpha; d t_dedicated / d alpha = {:+.4g} s on rank {}, i.e. converting removes "
-                   "{:.1f} % of that rank's blocking time.</p>\n",
+                   "{:+.4g} per unit alpha; d t_dedicated / d alpha = {:+.4g} s on rank {}: {}.</p>\n",
                    esc(a.break_even.describe()), a.slope.speedup_per_alpha, a.slope.time_slope_s, a.slope.rank,
-                   100.0 * a.slope.conversion_efficiency);
+                   esc(conversion_sentence(a.slope)));
   h += "<details><summary>Sweep table</summary>\n<table><tr><th>alpha</th><th>t_dedicated [s]</th><th>speedup</th>"
        "<th>slowest rank</th><th class=\"l\">verdict</th></tr>\n";
   for (const auto& s : a.sweep)
@@ -282,16 +294,23 @@ std::string render_html(const analysis& a) {
   h += "<h2>Overlap bounds</h2>\n";
   std::string ov = overlap_html(a.calibration, "calibration (off)");
   if (ov.empty()) ov = overlap_html(a.core_run, "core-mode");
-  h += ov.empty() ? std::string(a.from_mpip ? "<p>Not available: mpiP reports hold no overlap bounds.</p>\n"
-                                            : "<p>Not available: the profiles hold no overlap section.</p>\n")
-                  : ov;
+  const bool pmpi = is_pmpi_provider(a.provider);
+  h += !ov.empty() ? ov
+       : a.from_mpip ? std::string("<p>Not available: mpiP reports hold no overlap bounds.</p>\n")
+       : pmpi ? std::string("<p>Not available. A PMPI profile (libsidecore-pmpi.so around an unmodified MPI "
+                            "application) records the time and count of every MPI call, not the transfers inside the "
+                            "MPI library, so it holds no overlap bounds: whether computation sits between initiation "
+                            "and wait (the NAS BT-MZ case) cannot be checked. An application linked with sidecore "
+                            "records them.</p>\n")
+              : std::string("<p>Not available: the profiles record no transfer.</p>\n");
 
   h += "<h2>Progress thread</h2>\n";
   std::string pt = progress_html(a.core_run);
   if (pt.empty()) pt = progress_html(a.calibration);
-  h += pt.empty() ? std::string("<p>Not available: give a profile recorded with SIDECORE_PROGRESS=core to see the "
-                                "progress thread's busy/idle split.</p>\n")
-                  : pt;
+  h += !pt.empty() ? pt
+       : pmpi ? std::string("<p>Not available: a PMPI profile holds no progress-thread figures.</p>\n")
+              : std::string("<p>Not available: give a profile recorded with SIDECORE_PROGRESS=core to see the "
+                            "progress thread's busy/idle split.</p>\n");
 
   h += "<h2>Per rank</h2>\n<table><tr><th>rank</th><th>N_core</th><th>t_noprogress [s]</th><th>t_comp [s]</th>"
        "<th>t_MPI [s]</th><th>t_overhead [s]</th><th>t_MPIdedicated [s]</th><th>t_dedicated [s]</th><th>speedup</th>"

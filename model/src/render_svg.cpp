@@ -92,11 +92,13 @@ std::string render_alpha_svg(const analysis& a) {
   s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{2:.1f}\" x2=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"#555555\" "
                    "stroke-dasharray=\"6 4\"/>\n",
                    L, W - R, Y(1.0));
-  // Label the band on the side the curve leaves free: left for a rising curve, right otherwise.
+  // Label the band on the side the curve leaves free: left for a rising curve, right otherwise. It stays inside the
+  // plot area (below T + 14); the break-even text has the line above the plot area to itself.
   const bool rising = pts.size() > 1 && pts.back().speedup > pts.front().speedup;
   s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\" fill=\"#555555\">speedup 1 (noise band "
                    "+/-{:g} %)</text>\n",
-                   rising ? L + 6 : W - R - 4, Y(1.0 + a.noise) - 4, rising ? "start" : "end", a.noise * 100);
+                   rising ? L + 6 : W - R - 4, std::max(Y(1.0 + a.noise) - 4, T + 14), rising ? "start" : "end",
+                   a.noise * 100);
   // Axes.
   s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" "
                    "stroke=\"#000000\"/>\n",
@@ -127,9 +129,9 @@ std::string render_alpha_svg(const analysis& a) {
                      bx, Y(1.0));
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\" fill=\"#c0392b\">break-even alpha = "
                      "{:.3f}</text>\n",
-                     bx + (bx > W / 2 ? -6 : 6), T + 16, bx > W / 2 ? "end" : "start", *a.break_even.alpha);
+                     bx + (bx > W / 2 ? -6 : 6), T - 6, bx > W / 2 ? "end" : "start", *a.break_even.alpha);
   } else {
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#c0392b\">{}</text>\n", L + 8, T + 16,
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#c0392b\">{}</text>\n", L, T - 6,
                      xml_escape("break-even: " + a.break_even.describe()));
   }
   s += "</svg>\n";

@@ -42,11 +42,18 @@ std::string render_text(const analysis& a, const render_options& ro) {
   const job_prediction& j = a.job;
   const prediction& slow = j.ranks[j.slowest];
   std::string o;
-  o += fmt::format("VERDICT: {} - predicted speedup {:.3f} with one core per node dedicated to progress "
-                   "(t_noprogress {:.6g} s -> t_dedicated {:.6g} s, {} {:.4g} s; noise band +/-{:g} %)\n",
-                   upper(verdict_name(j.result)), j.speedup, j.t_noprogress_s, j.t_dedicated_s,
-                   j.t_noprogress_s >= j.t_dedicated_s ? "gain" : "loss", std::abs(j.t_noprogress_s - j.t_dedicated_s),
-                   a.noise * 100);
+  if (a.cannot_judge.empty()) {
+    o += fmt::format("VERDICT: {} - predicted speedup {:.3f} with one core per node dedicated to progress "
+                     "(t_noprogress {:.6g} s -> t_dedicated {:.6g} s, {} {:.4g} s; noise band +/-{:g} %)\n",
+                     upper(verdict_name(j.result)), j.speedup, j.t_noprogress_s, j.t_dedicated_s,
+                     j.t_noprogress_s >= j.t_dedicated_s ? "gain" : "loss",
+                     std::abs(j.t_noprogress_s - j.t_dedicated_s), a.noise * 100);
+  } else {
+    o += fmt::format("VERDICT: CANNOT JUDGE - the model's hypotheses do not hold for this run, so its formula "
+                     "(speedup {:.3f}, \"{}\") says nothing about it:\n",
+                     j.speedup, verdict_name(j.result));
+    for (const auto& b : a.cannot_judge) o += "  -" + wrap(fmt::format("{} [{}]", b.reason, b.id), 4).substr(3);
+  }
   o += fmt::format("\n{}: dedicated-core model of seed 004 (Denis et al., CCGRID 2022), Sections III-B..III-D\n", ro.title);
   o += fmt::format("  input    : {} ({} rank{} modelled{}, provider {})\n", a.source, j.ranks.size(),
                    j.ranks.size() == 1 ? "" : "s",
@@ -54,7 +61,9 @@ std::string render_text(const analysis& a, const render_options& ro) {
                    a.provider.empty() ? "?" : a.provider);
   o += fmt::format("  alpha    : {:g} (fraction of blocking calls converted to nonblocking)\n", j.alpha);
   o += fmt::format("  N_core   : {} cores per node (rank {}), one of them for progress\n", slow.n_core, slow.rank);
-  o += fmt::format("  scaling  : {}\n", a.scaling);
+  if (!a.cores_note.empty()) o += fmt::format("             {}\n", a.cores_note);
+  o += fmt::format("  scaling  : {}{}\n", a.scaling, a.scaling_reason.empty() ? "" : " (" + a.scaling_reason + ")");
+  for (const auto& n : a.notes) o += fmt::format("  note     : {}\n", n);
   if (j.ranks.size() > 1)
     o += fmt::format("  job      : the slowest rank decides: rank {} with a dedicated core ({:.6g} s), rank {} "
                      "without progress ({:.6g} s)\n",
@@ -84,9 +93,8 @@ std::string render_text(const analysis& a, const render_options& ro) {
   o += fmt::format("  slope      : speedup {:+.4g} per unit alpha (from alpha 0 to 1); d speedup/d alpha = {:+.4g} at "
                    "alpha {:g}\n",
                    a.slope.speedup_per_alpha, a.slope.speedup_slope_at_alpha, j.alpha);
-  o += fmt::format("  efficiency : d t_dedicated/d alpha = {:+.4g} s on rank {}; converting removes {:.1f} % of its "
-                   "blocking time\n",
-                   a.slope.time_slope_s, a.slope.rank, 100.0 * a.slope.conversion_efficiency);
+  o += fmt::format("  efficiency : d t_dedicated/d alpha = {:+.4g} s on rank {}; {}\n", a.slope.time_slope_s,
+                   a.slope.rank, conversion_sentence(a.slope));
   if (ro.show_sweep) {
     o += fmt::format("  {:>7} {:>14} {:>9} {:>6}  {}\n", "alpha", "t_dedicated", "speedup", "rank", "verdict");
     for (const auto& s : a.sweep)

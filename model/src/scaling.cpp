@@ -5,13 +5,13 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "sidecore/common/input_error.hpp"
+#include "sidecore/common/input_file.hpp"
+#include "sidecore/common/input_limits.hpp"
 
 namespace sidecore::model {
 
@@ -35,9 +35,11 @@ scaling_model scaling_model::from_table(std::vector<scaling_point> points, std::
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
     if (p.threads < 1) throw input_error(source, "threads", fmt::format("thread count {} is not >= 1", p.threads));
-    if (!std::isfinite(p.t_comp_s) || p.t_comp_s <= 0)
-      throw input_error(source, "t_comp_s", fmt::format("time {} for {} threads is not a positive number of seconds",
-                                                        p.t_comp_s, p.threads));
+    if (!std::isfinite(p.t_comp_s) || p.t_comp_s <= 0 || p.t_comp_s > max_input_seconds)
+      throw input_error(source, "t_comp_s",
+                        fmt::format("time {} for {} threads is not accepted; accepted: a positive number of seconds, "
+                                    "at most {:g}",
+                                    p.t_comp_s, p.threads, max_input_seconds));
     if (i > 0 && points[i - 1].threads == p.threads)
       throw input_error(source, "threads", fmt::format("thread count {} appears twice", p.threads));
   }
@@ -49,8 +51,11 @@ scaling_model scaling_model::from_table(std::vector<scaling_point> points, std::
 }
 
 scaling_model scaling_model::read_table_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw input_error(path, "", std::string("cannot open scaling table: ") + std::strerror(errno));
+  return parse_table(read_input_file(path, max_table_bytes, "scaling table"), path);
+}
+
+scaling_model scaling_model::parse_table(std::string_view text, const std::string& path) {
+  std::istringstream in{std::string(text)};
   std::vector<scaling_point> points;
   std::string line;
   int lineno = 0;
@@ -77,8 +82,9 @@ scaling_model scaling_model::read_table_file(const std::string& path) {
     if (*end != '\0' || errno != 0 || threads < 1 || threads > 1 << 20)
       throw input_error(path, where, fmt::format("thread count \"{}\" is not an integer >= 1", a));
     const double t = std::strtod(b.c_str(), &end);
-    if (*end != '\0' || !std::isfinite(t) || t <= 0)
-      throw input_error(path, where, fmt::format("time \"{}\" is not a positive number of seconds", b));
+    if (*end != '\0' || !std::isfinite(t) || t <= 0 || t > max_input_seconds)
+      throw input_error(path, where,
+                        fmt::format("time \"{}\" is not a positive number of seconds of at most {:g}", b, max_input_seconds));
     points.push_back({static_cast<int>(threads), t});
   }
   return from_table(std::move(points), path);

@@ -3,6 +3,8 @@
 // so that ticks are nanoseconds), so every expected value is computed by hand below.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <fstream>
 #include <thread>
@@ -317,6 +319,41 @@ TEST(XferTable, ReadsFileAndNamesItInErrors) {
   }
   EXPECT_THROW((void)si::read_xfer_time_table(path), std::runtime_error);
   EXPECT_THROW((void)si::read_xfer_time_table(path + ".missing"), std::runtime_error);
+  std::remove(path.c_str());
+}
+
+// SIDECORE_XFER_TABLE naming a FIFO, /dev/zero or a directory: refused at once (issue 17: it read forever or blocked).
+TEST(XferTable, RefusesWhatIsNotARegularFile) {
+  const std::string fifo = ::testing::TempDir() + "xfer_table.fifo";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {fifo, std::string("/dev/zero"), ::testing::TempDir()}) {
+    try {
+      (void)si::read_xfer_time_table(path);
+      ADD_FAILURE() << path << " accepted";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(path + ": cannot read transfer-time table: it is"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("accepted: a regular file"), std::string::npos) << e.what();
+    }
+  }
+  std::remove(fifo.c_str());
+}
+
+// Found by fuzz/fuzz_xfer_table: a deeply nested point overflowed the stack while the error message quoted it.
+TEST(XferTable, DeeplyNestedPointIsAnError) {
+  const std::string path = ::testing::TempDir() + "xfer_table_deep.json";
+  {
+    std::ofstream f(path);
+    f << R"({"schema": "sidecore-xfer-table", "version": 1, "points": [)" << std::string(400000, '[')
+      << std::string(400000, ']') << "]}";
+  }
+  try {
+    (void)si::read_xfer_time_table(path);
+    ADD_FAILURE() << "accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("points[0] = a nested array must be"), std::string::npos) << e.what();
+  }
   std::remove(path.c_str());
 }
 

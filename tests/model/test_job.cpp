@@ -9,6 +9,7 @@
 #include "sidecore/common/input_error.hpp"
 #include "sidecore/model/input.hpp"
 #include "sidecore/model/job.hpp"
+#include "model_test_util.hpp"
 
 namespace sm = sidecore::model;
 using sidecore::category;
@@ -27,15 +28,6 @@ sm::rank_inputs rank(int r, double t_np, double t_comp, double t_block) {
   in[category::init] = {1.0, 1000, 1e-5};
   in[category::wait] = {t_np - t_comp - t_block - 1.0, 1000, 1e-5};
   return in;
-}
-
-std::string message_of(auto&& f) {
-  try {
-    f();
-  } catch (const sidecore::input_error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 }  // namespace
@@ -81,19 +73,19 @@ TEST(Job, AlphaRangeParsing) {
   ASSERT_EQ(v.size(), 11u);
   EXPECT_DOUBLE_EQ(v.back(), 1.0);
   EXPECT_EQ(sm::alpha_values(sm::parse_alpha_range("0.2:0.5:0.2")).back(), 0.5);  // STOP included
-  EXPECT_NE(message_of([] { (void)sm::parse_alpha_range("0:2:0.1"); }).find("--alpha-sweep"), std::string::npos);
-  EXPECT_NE(message_of([] { (void)sm::parse_alpha_range("0:1"); }).find("START:STOP:STEP"), std::string::npos);
-  EXPECT_NE(message_of([] { (void)sm::parse_alpha_range("0:1:0"); }).find("STEP > 0"), std::string::npos);
-  EXPECT_NE(message_of([] { (void)sm::parse_alpha_range("a:1:0.1"); }).find("START \"a\" is not a number"),
+  EXPECT_NE(sctest::error_of([] { (void)sm::parse_alpha_range("0:2:0.1"); }).find("--alpha-sweep"), std::string::npos);
+  EXPECT_NE(sctest::error_of([] { (void)sm::parse_alpha_range("0:1"); }).find("START:STOP:STEP"), std::string::npos);
+  EXPECT_NE(sctest::error_of([] { (void)sm::parse_alpha_range("0:1:0"); }).find("STEP > 0"), std::string::npos);
+  EXPECT_NE(sctest::error_of([] { (void)sm::parse_alpha_range("a:1:0.1"); }).find("START \"a\" is not a number"),
             std::string::npos);
-  EXPECT_NE(message_of([] { (void)sm::parse_alpha_range("0:1:1e-9"); }).find("too many"), std::string::npos);
+  EXPECT_NE(sctest::error_of([] { (void)sm::parse_alpha_range("0:1:1e-9"); }).find("too many"), std::string::npos);
 }
 
 TEST(Job, OptionErrors) {
   const auto in = rank(0, 100, 60, 30);
   sm::model_options o;
   o.alpha = 1.5;
-  const std::string m = message_of([&] { (void)sm::predict(in, o); });
+  const std::string m = sctest::error_of([&] { (void)sm::predict(in, o); });
   EXPECT_NE(m.find("--alpha: alpha 1.5 is outside [0, 1]"), std::string::npos) << m;
   o.alpha = -0.1;
   EXPECT_THROW((void)sm::predict(in, o), sidecore::input_error);
@@ -101,15 +93,15 @@ TEST(Job, OptionErrors) {
   EXPECT_THROW((void)sm::predict(in, o), sidecore::input_error);
   o.alpha = 0;
   o.noise = 1.5;
-  EXPECT_NE(message_of([&] { (void)sm::predict(in, o); }).find("--noise"), std::string::npos);
+  EXPECT_NE(sctest::error_of([&] { (void)sm::predict(in, o); }).find("--noise"), std::string::npos);
   auto bad = in;
   bad.n_core = 1;
-  EXPECT_NE(message_of([&] { (void)sm::predict(bad, {}); }).find("N_core >= 2"), std::string::npos);
+  EXPECT_NE(sctest::error_of([&] { (void)sm::predict(bad, {}); }).find("N_core >= 2"), std::string::npos);
   bad = in;
   bad.t_comp_s = -3;
-  EXPECT_NE(message_of([&] { (void)sm::predict(bad, {}); }).find("negative time"), std::string::npos);
+  EXPECT_NE(sctest::error_of([&] { (void)sm::predict(bad, {}); }).find("negative time"), std::string::npos);
   EXPECT_THROW((void)sm::predict_job({}, {}), sidecore::input_error);
-  EXPECT_NE(message_of([] { (void)sm::scaling_model::power_law(3.0); }).find("--delta"), std::string::npos);
+  EXPECT_NE(sctest::error_of([] { (void)sm::scaling_model::power_law(3.0); }).find("--delta"), std::string::npos);
   EXPECT_THROW((void)sm::min_cores_to_pay_off({in}, {}, 1), sidecore::input_error);
 }
 
@@ -124,12 +116,12 @@ TEST(Scaling, Models) {
   EXPECT_DOUBLE_EQ(t.time_ratio(8, 16), 0.5);
   EXPECT_NEAR(t.time_ratio(8, 12), 80.0 / 120.0, 1e-12);
   EXPECT_NEAR(t.new_comp(60, 16), 64.0, 1e-9);  // 60 * t(15)/t(16), t(15) = 120 * (15/8)^-1 = 64
-  const std::string m = message_of([&] { (void)t.time_ratio(16, 17); });
+  const std::string m = sctest::error_of([&] { (void)t.time_ratio(16, 17); });
   EXPECT_NE(m.find("t.csv"), std::string::npos) << m;
   EXPECT_NE(m.find("outside the measured range 4..16"), std::string::npos) << m;
-  EXPECT_NE(message_of([] { (void)sm::scaling_model::from_table({{4, 1.0}}, "one.csv"); }).find("at least 2 points"),
+  EXPECT_NE(sctest::error_of([] { (void)sm::scaling_model::from_table({{4, 1.0}}, "one.csv"); }).find("at least 2 points"),
             std::string::npos);
-  EXPECT_NE(message_of([] { (void)sm::scaling_model::from_table({{4, 1.0}, {4, 2.0}}, "d.csv"); }).find("appears twice"),
+  EXPECT_NE(sctest::error_of([] { (void)sm::scaling_model::from_table({{4, 1.0}, {4, 2.0}}, "d.csv"); }).find("appears twice"),
             std::string::npos);
 }
 
@@ -142,7 +134,7 @@ TEST(Scaling, TableFile) {
   EXPECT_NEAR(t.new_comp(73.6, 16), t15, 1e-9);
   const std::string path = (std::filesystem::temp_directory_path() / "sidecore_bad_table.csv").string();
   std::ofstream(path) << "threads,t\n1,10\n2,x\n";
-  const std::string m = message_of([&] { (void)sm::scaling_model::read_table_file(path); });
+  const std::string m = sctest::error_of([&] { (void)sm::scaling_model::read_table_file(path); });
   EXPECT_NE(m.find("line 3"), std::string::npos) << m;
   EXPECT_NE(m.find("\"x\" is not a positive number"), std::string::npos) << m;
   std::filesystem::remove(path);

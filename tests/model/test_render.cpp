@@ -7,6 +7,7 @@
 #include "sidecore/model/analysis.hpp"
 #include "sidecore/model/input.hpp"
 #include "sidecore/model/render.hpp"
+#include "model_test_util.hpp"
 
 namespace sm = sidecore::model;
 
@@ -54,15 +55,7 @@ TEST(Render, SvgPlot) {
   EXPECT_NE(svg.find("<polyline"), std::string::npos);
   // A break-even inside [0, 1] is marked: MiniMD case #1 of Table II crosses at alpha = 0.547.
   sm::job_input in;
-  sm::rank_inputs r;
-  r.t_noprogress_s = 112;
-  r.t_comp_s = 94.55;
-  r.n_core = 16;
-  r[sidecore::category::blocking] = {19.16, 5863, 1e-4};
-  r[sidecore::category::init] = {0.2, 5862, 2.5e-5};
-  r[sidecore::category::wait] = {0.1, 5862, 5.33e-6};
-  r[sidecore::category::other] = {2.2, 10, 1e-3};
-  in.ranks = {r};
+  in.ranks = {sctest::minimd_case1()};
   const auto c = sm::analyze(in, {});
   ASSERT_TRUE(c.break_even.alpha);
   EXPECT_NE(sm::render_alpha_svg(c).find("break-even alpha = 0.547"), std::string::npos);

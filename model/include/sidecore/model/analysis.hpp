@@ -52,9 +52,26 @@ struct validation_result {
   int measured_slowest_rank = 0;
 };
 
+/// A hypothesis of the model that the inputs break: then the model cannot judge (docs/model.md, "When the model
+/// cannot judge"). id is stable: "several-communicating-threads", "mpi-above-run-time", "no-computation",
+/// "oversubscribed".
+struct broken_assumption {
+  std::string id;
+  int rank = -1;           ///< the rank the numbers are from (-1: the job)
+  int ranks_affected = 0;  ///< how many ranks break it
+  std::string reason;      ///< what does not hold, with the numbers, and what to do
+};
+
+/// The hypotheses the formula rests on, checked on the calibration inputs (measured, before any --cores what-if):
+/// one calling thread or its own totals, t_MPI within the run time, computation to overlap with, and no more
+/// ranks on one host than the cores each saw. One entry per broken hypothesis, numbers from its worst rank.
+[[nodiscard]] std::vector<broken_assumption> check_assumptions(const job_input& in, const diagnostic_thresholds& th);
+
 /// Options of analyze().
 struct analysis_options {
   model_options model;
+  /// Why this scaling model was chosen, for the output ("--scaling-table given", "default: ..."); empty: none said.
+  std::string scaling_reason;
   alpha_range sweep;            ///< for the sweep table and plot
   int max_cores = 1024;         ///< N_core what-if search limit
   diagnostic_thresholds thresholds;
@@ -67,6 +84,8 @@ struct analysis {
   bool from_mpip = false;
   int nranks = 0;
   std::string scaling;          ///< scaling model description
+  std::string scaling_reason;   ///< why that scaling model (from the options)
+  std::string cores_note;       ///< with a --cores what-if: the question asked and the measured core counts
   double noise = default_noise;
   job_prediction job;           ///< at options.model.alpha
   std::vector<sweep_point> sweep;
@@ -75,18 +94,25 @@ struct analysis {
   core_whatif whatif;
   std::optional<validation_result> validation;
   std::vector<diagnostic> diagnostics;
+  std::vector<broken_assumption> cannot_judge;  ///< non-empty: the headline is "cannot judge", not job.result
   std::vector<std::string> warnings;   ///< from the readers
+  std::vector<std::string> notes;      ///< which data the model used, where there was a choice
   std::vector<profile> calibration;    ///< kept for the report (overlap, progress thread)
   std::vector<profile> core_run;
   std::vector<rank_inputs> inputs;     ///< the calibration inputs, for re-evaluation (CSV per alpha)
   analysis_options options;            ///< the options it ran with
+
+  /// The verdict to print first: cannot_judge when a hypothesis is broken, else the job's verdict at alpha.
+  [[nodiscard]] verdict headline() const noexcept { return cannot_judge.empty() ? job.result : verdict::cannot_judge; }
 };
 
 /// The diagnostics alone (Section V failure cases and input checks), worst rank per kind.
 [[nodiscard]] std::vector<diagnostic> diagnose(const job_input& in, const job_prediction& at_alpha,
                                                const job_prediction& at_zero, const diagnostic_thresholds& th);
 
-/// Runs everything. Throws input_error on invalid inputs or options.
+/// Runs everything: checks the hypotheses on the measured inputs (cannot_judge), answers a --cores what-if
+/// (in.what_if_cores) by moving each rank to that core count, then predicts. Throws input_error on invalid inputs
+/// or options, or when the scaling model does not cover the measured and asked core counts.
 [[nodiscard]] analysis analyze(const job_input& in, const analysis_options& opt);
 
 }  // namespace sidecore::model

@@ -78,6 +78,9 @@ struct slope_result {
   double speedup_slope_at_alpha = 0.0;  ///< derivative d speedup / d alpha at opt.alpha (right derivative)
   double time_slope_s = 0.0;       ///< d t_dedicated / d alpha of the slowest rank at opt.alpha, s per unit alpha
   double conversion_efficiency = 0.0;  ///< that rank's share of blocking time removed by conversion (1 = all)
+  /// False when that rank has blocking calls but no measured initiation or wait: a converted call's cost is
+  /// unknown, taken as 0, so the slope and efficiency are optimistic bounds (the efficiency is not printed).
+  bool cost_known = true;
   int rank = 0;                    ///< the slowest rank at opt.alpha
 };
 [[nodiscard]] slope_result conversion_slope(const std::vector<rank_inputs>& ranks, const model_options& opt);

@@ -33,6 +33,10 @@ struct rank_inputs {
   double t_comp_s = 0.0;        ///< computation time (outside communication calls)
   int n_core = 0;               ///< cores per node (the dedicated core is taken from these)
   std::array<category_totals, category_count> categories{};  ///< indexed by sidecore::category
+  int calling_threads = 0;      ///< threads of the rank that made calls (0: not recorded)
+  /// The categories sum the calls of several threads: the profile has no communicating-thread totals, so the
+  /// model cannot judge this rank (docs/model.md, "When the model cannot judge").
+  bool all_thread_categories = false;
 
   [[nodiscard]] const category_totals& operator[](category c) const noexcept {
     return categories[static_cast<std::size_t>(c)];
@@ -43,12 +47,15 @@ struct rank_inputs {
 };
 
 /// Checks one rank's inputs; throws input_error naming `source` and the field when a time is
-/// negative or not finite, n_core <= 1 (a dedicated core needs at least one other core), or a
+/// negative or not finite, n_core <= 1 (a dedicated core needs at least one other core; with
+/// require_two_cores false, n_core >= 1 is enough: the caller moves the rank to more cores), or a
 /// category's min_s exceeds its time_s.
-void validate(const rank_inputs& in, const std::string& source);
+void validate(const rank_inputs& in, const std::string& source, bool require_two_cores = true);
 
-/// Converts a rank profile recorded in off mode. Throws input_error naming `source` when the
-/// profile is a job profile or was recorded in core mode.
+/// Converts a rank profile recorded in off mode. With several calling threads (calling_threads > 1) the
+/// categories are the communicating thread's own (communicating_thread) when the profile has them, else the
+/// all-thread sums with all_thread_categories set. Throws input_error naming `source` when the profile is a job
+/// profile or was recorded in core mode.
 [[nodiscard]] rank_inputs inputs_from_profile(const profile& p, const std::string& source);
 
 /// Model parameters.
@@ -62,9 +69,10 @@ struct model_options {
 /// or noise is outside [0, 1).
 void validate(const model_options& opt);
 
-/// Verdict of a prediction against the noise band.
-enum class verdict : std::uint8_t { pays_off, does_not_pay_off, within_noise };
-/// "pays off", "does not pay off", "within noise".
+/// Verdict of a prediction against the noise band; cannot_judge when the model's hypotheses do not hold (never
+/// returned by classify: analysis::headline() gives it).
+enum class verdict : std::uint8_t { pays_off, does_not_pay_off, within_noise, cannot_judge };
+/// "pays off", "does not pay off", "within noise", "cannot judge".
 [[nodiscard]] std::string_view verdict_name(verdict v) noexcept;
 /// pays_off when speedup > 1 + noise, does_not_pay_off when speedup < 1 − noise, else within_noise.
 [[nodiscard]] verdict classify(double speedup, double noise) noexcept;

@@ -30,6 +30,10 @@ struct render_options {
 /// message size and by region, progress thread busy/idle split, diagnostics.
 [[nodiscard]] std::string render_html(const analysis& a);
 
+/// What converting the blocking calls removes, as a sentence for the text and HTML outputs: the share of the
+/// rank's blocking time, or why it is unknown (no measured initiation or wait: slope.cost_known false).
+[[nodiscard]] std::string conversion_sentence(const slope_result& s);
+
 /// Escapes &, <, >, " and ' for HTML/XML text and attributes.
 [[nodiscard]] std::string xml_escape(std::string_view s);
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sidecore::model {
@@ -33,10 +34,12 @@ class scaling_model {
   /// input_error naming `source` when fewer than 2 points, a thread count < 1 or repeated, or a
   /// time <= 0 or not finite.
   [[nodiscard]] static scaling_model from_table(std::vector<scaling_point> points, std::string source);
-  /// Reads a table file: one "threads t_comp_s" pair per line, separated by blanks or a comma;
-  /// '#' starts a comment; one header line of words is allowed. Throws input_error naming the
-  /// file and line.
+  /// Reads a table file (a regular file of at most max_table_bytes) and parses it with parse_table. Throws
+  /// input_error naming the file, and the line for a bad one.
   [[nodiscard]] static scaling_model read_table_file(const std::string& path);
+  /// Parses a table: one "threads t_comp_s" pair per line, separated by blanks or a comma; '#' starts a comment;
+  /// one header line of words is allowed. Throws input_error naming `source` and the line.
+  [[nodiscard]] static scaling_model parse_table(std::string_view text, const std::string& source);
 
   /// t(to_threads) / t(from_threads). Throws input_error when a thread count is < 1, or (table)
   /// outside the measured range: a table answers only between its smallest and largest thread count.

@@ -1,0 +1,88 @@
+// The hypotheses of seed 004's model, checked on the calibration inputs: when one does not hold, the headline says
+// "cannot judge" and why, instead of a verdict with warnings below it (docs/model.md, "When the model cannot judge").
+#include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "sidecore/model/analysis.hpp"
+
+namespace sidecore::model {
+namespace {
+
+// Keeps one entry per id: the one with the largest magnitude, counting the ranks that break the hypothesis.
+class collector {
+ public:
+  void add(broken_assumption b, double magnitude) {
+    auto it = std::find_if(out_.begin(), out_.end(), [&](const auto& x) { return x.first.id == b.id; });
+    if (it == out_.end()) {
+      b.ranks_affected = 1;
+      out_.emplace_back(std::move(b), magnitude);
+      return;
+    }
+    const int n = it->first.ranks_affected + 1;
+    if (magnitude > it->second) *it = {std::move(b), magnitude};
+    it->first.ranks_affected = n;
+  }
+  std::vector<broken_assumption> take(std::size_t nranks) && {
+    std::vector<broken_assumption> v;
+    for (auto& [b, m] : out_) {
+      if (nranks > 1 && b.rank >= 0)
+        b.reason += fmt::format(" ({} of {} ranks; numbers from rank {}.)", b.ranks_affected, nranks, b.rank);
+      v.push_back(std::move(b));
+    }
+    return v;
+  }
+
+ private:
+  std::vector<std::pair<broken_assumption, double>> out_;
+};
+
+}  // namespace
+
+std::vector<broken_assumption> check_assumptions(const job_input& in, const diagnostic_thresholds& th) {
+  collector c;
+  int most_cores = 0;
+  for (const rank_inputs& r : in.ranks) {
+    most_cores = std::max(most_cores, r.n_core);
+    const double t_mpi = r.t_mpi_s();
+    // Section III-A decomposes one timeline: t_noprogress = t_comp + t_MPI. Calls of several threads overlap in
+    // time and cannot be put on it.
+    if (r.all_thread_categories)
+      c.add({"several-communicating-threads", r.rank, 0,
+             fmt::format("{} threads made calls on rank {} and the profile holds only their sums ({:.4g} s in calls "
+                         "against {:.4g} s of run time), not the communicating thread's own calls, which the model "
+                         "needs. Profile with a sidecore that writes communicating_thread, or let one thread "
+                         "communicate.",
+                         r.calling_threads, r.rank, t_mpi, r.t_noprogress_s)},
+            t_mpi);
+    else if (t_mpi > r.t_noprogress_s * (1 + th.significance))
+      c.add({"mpi-above-run-time", r.rank, 0,
+             fmt::format("Rank {} spent {:.4g} s in calls, more than its run time of {:.4g} s: the calls overlap "
+                         "each other (several threads?) or the measurements disagree, so t_noprogress = t_comp + "
+                         "t_MPI (Section III-A) does not hold.",
+                         r.rank, t_mpi, r.t_noprogress_s)},
+            t_mpi - r.t_noprogress_s);
+    // III-C2a: the gain is communication hidden behind computation; with none, the model's best case is empty.
+    if (r.t_comp_s < th.significance * r.t_noprogress_s)
+      c.add({"no-computation", r.rank, 0,
+             fmt::format("Rank {} computed {:.4g} s of its {:.4g} s ({:.2g} %): a dedicated core gains by hiding "
+                         "communication behind computation, and there is none to hide behind. The model would "
+                         "predict the waits at their minimum all the same.",
+                         r.rank, r.t_comp_s, r.t_noprogress_s, 100.0 * r.t_comp_s / r.t_noprogress_s)},
+            r.t_noprogress_s - r.t_comp_s);
+  }
+  // With shm every rank ran on one host. Each rank saw at most most_cores cores: more ranks than that share cores
+  // unless each had cores of its own (a host of at least nranks x N_core cores, every rank bound to its share).
+  if (in.provider == "shm" && in.nranks > most_cores && most_cores > 0)
+    c.add({"oversubscribed", -1, 0,
+           fmt::format("{} ranks ran on one host (provider shm) and each could use {} core{}: unless every rank was "
+                       "bound to cores of its own (mpiexec -bind-to core:{} on a host of at least {} cores), more "
+                       "threads were busy than there were cores, and the run measured oversubscription, not "
+                       "computation and communication. Run at most one busy thread per core.",
+                       in.nranks, most_cores, most_cores == 1 ? "" : "s", most_cores, in.nranks * most_cores)},
+          1.0);
+  return std::move(c).take(in.ranks.size());
+}
+
+}  // namespace sidecore::model

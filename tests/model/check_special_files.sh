@@ -1,0 +1,30 @@
+#!/bin/sh
+# Every reader of the `sidecore` command on a FIFO, /dev/zero and a directory: each must answer at once with exit
+# status 2 and a message naming the path and what is accepted (issue 17: they read forever or blocked).
+# Usage: check_special_files.sh SIDECORE_EXE DATA_DIR WORK_DIR
+set -u
+exe=$1 data=$2 work=$3
+rm -rf "$work" && mkdir -p "$work" || exit 1
+mkfifo "$work/fifo" || { echo "FAIL: mkfifo"; exit 1; }
+fails=0
+check() {  # check PATH KIND ARGS...: runs `sidecore ARGS` (at most 10 s) and matches its message
+  path=$1 kind=$2; shift 2
+  out=$(timeout 10 "$exe" "$@" 2>&1)
+  rc=$?
+  case "$out" in
+    *"$path: cannot read "*"it is $kind; accepted: a regular file of at most"*) ;;
+    *) rc=99 ;;
+  esac
+  if [ $rc -ne 2 ]; then
+    echo "FAIL (exit $rc): sidecore $*"; echo "  $out"; fails=$((fails + 1))
+  fi
+}
+for spec in "$work/fifo|a FIFO (named pipe)" "/dev/zero|a character device" "$work|a directory"; do
+  p=${spec%%|*} k=${spec#*|}
+  check "$p" "$k" predict "$p"
+  check "$p" "$k" predict --mpip "$p" --cores 16
+  check "$p" "$k" report "$p" -o "$work/r.html"
+  check "$p" "$k" predict --scaling-table "$p" "$data/kripke_case1_off.json"
+done
+[ $fails -eq 0 ] && echo "PASS: every reader refused every special file at once"
+[ $fails -eq 0 ]

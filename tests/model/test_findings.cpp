@@ -1,0 +1,194 @@
+// What real applications showed (issue 15): findings that said the wrong thing or nothing, PMPI profiles, the
+// alpha plot's labels, the conversion of apps without nonblocking calls, the scaling model's choice.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "sidecore/common/input_error.hpp"
+#include "sidecore/model/analysis.hpp"
+#include "sidecore/model/input.hpp"
+#include "sidecore/model/render.hpp"
+#include "model_test_util.hpp"
+
+namespace sm = sidecore::model;
+using sidecore::category;
+
+namespace {
+
+const std::string data = SIDECORE_MODEL_TEST_DATA;
+
+sidecore::profile read(const std::string& name) { return sidecore::read_profile_file(data + "/" + name); }
+
+const sm::diagnostic* finding(const sm::analysis& a, const std::string& id) {
+  auto it = std::find_if(a.diagnostics.begin(), a.diagnostics.end(), [&](const auto& d) { return d.id == id; });
+  return it == a.diagnostics.end() ? nullptr : &*it;
+}
+
+// A calibration run and a dedicated run of one rank with nothing remarkable but the dedicated run's length.
+std::vector<sidecore::profile> off_and_core(double core_total, double core_blocking) {
+  sidecore::profile off = read("kripke_case1_off.json");
+  off[category::test] = {0.0, 0, 0.0};  // no test calls: no many-tests finding
+  off.t_comp_s = 118.6;
+  sidecore::profile core = off;
+  core.mode = sidecore::progress_mode::core;
+  core.t_total_s = core_total;
+  core.t_comp_s = 60;
+  core[category::blocking].time_s = core_blocking;
+  return {off, core};
+}
+
+}  // namespace
+
+TEST(Findings, ModelErrorDoesNotPointToFindingsThatAreNotThere) {
+  const auto a = sm::analyze(sm::make_job_input(off_and_core(100, 11.7), {}), {});
+  const auto* d = finding(a, "model-error");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->message.find("Read the other findings"), std::string::npos) << d->message;
+  EXPECT_NE(d->message.find("No other finding explains it"), std::string::npos) << d->message;
+  // MiniMD case #3: the wait grows; model-error names that finding.
+  const auto m = sm::analyze(sm::load_profiles({data + "/minimd_case3_off.json", data + "/minimd_case3_core.json"}), {});
+  const auto* e = finding(m, "model-error");
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(e->message.find("wait-grows-in-core"), std::string::npos) << e->message;
+}
+
+TEST(Findings, BlockingGrowsInCore) {
+  // miniMD beside a progress thread: Sendrecv 10-50x longer. Blocking time 11.7 s -> 117 s for the same calls.
+  const auto a = sm::analyze(sm::make_job_input(off_and_core(240, 117), {}), {});
+  const auto* d = finding(a, "blocking-grows-in-core");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->severity, sm::diagnostic::level::warning);
+  EXPECT_NE(d->message.find("11.7 s without progress and 117 s with the dedicated core"), std::string::npos)
+      << d->message;
+  EXPECT_NE(d->message.find("10.0 times"), std::string::npos) << d->message;
+  const auto* e = finding(a, "model-error");
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(e->message.find("blocking-grows-in-core"), std::string::npos) << e->message;
+  // Unchanged blocking time: no finding.
+  EXPECT_EQ(finding(sm::analyze(sm::make_job_input(off_and_core(100, 11.7), {}), {}), "blocking-grows-in-core"),
+            nullptr);
+}
+
+TEST(Findings, QuoteTheRankThatDecidesTheJob) {
+  // In this job rank 1 decides t_dedicated; rank 0 has the larger test cost. The finding quotes rank 1, so that
+  // its numbers match the verdict above it.
+  const auto a = sm::analyze(sm::load_profiles({data + "/job_off.json", data + "/job_core.json"}), {});
+  ASSERT_EQ(a.job.ranks[a.job.slowest].rank, 1);
+  const auto* d = finding(a, "many-tests");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->rank, 1);
+  EXPECT_NE(d->message.find("Numbers from rank 1, the rank that decides the job"), std::string::npos) << d->message;
+  EXPECT_NE(d->message.find("instead of 1.172"), std::string::npos) << d->message;
+}
+
+TEST(Findings, ConversionOfAnAppWithoutNonblockingCalls) {
+  // miniMD-like: only blocking calls. Their converted cost is unknown, so "removes 100.0 %" was a guess.
+  auto p = read("kripke_case1_off.json");
+  p[category::init] = {0.0, 0, 0.0};
+  p[category::wait] = {0.0, 0, 0.0};
+  p[category::test] = {0.0, 0, 0.0};
+  p[category::blocking] = {20.0, 20000, 1e-5};
+  p.t_comp_s = 127;
+  const auto a = sm::analyze(sm::make_job_input({p}, {}), {});
+  EXPECT_FALSE(a.slope.cost_known);
+  const std::string t = sm::render_text(a);
+  EXPECT_EQ(t.find("removes 100.0 %"), std::string::npos) << t;
+  EXPECT_NE(t.find("unknown"), std::string::npos);
+  const auto* d = finding(a, "missing-minimum");
+  ASSERT_NE(d, nullptr);  // at alpha = 0 too: the alpha analysis is printed
+  EXPECT_EQ(d->severity, sm::diagnostic::level::info);
+  EXPECT_TRUE(nlohmann::json::parse(sm::render_json(a))["slope"]["conversion_efficiency"].is_null());
+  EXPECT_EQ(sm::render_html(a).find("removes 100.0 %"), std::string::npos);
+}
+
+TEST(Findings, PmpiProfileSaysWhatItCannotHold) {
+  // libsidecore-pmpi.so: provider "pmpi: ...", no transfers seen, overlap source "none" with zeros.
+  auto p = read("kripke_case1_off.json");
+  p.provider = "pmpi: MPICH Version: 4.0.2";
+  sidecore::overlap_section none;
+  none.xfer_time_source = "none";
+  p.overlap = none;
+  const auto a = sm::analyze(sm::make_job_input({p}, {}), {});
+  const std::string h = sm::render_html(a);
+  EXPECT_EQ(h.find("SIDECORE_PROGRESS=off"), std::string::npos);
+  EXPECT_EQ(h.find("transfer time source: <code>none</code>"), std::string::npos);
+  EXPECT_NE(h.find("A PMPI profile"), std::string::npos);
+  EXPECT_EQ(sm::render_text(a).find("SIDECORE_PROGRESS=off"), std::string::npos);
+  const auto* d = finding(a, "no-overlap-data");
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->message.find("PMPI"), std::string::npos) << d->message;
+}
+
+namespace {
+
+struct box {
+  double x0, x1, y0, y1;
+  bool overlaps(const box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+};
+
+// The box of the first <text> whose content contains `needle` (font 12: ~6.6 px a character, 12 px high).
+std::optional<box> text_box(const std::string& svg, const std::string& needle) {
+  static const std::regex re(R"re(<text x="([0-9.]+)" y="([0-9.]+)"(?: text-anchor="(\w+)")?[^>]*>([^<]*)</text>)re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator(); ++it) {
+    const std::string content = (*it)[4];
+    if (content.find(needle) == std::string::npos) continue;
+    const double x = std::stod((*it)[1]), y = std::stod((*it)[2]), w = 6.6 * static_cast<double>(content.size());
+    const std::string anchor = (*it)[3];
+    const double left = anchor == "end" ? x - w : anchor == "middle" ? x - w / 2 : x;
+    return box{left, left + w, y - 12, y + 3};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+TEST(Findings, AlphaPlotLabelsDoNotOverlap) {
+  // Rising, falling and flat curves, with and without a break-even inside [0, 1].
+  std::vector<sm::analysis> cases;
+  for (const char* f : {"kripke_case1_off.json", "kripke_case2_off.json", "minimd_case3_off.json", "btmz_off.json"})
+    cases.push_back(sm::analyze(sm::load_profiles({data + "/" + f}), {}));
+  sm::job_input in;
+  in.ranks = {sctest::minimd_case1()};  // crosses at alpha = 0.547
+  cases.push_back(sm::analyze(in, {}));
+  // Flat and below the band (no blocking call to convert): the band sits at the top of the plot, where the
+  // break-even sentence was drawn.
+  sm::rank_inputs flat;
+  flat.t_noprogress_s = 100;
+  flat.t_comp_s = 98;
+  flat.n_core = 16;
+  flat[category::init] = {2, 100, 1e-4};
+  in.ranks = {flat};
+  cases.push_back(sm::analyze(in, {}));
+  // Rising from 0.62 to 0.99 without reaching 1: the band is near the top and labelled on the left, where the
+  // "none in [0, 1]" sentence starts (a rank whose calls overlap, as the old 8-thread profiles had).
+  sm::rank_inputs rising = flat;
+  rising.t_comp_s = 95;
+  rising[category::blocking] = {60, 1000, 1e-3};
+  rising[category::init] = {0.1, 1000, 1e-5};
+  rising[category::wait] = {0.1, 1000, 1e-5};
+  in.ranks = {rising};
+  cases.push_back(sm::analyze(in, {}));
+  for (const auto& a : cases) {
+    const std::string svg = sm::render_alpha_svg(a);
+    const auto band = text_box(svg, "noise band");
+    const auto be = text_box(svg, "break-even");
+    ASSERT_TRUE(band && be) << svg;
+    EXPECT_FALSE(band->overlaps(*be)) << a.source << "\n" << svg;
+  }
+}
+
+TEST(Findings, TwoCalibrationRunsOfOneRankSayWhatToDo) {
+  // A dedicated run whose profile says "off" (the PMPI profiler's today) next to the calibration run.
+  try {
+    (void)sm::load_profiles({data + "/kripke_case1_off.json", data + "/kripke_case2_off.json"});
+    FAIL();
+  } catch (const sidecore::input_error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("give each rank once per mode"), std::string::npos) << m;
+    EXPECT_NE(m.find("SIDECORE_PROGRESS=core"), std::string::npos) << m;
+    EXPECT_NE(m.find("predict from the calibration run alone"), std::string::npos) << m;
+  }
+}

@@ -1,0 +1,140 @@
+// When the model's hypotheses do not hold, the headline says "cannot judge" and why (docs/model.md, "When the
+// model cannot judge"); multi-threaded ranks are modelled from the communicating thread; --cores asks "what if
+// the node had N cores".
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "sidecore/common/input_error.hpp"
+#include "sidecore/model/analysis.hpp"
+#include "sidecore/model/input.hpp"
+#include "sidecore/model/render.hpp"
+#include "model_test_util.hpp"
+
+namespace sm = sidecore::model;
+using sidecore::category;
+
+namespace {
+
+const std::string data = SIDECORE_MODEL_TEST_DATA;
+
+sidecore::profile read(const std::string& name) { return sidecore::read_profile_file(data + "/" + name); }
+
+bool has_reason(const sm::analysis& a, const std::string& id) {
+  return std::any_of(a.cannot_judge.begin(), a.cannot_judge.end(), [&](const auto& r) { return r.id == id; });
+}
+
+using sctest::error_of;
+
+}  // namespace
+
+TEST(Judgement, HealthyInputsGetAVerdict) {
+  const auto a = sm::analyze(sm::load_profiles({data + "/kripke_case1_off.json"}), {});
+  EXPECT_TRUE(a.cannot_judge.empty());
+  EXPECT_EQ(a.headline(), sm::verdict::pays_off);
+  EXPECT_EQ(sm::render_text(a).rfind("VERDICT: PAYS OFF", 0), 0u);
+}
+
+// The issue's real 8-thread ping-pong: t_MPI summed over threads (5.1 s) against 0.73 s of run time, no
+// computation. It was "PAYS OFF 9.23x" with the warnings below.
+TEST(Judgement, EightThreadPingPongWithoutThreadData) {
+  const auto a = sm::analyze(sm::load_profiles({data + "/pingpong_8threads_off.json"}), {});
+  EXPECT_TRUE(has_reason(a, "several-communicating-threads"));
+  EXPECT_TRUE(has_reason(a, "no-computation"));
+  EXPECT_EQ(a.headline(), sm::verdict::cannot_judge);
+  const std::string text = sm::render_text(a);
+  EXPECT_EQ(text.rfind("VERDICT: CANNOT JUDGE", 0), 0u) << text;
+  EXPECT_NE(text.find("8 threads made calls"), std::string::npos) << text;
+  const auto j = nlohmann::json::parse(sm::render_json(a));
+  EXPECT_EQ(j["verdict"], "cannot judge");
+  EXPECT_EQ(j["cannot_judge"].size(), a.cannot_judge.size());
+  EXPECT_NE(sm::render_html(a).find("cannot judge"), std::string::npos);
+}
+
+TEST(Judgement, CommunicatingThreadTotalsAreModelled) {
+  auto p = read("pingpong_8threads_off.json");
+  std::array<sidecore::category_totals, sidecore::category_count> own{};
+  own[static_cast<std::size_t>(category::blocking)] = {0.5, 1000, 1e-4};
+  p.thread_categories = own;
+  p.t_comp_s = 0.2;
+  const auto in = sm::make_job_input({p}, {"p.json"});
+  ASSERT_EQ(in.ranks.size(), 1u);
+  EXPECT_DOUBLE_EQ(in.ranks[0].t_mpi_s(), 0.5);  // the communicating thread's, not the 5.1 s of all threads
+  const auto a = sm::analyze(in, {});
+  EXPECT_FALSE(has_reason(a, "several-communicating-threads"));
+  EXPECT_NE(sm::render_text(a).find("communicating thread's own calls"), std::string::npos);
+}
+
+TEST(Judgement, OversubscribedHost) {
+  // The issue's 8 ranks on 2 cores (shm: every rank on one host): was "PAYS OFF 2.136" without a word.
+  auto r = read("kripke_case1_off.json");
+  r.provider = "shm";
+  r.nranks = 8;
+  r.n_core = 2;
+  std::vector<sidecore::profile> ranks;
+  for (int i = 0; i < 8; ++i) {
+    r.rank = i;
+    ranks.push_back(r);
+  }
+  const auto a = sm::analyze(sm::make_job_input(ranks, {}), {});
+  ASSERT_TRUE(has_reason(a, "oversubscribed"));
+  EXPECT_EQ(a.headline(), sm::verdict::cannot_judge);
+  // Two ranks of 2 cores each on one host: nothing says they shared cores.
+  ranks.resize(2);
+  for (auto& x : ranks) x.nranks = 2;
+  EXPECT_FALSE(has_reason(sm::analyze(sm::make_job_input(ranks, {}), {}), "oversubscribed"));
+}
+
+TEST(Judgement, MpiTimeAboveRunTime) {
+  // mpiP means are rounded, and its rows can add up above AppTime; the model's decomposition no longer holds.
+  sm::job_input in;
+  in.source = "r.mpiP";
+  in.nranks = 1;
+  sm::rank_inputs r;
+  r.n_core = 16;
+  r.t_noprogress_s = 10;
+  r.t_comp_s = 0;
+  r[category::blocking] = {12, 100, 0.01};
+  in.ranks.push_back(r);
+  const auto a = sm::analyze(in, {});
+  EXPECT_TRUE(has_reason(a, "mpi-above-run-time"));
+  EXPECT_EQ(a.headline(), sm::verdict::cannot_judge);
+}
+
+TEST(Cores, BoundToOneCoreSaysHowToGiveTheNodesCores) {
+  auto p = read("kripke_case1_off.json");
+  p.n_core = 1;  // mpiexec -bind-to core
+  const std::string m = error_of([&] { (void)sm::make_job_input({p}, {"bound.json"}); });
+  EXPECT_NE(m.find("bound.json"), std::string::npos) << m;
+  EXPECT_NE(m.find("-bind-to core"), std::string::npos) << m;
+  EXPECT_NE(m.find("--cores N"), std::string::npos) << m;
+}
+
+TEST(Cores, WhatIfTheNodeHadNCores) {
+  // --cores 16 on a run bound to 1 core: the computation measured on 1 core is moved to 16 with the scaling model
+  // (linear: 73.6 / 16 = 4.6 s), t_noprogress changes by as much, and the prediction is for 16 cores.
+  auto p = read("kripke_case1_off.json");
+  p.n_core = 1;
+  const auto in = sm::make_job_input({p}, {"bound.json"}, 16);
+  EXPECT_EQ(in.ranks[0].n_core, 1);  // the measurement is kept as it was
+  const auto a = sm::analyze(in, {});
+  const auto& r = a.job.ranks[0];
+  EXPECT_EQ(r.n_core, 16);
+  EXPECT_NEAR(r.t_comp_s, 73.6 / 16, 1e-9);
+  EXPECT_NEAR(r.t_noprogress_s, 147.0 - 73.6 + 73.6 / 16, 1e-9);
+  EXPECT_NE(sm::render_text(a).find("what if the node had 16 cores"), std::string::npos);
+  // At the measured count --cores changes nothing.
+  const auto same = sm::analyze(sm::load_profiles({data + "/kripke_case1_off.json"}, 16), {});
+  EXPECT_DOUBLE_EQ(same.job.speedup, sm::analyze(sm::load_profiles({data + "/kripke_case1_off.json"}), {}).job.speedup);
+  // A dedicated run on 16 cores answers another question than "what if 32": it is not compared, and that is said.
+  const auto other =
+      sm::analyze(sm::load_profiles({data + "/minimd_case3_off.json", data + "/minimd_case3_core.json"}, 32), {});
+  EXPECT_FALSE(other.validation);
+  EXPECT_TRUE(std::none_of(other.diagnostics.begin(), other.diagnostics.end(),
+                           [](const auto& d) { return d.id == "model-error"; }));
+  EXPECT_NE(sm::render_text(other).find("the core-mode run is not compared with the prediction: it ran on 16 cores"),
+            std::string::npos);
+}

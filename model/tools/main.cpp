@@ -1,4 +1,4 @@
-// The `sidecore` command: predict, report, info.
+// The `sidecore` command: predict, report, info, simulate.
 // Exit codes: 0 success, 2 usage or input error (message on stderr), 1 internal error.
 #include <cerrno>
 #include <cstring>
@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "info.hpp"
+#include "simulate.hpp"
 #include "sidecore/model/analysis.hpp"
 #include "sidecore/common/input_error.hpp"
 #include "sidecore/model/input.hpp"
@@ -124,6 +125,9 @@ int main(int argc, char** argv) {
 
   CLI::App* info = app.add_subcommand("info", "print the runtime's settings and topology (needs libsidecore)");
 
+  sidecore::tools::simulate_args sa;
+  CLI::App* simulate = sidecore::tools::add_simulate(app, sa);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -133,6 +137,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*info) return sidecore::tools::run_info();
+    if (*simulate) return sidecore::tools::run_simulate(sa);
     if (*predict) {
       const analysis_options opt = make_options(pa);
       const analysis a = analyze(load_input(pa), opt);
@@ -154,7 +159,8 @@ int main(int argc, char** argv) {
       return 0;
     }
   } catch (const input_error& e) {
-    std::cerr << "sidecore " << (*predict ? "predict" : *report ? "report" : "") << ": error: " << e.what() << "\n";
+    std::cerr << "sidecore " << (*predict ? "predict" : *report ? "report" : *simulate ? "simulate" : "")
+              << ": error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "sidecore: internal error: " << e.what() << "\n";

@@ -1,4 +1,4 @@
-// The `sidecore` command: predict, report, info, simulate.
+// The `sidecore` command: predict, report, info, simulate, loggp.
 // Exit codes: 0 success, 2 usage or input error (message on stderr), 1 internal error.
 #include <cerrno>
 #include <cstring>
@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "info.hpp"
+#include "loggp.hpp"
 #include "simulate.hpp"
 #include "sidecore/model/analysis.hpp"
 #include "sidecore/common/input_error.hpp"
@@ -127,6 +128,8 @@ int main(int argc, char** argv) {
 
   sidecore::tools::simulate_args sa;
   CLI::App* simulate = sidecore::tools::add_simulate(app, sa);
+  sidecore::tools::loggp_args la;
+  CLI::App* loggp = sidecore::tools::add_loggp(app, la);
 
   try {
     app.parse(argc, argv);
@@ -138,6 +141,7 @@ int main(int argc, char** argv) {
   try {
     if (*info) return sidecore::tools::run_info();
     if (*simulate) return sidecore::tools::run_simulate(sa);
+    if (*loggp) return sidecore::tools::run_loggp(la);
     if (*predict) {
       const analysis_options opt = make_options(pa);
       const analysis a = analyze(load_input(pa), opt);
@@ -159,7 +163,7 @@ int main(int argc, char** argv) {
       return 0;
     }
   } catch (const input_error& e) {
-    std::cerr << "sidecore " << (*predict ? "predict" : *report ? "report" : *simulate ? "simulate" : "")
+    std::cerr << "sidecore " << (*predict ? "predict" : *report ? "report" : *simulate ? "simulate" : *loggp ? "loggp" : "")
               << ": error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {

@@ -132,8 +132,11 @@ TEST(LogGPFit, BadSeries) {
   s.points[3].bytes = s.points[2].bytes;
   EXPECT_THROW((void)lg::fit(s), std::invalid_argument);
   s = make(8192, eager, rndv, 0.0);
-  s.points[5].prttn_ns = s.points[5].prtt1_ns;  // G_all = 0
-  EXPECT_THROW((void)lg::fit(s), std::invalid_argument);
+  s.points[5].prttn_ns = s.points[5].prtt1_ns;  // G_all = 0: noise larger than the gap, left out with a warning
+  const lg::series_fit f = lg::fit(s);
+  ASSERT_EQ(f.warnings.size(), 1u);
+  EXPECT_NE(f.warnings[0].find("G_all <= 0"), std::string::npos);
+  EXPECT_NEAR(f.ranges[0].g_all.at_one, eager.g, 1e-6 * eager.g);
   s.points.resize(1);
   EXPECT_THROW((void)lg::fit(s), std::invalid_argument);
 }

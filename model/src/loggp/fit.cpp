@@ -63,20 +63,27 @@ namespace {
 
 std::vector<double> relative_weights(const std::vector<double>& val) {
   std::vector<double> w(val.size());
-  for (std::size_t i = 0; i < val.size(); ++i) w[i] = 1.0 / std::max(val[i] * val[i], 1e-300);
+  for (std::size_t i = 0; i < val.size(); ++i) w[i] = val[i] > 0 ? 1.0 / (val[i] * val[i]) : 0.0;
   return w;
 }
 
 // seed 001 eq. (6), with relative residuals: sum over k..l of ((f(s_i) - v_i) / v_i)^2 / (l - k - 2).
+// Points of weight 0 (a value <= 0: noise larger than the value) are left out, and out of the count.
 double lsq(const std::vector<std::uint64_t>& size, const std::vector<double>& val, const std::vector<double>& weight,
            std::size_t k, std::size_t l) {
   const line_fit f = fit_line(size, val, weight, k, l);
   double sum = 0;
+  std::size_t skipped = 0;
   for (std::size_t i = k; i <= l; ++i) {
+    if (weight[i] == 0) {
+      ++skipped;
+      continue;
+    }
     const double r = (f(size[i]) - val[i]) / val[i];
     sum += r * r;
   }
-  return sum / static_cast<double>(l - k - 2);
+  const double dof = static_cast<double>(l - k) - 2 - static_cast<double>(skipped);
+  return dof > 0 ? sum / dof : 0;
 }
 
 }  // namespace
@@ -139,9 +146,10 @@ series_fit fit(const prtt_series& s, const fit_options& o) {
                                          "there is wrong (seed 001 Section 3: measure with d = PRTT(2,0,s))",
                                          d.bytes, d.prtt1_ns, d.g_all_ns));
     if (d.g_all_ns <= 0)
-      throw std::invalid_argument(fmt::format("size {} B: PRTT(n,0,s) = {} ns is not above PRTT(1,0,s) = {} ns, so "
-                                              "G_all <= 0 (eq. 5): the measurement is broken",
-                                              d.bytes, s.points[i].prttn_ns, s.points[i].prtt1_ns));
+      out.warnings.push_back(fmt::format("{} B: PRTT(n,0,s) = {:.0f} ns is not above PRTT(1,0,s) = {:.0f} ns, so "
+                                         "G_all <= 0 (eq. 5): noise larger than the gap; the size is left out of "
+                                         "the fits of g and G",
+                                         d.bytes, s.points[i].prttn_ns, s.points[i].prtt1_ns));
   }
   out.latency_ns = s.points.front().prtt1_ns / 2;
   out.changes = detect_changes(size, gall, o);
@@ -171,7 +179,7 @@ series_fit fit(const prtt_series& s, const fit_options& o) {
     r.L_ns = lsum / wsum;
     double g2 = 0, p2 = 0;
     for (std::size_t i = first; i <= last; ++i) {
-      const double eg = (r.g_all(size[i]) - gall[i]) / gall[i];
+      const double eg = gall[i] > 0 ? (r.g_all(size[i]) - gall[i]) / gall[i] : 0.0;
       const double e1 = (r.prtt1(size[i]) - s.points[i].prtt1_ns) / s.points[i].prtt1_ns;
       const double en = (r.prttn(size[i], s.n) - s.points[i].prttn_ns) / s.points[i].prttn_ns;
       g2 += eg * eg;

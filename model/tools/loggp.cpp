@@ -3,12 +3,9 @@
 
 #include <unistd.h>
 
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <stdexcept>
 #include <vector>
@@ -17,6 +14,7 @@
 
 #include "sidecore/common/input_error.hpp"
 #include "sidecore/model/loggp/files.hpp"
+#include "write_file.hpp"
 
 namespace sidecore::tools {
 
@@ -43,14 +41,6 @@ CLI::App* add_loggp(CLI::App& app, loggp_args& a) {
 }
 
 namespace {
-
-void write_text(const std::string& path, const std::string& text, const char* option) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw input_error(option, path, std::string("cannot write: ") + std::strerror(errno));
-  out << text;
-  out.flush();
-  if (!out) throw input_error(option, path, "write error");
-}
 
 std::filesystem::path self_dir() {
   std::error_code ec;
@@ -93,8 +83,8 @@ int run_loggp(const loggp_args& a) {
     }
   }
   std::cout << lg::params_table(fits);
-  if (!a.output.empty()) write_text(a.output, lg::params_json(m, fits, a.fit).dump(2) + "\n", "--output");
-  if (!a.svg.empty()) write_text(a.svg, lg::params_svg(fits), "--svg");
+  if (!a.output.empty()) write_file(a.output, lg::params_json(m, fits, a.fit).dump(2) + "\n", "--output");
+  if (!a.svg.empty()) write_file(a.svg, lg::params_svg(fits), "--svg");
   if (!a.xfer_table.empty()) {
     const lg::series_fit* chosen = &fits.front();
     if (!a.xfer_series.empty()) {
@@ -103,7 +93,7 @@ int run_loggp(const loggp_args& a) {
         if (f.series.transport == a.xfer_series) chosen = &f;
       if (!chosen) throw input_error("--xfer-series", a.xfer_series, "no series of that transport in the measurement");
     }
-    write_text(a.xfer_table, lg::xfer_table_json(*chosen).dump(2) + "\n", "--xfer-table");
+    write_file(a.xfer_table, lg::xfer_table_json(*chosen).dump(2) + "\n", "--xfer-table");
   }
   return 0;
 }

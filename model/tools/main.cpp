@@ -1,8 +1,5 @@
 // The `sidecore` command: predict, report, info, simulate, loggp.
 // Exit codes: 0 success, 2 usage or input error (message on stderr), 1 internal error.
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -14,6 +11,7 @@
 #include "info.hpp"
 #include "loggp.hpp"
 #include "simulate.hpp"
+#include "write_file.hpp"
 #include "sidecore/model/analysis.hpp"
 #include "sidecore/common/input_error.hpp"
 #include "sidecore/model/input.hpp"
@@ -23,6 +21,7 @@ namespace {
 
 using namespace sidecore::model;
 using sidecore::input_error;
+using sidecore::tools::write_file;
 
 // The options predict and report share: where the inputs come from and the model's parameters.
 struct model_args {
@@ -92,14 +91,6 @@ job_input load_input(const model_args& a) {
   if (a.profiles.empty())
     throw input_error("PROFILE", "", "no input: give sidecore JSON profiles (PROFILE...) or --mpip FILE --cores N");
   return load_profiles(a.profiles, a.cores);
-}
-
-void write_file(const std::string& path, const std::string& content, const char* option) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw input_error(option, path, std::string("cannot write: ") + std::strerror(errno));
-  out << content;
-  out.flush();
-  if (!out) throw input_error(option, path, "write error");
 }
 
 }  // namespace

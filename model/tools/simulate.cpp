@@ -3,7 +3,7 @@
 
 #include <chrono>
 #include <cmath>
-#include <fstream>
+#include <sstream>
 #include <iostream>
 #include <stdexcept>
 
@@ -13,6 +13,7 @@
 #include "sidecore/common/input_error.hpp"
 #include "sidecore/model/sim/generators.hpp"
 #include "sidecore/model/sim/goal.hpp"
+#include "write_file.hpp"
 
 namespace sidecore::tools {
 
@@ -64,11 +65,9 @@ int run_simulate(const simulate_args& a) {
   sim::validate(a.params);
   const sim::schedule s = load(a);
   if (!a.write_goal.empty()) {
-    std::ofstream out(a.write_goal, std::ios::binary | std::ios::trunc);
-    if (!out) throw input_error("--write-goal", a.write_goal, "cannot write");
-    sim::write_goal(s, out);
-    out.flush();
-    if (!out) throw input_error("--write-goal", a.write_goal, "write error");
+    std::ostringstream text;
+    sim::write_goal(s, text);
+    write_file(a.write_goal, text.str(), "--write-goal");
   }
   const auto t0 = std::chrono::steady_clock::now();
   const sim::sim_result r = sim::simulate(s, a.params);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "sidecore/common/input_error.hpp"
 #include "sidecore/model/sim/generators.hpp"
 #include "sidecore/model/sim/goal.hpp"
+#include "sidecore/model/sim/timeline.hpp"
 #include "write_file.hpp"
 
 namespace sidecore::tools {
@@ -38,6 +40,8 @@ CLI::App* add_simulate(CLI::App& app, simulate_args& a) {
   c->add_option("--bytes", a.bytes, "message size of the generated schedule (default 8)");
   c->add_option("--root", a.root, "root of the generated broadcast (default 0)");
   c->add_option("--write-goal", a.write_goal, "also write the simulated schedule as a GOAL file");
+  c->add_option("--timeline", a.timeline,
+                "write the simulation's timeline as Chrome trace-event JSON (Perfetto): CPUs' calcs and o, messages");
   return c;
 }
 
@@ -70,7 +74,9 @@ int run_simulate(const simulate_args& a) {
     write_file(a.write_goal, text.str(), "--write-goal");
   }
   const auto t0 = std::chrono::steady_clock::now();
-  const sim::sim_result r = sim::simulate(s, a.params);
+  std::optional<sim::chrome_timeline> timeline;
+  if (!a.timeline.empty()) timeline.emplace(s);
+  const sim::sim_result r = sim::simulate(s, a.params, timeline ? &*timeline : nullptr);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!r.complete) {
     std::cerr << fmt::format("sidecore simulate: error: {}: the schedule cannot finish (a deadlock): {} operation(s) "
@@ -78,6 +84,7 @@ int run_simulate(const simulate_args& a) {
     for (const std::string& p : r.problems) std::cerr << "  " << p << "\n";
     return 2;
   }
+  if (timeline) write_file(a.timeline, timeline->json(), "--timeline");
   const sim::loggops_params& p = a.params;
   if (a.format == "json") {
     nlohmann::json j;

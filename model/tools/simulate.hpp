@@ -21,6 +21,7 @@ struct simulate_args {
   std::uint64_t bytes = 8;
   std::uint32_t root = 0;
   std::string write_goal;
+  std::string timeline;   // Chrome trace of the simulation
 };
 
 /// Registers the subcommand's options on `app` (LogGOPSim's -L -o -g -G -O -S with its defaults).

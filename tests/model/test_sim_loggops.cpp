@@ -14,6 +14,10 @@
 #include "sidecore/model/sim/generators.hpp"
 #include "sidecore/model/sim/goal.hpp"
 #include "sidecore/model/sim/loggops.hpp"
+#include "sidecore/model/sim/timeline.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace sim = sidecore::model::sim;
 
@@ -213,4 +217,25 @@ TEST(SimLogGOPS, BadParameters) {
   } catch (const sidecore::input_error& e) {
     EXPECT_NE(std::string(e.what()).find("-G: nan is not accepted"), std::string::npos) << e.what();
   }
+}
+
+TEST(SimLogGOPS, Timeline) {
+  // eager_rndv.goal at the defaults (see EagerAndRendezvous): the CPU spans and the two messages.
+  const sim::schedule s = sim::read_goal_file(dir + "eager_rndv.goal");
+  sim::chrome_timeline tl(s);
+  ASSERT_TRUE(sim::simulate(s, defaults, &tl).complete);
+  const nlohmann::json j = nlohmann::json::parse(tl.json());
+  std::vector<std::string> spans, messages;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "X")
+      spans.push_back(fmt::format("{} {} {}+{}", e["pid"].get<int>(), e["name"].get<std::string>(), e["ts"].get<double>(),
+                                  e["dur"].get<double>()));
+    if (e["ph"] == "b" || e["ph"] == "e")
+      messages.push_back(fmt::format("{} {} {}", e["ph"].get<std::string>(), e["name"].get<std::string>(), e["ts"].get<double>()));
+  }
+  EXPECT_EQ(spans, (std::vector<std::string>{"0 o send to 1 0+1.5", "1 calc 0+50", "0 o send to 1 6.994+1.5",
+                                             "1 o recv from 0 50+7.494", "1 o recv from 0 57.494+601.494",
+                                             "0 calc 57.494+0.5"}));
+  EXPECT_EQ(messages, (std::vector<std::string>{"b 1000 B to 1 1.5", "e 1000 B to 1 50", "b 100000 B to 1 8.494",
+                                                "e 100000 B to 1 57.494"}));
 }

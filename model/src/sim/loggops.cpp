@@ -3,9 +3,9 @@
 // rule is stated where it is applied, and docs/simulate.md collects them.
 //
 // Data layout for speed (2^20-rank schedules): the event queue (event_queue.hpp) is a FIFO for
-// events at the current time and a 4-ary heap of 24-byte events for the rest; per-rank CPU and NIC clocks, dependency counters and the matching queues are flat
-// arrays; matching-queue entries come from one pool with a free list. Nothing is allocated per
-// event once the vectors have grown.
+// events at the current time and a 4-ary heap of 24-byte events for the rest; per-rank CPU and NIC
+// clocks and dependency counters are flat arrays; the matching queues (match_queues.hpp) take their
+// entries from one pool with a free list. Nothing is allocated per event once the vectors have grown.
 #include "sidecore/model/sim/loggops.hpp"
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "event_queue.hpp"
+#include "match_queues.hpp"
 #include "sidecore/common/input_error.hpp"
 
 namespace sidecore::model::sim {
@@ -33,65 +34,11 @@ double sim_result::makespan_ns() const {
 
 namespace {
 
-constexpr std::uint32_t nil = std::numeric_limits<std::uint32_t>::max();
+using detail::nil;
 constexpr std::uint8_t kind_msg = 4;  // LogGOPSim's OP_MSG: a message arriving at its destination
 
 using detail::event;
-
-// A matching queue (posted receives, or unexpected messages) per rank: a FIFO of entries that can be
-// removed from the middle, scanned from the oldest as LogGOPSim's list matching does.
-class match_queues {
- public:
-  explicit match_queues(std::uint32_t ranks) : head_(ranks, nil), tail_(ranks, nil) {}
-
-  void push(std::uint32_t rank, std::uint32_t src, std::uint32_t tag, op_id id) {
-    std::uint32_t e;
-    if (free_ != nil) {
-      e = free_;
-      free_ = pool_[e].next;
-    } else {
-      e = static_cast<std::uint32_t>(pool_.size());
-      pool_.emplace_back();
-    }
-    pool_[e] = {src, tag, id, nil};
-    if (tail_[rank] == nil) head_[rank] = e;
-    else pool_[tail_[rank]].next = e;
-    tail_[rank] = e;
-  }
-
-  // Removes and returns the oldest entry matching (src, tag): equal, or either side a wildcard.
-  op_id take(std::uint32_t rank, std::uint32_t src, std::uint32_t tag) {
-    std::uint32_t prev = nil;
-    for (std::uint32_t e = head_[rank]; e != nil; prev = e, e = pool_[e].next) {
-      const entry& x = pool_[e];
-      if ((src == any_source || x.src == any_source || x.src == src) && (tag == any_tag || x.tag == any_tag || x.tag == tag)) {
-        if (prev == nil) head_[rank] = x.next;
-        else pool_[prev].next = x.next;
-        if (tail_[rank] == e) tail_[rank] = prev;
-        const op_id id = x.id;
-        pool_[e].next = free_;
-        free_ = e;
-        return id;
-      }
-    }
-    return nil;
-  }
-
-  template <typename F>
-  void for_each(std::uint32_t rank, F&& f) const {
-    for (std::uint32_t e = head_[rank]; e != nil; e = pool_[e].next) f(pool_[e].id);
-  }
-
- private:
-  struct entry {
-    std::uint32_t src, tag;
-    op_id id;
-    std::uint32_t next;
-  };
-  std::vector<entry> pool_;
-  std::uint32_t free_ = nil;
-  std::vector<std::uint32_t> head_, tail_;
-};
+using detail::match_queues;
 
 class simulator {
  public:
@@ -189,7 +136,7 @@ class simulator {
     double& c = cpu(h, o.cpu);
     if (c > e.time) return repush(e, c);
     c = e.time + static_cast<double>(o.size);
-    if (obs_) obs_->cpu_busy(h, o.cpu, e.id, e.time, c);
+    if (obs_) obs_->cpu_busy(h, o.cpu, cpu_work::calc, e.id, e.time, c);
     mark_started(e.id);
     mark_done(e.id);
   }
@@ -206,7 +153,7 @@ class simulator {
     c = busy_until(e.time, p_.o + extra * p_.O);
     gs = busy_until(e.time, p_.g + extra * p_.G);
     if (obs_) {
-      obs_->cpu_busy(h, o.cpu, e.id, e.time, c);
+      obs_->cpu_busy(h, o.cpu, cpu_work::send, e.id, e.time, c);
       send_start_[e.id] = e.time;
     }
     // The first byte reaches the destination o + L after the send starts; G is charged there.
@@ -256,7 +203,7 @@ class simulator {
     c = busy_until(e.time, p_.o + recv_bytes_term(snd.size));
     gr = busy_until(e.time, p_.g + bytes_after_first(snd.size) * p_.G);
     if (obs_) {
-      obs_->cpu_busy(h, snd.cpu, e.id, e.time, c);
+      obs_->cpu_busy(h, snd.cpu, cpu_work::reception, e.id, e.time, c);
       obs_->message(e.id, h, send_start_[e.id] + p_.o, e.time);
     }
     const op_id recv = rq_.take(h, from, snd.tag);

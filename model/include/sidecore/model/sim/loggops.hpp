@@ -23,6 +23,9 @@ struct loggops_params {
 /// Throws sidecore::input_error naming the parameter ("-G") when one is negative or not finite.
 void validate(const loggops_params& p);
 
+/// What a CPU is busy with: a calc, the o (+ bytes x O) of a send, or that of taking in a message.
+enum class cpu_work : std::uint8_t { calc, send, reception };
+
 /// What the simulator reports as it goes, for timelines (optional; every call is in simulated ns).
 class sim_observer {
  public:
@@ -30,9 +33,8 @@ class sim_observer {
   sim_observer(const sim_observer&) = default;
   sim_observer& operator=(const sim_observer&) = default;
   virtual ~sim_observer() = default;
-  /// The rank's CPU `cpu` is busy with operation `id` over [begin, end): a calc, or the o (+ bytes x O)
-  /// of a send or of a message's reception (for a reception, `id` is the send).
-  virtual void cpu_busy(std::uint32_t rank, unsigned cpu, op_id id, double begin, double end) = 0;
+  /// The rank's CPU `cpu` is busy with operation `id` over [begin, end) (for a reception, `id` is the send).
+  virtual void cpu_busy(std::uint32_t rank, unsigned cpu, cpu_work what, op_id id, double begin, double end) = 0;
   /// The message of send `id` left its rank at `sent` (after o) and was received (matched and its
   /// bytes taken in, or parked unexpected) at `received` by rank `to`.
   virtual void message(op_id id, std::uint32_t to, double sent, double received) = 0;

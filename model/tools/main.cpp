@@ -1,8 +1,5 @@
-// The `sidecore` command: predict, report, info.
+// The `sidecore` command: predict, report, info, simulate, loggp.
 // Exit codes: 0 success, 2 usage or input error (message on stderr), 1 internal error.
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -12,6 +9,9 @@
 #include <fmt/format.h>
 
 #include "info.hpp"
+#include "loggp.hpp"
+#include "simulate.hpp"
+#include "write_file.hpp"
 #include "sidecore/model/analysis.hpp"
 #include "sidecore/common/input_error.hpp"
 #include "sidecore/model/input.hpp"
@@ -21,6 +21,7 @@ namespace {
 
 using namespace sidecore::model;
 using sidecore::input_error;
+using sidecore::tools::write_file;
 
 // The options predict and report share: where the inputs come from and the model's parameters.
 struct model_args {
@@ -105,14 +106,6 @@ job_input load_input(const model_args& a) {
   return load_profiles(a.profiles, a.cores);
 }
 
-void write_file(const std::string& path, const std::string& content, const char* option) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw input_error(option, path, std::string("cannot write: ") + std::strerror(errno));
-  out << content;
-  out.flush();
-  if (!out) throw input_error(option, path, "write error");
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,6 +130,11 @@ int main(int argc, char** argv) {
 
   CLI::App* info = app.add_subcommand("info", "print the runtime's settings and topology (needs libsidecore)");
 
+  sidecore::tools::simulate_args sa;
+  CLI::App* simulate = sidecore::tools::add_simulate(app, sa);
+  sidecore::tools::loggp_args la;
+  CLI::App* loggp = sidecore::tools::add_loggp(app, la);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -146,6 +144,8 @@ int main(int argc, char** argv) {
 
   try {
     if (*info) return sidecore::tools::run_info();
+    if (*simulate) return sidecore::tools::run_simulate(sa);
+    if (*loggp) return sidecore::tools::run_loggp(la);
     if (*predict) {
       const analysis_options opt = make_options(pa);
       const analysis a = analyze(load_input(pa), opt);
@@ -167,7 +167,8 @@ int main(int argc, char** argv) {
       return 0;
     }
   } catch (const input_error& e) {
-    std::cerr << "sidecore " << (*predict ? "predict" : *report ? "report" : "") << ": error: " << e.what() << "\n";
+    std::cerr << "sidecore " << (*predict ? "predict" : *report ? "report" : *simulate ? "simulate" : *loggp ? "loggp" : "")
+              << ": error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "sidecore: internal error: " << e.what() << "\n";

@@ -1,0 +1,47 @@
+// sidecore LogGP — the files around the fit (docs/loggp.md):
+//   measurement file  {"schema": "sidecore-prtt", "version": 1, ...}    what the probe writes
+//   parameter file    {"schema": "sidecore-loggp", "version": 1, ...}   the fitted parameters
+//   transfer table    {"schema": "sidecore-xfer-table", "version": 1}   what SIDECORE_XFER_TABLE reads
+// plus a readable table and an SVG of measured against fitted PRTT and G_all per range.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sidecore/model/loggp/fit.hpp"
+#include "sidecore/model/sim/loggops.hpp"
+
+namespace sidecore::model::loggp {
+
+/// A measurement file: where it was measured and one series per transport.
+struct measurement {
+  nlohmann::json machine = nlohmann::json::object();  ///< host, CPU, ranks' placement: free-form, copied through
+  std::vector<prtt_series> series;
+};
+
+/// Reads a measurement file. Throws sidecore::input_error naming the file and the JSON path of a
+/// missing or bad field ("series[1].points[3].prttn_ns").
+[[nodiscard]] measurement read_measurement(const std::string& path);
+[[nodiscard]] measurement parse_measurement(const nlohmann::json& j, const std::string& source);
+[[nodiscard]] nlohmann::json measurement_json(const measurement& m);
+
+/// The parameter file of the fits (one per series), schema "sidecore-loggp" version 1.
+[[nodiscard]] nlohmann::json params_json(const measurement& m, const std::vector<series_fit>& fits,
+                                         const fit_options& o);
+/// Fixed-width table of the ranges and their parameters and residuals, one block per series.
+[[nodiscard]] std::string params_table(const std::vector<series_fit>& fits);
+/// Self-contained SVG: per series, measured PRTT(1,0,s), PRTT(n,0,s) and G_all against size (log-log),
+/// the fitted lines per range, and the detected protocol changes.
+[[nodiscard]] std::string params_svg(const std::vector<series_fit>& fits);
+/// The a-priori transfer-time table of the overlap bounds (seed 000): half the fitted PRTT(1,0,s) at
+/// every measured size (the built-in calibration's definition: half a round trip).
+[[nodiscard]] nlohmann::json xfer_table_json(const series_fit& f);
+
+/// LogGOPS parameters for the simulator from a fit: L and g, G of the range holding `bytes`,
+/// o = (o_s + o_r)/2 and O = (O_s + O_r)/2 there (the simulator has one o for both sides), S = the
+/// largest size of the first range (the first protocol change), or the largest size measured.
+[[nodiscard]] sidecore::model::sim::loggops_params to_loggops(const series_fit& f, std::uint64_t bytes);
+
+}  // namespace sidecore::model::loggp

@@ -1,0 +1,116 @@
+// sidecore LogGP — parameters from parametrized round-trip times, PRTT(n, d, s) (seed 001,
+// Hoefler, Schneider, Lumsdaine, "LogGP in Theory and Practice", Section 2), with automatic
+// protocol-change detection (Section 2.6). docs/loggp.md explains each step.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sidecore::model::loggp {
+
+/// The measurements at one message size s, in nanoseconds (medians of repetitions).
+struct prtt_point {
+  std::uint64_t bytes = 0;
+  double prtt1_ns = 0;  ///< PRTT(1, 0, s): one ping-pong
+  double prttn_ns = 0;  ///< PRTT(n, 0, s): n pings back to back, then the pong
+  double prttd_ns = 0;  ///< PRTT(n, d, s) with d = PRTT(1, 0, s): n pings each after a delay d
+  double o_r_ns = 0;    ///< receive overhead (Kielmann: a receive of a message that already arrived)
+};
+
+/// A series of measurements of one transport (sidecore in one mode and provider, or the system MPI).
+struct prtt_series {
+  std::string transport;  ///< "sidecore" or "mpi"
+  std::string provider;   ///< libfabric provider, or the MPI library's name
+  std::string mode;       ///< sidecore's progress mode ("off", "core"); empty for MPI
+  int n = 10;             ///< n of PRTT(n, ., s)
+  std::vector<prtt_point> points;  ///< ascending sizes
+};
+
+/// What seed 001's equations give at one size.
+struct derived_point {
+  std::uint64_t bytes = 0;
+  double o_s_ns = 0;    ///< eq. (4): (PRTT(n,d,s) - PRTT(1,0,s)) / (n-1) - d
+  double g_all_ns = 0;  ///< eq. (5): g + (s-1)G = (PRTT(n,0,s) - PRTT(1,0,s)) / (n-1)
+  double o_r_ns = 0;
+  double prtt1_ns = 0;
+  bool d_too_small = false;  ///< d <= G_all: eq. (4) does not hold (seed 001: "a warning is printed")
+};
+
+/// Derives o_s and G_all per size; throws std::invalid_argument naming the size when a value is
+/// not finite or negative, sizes are not strictly ascending, or n < 2.
+[[nodiscard]] std::vector<derived_point> derive(const prtt_series& s);
+
+/// Options of the fit and the protocol-change detection.
+struct fit_options {
+  double pfact = 2.0;   ///< seed 001: a change when every look-ahead deviation exceeds pfact x the current one
+  int lookahead = 3;    ///< seed 001's x ("typically 3-5")
+  /// Points a protocol needs before a change after it is tested for. The paper's lsq needs 4
+  /// (denominator l - k - 2 >= 1); with noisy data a 4-point deviation is too often small by chance,
+  /// and any later one then looks like a change.
+  int min_points = 5;
+  /// lsq(lastchange, current) counts as at least relative_floor^2: a protocol whose line fits
+  /// better than 1 % RMS needs a rise past pfact x 1e-4 to end. Without a floor, noise-free data (a
+  /// perfect line, deviation ~1e-30) turns rounding into changes, and a few noisy points that
+  /// happen to fit well make the next ordinary point look like one; a change that small would not
+  /// matter to a fit that must reproduce PRTT within 5 %.
+  double relative_floor = 0.01;
+};
+
+/// A straight line y = a + b (s - 1) fitted by least squares.
+struct line_fit {
+  double at_one = 0;  ///< a: the value at s = 1
+  double slope = 0;   ///< b: per byte
+  [[nodiscard]] double operator()(std::uint64_t bytes) const { return at_one + slope * (static_cast<double>(bytes) - 1); }
+};
+
+/// LogGP parameters of one protocol range, with the fit's residuals.
+struct range_fit {
+  std::size_t first = 0, last = 0;  ///< indices into the points (inclusive)
+  std::uint64_t first_bytes = 0, last_bytes = 0;
+  double L_ns = 0;       ///< mean of PRTT(1,0,s)/2 - o_s(s) - o_r(s) - (s-1)G over the range (eq. 1), weighted as the overheads
+  line_fit o_s;          ///< o_s(s) = o_s + O_s (s-1)
+  line_fit o_r;          ///< o_r(s) = o_r + O_r (s-1)
+  line_fit g_all;        ///< g + G (s-1): at_one = g, slope = G (eq. 5)
+  double gall_rms_rel = 0;   ///< RMS relative residual of the G_all fit
+  double prtt1_max_rel = 0;  ///< largest |fitted - measured| / measured of PRTT(1,0,s) in the range
+  double prttn_max_rel = 0;  ///< the same for PRTT(n,0,s)
+  double prtt1_rms_rel = 0;
+
+  /// PRTT(1,0,s) and PRTT(n,0,s) from the fitted parameters (eqs. 1 and 2).
+  [[nodiscard]] double prtt1(std::uint64_t bytes) const;
+  [[nodiscard]] double prttn(std::uint64_t bytes, int n) const;
+};
+
+/// The result of fitting one series.
+struct series_fit {
+  prtt_series series;
+  std::vector<derived_point> derived;
+  std::vector<range_fit> ranges;
+  std::vector<std::size_t> changes;  ///< index of the last point of each protocol but the last
+  double latency_ns = 0;             ///< seed 001 Section 2.5: PRTT(1,0,smallest)/2
+  std::vector<std::string> warnings;  ///< d <= G_all at a size, a range too short to fit, ...
+
+  /// The range holding `bytes` (the nearest one outside the measured sizes).
+  [[nodiscard]] const range_fit& range_for(std::uint64_t bytes) const;
+};
+
+/// seed 001 Section 2.6: the indices `current` at which a protocol change is detected on the
+/// values `val` at sizes `size`, with lsq(k, l) = sum of squared relative residuals of the least
+/// squares line through points k..l, divided by (l - k - 2) (the paper's equation (6); relative
+/// because the sizes span seven decades, where absolute residuals would see only the largest).
+[[nodiscard]] std::vector<std::size_t> detect_changes(const std::vector<std::uint64_t>& size,
+                                                      const std::vector<double>& val, const fit_options& o);
+
+/// Weighted least squares line through (size, val) over [first, last]. With weight 1/val^2 it
+/// minimises relative residuals; the fit uses 1/PRTT(1,0,s)^2 for the overheads, so that their
+/// errors count relative to the round trip they are part of (sizes span seven decades: unweighted,
+/// the largest sizes alone would set the small-message parameters).
+[[nodiscard]] line_fit fit_line(const std::vector<std::uint64_t>& size, const std::vector<double>& val,
+                                const std::vector<double>& weight, std::size_t first, std::size_t last);
+
+/// Derives, detects protocol changes on G_all and fits every range. Throws std::invalid_argument
+/// for invalid series (derive()) or fewer than 2 points.
+[[nodiscard]] series_fit fit(const prtt_series& s, const fit_options& o = {});
+
+}  // namespace sidecore::model::loggp

@@ -1,0 +1,268 @@
+// Measurement, parameter and transfer-table files of the LogGP fit; table and SVG (files.hpp).
+#include "sidecore/model/loggp/files.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "sidecore/common/input_error.hpp"
+
+namespace sidecore::model::loggp {
+
+namespace {
+
+using nlohmann::json;
+
+const json& field(const json& j, const char* key, const std::string& path, const std::string& source) {
+  if (!j.is_object() || !j.contains(key))
+    throw input_error(source, path.empty() ? key : path + "." + key, "missing");
+  return j[key];
+}
+
+double time_field(const json& j, const char* key, const std::string& path, const std::string& source) {
+  const json& v = field(j, key, path, source);
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+    throw input_error(source, path + "." + key, fmt::format("{} is not a time in ns >= 0", v.dump()));
+  return v.get<double>();
+}
+
+}  // namespace
+
+measurement parse_measurement(const json& j, const std::string& source) {
+  if (!j.is_object() || j.value("schema", "") != "sidecore-prtt")
+    throw input_error(source, "schema", "not a sidecore PRTT measurement (\"schema\" must be \"sidecore-prtt\")");
+  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != 1)
+    throw input_error(source, "version",
+                      fmt::format("unknown version {}; accepted: 1", j.contains("version") ? j["version"].dump() : "(none)"));
+  measurement m;
+  if (j.contains("machine")) m.machine = j["machine"];
+  const json& series = field(j, "series", "", source);
+  if (!series.is_array() || series.empty()) throw input_error(source, "series", "must be a non-empty array");
+  for (std::size_t si = 0; si < series.size(); ++si) {
+    const std::string sp = fmt::format("series[{}]", si);
+    const json& s = series[si];
+    prtt_series ps;
+    const json& t = field(s, "transport", sp, source);
+    if (!t.is_string()) throw input_error(source, sp + ".transport", "must be a string");
+    ps.transport = t.get<std::string>();
+    ps.provider = s.value("provider", "");
+    ps.mode = s.value("mode", "");
+    const json& n = field(s, "n", sp, source);
+    if (!n.is_number_integer() || n.get<int>() < 2)
+      throw input_error(source, sp + ".n", fmt::format("{} is not accepted; accepted: an integer >= 2", n.dump()));
+    ps.n = n.get<int>();
+    const json& pts = field(s, "points", sp, source);
+    if (!pts.is_array() || pts.size() < 2) throw input_error(source, sp + ".points", "must be an array of >= 2 sizes");
+    for (std::size_t pi = 0; pi < pts.size(); ++pi) {
+      const std::string pp = fmt::format("{}.points[{}]", sp, pi);
+      const json& b = field(pts[pi], "bytes", pp, source);
+      if (!b.is_number_unsigned() || b.get<std::uint64_t>() == 0)
+        throw input_error(source, pp + ".bytes", fmt::format("{} is not a size in bytes >= 1", b.dump()));
+      prtt_point p;
+      p.bytes = b.get<std::uint64_t>();
+      p.prtt1_ns = time_field(pts[pi], "prtt1_ns", pp, source);
+      p.prttn_ns = time_field(pts[pi], "prttn_ns", pp, source);
+      p.prttd_ns = time_field(pts[pi], "prttd_ns", pp, source);
+      p.o_r_ns = time_field(pts[pi], "o_r_ns", pp, source);
+      ps.points.push_back(p);
+    }
+    try {
+      (void)derive(ps);
+    } catch (const std::invalid_argument& e) {
+      throw input_error(source, sp, e.what());
+    }
+    m.series.push_back(std::move(ps));
+  }
+  return m;
+}
+
+measurement read_measurement(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw input_error(path, "", fmt::format("cannot open measurement file: {}", std::strerror(errno)));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  json j;
+  try {
+    j = json::parse(ss.str());
+  } catch (const json::exception& e) {
+    throw input_error(path, "", fmt::format("malformed JSON: {}", e.what()));
+  }
+  return parse_measurement(j, path);
+}
+
+json measurement_json(const measurement& m) {
+  json j;
+  j["schema"] = "sidecore-prtt";
+  j["version"] = 1;
+  j["machine"] = m.machine;
+  j["series"] = json::array();
+  for (const prtt_series& s : m.series) {
+    json js{{"transport", s.transport}, {"provider", s.provider}, {"mode", s.mode}, {"n", s.n}};
+    js["points"] = json::array();
+    for (const prtt_point& p : s.points)
+      js["points"].push_back({{"bytes", p.bytes}, {"prtt1_ns", p.prtt1_ns}, {"prttn_ns", p.prttn_ns},
+                              {"prttd_ns", p.prttd_ns}, {"o_r_ns", p.o_r_ns}});
+    j["series"].push_back(std::move(js));
+  }
+  return j;
+}
+
+json params_json(const measurement& m, const std::vector<series_fit>& fits, const fit_options& o) {
+  json j;
+  j["schema"] = "sidecore-loggp";
+  j["version"] = 1;
+  j["machine"] = m.machine;
+  j["method"] = {{"paper", "Hoefler, Schneider, Lumsdaine: LogGP in Theory and Practice, Section 2"},
+                 {"pfact", o.pfact},
+                 {"lookahead", o.lookahead}};
+  j["series"] = json::array();
+  for (const series_fit& f : fits) {
+    json s{{"transport", f.series.transport}, {"provider", f.series.provider}, {"mode", f.series.mode},
+           {"n", f.series.n},   {"latency_ns", f.latency_ns}};
+    s["ranges"] = json::array();
+    for (const range_fit& r : f.ranges) {
+      s["ranges"].push_back({{"first_bytes", r.first_bytes},
+                             {"last_bytes", r.last_bytes},
+                             {"points", r.last - r.first + 1},
+                             {"L_ns", r.L_ns},
+                             {"o_s_ns", r.o_s.at_one},
+                             {"O_s_ns_per_byte", r.o_s.slope},
+                             {"o_r_ns", r.o_r.at_one},
+                             {"O_r_ns_per_byte", r.o_r.slope},
+                             {"g_ns", r.g_all.at_one},
+                             {"G_ns_per_byte", r.g_all.slope},
+                             {"residuals",
+                              {{"g_all_rms_rel", r.gall_rms_rel},
+                               {"prtt1_rms_rel", r.prtt1_rms_rel},
+                               {"prtt1_max_rel", r.prtt1_max_rel},
+                               {"prttn_max_rel", r.prttn_max_rel}}}});
+    }
+    s["protocol_changes_after_bytes"] = json::array();
+    for (std::size_t c : f.changes) s["protocol_changes_after_bytes"].push_back(f.derived[c].bytes);
+    s["per_size"] = json::array();
+    for (const derived_point& d : f.derived)
+      s["per_size"].push_back(
+          {{"bytes", d.bytes}, {"o_s_ns", d.o_s_ns}, {"o_r_ns", d.o_r_ns}, {"g_all_ns", d.g_all_ns}, {"prtt1_ns", d.prtt1_ns}});
+    s["warnings"] = f.warnings;
+    j["series"].push_back(std::move(s));
+  }
+  return j;
+}
+
+std::string params_table(const std::vector<series_fit>& fits) {
+  std::string out;
+  for (const series_fit& f : fits) {
+    out += fmt::format("{}{}{}, n = {}; latency PRTT(1,0,{})/2 = {:.3f} us\n", f.series.transport,
+                       f.series.provider.empty() ? "" : " (" + f.series.provider,
+                       f.series.provider.empty() ? "" : (f.series.mode.empty() ? ")" : ", mode " + f.series.mode + ")"),
+                       f.series.n, f.series.points.front().bytes, f.latency_ns / 1e3);
+    out += fmt::format("  {:>21} {:>9} {:>9} {:>10} {:>9} {:>10} {:>9} {:>10}  {:>8} {:>8}\n", "range (bytes)", "L us",
+                       "o_s us", "O_s ns/B", "o_r us", "O_r ns/B", "g us", "G ns/B", "PRTT max", "G_all rms");
+    for (const range_fit& r : f.ranges)
+      out += fmt::format("  {:>10}..{:<9} {:9.3f} {:9.3f} {:10.5f} {:9.3f} {:10.5f} {:9.3f} {:10.5f}  {:7.2f}% {:7.2f}%\n",
+                         r.first_bytes, r.last_bytes, r.L_ns / 1e3, r.o_s.at_one / 1e3, r.o_s.slope, r.o_r.at_one / 1e3,
+                         r.o_r.slope, r.g_all.at_one / 1e3, r.g_all.slope, 100 * std::max(r.prtt1_max_rel, r.prttn_max_rel),
+                         100 * r.gall_rms_rel);
+    for (const std::string& w : f.warnings) out += "  warning: " + w + "\n";
+  }
+  return out;
+}
+
+std::string params_svg(const std::vector<series_fit>& fits) {
+  const double W = 720, H = 300, left = 70, right = 20, top = 30, bottom = 45;
+  std::string out = fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" font-family="sans-serif" font-size="11">)",
+                                W, H * static_cast<double>(fits.size()));
+  out += "\n";
+  const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c"};
+  for (std::size_t fi = 0; fi < fits.size(); ++fi) {
+    const series_fit& f = fits[fi];
+    const double y0 = H * static_cast<double>(fi);
+    double xmin = 1e300, xmax = 0, vmin = 1e300, vmax = 0;
+    for (std::size_t i = 0; i < f.derived.size(); ++i) {
+      const double s = static_cast<double>(f.derived[i].bytes);
+      xmin = std::min(xmin, s);
+      xmax = std::max(xmax, s);
+      for (double v : {f.series.points[i].prtt1_ns, f.series.points[i].prttn_ns, f.derived[i].g_all_ns}) {
+        vmin = std::min(vmin, std::max(v, 1e-3));
+        vmax = std::max(vmax, v);
+      }
+    }
+    const double lx0 = std::log10(xmin), lx1 = std::max(std::log10(xmax), lx0 + 1e-9);
+    const double ly0 = std::floor(std::log10(vmin)), ly1 = std::max(std::ceil(std::log10(vmax)), ly0 + 1);
+    auto X = [&](double s) { return left + (std::log10(s) - lx0) / (lx1 - lx0) * (W - left - right); };
+    auto Y = [&](double v) { return y0 + top + (ly1 - std::log10(std::max(v, 1e-3))) / (ly1 - ly0) * (H - top - bottom); };
+    out += fmt::format(R"(<text x="{}" y="{}" font-weight="bold">{} {} {}: measured (points) and fitted (lines) PRTT(1,0,s), PRTT({},0,s), G_all(s)</text>)",
+                       left, y0 + 18, f.series.transport, f.series.provider, f.series.mode, f.series.n);
+    out += "\n";
+    out += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#888"/>)", left, y0 + top,
+                       W - left - right, H - top - bottom);
+    out += "\n";
+    for (double e = ly0; e <= ly1; e += 1)
+      out += fmt::format(R"(<text x="{}" y="{}" text-anchor="end">{:g} ns</text>)", left - 4, Y(std::pow(10, e)) + 4,
+                         std::pow(10, e));
+    for (double e = std::ceil(lx0); e <= lx1; e += 1)
+      out += fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">{:g} B</text>)", X(std::pow(10, e)),
+                         y0 + H - bottom + 14, std::pow(10, e));
+    out += fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">message size (log)</text>)", (W + left) / 2,
+                       y0 + H - 8);
+    out += "\n";
+    for (std::size_t c : f.changes) {
+      const double xc = X(static_cast<double>(f.derived[c].bytes));
+      out += fmt::format(R"(<line x1="{0}" x2="{0}" y1="{1}" y2="{2}" stroke="#999" stroke-dasharray="4 3"/><text x="{0}" y="{3}" fill="#666">protocol change after {4} B</text>)",
+                         xc, y0 + top, y0 + H - bottom, y0 + top + 12, f.derived[c].bytes);
+      out += "\n";
+    }
+    for (int k = 0; k < 3; ++k) {
+      auto measured = [&](std::size_t i) {
+        return k == 0 ? f.series.points[i].prtt1_ns : k == 1 ? f.series.points[i].prttn_ns : f.derived[i].g_all_ns;
+      };
+      for (std::size_t i = 0; i < f.derived.size(); ++i)
+        out += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.5" fill="{}"/>)", X(static_cast<double>(f.derived[i].bytes)),
+                           Y(measured(i)), colors[k]);
+      for (const range_fit& r : f.ranges) {
+        std::string pts;
+        for (std::size_t i = r.first; i <= r.last; ++i) {
+          const std::uint64_t b = f.derived[i].bytes;
+          const double v = k == 0 ? r.prtt1(b) : k == 1 ? r.prttn(b, f.series.n) : r.g_all(b);
+          pts += fmt::format("{:.1f},{:.1f} ", X(static_cast<double>(b)), Y(v));
+        }
+        out += fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="1.5"/>)", pts, colors[k]);
+      }
+      out += fmt::format(R"(<text x="{}" y="{}" fill="{}">{}</text>)", left + 8, y0 + top + 14 + 13 * (k + 1), colors[k],
+                         k == 0 ? "PRTT(1,0,s)" : k == 1 ? fmt::format("PRTT({},0,s)", f.series.n) : "G_all = g + (s-1)G");
+      out += "\n";
+    }
+  }
+  out += "</svg>\n";
+  return out;
+}
+
+json xfer_table_json(const series_fit& f) {
+  json pts = json::array();
+  for (const derived_point& d : f.derived) pts.push_back({d.bytes, f.range_for(d.bytes).prtt1(d.bytes) / 2 / 1e9});
+  return {{"schema", "sidecore-xfer-table"},
+          {"version", 1},
+          {"source", fmt::format("sidecore loggp: half the fitted PRTT(1,0,s), {} {} {}", f.series.transport,
+                                 f.series.provider, f.series.mode)},
+          {"points", pts}};
+}
+
+sidecore::model::sim::loggops_params to_loggops(const series_fit& f, std::uint64_t bytes) {
+  const range_fit& r = f.range_for(bytes);
+  sidecore::model::sim::loggops_params p;
+  p.L = std::max(0.0, r.L_ns);
+  p.o = std::max(0.0, (r.o_s.at_one + r.o_r.at_one) / 2);
+  p.O = std::max(0.0, (r.o_s.slope + r.o_r.slope) / 2);
+  p.g = std::max(0.0, r.g_all.at_one);
+  p.G = std::max(0.0, r.g_all.slope);
+  p.S = f.changes.empty() ? f.derived.back().bytes : f.derived[f.changes.front()].bytes;
+  return p;
+}
+
+}  // namespace sidecore::model::loggp

@@ -1,0 +1,125 @@
+// `sidecore simulate` (simulate.hpp, docs/simulate.md).
+#include "simulate.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+#include <iostream>
+#include <optional>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sidecore/common/input_error.hpp"
+#include "sidecore/model/sim/generators.hpp"
+#include "sidecore/model/sim/goal.hpp"
+#include "sidecore/model/sim/timeline.hpp"
+#include "write_file.hpp"
+
+namespace sidecore::tools {
+
+namespace sim = sidecore::model::sim;
+
+CLI::App* add_simulate(CLI::App& app, simulate_args& a) {
+  CLI::App* c = app.add_subcommand(
+      "simulate", "simulate a GOAL schedule (LogGOPSim's format) with the LogGOPS model and print each rank's finish time");
+  c->add_option("goal", a.goal_file, "GOAL text file (LogGOPSim's schedule language)");
+  c->add_option("-L", a.params.L, "latency L in ns (default 2500)");
+  c->add_option("-o", a.params.o, "CPU overhead o per message in ns (default 1500)");
+  c->add_option("-g", a.params.g, "NIC gap g per message in ns (default 1000)");
+  c->add_option("-G", a.params.G, "NIC gap G per byte in ns (default 6)");
+  c->add_option("-O", a.params.O, "CPU overhead O per byte in ns (default 0)");
+  c->add_option("-S", a.params.S, "largest eager message in bytes; larger ones use rendezvous (default 65535)");
+  c->add_flag("-b,--batchmode", a.batch, "print only the latest finishing rank, whatever the rank count");
+  c->add_flag("--all-hosts", a.all_hosts, "print every rank's finish time, also above 16 ranks");
+  c->add_option("--format", a.format, "output: text (default) or json")->check(CLI::IsMember({"text", "json"}));
+  c->add_option("--pattern", a.pattern, "simulate a generated schedule instead of a file: binomial-bcast")
+      ->check(CLI::IsMember({"binomial-bcast"}));
+  c->add_option("--ranks", a.ranks, "ranks of the generated schedule");
+  c->add_option("--bytes", a.bytes, "message size of the generated schedule (default 8)");
+  c->add_option("--root", a.root, "root of the generated broadcast (default 0)");
+  c->add_option("--write-goal", a.write_goal, "also write the simulated schedule as a GOAL file");
+  c->add_option("--timeline", a.timeline,
+                "write the simulation's timeline as Chrome trace-event JSON (Perfetto): CPUs' calcs and o, messages");
+  return c;
+}
+
+namespace {
+
+sim::schedule load(const simulate_args& a) {
+  if (!a.pattern.empty()) {
+    if (!a.goal_file.empty()) throw input_error("--pattern", "", "give either a GOAL file or --pattern, not both");
+    if (a.ranks == 0) throw input_error("--ranks", "", "--pattern needs --ranks N (N >= 1)");
+    try {
+      return sim::binomial_broadcast(a.ranks, a.bytes, a.root);
+    } catch (const std::invalid_argument& e) {
+      throw input_error("--pattern", "", e.what());
+    }
+  }
+  if (a.goal_file.empty()) throw input_error("GOAL", "", "no input: give a GOAL file or --pattern binomial-bcast --ranks N");
+  return sim::read_goal_file(a.goal_file);
+}
+
+std::string ns_text(double t) { return fmt::format("{}", std::llround(t)); }
+
+}  // namespace
+
+int run_simulate(const simulate_args& a) {
+  sim::validate(a.params);
+  const sim::schedule s = load(a);
+  if (!a.write_goal.empty()) {
+    std::ostringstream text;
+    sim::write_goal(s, text);
+    write_file(a.write_goal, text.str(), "--write-goal");
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  std::optional<sim::chrome_timeline> timeline;
+  if (!a.timeline.empty()) timeline.emplace(s);
+  const sim::sim_result r = sim::simulate(s, a.params, timeline ? &*timeline : nullptr);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!r.complete) {
+    std::cerr << fmt::format("sidecore simulate: error: {}: the schedule cannot finish (a deadlock): {} operation(s) "
+                             "never completed:\n", s.source(), r.unfinished);
+    for (const std::string& p : r.problems) std::cerr << "  " << p << "\n";
+    return 2;
+  }
+  if (timeline) write_file(a.timeline, timeline->json(), "--timeline");
+  const sim::loggops_params& p = a.params;
+  if (a.format == "json") {
+    nlohmann::json j;
+    j["schema"] = "sidecore-simulate";
+    j["version"] = 1;
+    j["source"] = s.source();
+    j["params"] = {{"L_ns", p.L}, {"o_ns", p.o}, {"g_ns", p.g}, {"G_ns_per_byte", p.G}, {"O_ns_per_byte", p.O},
+                   {"S_bytes", p.S}};
+    j["ranks"] = s.num_ranks();
+    j["finish_ns"] = r.finish_ns;
+    j["makespan_ns"] = r.makespan_ns();
+    j["events"] = r.events;
+    j["messages"] = r.messages;
+    j["size_mismatches"] = r.size_mismatches;
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  // LogGOPSim's output: every host up to 16 ranks, else the latest one.
+  if ((s.num_ranks() <= 16 || a.all_hosts) && !a.batch) {
+    for (std::uint32_t i = 0; i < s.num_ranks(); ++i) std::cout << "Host " << i << ": " << ns_text(r.finish_ns[i]) << "\n";
+  } else {
+    std::uint32_t host = 0;
+    for (std::uint32_t i = 1; i < s.num_ranks(); ++i)
+      if (r.finish_ns[i] > r.finish_ns[host]) host = i;
+    std::cout << fmt::format("Maximum finishing time at host {}: {} ({} s)\n", host, ns_text(r.finish_ns[host]),
+                             r.finish_ns[host] / 1e9);
+  }
+  std::cout << fmt::format("LogGOPS: L={} o={} g={} G={} O={} S={}; {} ranks ({} CPU, {} NIC each); {}\n", p.L, p.o,
+                           p.g, p.G, p.O, p.S, s.num_ranks(), s.num_cpus(), s.num_nics(), s.source());
+  std::cout << fmt::format("simulated: {} operations, {} messages, {} events in {:.3f} s ({:.3g} events/s)\n",
+                           s.num_ops(), r.messages, r.events, secs, secs > 0 ? static_cast<double>(r.events) / secs : 0.0);
+  if (r.size_mismatches)
+    std::cout << fmt::format("note: {} receive(s) matched a message of another size (LogGOPSim then decides eager or "
+                             "rendezvous by whichever of the two was posted second)\n", r.size_mismatches);
+  return 0;
+}
+
+}  // namespace sidecore::tools

@@ -1,0 +1,35 @@
+// `sidecore simulate`: the LogGOPS simulator on a GOAL file or a generated schedule.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "sidecore/model/sim/loggops.hpp"
+
+namespace sidecore::tools {
+
+struct simulate_args {
+  std::string goal_file;
+  sidecore::model::sim::loggops_params params;
+  bool batch = false;     // LogGOPSim's -b: never print every host
+  bool all_hosts = false; // print every host even above 16 ranks
+  std::string format = "text";
+  std::string pattern;    // generated schedule instead of a file
+  std::uint32_t ranks = 0;
+  std::uint64_t bytes = 8;
+  std::uint32_t root = 0;
+  std::string write_goal;
+  std::string timeline;   // Chrome trace of the simulation
+};
+
+/// Registers the subcommand's options on `app` (LogGOPSim's -L -o -g -G -O -S with its defaults).
+CLI::App* add_simulate(CLI::App& app, simulate_args& a);
+
+/// Runs it: prints the finish times as LogGOPSim does ("Host N: T" in ns), then a summary.
+/// Returns 0, or 2 after printing the problems when the schedule deadlocks. Throws input_error for
+/// bad input (file, option).
+[[nodiscard]] int run_simulate(const simulate_args& a);
+
+}  // namespace sidecore::tools

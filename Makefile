@@ -1,6 +1,6 @@
 # sidecore — the two commands of a fresh machine:
 #   make demo   install missing Debian packages, configure, build, run the overlap benchmark on 2 ranks
-#   make test   the same, then the whole test suite
+#   make test   the same, then the whole test suite, plainly built and under ASan+UBSan
 # Both are idempotent. BUILD=dir and BUILD_TYPE=Debug|Release|RelWithDebInfo|Asan|Tsan choose the build.
 #   make fuzz   the libFuzzer harnesses of every input reader, FUZZ_SECONDS each (fuzz/README.md)
 
@@ -16,6 +16,10 @@ CTEST_ARGS ?=
 FUZZ         ?= 1
 FUZZ_BUILD   ?= $(BUILD)/fuzz
 FUZZ_SECONDS ?= 300
+# `make test` also builds the ASan+UBSan configuration (no benchmarks) and runs the whole suite under it (ASAN=0
+# leaves it out): CI runs both within its time budget.
+ASAN         ?= 1
+ASAN_BUILD   ?= build-asan
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES = cmake make g++ pkg-config \
@@ -40,7 +44,7 @@ deps:
 	fi
 
 configure: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_EXTRA)
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -52,6 +56,9 @@ test: build clean-shm $(if $(filter 1,$(FUZZ)),fuzz-build)
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --label-exclude known-bug --repeat until-pass:2 $(CTEST_ARGS)
 ifeq ($(FUZZ),1)
 	ctest --test-dir $(FUZZ_BUILD) --output-on-failure -j $(JOBS)
+endif
+ifeq ($(ASAN),1)
+	$(MAKE) asan ASAN=0
 endif
 
 # clang's -fsanitize=fuzzer takes libFuzzer from libclang-rt-14-dev (compiler-rt), with the ASan and UBSan runtimes.
@@ -72,9 +79,10 @@ fuzz: fuzz-build
 # with sidecore's request code on the stack. No suppressions file: nothing is suppressed.
 # The PMPI tests preload the ASan runtime ahead of libsidecore-pmpi.so in the Asan build (tests/instrument).
 asan:
-	ASAN_OPTIONS=detect_leaks=0 UCX_MEM_EVENTS=no $(MAKE) test BUILD=build-asan BUILD_TYPE=Asan FUZZ=0
+	ASAN_OPTIONS=detect_leaks=0 UCX_MEM_EVENTS=no $(MAKE) test BUILD=$(ASAN_BUILD) BUILD_TYPE=Asan FUZZ=0 ASAN=0 \
+	  CMAKE_EXTRA=-DSIDECORE_BUILD_BENCH=OFF
 tsan:
-	TSAN_OPTIONS=ignore_noninstrumented_modules=1 UCX_MEM_EVENTS=no $(MAKE) test BUILD=build-tsan BUILD_TYPE=Tsan FUZZ=0
+	TSAN_OPTIONS=ignore_noninstrumented_modules=1 UCX_MEM_EVENTS=no $(MAKE) test BUILD=build-tsan BUILD_TYPE=Tsan FUZZ=0 ASAN=0
 
 clean:
 	rm -rf $(BUILD)

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "internal.hpp"
+#include "profile_data.hpp"
 #include "sidecore/instrument/instrument.hpp"
 
 namespace sidecore::instrument {

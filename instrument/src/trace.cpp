@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "internal.hpp"
+#include "trace_writer.hpp"
 
 namespace sidecore::instrument::internal {
+
+trace_writer g_trace;
 
 namespace {
 // Trace timestamps are microseconds; keep nanosecond resolution with three decimals.

@@ -1,0 +1,158 @@
+// sidecore instrument — assembling a rank profile from the collection: every thread's call counters, the analysis'
+// overlap sums (transfers still in flight as case 3), region entries, times and calls (sub-regions included), the
+// run's description, all converted from event-clock ticks with the window's final fit.
+#include <algorithm>
+#include <unordered_map>
+
+#include "collection.hpp"
+#include "fold.hpp"
+#include "profile_data.hpp"
+#include "regions.hpp"
+#include "threads.hpp"
+
+namespace sidecore::instrument {
+
+using namespace internal;
+
+namespace {
+overlap_acc to_ns(const overlap_acc& a, const clock_fit& f) {
+  return {f.dur_ns(a.min_ns), f.dur_ns(a.max_ns), f.dur_ns(a.xfer_ns), a.count};
+}
+}  // namespace
+
+std::string rank_profile_json() {
+  fold_all();
+  internal::profile_data p;
+  std::uint64_t t_end = 0;
+  // Per region path, calls made while it was the innermost path (ticks), summed over threads.
+  std::vector<std::array<internal::call_sum, category_count>> region_calls_excl;
+  // Open regions (still entered at the window's end): path id and entry time.
+  std::vector<std::pair<std::uint16_t, std::uint64_t>> open_regions;
+  clock_fit f;
+  {
+    std::lock_guard lk(g_registry_mu);
+    close_window();
+    f = current_fit();
+    t_end = g_col.t_end;
+    p.rank = g_col.rank;
+    p.nranks = g_col.nranks;
+    p.mode = g_col.mode;
+    p.provider = g_col.provider;
+    p.n_core = g_col.n_core;
+    const std::uint64_t window = t_end > g_col.t_start ? t_end - g_col.t_start : 0;
+    p.t_total_s = g_col.t_total_override >= 0 ? g_col.t_total_override : static_cast<double>(f.dur_ns(window)) * 1e-9;
+    // t_comp: time outside sidecore calls on the thread that communicates (the first thread that made a call),
+    // over the same window as t_total.
+    const std::uint64_t in_calls = std::min(g_col.main_in_call, window);
+    p.t_comp_s = static_cast<double>(f.dur_ns(window - in_calls)) * 1e-9;
+    p.command = g_col.command;
+    p.clock_source = f.tsc ? "tsc" : "monotonic";
+    p.tsc_hz = f.tsc ? 1e9 / f.ns_per_tick : 0.0;
+    p.clock_note = g_col.clock_note;
+    p.has_progress = g_col.has_progress;
+    p.progress_busy_s = g_col.progress_busy_s;
+    p.progress_idle_s = g_col.progress_idle_s;
+    p.progress_polls = g_col.progress_polls;
+    p.progress_completions = g_col.progress_completions;
+    for (const auto& st : g_states) {
+      for (std::size_t c = 0; c < category_count; ++c) {
+        const cat_counter& a = st->cats[c];
+        category_acc acc;
+        acc.time_ns = a.time.load(relaxed);
+        acc.count = a.count.load(relaxed);
+        acc.min_ns = a.min.load(relaxed);
+        p.categories[c].merge(acc);
+      }
+      for (std::size_t k = 0; k < st->region_chunks.size(); ++k) {
+        const region_calls* chunk = st->region_chunks[k].load(std::memory_order_acquire);
+        if (chunk == nullptr) continue;
+        for (std::size_t i = 0; i < region_chunk; ++i) {
+          const std::size_t id = k * region_chunk + i;
+          for (std::size_t c = 0; c < category_count; ++c) {
+            const std::uint64_t n = chunk[i].count[c].load(relaxed);
+            if (n == 0) continue;
+            if (region_calls_excl.size() <= id) region_calls_excl.resize(id + 1);
+            region_calls_excl[id][c].count += n;
+            region_calls_excl[id][c].time += chunk[i].time[c].load(relaxed);
+          }
+        }
+      }
+      std::lock_guard lf(st->fold_mu);
+      for (std::uint32_t d = 0; d < std::min(st->f_region_depth, max_region_depth); ++d) {
+        open_regions.emplace_back(st->f_region_id[d], st->f_region_t[d]);
+      }
+    }
+  }
+  for (auto& c : p.categories) {
+    c.time_ns = f.dur_ns(c.time_ns);
+    if (c.count != 0) c.min_ns = f.dur_ns(c.min_ns);
+  }
+  {
+    std::lock_guard la(g_analysis_mu);
+    overlap_acc total = total_locked();
+    std::vector<overlap_acc> by_size = g_by_size;
+    std::vector<overlap_acc> by_region = g_by_region;
+    // Transfers with only one event so far count as case 3 (not consumed: a later profile may pair them).
+    g_pending.for_each([&](const pending_xfer& px) {
+      if (!px.is_begin) return;  // an end whose begin never came carries no size: see g_orphan_ends
+      const overlap_bound b = bound_one_known(table_ticks(px.bytes, f));
+      const overlap_acc one{b.min_ns, b.max_ns, b.xfer_ns, 1};
+      total += one;
+      if (g_bins) by_size[g_bins->index(static_cast<std::size_t>(px.bytes))] += one;
+      if (px.s.region != 0) {
+        if (px.s.region >= by_region.size()) by_region.resize(px.s.region + 1u);
+        by_region[px.s.region] += one;
+      }
+    });
+    p.total = to_ns(total, f);
+    p.xfer_time_source = !g_table.empty() ? g_table.source() : total.count != 0 ? "measured" : "none";
+    if (g_bins) {
+      for (std::size_t i = 0; i < by_size.size(); ++i) {
+        if (by_size[i].count == 0) continue;
+        p.by_size.push_back({g_bins->lo(i), g_bins->hi(i), g_bins->bounded(i), to_ns(by_size[i], f)});
+      }
+    }
+    // Regions: entries and wall time per path (open entries run to the window's end), and calls with sub-regions
+    // included (each path's own calls added to every ancestor).
+    std::vector<region_stat> stats = g_region_stats;
+    std::lock_guard lr(g_region_mu);
+    // Overlap by region: each transfer was counted in its innermost path; add it to every ancestor too, so that a
+    // region's bounds include its sub-regions' as its time and calls do.
+    std::unordered_map<std::uint16_t, overlap_acc> incl_overlap;
+    for (std::size_t rid = 1; rid < by_region.size(); ++rid) {
+      if (by_region[rid].count == 0) continue;
+      for (std::size_t a = rid; a != 0 && a < g_region_info.size(); a = g_region_info[a].parent) {
+        incl_overlap[static_cast<std::uint16_t>(a)] += by_region[rid];
+      }
+    }
+    for (const auto& [rid, acc] : incl_overlap) p.by_region.push_back({g_region_info[rid].path, to_ns(acc, f)});
+    std::sort(p.by_region.begin(), p.by_region.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    const std::size_t npaths = g_region_info.size();
+    stats.resize(std::max(stats.size(), npaths));
+    for (const auto& [id, t0] : open_regions) {
+      if (id < stats.size()) stats[id].time += t_end > t0 ? t_end - t0 : 0;
+    }
+    std::vector<std::array<internal::call_sum, category_count>> incl(npaths);
+    for (std::size_t id = 1; id < std::min(npaths, region_calls_excl.size()); ++id) {
+      for (std::size_t a = id; a != 0; a = g_region_info[a].parent) {
+        for (std::size_t c = 0; c < category_count; ++c) {
+          incl[a][c].time += region_calls_excl[id][c].time;
+          incl[a][c].count += region_calls_excl[id][c].count;
+        }
+      }
+    }
+    for (std::size_t id = 1; id < npaths; ++id) {
+      if (stats[id].entries == 0) continue;
+      internal::profile_data::region_time r;
+      r.name = g_region_info[id].path;
+      r.entries = stats[id].entries;
+      r.time_ns = f.dur_ns(stats[id].time);
+      for (std::size_t c = 0; c < category_count; ++c) r.cats[c] = {f.dur_ns(incl[id][c].time), incl[id][c].count};
+      p.regions.push_back(std::move(r));
+    }
+    std::sort(p.regions.begin(), p.regions.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  }
+  return internal::rank_profile_to_json(p);
+}
+
+}  // namespace sidecore::instrument

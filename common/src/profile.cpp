@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -219,6 +220,7 @@ class reader {
       s.completions = counter(*it, pp, "completions");
       p.progress_thread = s;
     }
+    read_instrumentation_sections(j, path, p);
 
     if (p.kind == profile_kind::job) {
       const std::string rp = join(path, "ranks");
@@ -243,12 +245,52 @@ class reader {
     return p;
   }
 
+  // The sections only sidecore's instrumentation writes: regions and event_clock.
+  void read_instrumentation_sections(const json& j, const std::string& path, profile& p) const {
+    if (auto it = j.find("regions"); it != j.end() && !it->is_null()) {
+      const std::string rp = join(path, "regions");
+      if (!it->is_array()) fail(rp, "expected an array of regions, got " + type_of(*it));
+      for (std::size_t i = 0; i < it->size(); ++i) p.regions.push_back(region((*it)[i], rp + "[" + std::to_string(i) + "]"));
+    }
+    if (auto it = j.find("event_clock"); it != j.end() && !it->is_null()) {
+      const std::string cp = join(path, "event_clock");
+      require_object(*it, cp);
+      event_clock_info c;
+      c.source = text(*it, cp, "source");
+      if (it->contains("tsc_hz")) c.tsc_hz = seconds(*it, cp, "tsc_hz");  // a finite rate >= 0, read as seconds are
+      if (it->contains("note")) c.note = text(*it, cp, "note");
+      p.event_clock = std::move(c);
+    }
+  }
+
+  region_profile region(const json& v, const std::string& path) const {
+    require_object(v, path);
+    region_profile r;
+    r.name = text(v, path, "name");
+    r.entries = counter(v, path, "entries");
+    r.time_s = seconds(v, path, "time_s");
+    const std::string cpath = join(path, "categories");
+    const json& cats = member(v, path, "categories");
+    require_object(cats, cpath);
+    for (auto it = cats.begin(); it != cats.end(); ++it) {
+      int c = 0;
+      while (c < category_count && it.key() != category_name(static_cast<category>(c))) ++c;
+      if (c == category_count) fail(join(cpath, it.key()), "unknown category; accepted: blocking, init, test, wait, other");
+      const std::string p2 = join(cpath, it.key());
+      require_object(it.value(), p2);
+      r.categories[static_cast<std::size_t>(c)] = {seconds(it.value(), p2, "time_s"), counter(it.value(), p2, "count")};
+    }
+    return r;
+  }
+
  private:
   std::string source_;
 };
 
-json categories_json(const std::array<category_totals, category_count>& cats) {
-  json out = json::object();
+// The writer, for nlohmann::json (keys sorted) and ordered_json (the schema's field order, as written to files).
+template <class J>
+J categories_json(const std::array<category_totals, category_count>& cats) {
+  J out = J::object();
   for (int c = 0; c < category_count; ++c) {
     const auto& t = cats[static_cast<std::size_t>(c)];
     out[std::string(category_name(static_cast<category>(c)))] = {{"time_s", t.time_s}, {"count", t.count}, {"min_s", t.min_s}};
@@ -256,12 +298,28 @@ json categories_json(const std::array<category_totals, category_count>& cats) {
   return out;
 }
 
-json bounds_json(const overlap_bounds& b) {
-  return json{{"min_s", b.min_s}, {"max_s", b.max_s}, {"xfer_time_s", b.xfer_time_s}, {"count", b.count}};
+template <class J>
+J bounds_json(const overlap_bounds& b) {
+  return J{{"min_s", b.min_s}, {"max_s", b.max_s}, {"xfer_time_s", b.xfer_time_s}, {"count", b.count}};
 }
 
-void write(json& j, const profile& p, bool nested) {
-  j = json::object();
+template <class J>
+J regions_json(const std::vector<region_profile>& regions) {
+  J out = J::array();
+  for (const auto& r : regions) {
+    J cats = J::object();
+    for (int c = 0; c < category_count; ++c) {
+      const auto& t = r.categories[static_cast<std::size_t>(c)];
+      cats[std::string(category_name(static_cast<category>(c)))] = {{"time_s", t.time_s}, {"count", t.count}};
+    }
+    out.push_back({{"name", r.name}, {"entries", r.entries}, {"time_s", r.time_s}, {"categories", std::move(cats)}});
+  }
+  return out;
+}
+
+template <class J>
+void write(J& j, const profile& p, bool nested) {
+  j = J::object();
   if (!nested) {
     j["schema"] = profile_schema_name;
     j["schema_version"] = profile_schema_version;
@@ -275,40 +333,57 @@ void write(json& j, const profile& p, bool nested) {
   j["t_total_s"] = p.t_total_s;
   j["t_comp_s"] = p.t_comp_s;
   if (!p.command.empty()) j["command"] = p.command;
-  j["categories"] = categories_json(p.categories);
+  j["categories"] = categories_json<J>(p.categories);
   if (p.calling_threads > 0) j["calling_threads"] = p.calling_threads;
-  if (p.thread_categories) j["communicating_thread"] = {{"categories", categories_json(*p.thread_categories)}};
+  if (p.thread_categories) j["communicating_thread"] = {{"categories", categories_json<J>(*p.thread_categories)}};
   if (p.overlap) {
-    json o = {{"xfer_time_source", p.overlap->xfer_time_source}, {"total", bounds_json(p.overlap->total)}};
-    json bs = json::array();
+    J o = {{"xfer_time_source", p.overlap->xfer_time_source}, {"total", bounds_json<J>(p.overlap->total)}};
+    J bs = J::array();
     for (const auto& b : p.overlap->by_size) {
-      json e = bounds_json(b.bounds);
+      J e = bounds_json<J>(b.bounds);
       e["lo_bytes"] = b.lo_bytes;
       e["hi_bytes"] = b.hi_bytes;
       bs.push_back(std::move(e));
     }
     o["by_size"] = std::move(bs);
-    json br = json::array();
+    J br = J::array();
     for (const auto& r : p.overlap->by_region) {
-      json e = bounds_json(r.bounds);
+      J e = bounds_json<J>(r.bounds);
       e["name"] = r.name;
       br.push_back(std::move(e));
     }
     o["by_region"] = std::move(br);
     j["overlap"] = std::move(o);
   }
+  j["regions"] = regions_json<J>(p.regions);
+  if (p.event_clock) {
+    J c = {{"source", p.event_clock->source}};
+    if (p.event_clock->tsc_hz > 0) c["tsc_hz"] = p.event_clock->tsc_hz;
+    if (!p.event_clock->note.empty()) c["note"] = p.event_clock->note;
+    j["event_clock"] = std::move(c);
+  }
   if (p.progress_thread) {
     const auto& s = *p.progress_thread;
     j["progress_thread"] = {{"busy_s", s.busy_s}, {"idle_s", s.idle_s}, {"polls", s.polls}, {"completions", s.completions}};
   }
   if (p.kind == profile_kind::job) {
-    json rs = json::array();
+    J rs = J::array();
     for (const auto& r : p.ranks) {
-      json e;
+      J e;
       write(e, r, true);
       rs.push_back(std::move(e));
     }
     j["ranks"] = std::move(rs);
+  }
+}
+
+// Whether `sources` ("a; b; c", as the merge joins them) already names `one`.
+bool contains_source(const std::string& sources, const std::string& one) {
+  for (std::size_t pos = 0;;) {
+    const std::size_t end = sources.find("; ", pos);
+    if (sources.compare(pos, end == std::string::npos ? std::string::npos : end - pos, one) == 0) return true;
+    if (end == std::string::npos) return false;
+    pos = end + 2;
   }
 }
 
@@ -325,6 +400,13 @@ std::string_view profile_kind_name(profile_kind k) noexcept { return k == profil
 std::string_view progress_mode_name(progress_mode m) noexcept { return m == progress_mode::core ? "core" : "off"; }
 
 void to_json(nlohmann::json& j, const profile& p) { write(j, p, false); }
+void to_json(nlohmann::ordered_json& j, const profile& p) { write(j, p, false); }
+
+std::string format_profile(const profile& p) {
+  nlohmann::ordered_json j;
+  write(j, p, false);
+  return j.dump(2) + "\n";
+}
 
 void from_json(const nlohmann::json& j, profile& p) { p = reader("").read(j, "", false); }
 
@@ -349,17 +431,29 @@ profile read_profile_file(const std::string& path) {
 }
 
 void write_profile_file(const std::string& path, const profile& p) {
-  json j;
-  to_json(j, p);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) throw input_error(path, "", std::string("cannot write profile: ") + std::strerror(errno));
-  out << j.dump(2) << '\n';
+  out << format_profile(p);
   out.flush();
   if (!out) throw input_error(path, "", "write error (disk full?)");
 }
 
 profile make_job_profile(std::vector<profile> ranks) {
   if (ranks.empty()) throw input_error("make_job_profile", "ranks", "no rank profiles given");
+  // Checked in the caller's order, so that an error names the input by its position.
+  std::map<int, std::size_t> seen;  // rank -> input position
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const profile& r = ranks[i];
+    const std::string where = "ranks[" + std::to_string(i) + "]";
+    if (r.kind != profile_kind::rank) throw input_error("make_job_profile", where + ".kind", "expected a rank profile");
+    if (r.mode != ranks.front().mode)
+      throw input_error("make_job_profile", where + ".mode",
+                        "mode \"" + std::string(progress_mode_name(r.mode)) + "\" differs from ranks[0]'s \"" +
+                            std::string(progress_mode_name(ranks.front().mode)) + "\": a job profile does not mix modes");
+    if (auto [it, fresh] = seen.emplace(r.rank, i); !fresh)
+      throw input_error("make_job_profile", where + ".rank",
+                        "rank " + std::to_string(r.rank) + " appears twice (also ranks[" + std::to_string(it->second) + "])");
+  }
   std::sort(ranks.begin(), ranks.end(), [](const profile& a, const profile& b) { return a.rank < b.rank; });
   profile job;
   job.kind = profile_kind::job;
@@ -373,11 +467,6 @@ profile make_job_profile(std::vector<profile> ranks) {
   std::fill(std::begin(first_min), std::end(first_min), true);
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const profile& r = ranks[i];
-    const std::string where = "ranks[" + std::to_string(i) + "]";
-    if (r.kind != profile_kind::rank) throw input_error("make_job_profile", where + ".kind", "expected a rank profile");
-    if (r.mode != job.mode) throw input_error("make_job_profile", where + ".mode", "ranks mix modes off and core");
-    if (i > 0 && r.rank == ranks[i - 1].rank)
-      throw input_error("make_job_profile", where + ".rank", "rank " + std::to_string(r.rank) + " appears twice");
     job.nranks = std::max(job.nranks, r.nranks);
     job.n_core = std::max(job.n_core, r.n_core);
     job.t_total_s = std::max(job.t_total_s, r.t_total_s);
@@ -408,6 +497,8 @@ profile make_job_profile(std::vector<profile> ranks) {
       if (!job.overlap) {
         job.overlap = overlap_section{};
         job.overlap->xfer_time_source = r.overlap->xfer_time_source;
+      } else if (!contains_source(job.overlap->xfer_time_source, r.overlap->xfer_time_source)) {
+        job.overlap->xfer_time_source += "; " + r.overlap->xfer_time_source;
       }
       add_bounds(job.overlap->total, r.overlap->total);
       for (const auto& b : r.overlap->by_size) {
@@ -424,6 +515,20 @@ profile make_job_profile(std::vector<profile> ranks) {
         else add_bounds(it->bounds, g.bounds);
       }
     }
+    for (const auto& g : r.regions) {
+      auto it = std::find_if(job.regions.begin(), job.regions.end(),
+                             [&](const region_profile& x) { return x.name == g.name; });
+      if (it == job.regions.end()) {
+        job.regions.push_back(g);
+        continue;
+      }
+      it->entries += g.entries;
+      it->time_s += g.time_s;
+      for (std::size_t c = 0; c < category_count; ++c) {
+        it->categories[c].time_s += g.categories[c].time_s;
+        it->categories[c].count += g.categories[c].count;
+      }
+    }
     if (r.progress_thread) {
       if (!job.progress_thread) job.progress_thread = progress_thread_stats{};
       job.progress_thread->busy_s += r.progress_thread->busy_s;
@@ -432,9 +537,14 @@ profile make_job_profile(std::vector<profile> ranks) {
       job.progress_thread->completions += r.progress_thread->completions;
     }
   }
-  if (job.overlap)
+  if (job.overlap) {
     std::sort(job.overlap->by_size.begin(), job.overlap->by_size.end(),
               [](const overlap_size_bin& a, const overlap_size_bin& b) { return a.lo_bytes < b.lo_bytes; });
+    std::sort(job.overlap->by_region.begin(), job.overlap->by_region.end(),
+              [](const overlap_region& a, const overlap_region& b) { return a.name < b.name; });
+  }
+  std::sort(job.regions.begin(), job.regions.end(),
+            [](const region_profile& a, const region_profile& b) { return a.name < b.name; });
   for (auto& r : ranks) r.nranks = job.nranks;
   job.ranks = std::move(ranks);
   return job;

@@ -1,8 +1,11 @@
 // sidecore instrument — the control API: start and stop a collection, the measured window, the run's description,
 // thread names, the progress thread's idle fold, and finishing the trace.
+#include <sched.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "collection.hpp"
@@ -24,12 +27,26 @@ void close_window() noexcept {
     g_col.closed = true;
     if (const std::uint32_t main = detail::g_hot.main_thread.load(relaxed); main != no_thread) {
       g_col.main_in_call = snapshot_owner(nullptr, main, g_col.t_end).p.in_call_ns;
+      if (const thread_state* st = g_threads[main].load(std::memory_order_acquire)) {
+        for (std::size_t c = 0; c < category_count; ++c) {
+          g_col.main_cats[c] = {st->cats[c].time.load(relaxed), st->cats[c].count.load(relaxed),
+                                st->cats[c].min.load(relaxed)};
+        }
+      }
     }
   }
   finish_fit();
 }
 
 namespace {
+// The size of the process's CPU affinity mask (at least 1).
+int affinity_cores() noexcept {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
 std::uint64_t round_pow2(std::uint64_t v) {
   std::uint64_t c = 16;
   while (c < v) c <<= 1;
@@ -59,6 +76,7 @@ void start(const config& cfg, int rank, int nranks) {
   g_col.rank = rank;
   g_col.nranks = nranks;
   g_col.ring_cap = round_pow2(std::max<std::uint64_t>(cfg.ring_events, 16));
+  g_col.n_core = affinity_cores();  // until set_run_info() says otherwise: the profile is valid without it
   reset_registry(g_col.ring_cap);
   g_hot.main_thread.store(no_thread, relaxed);
   // The event clock: the TSC where it is usable (and not declined), calibrated from now.
@@ -116,10 +134,7 @@ void set_xfer_time_table(xfer_time_table table) {
 void set_progress_stats(double busy_s, double idle_s, std::uint64_t polls, std::uint64_t completions) noexcept {
   std::lock_guard lk(g_registry_mu);
   g_col.has_progress = true;
-  g_col.progress_busy_s = busy_s;
-  g_col.progress_idle_s = idle_s;
-  g_col.progress_polls = polls;
-  g_col.progress_completions = completions;
+  g_col.progress = {busy_s, idle_s, polls, completions};
 }
 
 void end_window() noexcept {
@@ -129,8 +144,14 @@ void end_window() noexcept {
 }
 
 void set_run_info(std::string mode, std::string provider, int n_core, double t_total_s) {
+  if (mode != "off" && mode != "core") {
+    throw std::invalid_argument("instrument::set_run_info: mode \"" + mode + "\"; accepted: \"off\", \"core\"");
+  }
+  if (n_core < 1) {
+    throw std::invalid_argument("instrument::set_run_info: n_core " + std::to_string(n_core) + "; accepted: >= 1");
+  }
   std::lock_guard lk(g_registry_mu);
-  g_col.mode = std::move(mode);
+  g_col.mode = mode == "core" ? progress_mode::core : progress_mode::off;
   g_col.provider = std::move(provider);
   g_col.n_core = n_core;
   g_col.t_total_override = t_total_s;

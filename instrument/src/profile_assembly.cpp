@@ -1,13 +1,14 @@
-// sidecore instrument — assembling a rank profile from the collection: every thread's call counters, the analysis'
-// overlap sums (transfers still in flight as case 3), region entries, times and calls (sub-regions included), the
-// run's description, all converted from event-clock ticks with the window's final fit.
+// sidecore instrument — assembling a rank profile (sidecore::profile, common/) from the collection: every thread's call
+// counters, the communicating thread's own ones, the analysis' overlap sums (transfers still in flight as case 3),
+// region entries, times and calls (sub-regions included) and the run's description, converted from event-clock ticks
+// with the window's final fit. The JSON is written by the profile library, the one definition of the schema.
 #include <algorithm>
 #include <unordered_map>
 
 #include "collection.hpp"
 #include "fold.hpp"
-#include "profile_data.hpp"
 #include "regions.hpp"
+#include "sidecore/common/profile.hpp"
 #include "threads.hpp"
 
 namespace sidecore::instrument {
@@ -15,17 +16,28 @@ namespace sidecore::instrument {
 using namespace internal;
 
 namespace {
-overlap_acc to_ns(const overlap_acc& a, const clock_fit& f) {
-  return {f.dur_ns(a.min_ns), f.dur_ns(a.max_ns), f.dur_ns(a.xfer_ns), a.count};
+
+// A duration (or a sum of durations) in ticks, in seconds, as the profile writes it: rounded to the nanosecond first.
+double seconds(std::uint64_t ticks, const clock_fit& f) { return static_cast<double>(f.dur_ns(ticks)) * 1e-9; }
+
+overlap_bounds bounds_of(const overlap_acc& a, const clock_fit& f) {
+  return {seconds(a.min_ns, f), seconds(a.max_ns, f), seconds(a.xfer_ns, f), a.count};
 }
+
+category_totals totals_of(const category_acc& a, const clock_fit& f) {
+  return {seconds(a.time_ns, f), a.count, a.count == 0 ? 0.0 : seconds(a.min_ns, f)};
+}
+
 }  // namespace
 
-std::string rank_profile_json() {
+profile rank_profile() {
   fold_all();
-  internal::profile_data p;
+  profile p;
   std::uint64_t t_end = 0;
+  // Per category, the outermost calls of every thread (ticks).
+  std::array<category_acc, category_count> cats{};
   // Per region path, calls made while it was the innermost path (ticks), summed over threads.
-  std::vector<std::array<internal::call_sum, category_count>> region_calls_excl;
+  std::vector<std::array<call_sum, category_count>> region_calls_excl;
   // Open regions (still entered at the window's end): path id and entry time.
   std::vector<std::pair<std::uint16_t, std::uint64_t>> open_regions;
   clock_fit f;
@@ -34,35 +46,41 @@ std::string rank_profile_json() {
     close_window();
     f = current_fit();
     t_end = g_col.t_end;
+    p.kind = profile_kind::rank;
     p.rank = g_col.rank;
     p.nranks = g_col.nranks;
     p.mode = g_col.mode;
     p.provider = g_col.provider;
     p.n_core = g_col.n_core;
     const std::uint64_t window = t_end > g_col.t_start ? t_end - g_col.t_start : 0;
-    p.t_total_s = g_col.t_total_override >= 0 ? g_col.t_total_override : static_cast<double>(f.dur_ns(window)) * 1e-9;
+    p.t_total_s = g_col.t_total_override >= 0 ? g_col.t_total_override : seconds(window, f);
     // t_comp: time outside sidecore calls on the thread that communicates (the first thread that made a call),
     // over the same window as t_total.
     const std::uint64_t in_calls = std::min(g_col.main_in_call, window);
-    p.t_comp_s = static_cast<double>(f.dur_ns(window - in_calls)) * 1e-9;
+    p.t_comp_s = seconds(window - in_calls, f);
     p.command = g_col.command;
-    p.clock_source = f.tsc ? "tsc" : "monotonic";
-    p.tsc_hz = f.tsc ? 1e9 / f.ns_per_tick : 0.0;
-    p.clock_note = g_col.clock_note;
-    p.has_progress = g_col.has_progress;
-    p.progress_busy_s = g_col.progress_busy_s;
-    p.progress_idle_s = g_col.progress_idle_s;
-    p.progress_polls = g_col.progress_polls;
-    p.progress_completions = g_col.progress_completions;
+    p.event_clock = event_clock_info{f.tsc ? "tsc" : "monotonic", f.tsc ? 1e9 / f.ns_per_tick : 0.0, g_col.clock_note};
+    if (g_col.has_progress) p.progress_thread = g_col.progress;
+    // The communicating thread's calls inside the window (close_window() took them): t_comp_s is measured on that
+    // thread, so these never sum above t_total_s.
+    if (detail::g_hot.main_thread.load(relaxed) != no_thread) {
+      std::array<category_totals, category_count> own{};
+      for (std::size_t c = 0; c < category_count; ++c) own[c] = totals_of(g_col.main_cats[c], f);
+      p.thread_categories = own;
+    }
+    int calling = 0;
     for (const auto& st : g_states) {
+      bool called = false;
       for (std::size_t c = 0; c < category_count; ++c) {
         const cat_counter& a = st->cats[c];
         category_acc acc;
         acc.time_ns = a.time.load(relaxed);
         acc.count = a.count.load(relaxed);
         acc.min_ns = a.min.load(relaxed);
-        p.categories[c].merge(acc);
+        called = called || acc.count != 0;
+        cats[c].merge(acc);
       }
+      calling += called ? 1 : 0;
       for (std::size_t k = 0; k < st->region_chunks.size(); ++k) {
         const region_calls* chunk = st->region_chunks[k].load(std::memory_order_acquire);
         if (chunk == nullptr) continue;
@@ -82,11 +100,9 @@ std::string rank_profile_json() {
         open_regions.emplace_back(st->f_region_id[d], st->f_region_t[d]);
       }
     }
+    p.calling_threads = calling;
   }
-  for (auto& c : p.categories) {
-    c.time_ns = f.dur_ns(c.time_ns);
-    if (c.count != 0) c.min_ns = f.dur_ns(c.min_ns);
-  }
+  for (std::size_t c = 0; c < category_count; ++c) p.categories[c] = totals_of(cats[c], f);
   {
     std::lock_guard la(g_analysis_mu);
     overlap_acc total = total_locked();
@@ -104,12 +120,15 @@ std::string rank_profile_json() {
         by_region[px.s.region] += one;
       }
     });
-    p.total = to_ns(total, f);
-    p.xfer_time_source = !g_table.empty() ? g_table.source() : total.count != 0 ? "measured" : "none";
+    overlap_section& o = p.overlap.emplace();
+    o.total = bounds_of(total, f);
+    o.xfer_time_source = !g_table.empty() ? g_table.source() : total.count != 0 ? "measured" : "none";
     if (g_bins) {
       for (std::size_t i = 0; i < by_size.size(); ++i) {
         if (by_size[i].count == 0) continue;
-        p.by_size.push_back({g_bins->lo(i), g_bins->hi(i), g_bins->bounded(i), to_ns(by_size[i], f)});
+        // The schema's bins are inclusive on both ends; the last bin is unbounded.
+        o.by_size.push_back({g_bins->lo(i), g_bins->bounded(i) ? g_bins->hi(i) - 1 : UINT64_MAX,
+                             bounds_of(by_size[i], f)});
       }
     }
     // Regions: entries and wall time per path (open entries run to the window's end), and calls with sub-regions
@@ -125,14 +144,14 @@ std::string rank_profile_json() {
         incl_overlap[static_cast<std::uint16_t>(a)] += by_region[rid];
       }
     }
-    for (const auto& [rid, acc] : incl_overlap) p.by_region.push_back({g_region_info[rid].path, to_ns(acc, f)});
-    std::sort(p.by_region.begin(), p.by_region.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    for (const auto& [rid, acc] : incl_overlap) o.by_region.push_back({g_region_info[rid].path, bounds_of(acc, f)});
+    std::sort(o.by_region.begin(), o.by_region.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     const std::size_t npaths = g_region_info.size();
     stats.resize(std::max(stats.size(), npaths));
     for (const auto& [id, t0] : open_regions) {
       if (id < stats.size()) stats[id].time += t_end > t0 ? t_end - t0 : 0;
     }
-    std::vector<std::array<internal::call_sum, category_count>> incl(npaths);
+    std::vector<std::array<call_sum, category_count>> incl(npaths);
     for (std::size_t id = 1; id < std::min(npaths, region_calls_excl.size()); ++id) {
       for (std::size_t a = id; a != 0; a = g_region_info[a].parent) {
         for (std::size_t c = 0; c < category_count; ++c) {
@@ -143,16 +162,18 @@ std::string rank_profile_json() {
     }
     for (std::size_t id = 1; id < npaths; ++id) {
       if (stats[id].entries == 0) continue;
-      internal::profile_data::region_time r;
+      region_profile r;
       r.name = g_region_info[id].path;
       r.entries = stats[id].entries;
-      r.time_ns = f.dur_ns(stats[id].time);
-      for (std::size_t c = 0; c < category_count; ++c) r.cats[c] = {f.dur_ns(incl[id][c].time), incl[id][c].count};
+      r.time_s = seconds(stats[id].time, f);
+      for (std::size_t c = 0; c < category_count; ++c) r.categories[c] = {seconds(incl[id][c].time, f), incl[id][c].count};
       p.regions.push_back(std::move(r));
     }
     std::sort(p.regions.begin(), p.regions.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   }
-  return internal::rank_profile_to_json(p);
+  return p;
 }
+
+std::string rank_profile_json() { return format_profile(rank_profile()); }
 
 }  // namespace sidecore::instrument

@@ -63,6 +63,31 @@ struct overlap_section {
   bool operator==(const overlap_section&) const = default;
 };
 
+/// Time and count of the outermost calls of one category made inside a region (sub-regions included).
+struct region_category {
+  double time_s = 0.0;
+  std::uint64_t count = 0;
+  bool operator==(const region_category&) const = default;
+};
+
+/// One monitored region path ("solve/halo" is halo entered inside solve): entries, wall time and calls, summed over
+/// the rank's threads, sub-regions included.
+struct region_profile {
+  std::string name;           ///< the path, enclosing regions first
+  std::uint64_t entries = 0;  ///< times the path was entered
+  double time_s = 0.0;        ///< wall time inside it, summed over entries
+  std::array<region_category, category_count> categories{};  ///< indexed by sidecore::category
+  bool operator==(const region_profile&) const = default;
+};
+
+/// The clock that time-stamped the events (informational; docs/instrument.md, "Event clock").
+struct event_clock_info {
+  std::string source;   ///< "tsc" or "monotonic"
+  double tsc_hz = 0.0;  ///< the fitted TSC rate with "tsc"; 0 otherwise (not written)
+  std::string note;     ///< why not the TSC, when it was wanted and could not serve (empty: not written)
+  bool operator==(const event_clock_info&) const = default;
+};
+
 /// The progress thread's time split (core mode only).
 struct progress_thread_stats {
   double busy_s = 0.0;           ///< time the loop found work (submissions, completions, schedules)
@@ -97,6 +122,9 @@ struct profile {
   /// when not recorded. The model uses these when several threads communicate (calling_threads > 1).
   std::optional<std::array<category_totals, category_count>> thread_categories;
   std::optional<overlap_section> overlap;
+  /// Per region path, sorted by name (empty: the application named no region, or the writer does not record them).
+  std::vector<region_profile> regions;
+  std::optional<event_clock_info> event_clock;  ///< rank profiles of sidecore's instrumentation
   std::optional<progress_thread_stats> progress_thread;
   std::string command;           ///< optional: the application's command line
   std::vector<profile> ranks;    ///< job kind: one rank-kind profile per rank
@@ -114,15 +142,20 @@ struct profile {
 /// "off" / "core".
 [[nodiscard]] std::string_view progress_mode_name(progress_mode m) noexcept;
 
-/// Builds a job profile from per-rank profiles (rank kind, same mode): the job's own totals are
-/// the merge (t_total_s and t_comp_s: maximum over ranks; categories: times and counts summed,
-/// minimum of minima; overlap totals and bins summed; progress thread summed) and ranks holds the
-/// inputs sorted by rank. Throws input_error when the list is empty, holds a job profile, mixes
-/// modes or repeats a rank.
+/// Builds a job profile from per-rank profiles (rank kind, same mode, in any order): the job's own totals are
+/// the merge (t_total_s, t_comp_s, n_core, nranks, calling_threads: maximum over ranks; categories: times and counts
+/// summed, minimum of minima; overlap totals, size bins (by lo/hi_bytes) and regions (by name) summed, the distinct
+/// xfer_time_sources joined by "; "; regions summed by name; progress thread summed; no event_clock) and ranks holds
+/// the inputs sorted by rank. Throws input_error when the list is empty, or an input (named "ranks[i]" by its
+/// position in the argument) is not a rank profile, differs in mode from the first, or repeats a rank.
 [[nodiscard]] profile make_job_profile(std::vector<profile> ranks);
 
-/// Serialises p (schema fields first). Optional sections are written only when present.
+/// Serialises p. Optional sections are written only when present; "regions" always (an empty array when none).
 void to_json(nlohmann::json& j, const profile& p);
+/// The same into an ordered_json, which keeps the schema's field order (schema fields first, as documented).
+void to_json(nlohmann::ordered_json& j, const profile& p);
+/// p as indented JSON text in the schema's field order, ending with a newline: what write_profile_file writes.
+[[nodiscard]] std::string format_profile(const profile& p);
 /// Parses and validates a profile; throws input_error naming the field (JSON path) and the accepted
 /// values on a wrong schema, unknown schema_version, unknown kind or mode, a missing or mistyped
 /// field, a negative or non-finite time, min_s > time_s, or a job whose ranks are inconsistent.

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "sidecore/common/common.hpp"
+#include "sidecore/common/profile.hpp"
 #include "sidecore/instrument/bounds.hpp"
 
 namespace sidecore::instrument {
@@ -212,19 +213,25 @@ void end_window() noexcept;
 
 /// Run description for the profile. mode: "off" | "core" (docs/profile-schema.md; the PMPI profiler writes "off":
 /// a plain MPI run is the model's no-progress calibration run); provider: libfabric provider or a description;
-/// n_core >= 1: cores available to the rank. t_total_s < 0 (the default) keeps the measured window (start() to
-/// end_window()), the one t_comp_s covers too; another value replaces t_total_s only (tests).
+/// n_core >= 1: cores available to the rank (until this is called: the size of the process's CPU affinity mask).
+/// t_total_s < 0 (the default) keeps the measured window (start() to end_window()), the one t_comp_s covers too;
+/// another value replaces t_total_s only (tests). Throws std::invalid_argument for another mode or n_core < 1.
 void set_run_info(std::string mode, std::string provider, int n_core, double t_total_s = -1.0);
 
 /// The application's command line, written to the profile's optional "command" field.
 void set_command_line(std::string command);
 
-/// This rank's profile (schema "sidecore-profile", kind "rank"; docs/profile-schema.md). Folds every ring; the
-/// first call closes the measured window. Transfers still in flight with only one event known count as case 3.
+/// This rank's profile (schema "sidecore-profile", kind "rank"; docs/profile-schema.md), filled from the collection.
+/// Folds every ring; the first call closes the measured window. Transfers still in flight with only one event known
+/// count as case 3.
+[[nodiscard]] profile rank_profile();
+/// The same as JSON text (format_profile of common/): what the runtime and the PMPI profiler write and gather.
 [[nodiscard]] std::string rank_profile_json();
 
-/// Merges rank profiles (in any order) into a job profile (kind "job", with the rank profiles under "ranks").
-/// Throws std::invalid_argument when a string is not a rank profile of this schema.
+/// Merges rank profiles (JSON texts, in any order) into a job profile (kind "job", with the rank profiles under
+/// "ranks"), through the profile library's parse_profile and make_job_profile. Throws std::invalid_argument, naming
+/// the input by its position ("input 2", "ranks[2]"), when a text is not a valid rank profile of this schema, two
+/// texts hold the same rank, or they mix modes.
 [[nodiscard]] std::string merge_job_profile(const std::vector<std::string>& rank_jsons);
 
 /// Finishes the trace file: folds every ring, writes thread-name metadata and closes the JSON. Idempotent;

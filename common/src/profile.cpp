@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sidecore/common/input_error.hpp"
+#include "sidecore/common/output_file.hpp"
 
 namespace sidecore {
 namespace {
@@ -431,11 +432,11 @@ profile read_profile_file(const std::string& path) {
 }
 
 void write_profile_file(const std::string& path, const profile& p) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw input_error(path, "", std::string("cannot write profile: ") + std::strerror(errno));
-  out << format_profile(p);
-  out.flush();
-  if (!out) throw input_error(path, "", "write error (disk full?)");
+  try {
+    (void)write_output_file(path, format_profile(p));
+  } catch (const output_error& e) {
+    throw input_error(path, "", "cannot write profile: " + e.reason());
+  }
 }
 
 profile make_job_profile(std::vector<profile> ranks) {

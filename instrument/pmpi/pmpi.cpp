@@ -2,7 +2,8 @@
 // system MPICH. MPI_Init/MPI_Init_thread start sidecore's instrumentation, every intercepted MPI call is counted in
 // its model category (wrappers.cpp), and MPI_Finalize writes one profile per rank and, on rank 0, the job profile.
 //
-// Settings (environment, read once in MPI_Init):
+// Settings (environment, read once in MPI_Init; the files are checked there, and a file that cannot be written stops
+// the job with its path and the reason):
 //   SIDECORE_PROFILE            profile path, %r = rank (default "sidecore-profile.%r.json"; "off" disables);
 //                               the job profile goes to the path with %r = "job"
 //   SIDECORE_TRACE              Chrome trace-event file, %r = rank (default: no trace)
@@ -89,6 +90,22 @@ std::string library_version() {
   return out;
 }
 
+// Every rank checks the files it will write; when one cannot, the job stops here, each failing rank naming the path
+// and the reason: a profiler asked for by LD_PRELOAD whose profile would be lost at MPI_Finalize is an error at
+// MPI_Init, not a surprise after the run.
+void agree_outputs(const config& cfg) {
+  const std::string problem = check_outputs(cfg, g.rank, g.nranks);
+  if (!problem.empty()) {
+    // Before the agreement: no rank aborts before every failing rank has said why.
+    std::fprintf(stderr, "sidecore-pmpi: rank %d: %s; stopping the job at MPI_Init (fix the path, or "
+                 "SIDECORE_PROFILE=off to run without the profiler)\n", g.rank, problem.c_str());
+  }
+  const int mine = problem.empty() ? g.nranks : g.rank;
+  int first_bad = g.nranks;
+  PMPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, g.comm);
+  if (first_bad < g.nranks) PMPI_Abort(MPI_COMM_WORLD, 2);
+}
+
 void begin_profiling() {
   if (g.started) return;
   PMPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
@@ -112,6 +129,7 @@ void begin_profiling() {
   int n_core = cores_from_affinity();
   read_setting("SIDECORE_NCORE", n_core, env::parse_ncore, std::to_string(n_core) + ", the CPU affinity mask's size");
   if (!cfg.profile && !cfg.trace) return;
+  agree_outputs(cfg);
   try {
     start(cfg, g.rank, g.nranks);
     // A plain MPI run has no progress thread: it is the model's "off" (no-progress calibration) run.

@@ -75,7 +75,16 @@ void start(const config& cfg, int rank, int nranks) {
   g_col.cfg = cfg;
   g_col.rank = rank;
   g_col.nranks = nranks;
-  g_col.ring_cap = round_pow2(std::max<std::uint64_t>(cfg.ring_events, 16));
+  g_col.ring_cap = round_pow2(std::clamp<std::uint64_t>(cfg.ring_events, 16, max_ring_events));
+  if (cfg.ring_events > max_ring_events && rank == 0) {
+    std::fprintf(stderr,
+                 "sidecore: instrument: SIDECORE_RING_EVENTS=%zu would take %.1f MiB per recording thread; a ring never "
+                 "holds more than %llu records between folds, so rings are capped at %llu records (%llu KiB per "
+                 "thread; docs/instrument.md, \"Memory bounds\")\n",
+                 cfg.ring_events, static_cast<double>(cfg.ring_events) * sizeof(record) / (1024.0 * 1024.0),
+                 static_cast<unsigned long long>(fold_batch), static_cast<unsigned long long>(max_ring_events),
+                 static_cast<unsigned long long>(max_ring_events * sizeof(record) / 1024));
+  }
   g_col.n_core = affinity_cores();  // until set_run_info() says otherwise: the profile is valid without it
   reset_registry(g_col.ring_cap);
   g_hot.main_thread.store(no_thread, relaxed);

@@ -49,6 +49,9 @@ inline constexpr std::size_t ptr_cache_size = 16;             // per-thread (par
 // cache when the fold reads them back. Folding ¾ of the default 4096-record ring (144 KiB) read them from L2 and
 // cost ~2 ns more per event; a fold's fixed cost (two locks, one clock-fit check) over 512 records is < 0.3 ns.
 inline constexpr std::uint64_t fold_batch = 512;
+// So a ring never holds more than fold_batch records: a larger ring would only cost memory, and make each record a
+// write to a cache line not touched for a long time (a 4M-record ring per thread made a run 100x slower).
+inline constexpr std::uint64_t max_ring_events = 2 * fold_batch;
 
 /// Single-writer counter update: a relaxed load and a relaxed store (plain moves), never a locked instruction.
 inline void bump(std::atomic<std::uint64_t>& a, std::uint64_t d) noexcept { a.store(a.load(relaxed) + d, relaxed); }

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -12,9 +13,12 @@
 #include <utility>
 #include <vector>
 
+#include "sidecore/common/output_file.hpp"
+
 namespace sidecore::instrument::internal {
 
-/// Chrome trace-event JSON writer, streaming to a FILE. Thread-safe (one mutex); bounded by max_events.
+/// Chrome trace-event JSON writer, streaming to a temporary file beside its path that close() renames to the path
+/// (output_file.hpp: never half a trace under the final name). Thread-safe (one mutex); bounded by max_events.
 class trace_writer {
  public:
   trace_writer() = default;
@@ -22,7 +26,8 @@ class trace_writer {
   trace_writer& operator=(const trace_writer&) = delete;
   ~trace_writer();
 
-  /// Opens `path` and writes the JSON header. False, with a message on stderr, when it cannot.
+  /// Opens (the temporary file of) `path` and writes the JSON header. False, with a message on stderr naming the path
+  /// and the reason, when it cannot.
   bool open(const std::string& path, std::uint64_t max_events, int pid, std::uint64_t t0_ns);
   /// Whether a trace file is open (between a successful open() and close()). Lock-free: folds ask it per batch.
   [[nodiscard]] bool active() const noexcept { return open_.load(std::memory_order_acquire); }
@@ -37,7 +42,8 @@ class trace_writer {
   void async_end(std::uint32_t tid, std::uint64_t id, std::uint64_t t);
   void instant(std::uint32_t tid, std::string_view name, std::uint64_t t, std::uint64_t id);
 
-  /// Writes metadata (names, never counted against the bound) and closes the file. False on a write error.
+  /// Writes metadata (names, never counted against the bound), closes the file and renames it to its path (saying so
+  /// when it replaces an existing file). False, with a message, on a write error.
   bool close(const std::vector<std::pair<std::uint32_t, std::string>>& thread_names, std::string_view process_name);
   [[nodiscard]] std::uint64_t written() const noexcept;
 
@@ -51,7 +57,8 @@ class trace_writer {
   void emit_locked(const std::string& line);
 
   mutable std::mutex mu_;
-  std::FILE* file_ = nullptr;      // under mu_
+  std::unique_ptr<output_file> out_;  // under mu_
+  std::FILE* file_ = nullptr;         // out_'s stream, under mu_
   std::atomic<bool> open_{false};  // file_ != nullptr, for active() without the lock
   std::string path_;
   std::uint64_t max_events_ = 0;

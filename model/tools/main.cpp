@@ -1,8 +1,5 @@
 // The `sidecore` command: predict, report, info.
 // Exit codes: 0 success, 2 usage or input error (message on stderr), 1 internal error.
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -14,6 +11,7 @@
 #include "info.hpp"
 #include "sidecore/model/analysis.hpp"
 #include "sidecore/common/input_error.hpp"
+#include "sidecore/common/output_file.hpp"
 #include "sidecore/model/input.hpp"
 #include "sidecore/model/render.hpp"
 
@@ -92,12 +90,15 @@ job_input load_input(const model_args& a) {
   return load_profiles(a.profiles, a.cores);
 }
 
+// Through a temporary file renamed over the path, never through a symbolic link (common/output_file.hpp); replacing
+// an existing file is said on stderr.
 void write_file(const std::string& path, const std::string& content, const char* option) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw input_error(option, path, std::string("cannot write: ") + std::strerror(errno));
-  out << content;
-  out.flush();
-  if (!out) throw input_error(option, path, "write error");
+  try {
+    if (sidecore::write_output_file(path, content) == sidecore::output_outcome::replaced)
+      std::cerr << "sidecore: replaced the existing file '" << path << "'\n";
+  } catch (const sidecore::output_error& e) {
+    throw input_error(option, path, "cannot write: " + e.reason());
+  }
 }
 
 }  // namespace

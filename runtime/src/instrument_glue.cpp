@@ -66,6 +66,21 @@ std::vector<std::pair<std::size_t, double>> calibrate(const comm& world) {
   return table;
 }
 
+// Every rank checks the files it will write before the run; all learn whether one cannot, so that init fails on
+// every rank, naming the path and the reason, rather than a profile being lost at finalize.
+void agree_outputs(const instrument::config& ic, const comm& world) {
+  const std::string problem = instrument::check_outputs(ic, world.rank(), world.size());
+  const int mine = problem.empty() ? world.size() : world.rank();
+  int first_bad = world.size();
+  MPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, world.mpi());
+  if (!problem.empty()) throw error(errc::bad_setting, problem);
+  if (first_bad < world.size()) {
+    throw error(errc::bad_setting, "rank " + std::to_string(first_bad) +
+                                       " cannot write its profile or trace (SIDECORE_PROFILE, SIDECORE_TRACE; that "
+                                       "rank's error says why); no rank is initialized");
+  }
+}
+
 }  // namespace
 
 void instrument_start(runtime_state& s, const comm& world) {
@@ -79,6 +94,7 @@ void instrument_start(runtime_state& s, const comm& world) {
   ic.trace_max_events = c.trace_max_events;
   if (!c.size_bins.empty()) ic.size_bin_edges = c.size_bins;
   ic.ring_events = c.ring_events;
+  agree_outputs(ic, world);
 
   instrument::xfer_time_table table;
   if (!c.xfer_table.empty()) {

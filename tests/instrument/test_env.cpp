@@ -59,6 +59,16 @@ TEST(Env, JunkIsRejectedNamingTheVariableTheValueAndWhatIsAccepted) {
       }
     }
   }
+  // At most 4096 size-bin edges (the memory budget, docs/instrument.md).
+  std::string edges = "0";
+  for (int i = 1; i < 4096; ++i) edges += "," + std::to_string(i);
+  EXPECT_EQ(env::parse_size_bins(edges).size(), 4096u);
+  try {
+    (void)env::parse_size_bins(edges + ",4096");
+    ADD_FAILURE() << "4097 edges accepted";
+  } catch (const env::bad_value& e) {
+    EXPECT_NE(std::string(e.what()).find("(at most 4096 of them)"), std::string::npos) << e.what();
+  }
   try {
     (void)env::parse_ring_events("100");
   } catch (const env::bad_value& e) {

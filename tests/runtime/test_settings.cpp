@@ -105,7 +105,7 @@ TEST(SettingsTable, DefaultValues) {
   EXPECT_EQ(def.trace_max_events, 1000000u);
   EXPECT_TRUE(def.size_bins.empty());
   EXPECT_TRUE(def.xfer_table.empty());
-  EXPECT_EQ(def.ring_events, 4096u);
+  EXPECT_EQ(def.ring_events, 1024u);
   EXPECT_EQ(def.n_core, 0);  // the cpuset's cores
 }
 

@@ -166,7 +166,8 @@ void from_json(const nlohmann::json& j, profile& p);
 [[nodiscard]] profile parse_profile(std::string_view text, const std::string& source = "<string>");
 /// Reads a profile file; throws input_error naming the path when it cannot be opened or is invalid.
 [[nodiscard]] profile read_profile_file(const std::string& path);
-/// Writes p as indented JSON; throws input_error naming the path when it cannot be written.
+/// Writes p as indented JSON (format_profile) through write_output_file (output_file.hpp: a temporary file renamed
+/// over the path, never through a symbolic link); throws input_error naming the path and the reason when it cannot.
 void write_profile_file(const std::string& path, const profile& p);
 
 }  // namespace sidecore

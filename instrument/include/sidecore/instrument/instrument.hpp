@@ -43,7 +43,9 @@ struct config {
   std::string trace_path;          ///< trace file (%r = rank, substituted by start())
   std::size_t trace_max_events = 1000000;  ///< stop tracing, with one warning, past this many trace events
   std::vector<std::size_t> size_bin_edges = default_size_bin_edges();  ///< see size_bins
-  std::size_t ring_events = 4096;  ///< per-thread ring capacity in records (rounded up to a power of two, >= 16)
+  /// Per-thread ring capacity in records, rounded up to a power of two in 16..1024: a ring never holds more than 512
+  /// records between folds, so larger values are capped (with a warning on rank 0). 48 bytes per record.
+  std::size_t ring_events = 1024;
   event_clock clock = event_clock::automatic;  ///< tests that pass synthetic nanoseconds choose monotonic
 };
 
@@ -104,8 +106,8 @@ void set_window_start(std::uint64_t t) noexcept;
 
 /// Starts collecting for this rank. Replaces any earlier collection (call stop() first to write it). Chooses the
 /// event clock and, for the TSC, takes the first calibration point (~0.1 ms). Opens the trace file when cfg.trace
-/// (a failure to open is reported on stderr and tracing stays off). Throws std::invalid_argument for bad
-/// size_bin_edges.
+/// (a failure to open is reported on stderr and tracing stays off: callers check_outputs() first, so that an unusable
+/// path is an error before the run). Throws std::invalid_argument for bad size_bin_edges.
 void start(const config& cfg, int rank, int nranks);
 
 /// Whether any collection is on. Inline and branch-only, so hooks cost nothing measurable when off.
@@ -249,7 +251,14 @@ void stop();
 [[nodiscard]] std::string path_for_rank(const std::string& pattern, int rank);
 /// The merged job profile's path: "%r" becomes "job"; without "%r", the pattern itself.
 [[nodiscard]] std::string job_path(const std::string& pattern);
-/// Writes `text` to `path`; false (and a message on stderr naming the path) on failure.
+/// Checks, before a collection with `cfg` starts, every file it will write on this rank: its profile (and, on rank 0,
+/// the job profile) and its trace can be written (common/'s output_path_problem: the directory exists and takes a
+/// new file; the path is not a link, a directory or a protected file), and no two outputs are one file (this rank's
+/// trace against its profile, the job profile and every rank's profile). Returns an empty string when all is well,
+/// else a message naming the setting and its value, the path and the reason. Writes nothing.
+[[nodiscard]] std::string check_outputs(const config& cfg, int rank, int nranks);
+/// Writes `text` to `path` through a temporary file renamed over it (common/'s write_output_file); says so on stderr
+/// when it replaces an existing file. False, with a message naming the path and the reason, on failure.
 bool write_text_file(const std::string& path, const std::string& text);
 
 }  // namespace sidecore::instrument

@@ -2,6 +2,7 @@
 #include "sidecore/common/profile.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -197,6 +198,7 @@ class reader {
           o.by_size.push_back(bin);
         }
       }
+      read_by_op(*it, op, o);
       if (auto br = it->find("by_region"); br != it->end()) {
         if (!br->is_array()) fail(join(op, "by_region"), "expected an array, got " + type_of(*br));
         for (std::size_t i = 0; i < br->size(); ++i) {
@@ -246,7 +248,7 @@ class reader {
     return p;
   }
 
-  // The sections only sidecore's instrumentation writes: regions and event_clock.
+  // The sections only sidecore's instrumentation writes: regions, event_clock and collectives.
   void read_instrumentation_sections(const json& j, const std::string& path, profile& p) const {
     if (auto it = j.find("regions"); it != j.end() && !it->is_null()) {
       const std::string rp = join(path, "regions");
@@ -262,6 +264,112 @@ class reader {
       if (it->contains("note")) c.note = text(*it, cp, "note");
       p.event_clock = std::move(c);
     }
+    if (auto it = j.find("collectives"); it != j.end() && !it->is_null())
+      p.collectives = collectives(*it, join(path, "collectives"));
+  }
+
+  void read_by_op(const json& o, const std::string& op, overlap_section& out) const {
+    auto bo = o.find("by_op");
+    if (bo == o.end()) return;
+    if (!bo->is_array()) fail(join(op, "by_op"), "expected an array, got " + type_of(*bo));
+    for (std::size_t i = 0; i < bo->size(); ++i) {
+      const std::string ep = join(op, "by_op") + "[" + std::to_string(i) + "]";
+      const json& e = (*bo)[i];
+      require_object(e, ep);
+      out.by_op.push_back({text(e, ep, "op"), bounds(e, ep)});
+    }
+  }
+
+  duration_stats stats(const json& obj, const std::string& path, std::string_view key) const {
+    const std::string sp = join(path, key);
+    const json& v = member(obj, path, key);
+    require_object(v, sp);
+    duration_stats d;
+    d.count = counter(v, sp, "count");
+    d.min_s = seconds(v, sp, "min_s");
+    d.max_s = seconds(v, sp, "max_s");
+    d.mean_s = seconds(v, sp, "mean_s");
+    d.stddev_s = seconds(v, sp, "stddev_s");
+    d.median_s = seconds(v, sp, "median_s");
+    const double tol = 1e-9 * std::max(1.0, d.max_s);
+    if (d.count > 0 && (d.min_s > d.max_s + tol || d.mean_s < d.min_s - tol || d.mean_s > d.max_s + tol ||
+                        d.median_s < d.min_s - tol || d.median_s > d.max_s + tol))
+      fail(sp, "need min_s <= mean_s, median_s <= max_s");
+    const std::string hp = join(sp, "histogram");
+    const json& h = member(v, sp, "histogram");
+    if (!h.is_array()) fail(hp, "expected an array of [bin, count] pairs, got " + type_of(h));
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      const std::string ep = hp + "[" + std::to_string(i) + "]";
+      const json& e = h[i];
+      if (!e.is_array() || e.size() != 2 || !e[0].is_number_unsigned() || !e[1].is_number_unsigned())
+        fail(ep, "expected [bin, count] with two non-negative integers");
+      const std::uint64_t bin = e[0].get<std::uint64_t>(), n = e[1].get<std::uint64_t>();
+      if (bin > 8 * 64 || (!d.histogram.empty() && static_cast<int>(bin) <= d.histogram.back().first))
+        fail(ep, "bins must be ascending integers 0..512");
+      if (n > std::numeric_limits<std::uint64_t>::max() - total) fail(ep, "counts overflow");
+      total += n;
+      d.histogram.emplace_back(static_cast<int>(bin), n);
+    }
+    if (total != d.count)
+      fail(hp, "the bins' counts sum to " + std::to_string(total) + ", not count " + std::to_string(d.count));
+    return d;
+  }
+
+  collectives_section collectives(const json& v, const std::string& cp) const {
+    require_object(v, cp);
+    collectives_section c;
+    const std::string kp = join(cp, "clock");
+    const json& k = member(v, cp, "clock");
+    require_object(k, kp);
+    if (!k.contains("offset_s") || !k["offset_s"].is_number() || !std::isfinite(k["offset_s"].get<double>()))
+      fail(join(kp, "offset_s"), "expected a finite number of seconds (may be negative)");
+    c.clock.offset_s = k["offset_s"].get<double>();
+    c.clock.bound_s = seconds(k, kp, "bound_s");
+    c.clock.rtt_s = seconds(k, kp, "rtt_s");
+    c.clock.method = text(k, kp, "method");
+    c.sample_capacity = counter(v, cp, "sample_capacity");
+    c.unmatched = counter(v, cp, "unmatched");
+    const std::string bp = join(cp, "by_kind");
+    const json& kinds = member(v, cp, "by_kind");
+    if (!kinds.is_array()) fail(bp, "expected an array, got " + type_of(kinds));
+    for (std::size_t i = 0; i < kinds.size(); ++i) {
+      const std::string ep = bp + "[" + std::to_string(i) + "]";
+      const json& e = kinds[i];
+      require_object(e, ep);
+      collective_kind_stats s;
+      s.kind = text(e, ep, "kind");
+      s.count = counter(e, ep, "count");
+      s.bytes = counter(e, ep, "bytes");
+      s.latency = stats(e, ep, "latency");
+      s.sampled = counter(e, ep, "sampled");
+      s.arrival_wait = stats(e, ep, "arrival_wait");
+      s.departure_wait = stats(e, ep, "departure_wait");
+      if (s.latency.count != s.count) fail(join(ep, "latency.count"), "differs from count");
+      if (s.sampled > s.count) fail(join(ep, "sampled"), "more sampled instances than completed ones (count)");
+      const std::string rp = join(ep, "ranks");
+      const json& ranks = member(e, ep, "ranks");
+      if (!ranks.is_array()) fail(rp, "expected an array, got " + type_of(ranks));
+      for (std::size_t r = 0; r < ranks.size(); ++r) {
+        const std::string op = rp + "[" + std::to_string(r) + "]";
+        const json& o = ranks[r];
+        require_object(o, op);
+        collective_rank_order x;
+        x.rank = integer(o, op, "rank", 0, ">= 0");
+        x.last_arrivals = counter(o, op, "last_arrivals");
+        x.first_arrivals = counter(o, op, "first_arrivals");
+        x.last_departures = counter(o, op, "last_departures");
+        x.first_departures = counter(o, op, "first_departures");
+        x.mean_arrival_position = seconds(o, op, "mean_arrival_position");  // a finite number >= 0, as seconds are
+        x.mean_departure_position = seconds(o, op, "mean_departure_position");
+        x.arrival_wait_s = seconds(o, op, "arrival_wait_s");
+        if (x.mean_arrival_position > 1 || x.mean_departure_position > 1)
+          fail(op, "mean positions lie in [0, 1] (0: always first, 1: always last)");
+        s.ranks.push_back(x);
+      }
+      c.by_kind.push_back(std::move(s));
+    }
+    return c;
   }
 
   region_profile region(const json& v, const std::string& path) const {
@@ -302,6 +410,45 @@ J categories_json(const std::array<category_totals, category_count>& cats) {
 template <class J>
 J bounds_json(const overlap_bounds& b) {
   return J{{"min_s", b.min_s}, {"max_s", b.max_s}, {"xfer_time_s", b.xfer_time_s}, {"count", b.count}};
+}
+
+template <class J>
+J stats_json(const duration_stats& d) {
+  J h = J::array();
+  for (const auto& [bin, n] : d.histogram) h.push_back(J::array({bin, n}));
+  return J{{"count", d.count},   {"min_s", d.min_s},       {"max_s", d.max_s},       {"mean_s", d.mean_s},
+           {"stddev_s", d.stddev_s}, {"median_s", d.median_s}, {"histogram", std::move(h)}};
+}
+
+template <class J>
+J collectives_json(const collectives_section& c) {
+  J kinds = J::array();
+  for (const auto& k : c.by_kind) {
+    J ranks = J::array();
+    for (const auto& r : k.ranks) {
+      ranks.push_back({{"rank", r.rank},
+                       {"last_arrivals", r.last_arrivals},
+                       {"first_arrivals", r.first_arrivals},
+                       {"last_departures", r.last_departures},
+                       {"first_departures", r.first_departures},
+                       {"mean_arrival_position", r.mean_arrival_position},
+                       {"mean_departure_position", r.mean_departure_position},
+                       {"arrival_wait_s", r.arrival_wait_s}});
+    }
+    kinds.push_back({{"kind", k.kind},
+                     {"count", k.count},
+                     {"bytes", k.bytes},
+                     {"latency", stats_json<J>(k.latency)},
+                     {"sampled", k.sampled},
+                     {"arrival_wait", stats_json<J>(k.arrival_wait)},
+                     {"departure_wait", stats_json<J>(k.departure_wait)},
+                     {"ranks", std::move(ranks)}});
+  }
+  return J{{"clock",
+            {{"offset_s", c.clock.offset_s}, {"bound_s", c.clock.bound_s}, {"rtt_s", c.clock.rtt_s}, {"method", c.clock.method}}},
+           {"sample_capacity", c.sample_capacity},
+           {"unmatched", c.unmatched},
+           {"by_kind", std::move(kinds)}};
 }
 
 template <class J>
@@ -354,6 +501,13 @@ void write(J& j, const profile& p, bool nested) {
       br.push_back(std::move(e));
     }
     o["by_region"] = std::move(br);
+    J bo = J::array();
+    for (const auto& x : p.overlap->by_op) {
+      J e = bounds_json<J>(x.bounds);
+      e["op"] = x.op;
+      bo.push_back(std::move(e));
+    }
+    o["by_op"] = std::move(bo);
     j["overlap"] = std::move(o);
   }
   j["regions"] = regions_json<J>(p.regions);
@@ -367,6 +521,7 @@ void write(J& j, const profile& p, bool nested) {
     const auto& s = *p.progress_thread;
     j["progress_thread"] = {{"busy_s", s.busy_s}, {"idle_s", s.idle_s}, {"polls", s.polls}, {"completions", s.completions}};
   }
+  if (p.collectives) j["collectives"] = collectives_json<J>(*p.collectives);
   if (p.kind == profile_kind::job) {
     J rs = J::array();
     for (const auto& r : p.ranks) {
@@ -375,6 +530,42 @@ void write(J& j, const profile& p, bool nested) {
       rs.push_back(std::move(e));
     }
     j["ranks"] = std::move(rs);
+  }
+}
+
+// Operation kinds in the order the instrumentation writes them (instrument/include/sidecore/instrument/op_kind.hpp);
+// others (written by a later version) after them.
+std::size_t op_order(const std::string& op) {
+  static constexpr std::string_view order[] = {"p2p",        "barrier",  "bcast",    "reduce",
+                                               "allreduce",  "gather",   "scatter",  "allgather",
+                                               "alltoall",   "reduce_scatter_block", "allgatherv", "alltoallv"};
+  for (std::size_t i = 0; i < std::size(order); ++i)
+    if (order[i] == op) return i;
+  return std::size(order);
+}
+
+void merge_collectives(std::optional<collectives_section>& into, const collectives_section& from) {
+  if (!into) {
+    into = from;
+    return;
+  }
+  if (from.clock.bound_s > into->clock.bound_s) into->clock = from.clock;
+  into->sample_capacity = std::max(into->sample_capacity, from.sample_capacity);
+  into->unmatched += from.unmatched;
+  for (const auto& k : from.by_kind) {
+    auto it = std::find_if(into->by_kind.begin(), into->by_kind.end(),
+                           [&](const collective_kind_stats& x) { return x.kind == k.kind; });
+    if (it == into->by_kind.end()) {
+      into->by_kind.push_back(k);
+      continue;
+    }
+    it->count += k.count;
+    it->bytes += k.bytes;
+    it->sampled += k.sampled;
+    merge_duration_stats(it->latency, k.latency);
+    merge_duration_stats(it->arrival_wait, k.arrival_wait);
+    merge_duration_stats(it->departure_wait, k.departure_wait);
+    it->ranks.insert(it->ranks.end(), k.ranks.begin(), k.ranks.end());
   }
 }
 
@@ -395,7 +586,80 @@ void add_bounds(overlap_bounds& into, const overlap_bounds& b) {
   into.count += b.count;
 }
 
+// Whether text[i] opens an array of exactly two unsigned integers as dump(2) writes it ("[\n  183,\n  2\n]"): their
+// offsets and the end. The raw newline after '[' is what tells such an array from text inside a string, where a
+// newline is always escaped.
+bool pair_at(const std::string& text, std::size_t i, std::size_t& a, std::size_t& b, std::size_t& end) {
+  if (i + 1 >= text.size() || text[i + 1] != '\n') return false;
+  const auto skip = [&](std::size_t k) { return text.find_first_not_of(" \n", k); };
+  const auto digit = [&](std::size_t k) { return k < text.size() && std::isdigit(static_cast<unsigned char>(text[k])); };
+  a = skip(i + 1);
+  if (!digit(a)) return false;
+  std::size_t k = text.find_first_not_of("0123456789", a);
+  if (k == std::string::npos || text[k] != ',') return false;
+  b = skip(k + 1);
+  if (!digit(b)) return false;
+  k = skip(text.find_first_not_of("0123456789", b));
+  if (k == std::string::npos || text[k] != ']') return false;
+  end = k + 1;
+  return true;
+}
+
 }  // namespace
+
+double duration_bin_lower_ns(int b) noexcept {
+  if (b <= 0) return 0.0;
+  return std::ldexp(1.0 + static_cast<double>((b - 1) % 8) / 8.0, (b - 1) / 8);
+}
+
+double histogram_median_s(const duration_stats& s) noexcept {
+  if (s.count == 0) return 0.0;
+  const std::uint64_t target = (s.count - 1) / 2;  // the lower median's index
+  std::uint64_t seen = 0;
+  for (const auto& [bin, n] : s.histogram) {
+    if (seen + n > target) {
+      const double lo = duration_bin_lower_ns(bin), hi = bin == 0 ? 1.0 : duration_bin_lower_ns(bin + 1);
+      return std::clamp((lo + hi) * 0.5e-9, s.min_s, s.max_s);
+    }
+    seen += n;
+  }
+  return s.max_s;
+}
+
+void merge_duration_stats(duration_stats& into, const duration_stats& from) {
+  if (from.count == 0) return;
+  if (into.count == 0) {
+    into = from;
+    return;
+  }
+  // Chan et al.'s pairwise update of the mean and the sum of squared deviations.
+  const double na = static_cast<double>(into.count), nb = static_cast<double>(from.count), n = na + nb;
+  const double delta = from.mean_s - into.mean_s;
+  const double m2 = into.stddev_s * into.stddev_s * na + from.stddev_s * from.stddev_s * nb + delta * delta * na * nb / n;
+  into.mean_s += delta * nb / n;
+  into.stddev_s = std::sqrt(std::max(0.0, m2 / n));
+  into.count += from.count;
+  into.min_s = std::min(into.min_s, from.min_s);
+  into.max_s = std::max(into.max_s, from.max_s);
+  std::vector<std::pair<int, std::uint64_t>> h;
+  h.reserve(into.histogram.size() + from.histogram.size());
+  auto a = into.histogram.cbegin();
+  auto b = from.histogram.cbegin();
+  const auto a_end = into.histogram.cend(), b_end = from.histogram.cend();
+  while (a != a_end || b != b_end) {
+    if (b == b_end || (a != a_end && a->first < b->first)) {
+      h.push_back(*a++);
+    } else if (a == a_end || b->first < a->first) {
+      h.push_back(*b++);
+    } else {
+      h.emplace_back(a->first, a->second + b->second);
+      ++a;
+      ++b;
+    }
+  }
+  into.histogram = std::move(h);
+  into.median_s = histogram_median_s(into);
+}
 
 std::string_view profile_kind_name(profile_kind k) noexcept { return k == profile_kind::job ? "job" : "rank"; }
 std::string_view progress_mode_name(progress_mode m) noexcept { return m == progress_mode::core ? "core" : "off"; }
@@ -406,7 +670,21 @@ void to_json(nlohmann::ordered_json& j, const profile& p) { write(j, p, false); 
 std::string format_profile(const profile& p) {
   nlohmann::ordered_json j;
   write(j, p, false);
-  return j.dump(2) + "\n";
+  const std::string text = j.dump(2);
+  // Histogram pairs on one line each ("[183, 2]"), not four: dump() gives every array element a line of its own.
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t a = 0, b = 0, end = 0;
+    if (text[i] == '[' && pair_at(text, i, a, b, end)) {
+      out += "[" + text.substr(a, text.find_first_not_of("0123456789", a) - a) + ", " +
+             text.substr(b, text.find_first_not_of("0123456789", b) - b) + "]";
+      i = end;
+    } else {
+      out += text[i++];
+    }
+  }
+  return out + "\n";
 }
 
 void from_json(const nlohmann::json& j, profile& p) { p = reader("").read(j, "", false); }
@@ -509,6 +787,12 @@ profile make_job_profile(std::vector<profile> ranks) {
         if (it == job.overlap->by_size.end()) job.overlap->by_size.push_back(b);
         else add_bounds(it->bounds, b.bounds);
       }
+      for (const auto& x : r.overlap->by_op) {
+        auto it = std::find_if(job.overlap->by_op.begin(), job.overlap->by_op.end(),
+                               [&](const overlap_op& y) { return y.op == x.op; });
+        if (it == job.overlap->by_op.end()) job.overlap->by_op.push_back(x);
+        else add_bounds(it->bounds, x.bounds);
+      }
       for (const auto& g : r.overlap->by_region) {
         auto it = std::find_if(job.overlap->by_region.begin(), job.overlap->by_region.end(),
                                [&](const overlap_region& x) { return x.name == g.name; });
@@ -530,6 +814,7 @@ profile make_job_profile(std::vector<profile> ranks) {
         it->categories[c].count += g.categories[c].count;
       }
     }
+    if (r.collectives) merge_collectives(job.collectives, *r.collectives);
     if (r.progress_thread) {
       if (!job.progress_thread) job.progress_thread = progress_thread_stats{};
       job.progress_thread->busy_s += r.progress_thread->busy_s;
@@ -543,6 +828,17 @@ profile make_job_profile(std::vector<profile> ranks) {
               [](const overlap_size_bin& a, const overlap_size_bin& b) { return a.lo_bytes < b.lo_bytes; });
     std::sort(job.overlap->by_region.begin(), job.overlap->by_region.end(),
               [](const overlap_region& a, const overlap_region& b) { return a.name < b.name; });
+    std::stable_sort(job.overlap->by_op.begin(), job.overlap->by_op.end(),
+                     [](const overlap_op& a, const overlap_op& b) { return op_order(a.op) < op_order(b.op); });
+  }
+  if (job.collectives) {
+    auto& kinds = job.collectives->by_kind;
+    std::stable_sort(kinds.begin(), kinds.end(), [](const collective_kind_stats& a, const collective_kind_stats& b) {
+      return op_order(a.kind) < op_order(b.kind);
+    });
+    for (auto& k : kinds)
+      std::sort(k.ranks.begin(), k.ranks.end(),
+                [](const collective_rank_order& a, const collective_rank_order& b) { return a.rank < b.rank; });
   }
   std::sort(job.regions.begin(), job.regions.end(),
             [](const region_profile& a, const region_profile& b) { return a.name < b.name; });

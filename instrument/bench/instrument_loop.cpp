@@ -6,13 +6,15 @@
 //   valgrind --tool=callgrind --callgrind-out-file=cg.short instrument_loop --case=xfer_owner --iterations=20000
 //   callgrind_annotate cg.long | grep 'PROGRAM TOTALS'   (and the same for cg.short)
 // Cases and their events per iteration: call (enter + exit: 2), xfer_owner and xfer_other (begin + end recorded by
-// the owner thread / for another owner: 2), mix (isend + wait: 6), region (enter + exit: 2).
+// the owner thread / for another owner: 2), mix (isend + wait: 6), region (enter + exit: 2), coll (a monitored
+// collective instance: arrival + departure, 2).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
 
+#include "sidecore/instrument/collectives.hpp"
 #include "sidecore/instrument/instrument.hpp"
 
 namespace si = sidecore::instrument;
@@ -22,7 +24,7 @@ namespace {
 
 [[noreturn]] void usage(const char* bad) {
   std::fprintf(stderr,
-               "instrument_loop: %s is not accepted\nusage: instrument_loop --case=call|xfer_owner|xfer_other|mix|region "
+               "instrument_loop: %s is not accepted\nusage: instrument_loop --case=call|xfer_owner|xfer_other|mix|region|coll "
                "--iterations=N (N: an integer 1..1000000000)\n",
                bad);
   std::exit(2);
@@ -79,6 +81,11 @@ int main(int argc, char** argv) {
     for (long long i = 0; i < n; ++i) {
       si::region_enter("solve");
       si::region_exit();
+    }
+  } else if (which == "coll") {
+    for (long long i = 0; i < n; ++i) {
+      si::coll_arrive(si::op_kind::allreduce, 7, static_cast<std::uint64_t>(i), 64, 4);
+      si::coll_depart(7, static_cast<std::uint64_t>(i));
     }
   } else {
     usage(("--case=" + which).c_str());

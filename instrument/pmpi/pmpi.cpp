@@ -9,19 +9,23 @@
 //   SIDECORE_TRACE              Chrome trace-event file, %r = rank (default: no trace)
 //   SIDECORE_TRACE_MAX_EVENTS   bound on trace events per rank (default 1000000)
 //   SIDECORE_SIZE_BINS          message-size bin edges (default: 0 and the powers of four)
-//   SIDECORE_RING_EVENTS        per-thread ring capacity in records (default 4096)
+//   SIDECORE_RING_EVENTS        per-thread ring capacity in records (default 1024)
+//   SIDECORE_COLL_SAMPLES       collective instances kept per communicator for the cross-rank figures (default 1024)
 //   SIDECORE_NCORE              cores available to a rank (default: the process's CPU affinity mask)
 // The numbers accept what sidecore's settings table accepts (instrument/include/sidecore/instrument/env.hpp); a
 // rejected value is reported on stderr (variable, value, what is accepted) and the default kept.
 #include <mpi.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "collectives.hpp"
 #include "pmpi_internal.hpp"
+#include "sidecore/instrument/collectives.hpp"
 #include "sidecore/instrument/env.hpp"
 
 namespace sidecore::instrument::pmpi {
@@ -49,6 +53,36 @@ void read_setting(const char* name, T& into, Parse parse, const std::string& def
   } catch (const env::bad_value& e) {
     std::fprintf(stderr, "sidecore-pmpi: rank %d: %s; using the default (%s)\n", g.rank, e.what(), default_text.c_str());
   }
+}
+
+// The instrumentation's exchange between ranks (clock offsets, the collectives' analysis): PMPI point-to-point on
+// the private communicator, in pieces of at most 1 GiB (MPI counts are ints).
+constexpr int exchange_tag = 0x5c1d;
+constexpr std::size_t exchange_piece = std::size_t{1} << 30;
+
+exchange make_exchange() {
+  exchange ex;
+  ex.rank = g.rank;
+  ex.nranks = g.nranks;
+  ex.send = [](int to, const void* data, std::size_t bytes) {
+    const char* p = static_cast<const char*>(data);
+    do {
+      const std::size_t n = std::min(bytes, exchange_piece);
+      PMPI_Send(p, static_cast<int>(n), MPI_BYTE, to, exchange_tag, g.comm);
+      p += n;
+      bytes -= n;
+    } while (bytes > 0);
+  };
+  ex.recv = [](int from, void* data, std::size_t bytes) {
+    char* p = static_cast<char*>(data);
+    do {
+      const std::size_t n = std::min(bytes, exchange_piece);
+      PMPI_Recv(p, static_cast<int>(n), MPI_BYTE, from, exchange_tag, g.comm, MPI_STATUS_IGNORE);
+      p += n;
+      bytes -= n;
+    } while (bytes > 0);
+  };
+  return ex;
 }
 
 int cores_from_affinity() {
@@ -126,6 +160,7 @@ void begin_profiling() {
                std::to_string(cfg.trace_max_events));
   read_setting("SIDECORE_SIZE_BINS", cfg.size_bin_edges, env::parse_size_bins, "the powers of four");
   read_setting("SIDECORE_RING_EVENTS", cfg.ring_events, env::parse_ring_events, std::to_string(cfg.ring_events));
+  read_setting("SIDECORE_COLL_SAMPLES", cfg.coll_samples, env::parse_coll_samples, std::to_string(cfg.coll_samples));
   int n_core = cores_from_affinity();
   read_setting("SIDECORE_NCORE", n_core, env::parse_ncore, std::to_string(n_core) + ", the CPU affinity mask's size");
   if (!cfg.profile && !cfg.trace) return;
@@ -136,6 +171,8 @@ void begin_profiling() {
     set_run_info("off", "pmpi: " + library_version(), n_core);
     set_command_line(command_line());
     name_current_thread("main");
+    collectives_begin(g.rank);
+    synchronize_clock(make_exchange());
     g.started = true;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sidecore-pmpi: rank %d: cannot start profiling: %s\n", g.rank, e.what());
@@ -145,9 +182,16 @@ void begin_profiling() {
 void end_profiling() {
   if (!g.started) return;
   g.started = false;
+  end_window();  // the window ends here, before the analysis below
+  try {
+    analyze_collectives(make_exchange());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sidecore-pmpi: rank %d: the collectives' cross-rank analysis failed: %s\n", g.rank, e.what());
+  }
+  collectives_end();
   try {
     if (g.profile) {
-      const std::string mine = rank_profile_json();  // closes the measured window
+      const std::string mine = rank_profile_json();
       write_text_file(path_for_rank(g.profile_pattern, g.rank), mine);
       int len = static_cast<int>(mine.size());
       std::vector<int> lens(g.rank == 0 ? static_cast<std::size_t>(g.nranks) : 0);

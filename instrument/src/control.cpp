@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "coll_analysis.hpp"
+#include "coll_monitor.hpp"
 #include "collection.hpp"
 #include "event_clock.hpp"
 #include "fold.hpp"
@@ -70,6 +72,11 @@ void start(const config& cfg, int rank, int nranks) {
   g_hot.enabled.store(false, relaxed);
   g_hot.trace.store(false, relaxed);
   reset_analysis(std::move(bins));
+  {
+    std::lock_guard la(g_analysis_mu);
+    reset_collectives(round_pow2(std::clamp<std::uint64_t>(cfg.coll_samples, 16, 65536)));
+  }
+  reset_collective_results();
   reset_regions();
   g_col = collection{};
   g_col.cfg = cfg;
@@ -202,6 +209,10 @@ void stop() {
     std::fprintf(stderr, "sidecore: instrument: %llu xfer_end without a matching xfer_begin were ignored\n",
                  static_cast<unsigned long long>(g_orphan_ends));
     g_orphan_ends = 0;
+  }
+  if (const std::uint64_t d = take_collective_duplicates_locked(); d != 0) {
+    std::fprintf(stderr, "sidecore: instrument: %llu collective arrivals or departures were recorded twice for one "
+                 "instance; those instances are left out\n", static_cast<unsigned long long>(d));
   }
 }
 

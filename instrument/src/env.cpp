@@ -64,6 +64,12 @@ std::vector<std::size_t> parse_size_bins(const std::string& value) {
   return edges;
 }
 
+std::size_t parse_coll_samples(const std::string& value) {
+  const std::uint64_t n = parse_unsigned("SIDECORE_COLL_SAMPLES", value, 16, 65536);
+  if ((n & (n - 1)) != 0) reject("SIDECORE_COLL_SAMPLES", value, "a power of two 16..65536");
+  return static_cast<std::size_t>(n);
+}
+
 int parse_ncore(const std::string& value) {
   return static_cast<int>(parse_unsigned("SIDECORE_NCORE", value, 1, 1U << 20));
 }

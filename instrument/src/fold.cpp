@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "coll_monitor.hpp"
 #include "regions.hpp"
 #include "trace_writer.hpp"
 
@@ -21,6 +22,7 @@ pending_table g_pending;
 overlap_acc g_total;
 std::vector<overlap_acc> g_by_size;
 std::vector<overlap_acc> g_by_region;
+std::array<overlap_acc, low_bits + 1> g_by_op;
 std::vector<region_stat> g_region_stats;
 std::uint64_t g_orphan_ends = 0;
 
@@ -30,6 +32,7 @@ void reset_analysis(size_bins bins) {
   g_total = {};
   g_by_size.assign(bins.count(), overlap_acc{});
   g_by_region.assign(16, overlap_acc{});
+  g_by_op.fill(overlap_acc{});
   g_region_stats.assign(16, region_stat{});
   g_bins.emplace(std::move(bins));
   g_orphan_ends = 0;
@@ -62,11 +65,11 @@ struct fold_ctx {
 };
 
 /// Adds a transfer's bound to its size bin (with size bins, the total is their sum: total_locked()) or to the total
-/// (without), and to its region. Takes the bound by value, always inlined, with
+/// (without), to its operation kind, and to its region. Takes the bound by value, always inlined, with
 /// bound_paired() inline too: the bound stays in registers. (Passed through memory, the bound's fields, stored one by
 /// one, were read back with a 16-byte load that could not be forwarded from those stores: 3 ns of a 25 ns event.)
 [[gnu::always_inline]] inline void account_locked(const overlap_bound b, fold_ctx& cx, std::uint64_t bytes,
-                                                  std::uint16_t region) {
+                                                  std::uint16_t region, std::uint8_t op) {
   const std::uint64_t mn = b.min_ns, mx = b.max_ns, xf = b.xfer_ns;
   auto add = [&](overlap_acc& a) {
     a.min_ns += mn;
@@ -76,6 +79,7 @@ struct fold_ctx {
   };
   cx.lookup(bytes);  // a compare: the caller just looked `bytes` up
   add(cx.memo_bin != SIZE_MAX ? g_by_size[cx.memo_bin] : g_total);
+  add(g_by_op[op & low_bits]);
   if (region != 0) {
     // A vector by path id (an unordered_map here was a hash lookup, ~10 ns, per transfer made inside a region).
     if (region >= g_by_region.size()) g_by_region.resize(std::max<std::size_t>(region + 1, 2 * g_by_region.size()));
@@ -96,7 +100,7 @@ owner_snapshot snapshot_of(const record& r) noexcept {
 
 void on_xfer_locked(const record& r, fold_ctx& cx) {
   if (r.k == kind::xfer_end_only) {
-    account_locked(bound_one_known(cx.table_ticks(r.bytes)), cx, r.bytes, r.owner_region);
+    account_locked(bound_one_known(cx.table_ticks(r.bytes)), cx, r.bytes, r.owner_region, r.bits & low_bits);
     return;
   }
   const bool is_begin = r.k == kind::xfer_begin;
@@ -104,7 +108,7 @@ void on_xfer_locked(const record& r, fold_ctx& cx) {
   if (p != nullptr && p->is_begin == is_begin) {
     // The same event twice for one id: the earlier transfer's other half never came. Count it as case 3.
     if (p->is_begin) {
-      account_locked(bound_one_known(cx.table_ticks(p->bytes)), cx, p->bytes, p->s.region);
+      account_locked(bound_one_known(cx.table_ticks(p->bytes)), cx, p->bytes, p->s.region, p->op);
     } else {
       ++g_orphan_ends;
     }
@@ -116,6 +120,7 @@ void on_xfer_locked(const record& r, fold_ctx& cx) {
     n.is_begin = is_begin;
     n.s = snapshot_of(r);
     n.bytes = is_begin ? r.bytes : 0;
+    n.op = is_begin ? r.bits & low_bits : 0;
     return;
   }
   // Both events known (in either folding order).
@@ -123,8 +128,9 @@ void on_xfer_locked(const record& r, fold_ctx& cx) {
   const owner_snapshot& b = is_begin ? s : p->s;
   const owner_snapshot& e = is_begin ? p->s : s;
   const std::uint64_t bytes = is_begin ? r.bytes : p->bytes;
+  const std::uint8_t op = is_begin ? r.bits & low_bits : p->op;
   const std::int64_t x = cx.table_ticks(bytes);
-  account_locked(b.known && e.known ? bound_paired(b.p, e.p, x) : bound_one_known(x), cx, bytes, b.region);
+  account_locked(b.known && e.known ? bound_paired(b.p, e.p, x) : bound_one_known(x), cx, bytes, b.region, op);
   g_pending.erase(*p);
 }
 
@@ -151,9 +157,9 @@ inline bool pair_adjacent_locked(const record& b, const record& e, fold_ctx& cx)
   // Two calls, not one on `known ? bound_paired() : bound_one_known()`: GCC merged the two bounds through a stack
   // slot and reloaded it with a 16-byte load that could not be forwarded from the 8-byte stores.
   if (sb.known && se.known) {
-    account_locked(bound_paired(sb.p, se.p, x), cx, b.bytes, sb.region);
+    account_locked(bound_paired(sb.p, se.p, x), cx, b.bytes, sb.region, b.bits & low_bits);
   } else {
-    account_locked(bound_one_known(x), cx, b.bytes, sb.region);
+    account_locked(bound_one_known(x), cx, b.bytes, sb.region, b.bits & low_bits);
   }
   return true;
 }
@@ -209,6 +215,10 @@ void process(thread_state* st, const record& r, fold_ctx& cx) {
       ++st->f_region_depth;
       break;
     }
+    case kind::coll_arrive:
+    case kind::coll_depart:
+      on_coll_locked(r, cx.fit);
+      break;
     case kind::region_exit:
       if (st->f_region_depth > 0) {
         --st->f_region_depth;
@@ -258,6 +268,10 @@ void fold(thread_state* st) noexcept {
           trace_xfer(st, r, cx.fit);
           trace_xfer(st, st->ring[(t + 1) & st->mask], cx.fit);
         }
+        ++t;
+        continue;
+      }
+      if (r.k == kind::coll_arrive && t + 1 != h && pair_adjacent_coll_locked(r, st->ring[(t + 1) & st->mask], cx.fit)) {
         ++t;
         continue;
       }

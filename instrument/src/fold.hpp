@@ -3,6 +3,7 @@
 // instrument/src.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -10,8 +11,10 @@
 
 #include "accumulators.hpp"
 #include "event_clock.hpp"
-#include "pending_table.hpp"
+#include "open_table.hpp"
+#include "record.hpp"
 #include "sidecore/instrument/bounds.hpp"
+#include "sidecore/instrument/op_kind.hpp"
 #include "threads.hpp"
 
 namespace sidecore::instrument::internal {
@@ -30,6 +33,8 @@ extern pending_table g_pending;
 extern overlap_acc g_total;
 extern std::vector<overlap_acc> g_by_size;
 extern std::vector<overlap_acc> g_by_region;  // index = region path id (innermost at the transfer); grows by doubling
+// Index = op_kind: a record's four low bits, so 16 entries and no range check on the fold path.
+extern std::array<overlap_acc, low_bits + 1> g_by_op;
 extern std::vector<region_stat> g_region_stats;  // index = region path id
 extern std::uint64_t g_orphan_ends;  // xfer_end whose begin never came (usage error, reported at stop)
 

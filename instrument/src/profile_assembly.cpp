@@ -3,8 +3,11 @@
 // region entries, times and calls (sub-regions included) and the run's description, converted from event-clock ticks
 // with the window's final fit. The JSON is written by the profile library, the one definition of the schema.
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
+#include "coll_analysis.hpp"
+#include "coll_monitor.hpp"
 #include "collection.hpp"
 #include "fold.hpp"
 #include "regions.hpp"
@@ -26,6 +29,57 @@ overlap_bounds bounds_of(const overlap_acc& a, const clock_fit& f) {
 
 category_totals totals_of(const category_acc& a, const clock_fit& f) {
   return {seconds(a.time_ns, f), a.count, a.count == 0 ? 0.0 : seconds(a.min_ns, f)};
+}
+
+// The clock offset of the cross-rank figures: the estimate at the start, followed to the one at the end.
+clock_offset_info clock_of(const coll_results& r) {
+  if (!r.start && !r.end) return {0.0, 0.0, 0.0, "not estimated: no cross-rank analysis ran"};
+  const clock_offset& first = r.start ? *r.start : *r.end;
+  clock_offset_info c{first.offset_ns * 1e-9, first.bound_ns * 1e-9, first.rtt_ns * 1e-9, first.method};
+  if (r.start && r.end) {
+    c.bound_s = std::max(r.start->bound_ns, r.end->bound_ns) * 1e-9;
+    if (r.end->rtt_ns > 0 && (c.rtt_s == 0 || r.end->rtt_ns * 1e-9 < c.rtt_s)) c.rtt_s = r.end->rtt_ns * 1e-9;
+    if (r.end->offset_ns != r.start->offset_ns) {
+      c.method += "; " + std::to_string(r.end->offset_ns * 1e-9) + " s at the end, interpolated in between";
+    }
+  }
+  return c;
+}
+
+// The "collectives" section: every completed instance's latency per kind, and the cross-rank figures
+// analyze_collectives() sent back. Absent when the rank completed no collective.
+std::optional<collectives_section> collectives_of(int rank) {
+  collectives_section c;
+  {
+    std::lock_guard la(g_analysis_mu);
+    const auto& kinds = collective_kinds_locked();
+    for (std::size_t k = 0; k < op_kind_count; ++k) {
+      if (kinds[k].count == 0) continue;
+      collective_kind_stats s;
+      s.kind = std::string(op_kind_name(static_cast<op_kind>(k)));
+      s.count = kinds[k].count;
+      s.bytes = kinds[k].bytes;
+      s.latency = kinds[k].latency.stats();
+      c.by_kind.push_back(std::move(s));
+    }
+    c.sample_capacity = collective_sample_capacity_locked();
+  }
+  if (c.by_kind.empty()) return std::nullopt;
+  const coll_results r = collective_results();
+  c.clock = clock_of(r);
+  c.unmatched = r.unmatched;
+  for (collective_kind_stats& s : c.by_kind) {
+    const auto k = static_cast<std::size_t>(*op_kind_from_name(s.kind));
+    if (!r.analyzed) continue;
+    const coll_kind_result& x = r.kinds[k];
+    s.sampled = std::min(x.sampled, s.count);
+    s.arrival_wait = x.arrival_wait;
+    s.departure_wait = x.departure_wait;
+    collective_rank_order o = x.order;
+    o.rank = rank;
+    s.ranks.push_back(o);
+  }
+  return c;
 }
 
 }  // namespace
@@ -108,6 +162,7 @@ profile rank_profile() {
     overlap_acc total = total_locked();
     std::vector<overlap_acc> by_size = g_by_size;
     std::vector<overlap_acc> by_region = g_by_region;
+    auto by_op = g_by_op;
     // Transfers with only one event so far count as case 3 (not consumed: a later profile may pair them).
     g_pending.for_each([&](const pending_xfer& px) {
       if (!px.is_begin) return;  // an end whose begin never came carries no size: see g_orphan_ends
@@ -115,6 +170,7 @@ profile rank_profile() {
       const overlap_acc one{b.min_ns, b.max_ns, b.xfer_ns, 1};
       total += one;
       if (g_bins) by_size[g_bins->index(static_cast<std::size_t>(px.bytes))] += one;
+      by_op[px.op & low_bits] += one;
       if (px.s.region != 0) {
         if (px.s.region >= by_region.size()) by_region.resize(px.s.region + 1u);
         by_region[px.s.region] += one;
@@ -130,6 +186,9 @@ profile rank_profile() {
         o.by_size.push_back({g_bins->lo(i), g_bins->bounded(i) ? g_bins->hi(i) - 1 : UINT64_MAX,
                              bounds_of(by_size[i], f)});
       }
+    }
+    for (std::size_t k = 0; k < op_kind_count; ++k) {  // kinds past op_kind_count cannot be recorded
+      if (by_op[k].count != 0) o.by_op.push_back({std::string(op_kind_name(static_cast<op_kind>(k))), bounds_of(by_op[k], f)});
     }
     // Regions: entries and wall time per path (open entries run to the window's end), and calls with sub-regions
     // included (each path's own calls added to every ancestor).
@@ -171,6 +230,7 @@ profile rank_profile() {
     }
     std::sort(p.regions.begin(), p.regions.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   }
+  p.collectives = collectives_of(p.rank);
   return p;
 }
 

@@ -233,6 +233,16 @@ std::vector<setting_def> make_table() {
                  s.ring_events = shared_parser([&] { return instrument::env::parse_ring_events(v); });
                },
                [](const settings& s) { return std::to_string(s.ring_events); }});
+  t.push_back({"SIDECORE_COLL_SAMPLES", "1024", "a power of two 16..65536",
+               "Collective instances per communicator that every rank keeps for the cross-rank figures of the "
+               "profile's collectives section (arrival and departure waits, arrival order): the instances whose "
+               "sequence number is a multiple of a stride, doubled whenever the sample is full, so every member keeps "
+               "the same ones. 32 bytes each; the samples of all communicators stay within 8 MiB per rank, and rank 0 "
+               "holds every rank's at the end.",
+               [](settings& s, const std::string& v) {
+                 s.coll_samples = shared_parser([&] { return instrument::env::parse_coll_samples(v); });
+               },
+               [](const settings& s) { return std::to_string(s.coll_samples); }});
   t.push_back({"SIDECORE_NCORE", "(cpuset)", "an integer 1..1048576 (cores)",
                "Cores per node available to this rank, written to the profile as n_core: the model's N_core (its "
                "prediction for a dedicated core runs the computation on N_core - 1 cores). Default: the cores of the "

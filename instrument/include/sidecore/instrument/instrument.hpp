@@ -25,6 +25,7 @@
 #include "sidecore/common/common.hpp"
 #include "sidecore/common/profile.hpp"
 #include "sidecore/instrument/bounds.hpp"
+#include "sidecore/instrument/op_kind.hpp"
 
 namespace sidecore::instrument {
 
@@ -46,6 +47,11 @@ struct config {
   /// Per-thread ring capacity in records, rounded up to a power of two in 16..1024: a ring never holds more than 512
   /// records between folds, so larger values are capped (with a warning on rank 0). 48 bytes per record.
   std::size_t ring_events = 1024;
+  /// Collective instances kept per communicator for the cross-rank figures (collectives.hpp), a power of two
+  /// 16..65536: the instances whose sequence number is a multiple of a stride, doubled whenever the sample is full,
+  /// so every member keeps the same ones. 32 bytes each; the samples of all communicators stay within 8 MiB (further
+  /// communicators get no sample, with a warning).
+  std::size_t coll_samples = 1024;
   event_clock clock = event_clock::automatic;  ///< tests that pass synthetic nanoseconds choose monotonic
 };
 
@@ -91,10 +97,11 @@ inline std::uint64_t ticks() noexcept {
 // nanoseconds with event_clock::monotonic). Same contracts as the hooks below; only call them while enabled().
 void call_enter_at(category c, std::uint64_t t, const char* name = nullptr) noexcept;
 void call_exit_at(category c, std::uint64_t t) noexcept;
-void xfer_begin_at(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner, std::uint64_t t) noexcept;
+void xfer_begin_at(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner, std::uint64_t t,
+                   op_kind op = op_kind::p2p) noexcept;
 void xfer_end_at(std::uint64_t xfer_id, std::uint32_t owner, std::uint64_t t) noexcept;
-void xfer_end_only_at(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner,
-                      std::uint64_t t) noexcept;
+void xfer_end_only_at(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner, std::uint64_t t,
+                      op_kind op = op_kind::p2p) noexcept;
 void region_enter_at(std::string_view name, std::uint64_t t) noexcept;
 void region_exit_at(std::uint64_t t) noexcept;
 std::uint32_t register_current_thread() noexcept;
@@ -151,9 +158,12 @@ inline void call_exit(category c) noexcept {
 
 /// XFER_BEGIN: a data transfer was posted (to libfabric) — from the progress thread in core mode or from the
 /// application thread inside a call in off mode. `owner` is current_thread_id() of the application thread that
-/// initiated the request; `xfer_id` identifies the transfer until its xfer_end.
-inline void xfer_begin(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner) noexcept {
-  if (enabled()) detail::xfer_begin_at(xfer_id, bytes, peer, owner, detail::ticks());
+/// initiated the request; `xfer_id` identifies the transfer until its xfer_end. `op`: the operation the transfer
+/// belongs to — op_kind::p2p for point-to-point, the collective's kind for a transfer of a collective schedule — so
+/// that the profile's overlap bounds break down by kind (overlap.by_op).
+inline void xfer_begin(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner,
+                       op_kind op = op_kind::p2p) noexcept {
+  if (enabled()) detail::xfer_begin_at(xfer_id, bytes, peer, owner, detail::ticks(), op);
 }
 /// XFER_END: the transfer begun with the same id completed. Any thread. `owner` is the same as passed to
 /// xfer_begin: the owner's state at this instant decides the bounds. Ids must not be reused while a transfer
@@ -162,9 +172,10 @@ inline void xfer_end(std::uint64_t xfer_id, std::uint32_t owner) noexcept {
   if (enabled()) detail::xfer_end_at(xfer_id, owner, detail::ticks());
 }
 /// XFER_END of a transfer whose beginning cannot be seen (seed 000 case 3, e.g. an eager message arriving at the
-/// receiver): counted with min = 0, max = xfer_time. Do not call xfer_begin for it.
-inline void xfer_end_unpaired(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner) noexcept {
-  if (enabled()) detail::xfer_end_only_at(xfer_id, bytes, peer, owner, detail::ticks());
+/// receiver): counted with min = 0, max = xfer_time. Do not call xfer_begin for it. `op` as for xfer_begin.
+inline void xfer_end_unpaired(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner,
+                              op_kind op = op_kind::p2p) noexcept {
+  if (enabled()) detail::xfer_end_only_at(xfer_id, bytes, peer, owner, detail::ticks(), op);
 }
 
 /// The calling thread's instrumentation id (registers it on first use), to pass as `owner` to xfer_begin.

@@ -2,6 +2,7 @@
 #include "sidecore/common/profile.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <numeric>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +18,7 @@
 #include "sidecore/common/input_error.hpp"
 #include "sidecore/common/input_file.hpp"
 #include "sidecore/common/input_limits.hpp"
+#include "sidecore/common/output_file.hpp"
 
 namespace sidecore {
 namespace {
@@ -302,6 +305,7 @@ class reader {
           o.by_size.push_back(bin);
         }
       }
+      read_by_op(*it, op, o);
       if (auto br = it->find("by_region"); br != it->end()) {
         if (!br->is_array()) fail(join(op, "by_region"), "expected an array, got " + type_of(*br));
         for (std::size_t i = 0; i < br->size(); ++i) {
@@ -326,6 +330,7 @@ class reader {
       s.completions = counter(*it, pp, "completions");
       p.progress_thread = s;
     }
+    read_instrumentation_sections(j, path, p);
 
     if (p.kind == profile_kind::job) {
       const std::string rp = join(path, "ranks");
@@ -377,12 +382,158 @@ class reader {
     }
   }
 
+  // The sections only sidecore's instrumentation writes: regions, event_clock and collectives.
+  void read_instrumentation_sections(const json& j, const std::string& path, profile& p) const {
+    if (auto it = j.find("regions"); it != j.end() && !it->is_null()) {
+      const std::string rp = join(path, "regions");
+      if (!it->is_array()) fail(rp, "expected an array of regions, got " + type_of(*it));
+      for (std::size_t i = 0; i < it->size(); ++i) p.regions.push_back(region((*it)[i], rp + "[" + std::to_string(i) + "]"));
+    }
+    if (auto it = j.find("event_clock"); it != j.end() && !it->is_null()) {
+      const std::string cp = join(path, "event_clock");
+      require_object(*it, cp);
+      event_clock_info c;
+      c.source = text(*it, cp, "source");
+      if (it->contains("tsc_hz")) c.tsc_hz = seconds(*it, cp, "tsc_hz");  // a finite rate >= 0, read as seconds are
+      if (it->contains("note")) c.note = text(*it, cp, "note");
+      p.event_clock = std::move(c);
+    }
+    if (auto it = j.find("collectives"); it != j.end() && !it->is_null())
+      p.collectives = collectives(*it, join(path, "collectives"));
+  }
+
+  void read_by_op(const json& o, const std::string& op, overlap_section& out) const {
+    auto bo = o.find("by_op");
+    if (bo == o.end()) return;
+    if (!bo->is_array()) fail(join(op, "by_op"), "expected an array, got " + type_of(*bo));
+    for (std::size_t i = 0; i < bo->size(); ++i) {
+      const std::string ep = join(op, "by_op") + "[" + std::to_string(i) + "]";
+      const json& e = (*bo)[i];
+      require_object(e, ep);
+      out.by_op.push_back({text(e, ep, "op"), bounds(e, ep)});
+    }
+  }
+
+  duration_stats stats(const json& obj, const std::string& path, std::string_view key) const {
+    const std::string sp = join(path, key);
+    const json& v = member(obj, path, key);
+    require_object(v, sp);
+    duration_stats d;
+    d.count = counter(v, sp, "count");
+    d.min_s = seconds(v, sp, "min_s");
+    d.max_s = seconds(v, sp, "max_s");
+    d.mean_s = seconds(v, sp, "mean_s");
+    d.stddev_s = seconds(v, sp, "stddev_s");
+    d.median_s = seconds(v, sp, "median_s");
+    const double tol = 1e-9 * std::max(1.0, d.max_s);
+    if (d.count > 0 && (d.min_s > d.max_s + tol || d.mean_s < d.min_s - tol || d.mean_s > d.max_s + tol ||
+                        d.median_s < d.min_s - tol || d.median_s > d.max_s + tol))
+      fail(sp, "need min_s <= mean_s, median_s <= max_s");
+    const std::string hp = join(sp, "histogram");
+    const json& h = member(v, sp, "histogram");
+    if (!h.is_array()) fail(hp, "expected an array of [bin, count] pairs, got " + type_of(h));
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      const std::string ep = hp + "[" + std::to_string(i) + "]";
+      const json& e = h[i];
+      if (!e.is_array() || e.size() != 2 || !e[0].is_number_unsigned() || !e[1].is_number_unsigned())
+        fail(ep, "expected [bin, count] with two non-negative integers");
+      const std::uint64_t bin = e[0].get<std::uint64_t>(), n = e[1].get<std::uint64_t>();
+      if (bin > 8 * 64 || (!d.histogram.empty() && static_cast<int>(bin) <= d.histogram.back().first))
+        fail(ep, "bins must be ascending integers 0..512");
+      if (n > std::numeric_limits<std::uint64_t>::max() - total) fail(ep, "counts overflow");
+      total += n;
+      d.histogram.emplace_back(static_cast<int>(bin), n);
+    }
+    if (total != d.count)
+      fail(hp, "the bins' counts sum to " + std::to_string(total) + ", not count " + std::to_string(d.count));
+    return d;
+  }
+
+  collectives_section collectives(const json& v, const std::string& cp) const {
+    require_object(v, cp);
+    collectives_section c;
+    const std::string kp = join(cp, "clock");
+    const json& k = member(v, cp, "clock");
+    require_object(k, kp);
+    if (!k.contains("offset_s") || !k["offset_s"].is_number() || !std::isfinite(k["offset_s"].get<double>()))
+      fail(join(kp, "offset_s"), "expected a finite number of seconds (may be negative)");
+    c.clock.offset_s = k["offset_s"].get<double>();
+    c.clock.bound_s = seconds(k, kp, "bound_s");
+    c.clock.rtt_s = seconds(k, kp, "rtt_s");
+    c.clock.method = text(k, kp, "method");
+    c.sample_capacity = counter(v, cp, "sample_capacity");
+    c.unmatched = counter(v, cp, "unmatched");
+    const std::string bp = join(cp, "by_kind");
+    const json& kinds = member(v, cp, "by_kind");
+    if (!kinds.is_array()) fail(bp, "expected an array, got " + type_of(kinds));
+    for (std::size_t i = 0; i < kinds.size(); ++i) {
+      const std::string ep = bp + "[" + std::to_string(i) + "]";
+      const json& e = kinds[i];
+      require_object(e, ep);
+      collective_kind_stats s;
+      s.kind = text(e, ep, "kind");
+      s.count = counter(e, ep, "count");
+      s.bytes = counter(e, ep, "bytes");
+      s.latency = stats(e, ep, "latency");
+      s.sampled = counter(e, ep, "sampled");
+      s.arrival_wait = stats(e, ep, "arrival_wait");
+      s.departure_wait = stats(e, ep, "departure_wait");
+      if (s.latency.count != s.count) fail(join(ep, "latency.count"), "differs from count");
+      if (s.sampled > s.count) fail(join(ep, "sampled"), "more sampled instances than completed ones (count)");
+      const std::string rp = join(ep, "ranks");
+      const json& ranks = member(e, ep, "ranks");
+      if (!ranks.is_array()) fail(rp, "expected an array, got " + type_of(ranks));
+      for (std::size_t r = 0; r < ranks.size(); ++r) {
+        const std::string op = rp + "[" + std::to_string(r) + "]";
+        const json& o = ranks[r];
+        require_object(o, op);
+        collective_rank_order x;
+        x.rank = integer(o, op, "rank", 0, ">= 0");
+        x.last_arrivals = counter(o, op, "last_arrivals");
+        x.first_arrivals = counter(o, op, "first_arrivals");
+        x.last_departures = counter(o, op, "last_departures");
+        x.first_departures = counter(o, op, "first_departures");
+        x.mean_arrival_position = seconds(o, op, "mean_arrival_position");  // a finite number >= 0, as seconds are
+        x.mean_departure_position = seconds(o, op, "mean_departure_position");
+        x.arrival_wait_s = seconds(o, op, "arrival_wait_s");
+        if (x.mean_arrival_position > 1 || x.mean_departure_position > 1)
+          fail(op, "mean positions lie in [0, 1] (0: always first, 1: always last)");
+        s.ranks.push_back(x);
+      }
+      c.by_kind.push_back(std::move(s));
+    }
+    return c;
+  }
+
+  region_profile region(const json& v, const std::string& path) const {
+    require_object(v, path);
+    region_profile r;
+    r.name = text(v, path, "name");
+    r.entries = counter(v, path, "entries");
+    r.time_s = seconds(v, path, "time_s");
+    const std::string cpath = join(path, "categories");
+    const json& cats = member(v, path, "categories");
+    require_object(cats, cpath);
+    for (auto it = cats.begin(); it != cats.end(); ++it) {
+      int c = 0;
+      while (c < category_count && it.key() != category_name(static_cast<category>(c))) ++c;
+      if (c == category_count) fail(join(cpath, it.key()), "unknown category; accepted: blocking, init, test, wait, other");
+      const std::string p2 = join(cpath, it.key());
+      require_object(it.value(), p2);
+      r.categories[static_cast<std::size_t>(c)] = {seconds(it.value(), p2, "time_s"), counter(it.value(), p2, "count")};
+    }
+    return r;
+  }
+
  private:
   std::string source_;
 };
 
-json categories_json(const std::array<category_totals, category_count>& cats) {
-  json out = json::object();
+// The writer, for nlohmann::json (keys sorted) and ordered_json (the schema's field order, as written to files).
+template <class J>
+J categories_json(const std::array<category_totals, category_count>& cats) {
+  J out = J::object();
   for (int c = 0; c < category_count; ++c) {
     const auto& t = cats[static_cast<std::size_t>(c)];
     out[std::string(category_name(static_cast<category>(c)))] = {{"time_s", t.time_s}, {"count", t.count}, {"min_s", t.min_s}};
@@ -390,12 +541,67 @@ json categories_json(const std::array<category_totals, category_count>& cats) {
   return out;
 }
 
-json bounds_json(const overlap_bounds& b) {
-  return json{{"min_s", b.min_s}, {"max_s", b.max_s}, {"xfer_time_s", b.xfer_time_s}, {"count", b.count}};
+template <class J>
+J bounds_json(const overlap_bounds& b) {
+  return J{{"min_s", b.min_s}, {"max_s", b.max_s}, {"xfer_time_s", b.xfer_time_s}, {"count", b.count}};
 }
 
-void write(json& j, const profile& p, bool nested) {
-  j = json::object();
+template <class J>
+J stats_json(const duration_stats& d) {
+  J h = J::array();
+  for (const auto& [bin, n] : d.histogram) h.push_back(J::array({bin, n}));
+  return J{{"count", d.count},   {"min_s", d.min_s},       {"max_s", d.max_s},       {"mean_s", d.mean_s},
+           {"stddev_s", d.stddev_s}, {"median_s", d.median_s}, {"histogram", std::move(h)}};
+}
+
+template <class J>
+J collectives_json(const collectives_section& c) {
+  J kinds = J::array();
+  for (const auto& k : c.by_kind) {
+    J ranks = J::array();
+    for (const auto& r : k.ranks) {
+      ranks.push_back({{"rank", r.rank},
+                       {"last_arrivals", r.last_arrivals},
+                       {"first_arrivals", r.first_arrivals},
+                       {"last_departures", r.last_departures},
+                       {"first_departures", r.first_departures},
+                       {"mean_arrival_position", r.mean_arrival_position},
+                       {"mean_departure_position", r.mean_departure_position},
+                       {"arrival_wait_s", r.arrival_wait_s}});
+    }
+    kinds.push_back({{"kind", k.kind},
+                     {"count", k.count},
+                     {"bytes", k.bytes},
+                     {"latency", stats_json<J>(k.latency)},
+                     {"sampled", k.sampled},
+                     {"arrival_wait", stats_json<J>(k.arrival_wait)},
+                     {"departure_wait", stats_json<J>(k.departure_wait)},
+                     {"ranks", std::move(ranks)}});
+  }
+  return J{{"clock",
+            {{"offset_s", c.clock.offset_s}, {"bound_s", c.clock.bound_s}, {"rtt_s", c.clock.rtt_s}, {"method", c.clock.method}}},
+           {"sample_capacity", c.sample_capacity},
+           {"unmatched", c.unmatched},
+           {"by_kind", std::move(kinds)}};
+}
+
+template <class J>
+J regions_json(const std::vector<region_profile>& regions) {
+  J out = J::array();
+  for (const auto& r : regions) {
+    J cats = J::object();
+    for (int c = 0; c < category_count; ++c) {
+      const auto& t = r.categories[static_cast<std::size_t>(c)];
+      cats[std::string(category_name(static_cast<category>(c)))] = {{"time_s", t.time_s}, {"count", t.count}};
+    }
+    out.push_back({{"name", r.name}, {"entries", r.entries}, {"time_s", r.time_s}, {"categories", std::move(cats)}});
+  }
+  return out;
+}
+
+template <class J>
+void write(J& j, const profile& p, bool nested) {
+  j = J::object();
   if (!nested) {
     j["schema"] = profile_schema_name;
     j["schema_version"] = profile_schema_version;
@@ -409,40 +615,101 @@ void write(json& j, const profile& p, bool nested) {
   j["t_total_s"] = p.t_total_s;
   j["t_comp_s"] = p.t_comp_s;
   if (!p.command.empty()) j["command"] = p.command;
-  j["categories"] = categories_json(p.categories);
+  j["categories"] = categories_json<J>(p.categories);
   if (p.calling_threads > 0) j["calling_threads"] = p.calling_threads;
-  if (p.thread_categories) j["communicating_thread"] = {{"categories", categories_json(*p.thread_categories)}};
+  if (p.thread_categories) j["communicating_thread"] = {{"categories", categories_json<J>(*p.thread_categories)}};
   if (p.overlap) {
-    json o = {{"xfer_time_source", p.overlap->xfer_time_source}, {"total", bounds_json(p.overlap->total)}};
-    json bs = json::array();
+    J o = {{"xfer_time_source", p.overlap->xfer_time_source}, {"total", bounds_json<J>(p.overlap->total)}};
+    J bs = J::array();
     for (const auto& b : p.overlap->by_size) {
-      json e = bounds_json(b.bounds);
+      J e = bounds_json<J>(b.bounds);
       e["lo_bytes"] = b.lo_bytes;
       e["hi_bytes"] = b.hi_bytes;
       bs.push_back(std::move(e));
     }
     o["by_size"] = std::move(bs);
-    json br = json::array();
+    J br = J::array();
     for (const auto& r : p.overlap->by_region) {
-      json e = bounds_json(r.bounds);
+      J e = bounds_json<J>(r.bounds);
       e["name"] = r.name;
       br.push_back(std::move(e));
     }
     o["by_region"] = std::move(br);
+    J bo = J::array();
+    for (const auto& x : p.overlap->by_op) {
+      J e = bounds_json<J>(x.bounds);
+      e["op"] = x.op;
+      bo.push_back(std::move(e));
+    }
+    o["by_op"] = std::move(bo);
     j["overlap"] = std::move(o);
+  }
+  j["regions"] = regions_json<J>(p.regions);
+  if (p.event_clock) {
+    J c = {{"source", p.event_clock->source}};
+    if (p.event_clock->tsc_hz > 0) c["tsc_hz"] = p.event_clock->tsc_hz;
+    if (!p.event_clock->note.empty()) c["note"] = p.event_clock->note;
+    j["event_clock"] = std::move(c);
   }
   if (p.progress_thread) {
     const auto& s = *p.progress_thread;
     j["progress_thread"] = {{"busy_s", s.busy_s}, {"idle_s", s.idle_s}, {"polls", s.polls}, {"completions", s.completions}};
   }
+  if (p.collectives) j["collectives"] = collectives_json<J>(*p.collectives);
   if (p.kind == profile_kind::job) {
-    json rs = json::array();
+    J rs = J::array();
     for (const auto& r : p.ranks) {
-      json e;
+      J e;
       write(e, r, true);
       rs.push_back(std::move(e));
     }
     j["ranks"] = std::move(rs);
+  }
+}
+
+// Operation kinds in the order the instrumentation writes them (instrument/include/sidecore/instrument/op_kind.hpp);
+// others (written by a later version) after them.
+std::size_t op_order(const std::string& op) {
+  static constexpr std::string_view order[] = {"p2p",        "barrier",  "bcast",    "reduce",
+                                               "allreduce",  "gather",   "scatter",  "allgather",
+                                               "alltoall",   "reduce_scatter_block", "allgatherv", "alltoallv"};
+  for (std::size_t i = 0; i < std::size(order); ++i)
+    if (order[i] == op) return i;
+  return std::size(order);
+}
+
+void merge_collectives(std::optional<collectives_section>& into, const collectives_section& from) {
+  if (!into) {
+    into = from;
+    return;
+  }
+  if (from.clock.bound_s > into->clock.bound_s) into->clock = from.clock;
+  into->sample_capacity = std::max(into->sample_capacity, from.sample_capacity);
+  into->unmatched += from.unmatched;
+  for (const auto& k : from.by_kind) {
+    auto it = std::find_if(into->by_kind.begin(), into->by_kind.end(),
+                           [&](const collective_kind_stats& x) { return x.kind == k.kind; });
+    if (it == into->by_kind.end()) {
+      into->by_kind.push_back(k);
+      continue;
+    }
+    it->count += k.count;
+    it->bytes += k.bytes;
+    it->sampled += k.sampled;
+    merge_duration_stats(it->latency, k.latency);
+    merge_duration_stats(it->arrival_wait, k.arrival_wait);
+    merge_duration_stats(it->departure_wait, k.departure_wait);
+    it->ranks.insert(it->ranks.end(), k.ranks.begin(), k.ranks.end());
+  }
+}
+
+// Whether `sources` ("a; b; c", as the merge joins them) already names `one`.
+bool contains_source(const std::string& sources, const std::string& one) {
+  for (std::size_t pos = 0;;) {
+    const std::size_t end = sources.find("; ", pos);
+    if (sources.compare(pos, end == std::string::npos ? std::string::npos : end - pos, one) == 0) return true;
+    if (end == std::string::npos) return false;
+    pos = end + 2;
   }
 }
 
@@ -453,12 +720,106 @@ void add_bounds(overlap_bounds& into, const overlap_bounds& b) {
   into.count += b.count;
 }
 
+// Whether text[i] opens an array of exactly two unsigned integers as dump(2) writes it ("[\n  183,\n  2\n]"): their
+// offsets and the end. The raw newline after '[' is what tells such an array from text inside a string, where a
+// newline is always escaped.
+bool pair_at(const std::string& text, std::size_t i, std::size_t& a, std::size_t& b, std::size_t& end) {
+  if (i + 1 >= text.size() || text[i + 1] != '\n') return false;
+  const auto skip = [&](std::size_t k) { return text.find_first_not_of(" \n", k); };
+  const auto digit = [&](std::size_t k) { return k < text.size() && std::isdigit(static_cast<unsigned char>(text[k])); };
+  a = skip(i + 1);
+  if (!digit(a)) return false;
+  std::size_t k = text.find_first_not_of("0123456789", a);
+  if (k == std::string::npos || text[k] != ',') return false;
+  b = skip(k + 1);
+  if (!digit(b)) return false;
+  k = skip(text.find_first_not_of("0123456789", b));
+  if (k == std::string::npos || text[k] != ']') return false;
+  end = k + 1;
+  return true;
+}
+
 }  // namespace
+
+double duration_bin_lower_ns(int b) noexcept {
+  if (b <= 0) return 0.0;
+  return std::ldexp(1.0 + static_cast<double>((b - 1) % 8) / 8.0, (b - 1) / 8);
+}
+
+double histogram_median_s(const duration_stats& s) noexcept {
+  if (s.count == 0) return 0.0;
+  const std::uint64_t target = (s.count - 1) / 2;  // the lower median's index
+  std::uint64_t seen = 0;
+  for (const auto& [bin, n] : s.histogram) {
+    if (seen + n > target) {
+      const double lo = duration_bin_lower_ns(bin), hi = bin == 0 ? 1.0 : duration_bin_lower_ns(bin + 1);
+      return std::clamp((lo + hi) * 0.5e-9, s.min_s, s.max_s);
+    }
+    seen += n;
+  }
+  return s.max_s;
+}
+
+void merge_duration_stats(duration_stats& into, const duration_stats& from) {
+  if (from.count == 0) return;
+  if (into.count == 0) {
+    into = from;
+    return;
+  }
+  // Chan et al.'s pairwise update of the mean and the sum of squared deviations.
+  const double na = static_cast<double>(into.count), nb = static_cast<double>(from.count), n = na + nb;
+  const double delta = from.mean_s - into.mean_s;
+  const double m2 = into.stddev_s * into.stddev_s * na + from.stddev_s * from.stddev_s * nb + delta * delta * na * nb / n;
+  into.mean_s += delta * nb / n;
+  into.stddev_s = std::sqrt(std::max(0.0, m2 / n));
+  into.count += from.count;
+  into.min_s = std::min(into.min_s, from.min_s);
+  into.max_s = std::max(into.max_s, from.max_s);
+  std::vector<std::pair<int, std::uint64_t>> h;
+  h.reserve(into.histogram.size() + from.histogram.size());
+  auto a = into.histogram.cbegin();
+  auto b = from.histogram.cbegin();
+  const auto a_end = into.histogram.cend(), b_end = from.histogram.cend();
+  while (a != a_end || b != b_end) {
+    if (b == b_end || (a != a_end && a->first < b->first)) {
+      h.push_back(*a++);
+    } else if (a == a_end || b->first < a->first) {
+      h.push_back(*b++);
+    } else {
+      h.emplace_back(a->first, a->second + b->second);
+      ++a;
+      ++b;
+    }
+  }
+  into.histogram = std::move(h);
+  into.median_s = histogram_median_s(into);
+}
 
 std::string_view profile_kind_name(profile_kind k) noexcept { return k == profile_kind::job ? "job" : "rank"; }
 std::string_view progress_mode_name(progress_mode m) noexcept { return m == progress_mode::core ? "core" : "off"; }
 
 void to_json(nlohmann::json& j, const profile& p) { write(j, p, false); }
+void to_json(nlohmann::ordered_json& j, const profile& p) { write(j, p, false); }
+
+std::string format_profile(const profile& p) {
+  nlohmann::ordered_json j;
+  write(j, p, false);
+  const std::string text = j.dump(2);
+  // Histogram pairs on one line each ("[183, 2]"), not four: dump() gives every array element a line of its own.
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t a = 0, b = 0, end = 0;
+    if (text[i] == '[' && pair_at(text, i, a, b, end)) {
+      out += "[" + text.substr(a, text.find_first_not_of("0123456789", a) - a) + ", " +
+             text.substr(b, text.find_first_not_of("0123456789", b) - b) + "]";
+      i = end;
+    } else {
+      out += text[i++];
+    }
+  }
+  return out + "\n";
+}
 
 void from_json(const nlohmann::json& j, profile& p) { p = reader("").read(j, "", false); }
 
@@ -486,17 +847,29 @@ profile read_profile_file(const std::string& path) {
 }
 
 void write_profile_file(const std::string& path, const profile& p) {
-  json j;
-  to_json(j, p);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw input_error(path, "", std::string("cannot write profile: ") + std::strerror(errno));
-  out << j.dump(2) << '\n';
-  out.flush();
-  if (!out) throw input_error(path, "", "write error (disk full?)");
+  try {
+    (void)write_output_file(path, format_profile(p));
+  } catch (const output_error& e) {
+    throw input_error(path, "", "cannot write profile: " + e.reason());
+  }
 }
 
 profile make_job_profile(std::vector<profile> ranks) {
   if (ranks.empty()) throw input_error("make_job_profile", "ranks", "no rank profiles given");
+  // Checked in the caller's order, so that an error names the input by its position.
+  std::map<int, std::size_t> seen;  // rank -> input position
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const profile& r = ranks[i];
+    const std::string where = "ranks[" + std::to_string(i) + "]";
+    if (r.kind != profile_kind::rank) throw input_error("make_job_profile", where + ".kind", "expected a rank profile");
+    if (r.mode != ranks.front().mode)
+      throw input_error("make_job_profile", where + ".mode",
+                        "mode \"" + std::string(progress_mode_name(r.mode)) + "\" differs from ranks[0]'s \"" +
+                            std::string(progress_mode_name(ranks.front().mode)) + "\": a job profile does not mix modes");
+    if (auto [it, fresh] = seen.emplace(r.rank, i); !fresh)
+      throw input_error("make_job_profile", where + ".rank",
+                        "rank " + std::to_string(r.rank) + " appears twice (also ranks[" + std::to_string(it->second) + "])");
+  }
   std::sort(ranks.begin(), ranks.end(), [](const profile& a, const profile& b) { return a.rank < b.rank; });
   profile job;
   job.kind = profile_kind::job;
@@ -510,11 +883,6 @@ profile make_job_profile(std::vector<profile> ranks) {
   std::fill(std::begin(first_min), std::end(first_min), true);
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const profile& r = ranks[i];
-    const std::string where = "ranks[" + std::to_string(i) + "]";
-    if (r.kind != profile_kind::rank) throw input_error("make_job_profile", where + ".kind", "expected a rank profile");
-    if (r.mode != job.mode) throw input_error("make_job_profile", where + ".mode", "ranks mix modes off and core");
-    if (i > 0 && r.rank == ranks[i - 1].rank)
-      throw input_error("make_job_profile", where + ".rank", "rank " + std::to_string(r.rank) + " appears twice");
     job.nranks = std::max(job.nranks, r.nranks);
     job.n_core = std::max(job.n_core, r.n_core);
     job.t_total_s = std::max(job.t_total_s, r.t_total_s);
@@ -545,6 +913,8 @@ profile make_job_profile(std::vector<profile> ranks) {
       if (!job.overlap) {
         job.overlap = overlap_section{};
         job.overlap->xfer_time_source = r.overlap->xfer_time_source;
+      } else if (!contains_source(job.overlap->xfer_time_source, r.overlap->xfer_time_source)) {
+        job.overlap->xfer_time_source += "; " + r.overlap->xfer_time_source;
       }
       add_bounds(job.overlap->total, r.overlap->total);
       for (const auto& b : r.overlap->by_size) {
@@ -554,6 +924,12 @@ profile make_job_profile(std::vector<profile> ranks) {
         if (it == job.overlap->by_size.end()) job.overlap->by_size.push_back(b);
         else add_bounds(it->bounds, b.bounds);
       }
+      for (const auto& x : r.overlap->by_op) {
+        auto it = std::find_if(job.overlap->by_op.begin(), job.overlap->by_op.end(),
+                               [&](const overlap_op& y) { return y.op == x.op; });
+        if (it == job.overlap->by_op.end()) job.overlap->by_op.push_back(x);
+        else add_bounds(it->bounds, x.bounds);
+      }
       for (const auto& g : r.overlap->by_region) {
         auto it = std::find_if(job.overlap->by_region.begin(), job.overlap->by_region.end(),
                                [&](const overlap_region& x) { return x.name == g.name; });
@@ -561,6 +937,21 @@ profile make_job_profile(std::vector<profile> ranks) {
         else add_bounds(it->bounds, g.bounds);
       }
     }
+    for (const auto& g : r.regions) {
+      auto it = std::find_if(job.regions.begin(), job.regions.end(),
+                             [&](const region_profile& x) { return x.name == g.name; });
+      if (it == job.regions.end()) {
+        job.regions.push_back(g);
+        continue;
+      }
+      it->entries += g.entries;
+      it->time_s += g.time_s;
+      for (std::size_t c = 0; c < category_count; ++c) {
+        it->categories[c].time_s += g.categories[c].time_s;
+        it->categories[c].count += g.categories[c].count;
+      }
+    }
+    if (r.collectives) merge_collectives(job.collectives, *r.collectives);
     if (r.progress_thread) {
       if (!job.progress_thread) job.progress_thread = progress_thread_stats{};
       job.progress_thread->busy_s += r.progress_thread->busy_s;
@@ -569,9 +960,25 @@ profile make_job_profile(std::vector<profile> ranks) {
       job.progress_thread->completions += r.progress_thread->completions;
     }
   }
-  if (job.overlap)
+  if (job.overlap) {
     std::sort(job.overlap->by_size.begin(), job.overlap->by_size.end(),
               [](const overlap_size_bin& a, const overlap_size_bin& b) { return a.lo_bytes < b.lo_bytes; });
+    std::sort(job.overlap->by_region.begin(), job.overlap->by_region.end(),
+              [](const overlap_region& a, const overlap_region& b) { return a.name < b.name; });
+    std::stable_sort(job.overlap->by_op.begin(), job.overlap->by_op.end(),
+                     [](const overlap_op& a, const overlap_op& b) { return op_order(a.op) < op_order(b.op); });
+  }
+  if (job.collectives) {
+    auto& kinds = job.collectives->by_kind;
+    std::stable_sort(kinds.begin(), kinds.end(), [](const collective_kind_stats& a, const collective_kind_stats& b) {
+      return op_order(a.kind) < op_order(b.kind);
+    });
+    for (auto& k : kinds)
+      std::sort(k.ranks.begin(), k.ranks.end(),
+                [](const collective_rank_order& a, const collective_rank_order& b) { return a.rank < b.rank; });
+  }
+  std::sort(job.regions.begin(), job.regions.end(),
+            [](const region_profile& a, const region_profile& b) { return a.name < b.name; });
   for (auto& r : ranks) r.nranks = job.nranks;
   job.ranks = std::move(ranks);
   return job;

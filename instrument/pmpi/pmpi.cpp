@@ -2,25 +2,30 @@
 // system MPICH. MPI_Init/MPI_Init_thread start sidecore's instrumentation, every intercepted MPI call is counted in
 // its model category (wrappers.cpp), and MPI_Finalize writes one profile per rank and, on rank 0, the job profile.
 //
-// Settings (environment, read once in MPI_Init):
+// Settings (environment, read once in MPI_Init; the files are checked there, and a file that cannot be written stops
+// the job with its path and the reason):
 //   SIDECORE_PROFILE            profile path, %r = rank (default "sidecore-profile.%r.json"; "off" disables);
 //                               the job profile goes to the path with %r = "job"
 //   SIDECORE_TRACE              Chrome trace-event file, %r = rank (default: no trace)
 //   SIDECORE_TRACE_MAX_EVENTS   bound on trace events per rank (default 1000000)
 //   SIDECORE_SIZE_BINS          message-size bin edges (default: 0 and the powers of four)
-//   SIDECORE_RING_EVENTS        per-thread ring capacity in records (default 4096)
+//   SIDECORE_RING_EVENTS        per-thread ring capacity in records (default 1024)
+//   SIDECORE_COLL_SAMPLES       collective instances kept per communicator for the cross-rank figures (default 1024)
 //   SIDECORE_NCORE              cores available to a rank (default: the process's CPU affinity mask)
 // The numbers accept what sidecore's settings table accepts (instrument/include/sidecore/instrument/env.hpp); a
 // rejected value is reported on stderr (variable, value, what is accepted) and the default kept.
 #include <mpi.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "collectives.hpp"
 #include "pmpi_internal.hpp"
+#include "sidecore/instrument/collectives.hpp"
 #include "sidecore/instrument/env.hpp"
 
 namespace sidecore::instrument::pmpi {
@@ -48,6 +53,36 @@ void read_setting(const char* name, T& into, Parse parse, const std::string& def
   } catch (const env::bad_value& e) {
     std::fprintf(stderr, "sidecore-pmpi: rank %d: %s; using the default (%s)\n", g.rank, e.what(), default_text.c_str());
   }
+}
+
+// The instrumentation's exchange between ranks (clock offsets, the collectives' analysis): PMPI point-to-point on
+// the private communicator, in pieces of at most 1 GiB (MPI counts are ints).
+constexpr int exchange_tag = 0x5c1d;
+constexpr std::size_t exchange_piece = std::size_t{1} << 30;
+
+exchange make_exchange() {
+  exchange ex;
+  ex.rank = g.rank;
+  ex.nranks = g.nranks;
+  ex.send = [](int to, const void* data, std::size_t bytes) {
+    const char* p = static_cast<const char*>(data);
+    do {
+      const std::size_t n = std::min(bytes, exchange_piece);
+      PMPI_Send(p, static_cast<int>(n), MPI_BYTE, to, exchange_tag, g.comm);
+      p += n;
+      bytes -= n;
+    } while (bytes > 0);
+  };
+  ex.recv = [](int from, void* data, std::size_t bytes) {
+    char* p = static_cast<char*>(data);
+    do {
+      const std::size_t n = std::min(bytes, exchange_piece);
+      PMPI_Recv(p, static_cast<int>(n), MPI_BYTE, from, exchange_tag, g.comm, MPI_STATUS_IGNORE);
+      p += n;
+      bytes -= n;
+    } while (bytes > 0);
+  };
+  return ex;
 }
 
 int cores_from_affinity() {
@@ -89,6 +124,22 @@ std::string library_version() {
   return out;
 }
 
+// Every rank checks the files it will write; when one cannot, the job stops here, each failing rank naming the path
+// and the reason: a profiler asked for by LD_PRELOAD whose profile would be lost at MPI_Finalize is an error at
+// MPI_Init, not a surprise after the run.
+void agree_outputs(const config& cfg) {
+  const std::string problem = check_outputs(cfg, g.rank, g.nranks);
+  if (!problem.empty()) {
+    // Before the agreement: no rank aborts before every failing rank has said why.
+    std::fprintf(stderr, "sidecore-pmpi: rank %d: %s; stopping the job at MPI_Init (fix the path, or "
+                 "SIDECORE_PROFILE=off to run without the profiler)\n", g.rank, problem.c_str());
+  }
+  const int mine = problem.empty() ? g.nranks : g.rank;
+  int first_bad = g.nranks;
+  PMPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, g.comm);
+  if (first_bad < g.nranks) PMPI_Abort(MPI_COMM_WORLD, 2);
+}
+
 void begin_profiling() {
   if (g.started) return;
   PMPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
@@ -109,15 +160,19 @@ void begin_profiling() {
                std::to_string(cfg.trace_max_events));
   read_setting("SIDECORE_SIZE_BINS", cfg.size_bin_edges, env::parse_size_bins, "the powers of four");
   read_setting("SIDECORE_RING_EVENTS", cfg.ring_events, env::parse_ring_events, std::to_string(cfg.ring_events));
+  read_setting("SIDECORE_COLL_SAMPLES", cfg.coll_samples, env::parse_coll_samples, std::to_string(cfg.coll_samples));
   int n_core = cores_from_affinity();
   read_setting("SIDECORE_NCORE", n_core, env::parse_ncore, std::to_string(n_core) + ", the CPU affinity mask's size");
   if (!cfg.profile && !cfg.trace) return;
+  agree_outputs(cfg);
   try {
     start(cfg, g.rank, g.nranks);
     // A plain MPI run has no progress thread: it is the model's "off" (no-progress calibration) run.
     set_run_info("off", "pmpi: " + library_version(), n_core);
     set_command_line(command_line());
     name_current_thread("main");
+    collectives_begin(g.rank);
+    synchronize_clock(make_exchange());
     g.started = true;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sidecore-pmpi: rank %d: cannot start profiling: %s\n", g.rank, e.what());
@@ -127,9 +182,16 @@ void begin_profiling() {
 void end_profiling() {
   if (!g.started) return;
   g.started = false;
+  end_window();  // the window ends here, before the analysis below
+  try {
+    analyze_collectives(make_exchange());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sidecore-pmpi: rank %d: the collectives' cross-rank analysis failed: %s\n", g.rank, e.what());
+  }
+  collectives_end();
   try {
     if (g.profile) {
-      const std::string mine = rank_profile_json();  // closes the measured window
+      const std::string mine = rank_profile_json();
       write_text_file(path_for_rank(g.profile_pattern, g.rank), mine);
       int len = static_cast<int>(mine.size());
       std::vector<int> lens(g.rank == 0 ? static_cast<std::size_t>(g.nranks) : 0);

@@ -1,15 +1,33 @@
 // libsidecore-pmpi.so — MPI call wrappers (PMPI interposition). One wrapper per intercepted MPI C function: it
-// brackets the PMPI call with CALL_ENTER/CALL_EXIT of the function's model category (seed 004, Section III-C).
+// brackets the PMPI call with CALL_ENTER/CALL_EXIT of the function's model category (seed 004, Section III-C); the
+// collectives of the monitored kinds also record their instance's arrival and departure (collectives.hpp), and the
+// waits and tests the departure of the nonblocking ones they complete.
 // The prototypes are MPICH 4.0.2's (mpi_proto.h), so the library matches the system MPICH's ABI exactly.
 // Each function with an MPI 4.0 large-count variant (MPI_Count counts, MPI_Aint displacements) is followed by its
 // "_c" twin: same category, named "MPI_<Name>_c" in the profile.
 // MPI_Init, MPI_Init_thread and MPI_Finalize are in pmpi.cpp.
 #include <mpi.h>
 
+#include "collectives.hpp"
 #include "pmpi_internal.hpp"
 
 using sidecore::category;
+using sidecore::instrument::op_kind;
+using sidecore::instrument::pmpi::blocking_coll;
+using sidecore::instrument::pmpi::bytes_of;
 using sidecore::instrument::pmpi::call_scope;
+using sidecore::instrument::pmpi::nonblocking_coll;
+using sidecore::instrument::pmpi::request_watch;
+using sidecore::instrument::pmpi::sum_bytes;
+using sidecore::instrument::pmpi::times_size;
+
+namespace {
+// A communicator-making call's return: the new communicator gets its monitoring key. Returns rc.
+int created(int rc, MPI_Comm parent, const MPI_Comm* child) {
+  if (rc == MPI_SUCCESS && child != nullptr) sidecore::instrument::pmpi::communicator_created(parent, *child);
+  return rc;
+}
+}  // namespace
 
 #pragma GCC visibility push(default)
 extern "C" {
@@ -92,146 +110,175 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
 
 int MPI_Barrier(MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Barrier");
+  const blocking_coll coll(op_kind::barrier, comm, 0);
   return PMPI_Barrier(comm);
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Bcast");
+  const blocking_coll coll(op_kind::bcast, comm, bytes_of(count, datatype));
   return PMPI_Bcast(buffer, count, datatype, root, comm);
 }
 
 int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Bcast_c");
+  const blocking_coll coll(op_kind::bcast, comm, bytes_of(count, datatype));
   return PMPI_Bcast_c(buffer, count, datatype, root, comm);
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Reduce");
+  const blocking_coll coll(op_kind::reduce, comm, bytes_of(count, datatype));
   return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Reduce_c");
+  const blocking_coll coll(op_kind::reduce, comm, bytes_of(count, datatype));
   return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Allreduce");
+  const blocking_coll coll(op_kind::allreduce, comm, bytes_of(count, datatype));
   return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Allreduce_c");
+  const blocking_coll coll(op_kind::allreduce, comm, bytes_of(count, datatype));
   return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Gather");
+  const blocking_coll coll(op_kind::gather, comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype));
   return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Gather_c");
+  const blocking_coll coll(op_kind::gather, comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype));
   return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Gatherv");
+  const blocking_coll coll(op_kind::gather, comm, sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype));
   return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
 
 int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Gatherv_c");
+  const blocking_coll coll(op_kind::gather, comm, sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype));
   return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Scatter");
+  const blocking_coll coll(op_kind::scatter, comm, recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype));
   return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Scatter_c");
+  const blocking_coll coll(op_kind::scatter, comm, recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype));
   return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Scatterv");
+  const blocking_coll coll(op_kind::scatter, comm, recvbuf == MPI_IN_PLACE ? 0 : bytes_of(recvcount, recvtype));
   return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Scatterv_c");
+  const blocking_coll coll(op_kind::scatter, comm, recvbuf == MPI_IN_PLACE ? 0 : bytes_of(recvcount, recvtype));
   return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Allgather");
+  const blocking_coll coll(op_kind::allgather, comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype));
   return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Allgather_c");
+  const blocking_coll coll(op_kind::allgather, comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype));
   return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Allgatherv");
+  const blocking_coll coll(op_kind::allgatherv, comm, sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype));
   return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 
 int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Allgatherv_c");
+  const blocking_coll coll(op_kind::allgatherv, comm, sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype));
   return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Alltoall");
+  const blocking_coll coll(op_kind::alltoall, comm, times_size(comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype)));
   return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Alltoall_c");
+  const blocking_coll coll(op_kind::alltoall, comm, times_size(comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype)));
   return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Alltoallv");
+  const blocking_coll coll(op_kind::alltoallv, comm, sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtype, comm) : sum_bytes(sendcounts, sendtype, comm));
   return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 
 int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Alltoallv_c");
+  const blocking_coll coll(op_kind::alltoallv, comm, sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtype, comm) : sum_bytes(sendcounts, sendtype, comm));
   return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Alltoallw");
+  const blocking_coll coll(op_kind::alltoallv, comm, sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtypes, comm) : sum_bytes(sendcounts, sendtypes, comm));
   return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
 
 int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Alltoallw_c");
+  const blocking_coll coll(op_kind::alltoallv, comm, sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtypes, comm) : sum_bytes(sendcounts, sendtypes, comm));
   return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Reduce_scatter");
+  const blocking_coll coll(op_kind::reduce_scatter_block, comm, sum_bytes(recvcounts, datatype, comm));
   return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 
 int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Reduce_scatter_c");
+  const blocking_coll coll(op_kind::reduce_scatter_block, comm, sum_bytes(recvcounts, datatype, comm));
   return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Reduce_scatter_block");
+  const blocking_coll coll(op_kind::reduce_scatter_block, comm, times_size(comm, bytes_of(recvcount, datatype)));
   return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
 int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Reduce_scatter_block_c");
+  const blocking_coll coll(op_kind::reduce_scatter_block, comm, times_size(comm, bytes_of(recvcount, datatype)));
   return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
@@ -374,147 +421,176 @@ int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ibarrier");
-  return PMPI_Ibarrier(comm, request);
+  nonblocking_coll coll(op_kind::barrier, comm, 0);
+  return coll.started(PMPI_Ibarrier(comm, request), request);
 }
 
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ibcast");
-  return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+  nonblocking_coll coll(op_kind::bcast, comm, bytes_of(count, datatype));
+  return coll.started(PMPI_Ibcast(buffer, count, datatype, root, comm, request), request);
 }
 
 int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ibcast_c");
-  return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
+  nonblocking_coll coll(op_kind::bcast, comm, bytes_of(count, datatype));
+  return coll.started(PMPI_Ibcast_c(buffer, count, datatype, root, comm, request), request);
 }
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ireduce");
-  return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+  nonblocking_coll coll(op_kind::reduce, comm, bytes_of(count, datatype));
+  return coll.started(PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request), request);
 }
 
 int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ireduce_c");
-  return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+  nonblocking_coll coll(op_kind::reduce, comm, bytes_of(count, datatype));
+  return coll.started(PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request), request);
 }
 
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iallreduce");
-  return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+  nonblocking_coll coll(op_kind::allreduce, comm, bytes_of(count, datatype));
+  return coll.started(PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request), request);
 }
 
 int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iallreduce_c");
-  return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+  nonblocking_coll coll(op_kind::allreduce, comm, bytes_of(count, datatype));
+  return coll.started(PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request), request);
 }
 
 int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Igather");
-  return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+  nonblocking_coll coll(op_kind::gather, comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype));
+  return coll.started(PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), request);
 }
 
 int MPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Igather_c");
-  return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+  nonblocking_coll coll(op_kind::gather, comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype));
+  return coll.started(PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), request);
 }
 
 int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Igatherv");
-  return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+  nonblocking_coll coll(op_kind::gather, comm, sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype));
+  return coll.started(PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request), request);
 }
 
 int MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Igatherv_c");
-  return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+  nonblocking_coll coll(op_kind::gather, comm, sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype));
+  return coll.started(PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request), request);
 }
 
 int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iscatter");
-  return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+  nonblocking_coll coll(op_kind::scatter, comm, recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype));
+  return coll.started(PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), request);
 }
 
 int MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iscatter_c");
-  return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+  nonblocking_coll coll(op_kind::scatter, comm, recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype));
+  return coll.started(PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), request);
 }
 
 int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iscatterv");
-  return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+  nonblocking_coll coll(op_kind::scatter, comm, recvbuf == MPI_IN_PLACE ? 0 : bytes_of(recvcount, recvtype));
+  return coll.started(PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request), request);
 }
 
 int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iscatterv_c");
-  return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+  nonblocking_coll coll(op_kind::scatter, comm, recvbuf == MPI_IN_PLACE ? 0 : bytes_of(recvcount, recvtype));
+  return coll.started(PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request), request);
 }
 
 int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iallgather");
-  return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  nonblocking_coll coll(op_kind::allgather, comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype));
+  return coll.started(PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), request);
 }
 
 int MPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iallgather_c");
-  return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  nonblocking_coll coll(op_kind::allgather, comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype));
+  return coll.started(PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), request);
 }
 
 int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iallgatherv");
-  return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+  nonblocking_coll coll(op_kind::allgatherv, comm, sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype));
+  return coll.started(PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), request);
 }
 
 int MPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iallgatherv_c");
-  return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+  nonblocking_coll coll(op_kind::allgatherv, comm, sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype));
+  return coll.started(PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), request);
 }
 
 int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ialltoall");
-  return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  nonblocking_coll coll(op_kind::alltoall, comm, times_size(comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype)));
+  return coll.started(PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), request);
 }
 
 int MPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ialltoall_c");
-  return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  nonblocking_coll coll(op_kind::alltoall, comm, times_size(comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype)));
+  return coll.started(PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), request);
 }
 
 int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ialltoallv");
-  return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+  nonblocking_coll coll(op_kind::alltoallv, comm, sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtype, comm) : sum_bytes(sendcounts, sendtype, comm));
+  return coll.started(PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request), request);
 }
 
 int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ialltoallv_c");
-  return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+  nonblocking_coll coll(op_kind::alltoallv, comm, sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtype, comm) : sum_bytes(sendcounts, sendtype, comm));
+  return coll.started(PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request), request);
 }
 
 int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ialltoallw");
-  return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+  nonblocking_coll coll(op_kind::alltoallv, comm, sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtypes, comm) : sum_bytes(sendcounts, sendtypes, comm));
+  return coll.started(PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request), request);
 }
 
 int MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ialltoallw_c");
-  return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+  nonblocking_coll coll(op_kind::alltoallv, comm, sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtypes, comm) : sum_bytes(sendcounts, sendtypes, comm));
+  return coll.started(PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request), request);
 }
 
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ireduce_scatter");
-  return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+  nonblocking_coll coll(op_kind::reduce_scatter_block, comm, sum_bytes(recvcounts, datatype, comm));
+  return coll.started(PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request), request);
 }
 
 int MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ireduce_scatter_c");
-  return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+  nonblocking_coll coll(op_kind::reduce_scatter_block, comm, sum_bytes(recvcounts, datatype, comm));
+  return coll.started(PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request), request);
 }
 
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ireduce_scatter_block");
-  return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+  nonblocking_coll coll(op_kind::reduce_scatter_block, comm, times_size(comm, bytes_of(recvcount, datatype)));
+  return coll.started(PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request), request);
 }
 
 int MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ireduce_scatter_block_c");
-  return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+  nonblocking_coll coll(op_kind::reduce_scatter_block, comm, times_size(comm, bytes_of(recvcount, datatype)));
+  return coll.started(PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request), request);
 }
 
 int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
@@ -635,22 +711,34 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   const call_scope scope(category::test, "MPI_Test");
-  return PMPI_Test(request, flag, status);
+  request_watch watch(1, request);
+  const int rc = PMPI_Test(request, flag, status);
+  if (rc == MPI_SUCCESS && *flag != 0) watch.completed(0);
+  return rc;
 }
 
 int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) {
   const call_scope scope(category::test, "MPI_Testall");
-  return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+  request_watch watch(count, array_of_requests);
+  const int rc = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+  if (rc == MPI_SUCCESS && *flag != 0) watch.all_completed();
+  return rc;
 }
 
 int MPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status) {
   const call_scope scope(category::test, "MPI_Testany");
-  return PMPI_Testany(count, array_of_requests, indx, flag, status);
+  request_watch watch(count, array_of_requests);
+  const int rc = PMPI_Testany(count, array_of_requests, indx, flag, status);
+  if (rc == MPI_SUCCESS && *flag != 0 && *indx != MPI_UNDEFINED) watch.completed(*indx);
+  return rc;
 }
 
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) {
   const call_scope scope(category::test, "MPI_Testsome");
-  return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  request_watch watch(incount, array_of_requests);
+  const int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED) watch.some_completed(*outcount, array_of_indices);
+  return rc;
 }
 
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status) {
@@ -667,33 +755,45 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
 // ---- Waits (category "wait").
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
   const call_scope scope(category::wait, "MPI_Wait");
-  return PMPI_Wait(request, status);
+  request_watch watch(1, request);
+  const int rc = PMPI_Wait(request, status);
+  if (rc == MPI_SUCCESS) watch.completed(0);
+  return rc;
 }
 
 int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   const call_scope scope(category::wait, "MPI_Waitall");
-  return PMPI_Waitall(count, array_of_requests, array_of_statuses);
+  request_watch watch(count, array_of_requests);
+  const int rc = PMPI_Waitall(count, array_of_requests, array_of_statuses);
+  if (rc == MPI_SUCCESS) watch.all_completed();
+  return rc;
 }
 
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status) {
   const call_scope scope(category::wait, "MPI_Waitany");
-  return PMPI_Waitany(count, array_of_requests, indx, status);
+  request_watch watch(count, array_of_requests);
+  const int rc = PMPI_Waitany(count, array_of_requests, indx, status);
+  if (rc == MPI_SUCCESS && *indx != MPI_UNDEFINED) watch.completed(*indx);
+  return rc;
 }
 
 int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) {
   const call_scope scope(category::wait, "MPI_Waitsome");
-  return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  request_watch watch(incount, array_of_requests);
+  const int rc = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED) watch.some_completed(*outcount, array_of_indices);
+  return rc;
 }
 
 // ---- Everything else that is intercepted (category "other").
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   const call_scope scope(category::other, "MPI_Comm_dup");
-  return PMPI_Comm_dup(comm, newcomm);
+  return created(PMPI_Comm_dup(comm, newcomm), comm, newcomm);
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
   const call_scope scope(category::other, "MPI_Comm_split");
-  return PMPI_Comm_split(comm, color, key, newcomm);
+  return created(PMPI_Comm_split(comm, color, key, newcomm), comm, newcomm);
 }
 
 int MPI_Comm_free(MPI_Comm *comm) {
@@ -703,7 +803,45 @@ int MPI_Comm_free(MPI_Comm *comm) {
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
   const call_scope scope(category::other, "MPI_Comm_create");
-  return PMPI_Comm_create(comm, group, newcomm);
+  return created(PMPI_Comm_create(comm, group, newcomm), comm, newcomm);
+}
+
+// The other calls collective over a parent intracommunicator that make a new one: intercepted so that the new
+// communicator gets its monitoring key (collectives.hpp). MPI_Comm_idup and MPI_Comm_create_group are not: their
+// communicators' collectives are monitored on each rank, not matched across ranks.
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
+  const call_scope scope(category::other, "MPI_Comm_dup_with_info");
+  return created(PMPI_Comm_dup_with_info(comm, info, newcomm), comm, newcomm);
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm) {
+  const call_scope scope(category::other, "MPI_Comm_split_type");
+  return created(PMPI_Comm_split_type(comm, split_type, key, info, newcomm), comm, newcomm);
+}
+
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart) {
+  const call_scope scope(category::other, "MPI_Cart_create");
+  return created(PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart), comm_old, comm_cart);
+}
+
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
+  const call_scope scope(category::other, "MPI_Cart_sub");
+  return created(PMPI_Cart_sub(comm, remain_dims, newcomm), comm, newcomm);
+}
+
+int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, MPI_Comm *comm_graph) {
+  const call_scope scope(category::other, "MPI_Graph_create");
+  return created(PMPI_Graph_create(comm_old, nnodes, indx, edges, reorder, comm_graph), comm_old, comm_graph);
+}
+
+int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) {
+  const call_scope scope(category::other, "MPI_Dist_graph_create");
+  return created(PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph), comm_old, comm_dist_graph);
+}
+
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) {
+  const call_scope scope(category::other, "MPI_Dist_graph_create_adjacent");
+  return created(PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph), comm_old, comm_dist_graph);
 }
 
 int MPI_Cancel(MPI_Request *request) {
@@ -713,6 +851,8 @@ int MPI_Cancel(MPI_Request *request) {
 
 int MPI_Request_free(MPI_Request *request) {
   const call_scope scope(category::other, "MPI_Request_free");
+  request_watch watch(1, request);
+  watch.freed(0);  // a freed collective's completion is never seen: the instance is left out
   return PMPI_Request_free(request);
 }
 

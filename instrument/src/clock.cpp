@@ -1,14 +1,15 @@
-// The event clock's platform side: whether the TSC may serve (invariant, and trusted by the kernel), and one
-// calibration point against CLOCK_MONOTONIC. The fit itself lives with the collection (instrument.cpp).
+// The event clock: whether the TSC may serve (invariant, and trusted by the kernel), calibration points against
+// CLOCK_MONOTONIC, and the collection's ticks -> nanoseconds fit (docs/instrument.md, "Event clock").
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
 
-#include "internal.hpp"
+#include "event_clock.hpp"
 #include "sidecore/instrument/instrument.hpp"
 
 namespace sidecore::instrument {
@@ -76,5 +77,72 @@ clock_point sample_clock_point() noexcept {
   return best;
 }
 
+namespace {
+std::mutex g_clock_mu;  // a leaf lock
+clock_fit g_fit;
+constexpr double refit_every_ns = 1e6;             // a fold refreshes the provisional fit at most once a millisecond
+constexpr std::uint64_t initial_fit_ns = 100'000;  // make_fit() spans its two first points over 0.1 ms
+}  // namespace
+
+clock_fit make_fit(bool tsc) noexcept {
+  clock_fit fit;
+  fit.tsc = tsc;
+  if (tsc) {
+    fit.p0 = fit.p1 = sample_clock_point();
+    // A provisional slope for the folds before the first refresh: a second point 0.1 ms after the first.
+    while (now_ns() - fit.p0.ns < initial_fit_ns) {
+    }
+    fit.refit(sample_clock_point());
+  }
+  return fit;
+}
+
+void install_fit(const clock_fit& f) noexcept {
+  std::lock_guard lk(g_clock_mu);
+  g_fit = f;
+}
+
+clock_fit current_fit() noexcept {
+  std::lock_guard lk(g_clock_mu);
+  return g_fit;
+}
+
+clock_fit fit_for_fold() noexcept {
+  std::lock_guard lk(g_clock_mu);
+  if (g_fit.tsc && !g_fit.final_fit &&
+      static_cast<double>(detail::read_tsc() - g_fit.p1.ticks) * g_fit.ns_per_tick > refit_every_ns) {
+    g_fit.refit(sample_clock_point());
+  }
+  return g_fit;
+}
+
+void finish_fit() noexcept {
+  std::lock_guard lk(g_clock_mu);
+  if (g_fit.tsc && !g_fit.final_fit) g_fit.refit(sample_clock_point());
+  g_fit.final_fit = true;
+}
+
 }  // namespace internal
+
+event_clock active_clock() noexcept {
+  return detail::g_hot.tsc.load(std::memory_order_relaxed) ? event_clock::tsc : event_clock::monotonic;
+}
+
+clock_calibration calibration() noexcept {
+  const internal::clock_fit f = internal::current_fit();
+  clock_calibration c;
+  c.tsc = f.tsc;
+  c.final_fit = f.final_fit;
+  c.ns_per_tick = f.ns_per_tick;
+  c.tick0 = f.p0.ticks;
+  c.ns0 = f.p0.ns;
+  c.tick1 = f.p1.ticks;
+  c.ns1 = f.p1.ns;
+  c.spread0 = f.p0.spread;
+  c.spread1 = f.p1.spread;
+  return c;
+}
+
+std::uint64_t ticks_to_ns(std::uint64_t ticks) noexcept { return internal::current_fit().to_ns(ticks); }
+
 }  // namespace sidecore::instrument

@@ -44,7 +44,8 @@ std::size_t parse_ring_events(const std::string& value) {
 
 std::vector<std::size_t> parse_size_bins(const std::string& value) {
   constexpr std::string_view name = "SIDECORE_SIZE_BINS";
-  constexpr std::string_view accepted = "strictly increasing byte sizes separated by commas, e.g. 0,1024,65536";
+  constexpr std::string_view accepted =
+      "strictly increasing byte sizes separated by commas, e.g. 0,1024,65536 (at most 4096 of them)";
   std::vector<std::size_t> edges;
   for (std::size_t pos = 0;;) {
     const std::size_t comma = value.find(',', pos);
@@ -55,11 +56,18 @@ std::vector<std::size_t> parse_size_bins(const std::string& value) {
     const unsigned long long n = std::strtoull(item.c_str(), &end, 10);
     if (errno == ERANGE || *end != '\0' || n > UINT64_MAX / 2) reject(name, value, accepted);
     if (!edges.empty() && n <= edges.back()) reject(name, value, accepted);
+    if (edges.size() == max_size_bins) reject(name, value, accepted);
     edges.push_back(static_cast<std::size_t>(n));
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
   return edges;
+}
+
+std::size_t parse_coll_samples(const std::string& value) {
+  const std::uint64_t n = parse_unsigned("SIDECORE_COLL_SAMPLES", value, 16, 65536);
+  if ((n & (n - 1)) != 0) reject("SIDECORE_COLL_SAMPLES", value, "a power of two 16..65536");
+  return static_cast<std::size_t>(n);
 }
 
 int parse_ncore(const std::string& value) {

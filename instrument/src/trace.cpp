@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "internal.hpp"
+#include "trace_writer.hpp"
 
 namespace sidecore::instrument::internal {
+
+trace_writer g_trace;
 
 namespace {
 // Trace timestamps are microseconds; keep nanosecond resolution with three decimals.
@@ -17,19 +19,21 @@ std::string us(std::uint64_t t, std::uint64_t t0) {
 std::string json_str(std::string_view s) { return nlohmann::json(std::string(s)).dump(); }
 }  // namespace
 
-trace_writer::~trace_writer() {
-  if (file_ != nullptr) std::fclose(file_);
-}
+// An unfinished trace's temporary file is removed (output_file), before the stream's buffer goes.
+trace_writer::~trace_writer() { out_.reset(); }
 
 bool trace_writer::open(const std::string& path, std::uint64_t max_events, int pid, std::uint64_t t0_ns) {
   std::lock_guard lk(mu_);
-  if (file_ != nullptr) std::fclose(file_);
+  out_.reset();
+  file_ = nullptr;
   open_.store(false, std::memory_order_release);
-  file_ = std::fopen(path.c_str(), "w");
-  if (file_ == nullptr) {
-    std::fprintf(stderr, "sidecore: trace: cannot open '%s' for writing; tracing is off\n", path.c_str());
+  try {
+    out_ = std::make_unique<output_file>(path);
+  } catch (const output_error& e) {
+    std::fprintf(stderr, "sidecore: trace: %s; tracing is off\n", e.what());
     return false;
   }
+  file_ = out_->stream();
   buffer_.assign(1 << 20, '\0');
   std::setvbuf(file_, buffer_.data(), _IOFBF, buffer_.size());
   path_ = path;
@@ -133,12 +137,18 @@ bool trace_writer::close(const std::vector<std::pair<std::uint32_t, std::string>
                          written_, max_events_, warned_ ? "true" : "false")
                  .c_str(),
              file_);
-  const bool ok = std::ferror(file_) == 0;
-  const bool closed = std::fclose(file_) == 0;
   file_ = nullptr;
   open_.store(false, std::memory_order_release);
-  if (!ok || !closed) std::fprintf(stderr, "sidecore: trace: error writing '%s'\n", path_.c_str());
-  return ok && closed;
+  std::unique_ptr<output_file> out = std::move(out_);
+  try {
+    if (out->commit() == output_outcome::replaced) {
+      std::fprintf(stderr, "sidecore: trace: replaced the existing file '%s'\n", path_.c_str());
+    }
+  } catch (const output_error& e) {
+    std::fprintf(stderr, "sidecore: trace: %s\n", e.what());
+    return false;
+  }
+  return true;
 }
 
 bool trace_writer::accepting() const noexcept {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "render_collectives.hpp"
 #include "sidecore/model/render.hpp"
 
 namespace sidecore::model {
@@ -139,6 +140,11 @@ std::string overlap_html(const std::vector<profile>& ps, const char* which) {
                            ? fmt::format("&ge; {} B", b.lo_bytes)
                            : fmt::format("{} - {} B", b.lo_bytes, b.hi_bytes),
                        bounds_cells(b.bounds));
+    h += "</table>\n";
+  }
+  if (!o->by_op.empty()) {
+    h += fmt::format("<h3>By operation kind</h3>\n<table><tr><th>operation</th>{}</tr>\n", bounds_header);
+    for (const auto& x : o->by_op) h += fmt::format("<tr><td>{}</td>{}</tr>\n", esc(x.op), bounds_cells(x.bounds));
     h += "</table>\n";
   }
   h += "<h3>By region</h3>\n";
@@ -303,6 +309,10 @@ std::string render_html(const analysis& a) {
                             "and wait (the NAS BT-MZ case) cannot be checked. An application linked with sidecore "
                             "records them.</p>\n")
               : std::string("<p>Not available: the profiles record no transfer.</p>\n");
+
+  std::string coll = collectives_html(a.calibration, "calibration (off)");
+  if (coll.empty()) coll = collectives_html(a.core_run, "core-mode");
+  if (!coll.empty()) h += "<h2>Collectives</h2>\n" + coll;
 
   h += "<h2>Progress thread</h2>\n";
   std::string pt = progress_html(a.core_run);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "render_collectives.hpp"
 #include "sidecore/model/render.hpp"
 
 namespace sidecore::model {
@@ -113,6 +114,8 @@ std::string render_text(const analysis& a, const render_options& ro) {
                      v.measured_t_dedicated_s, v.measured_slowest_rank, v.measured_speedup, v.predicted_t_dedicated_s,
                      v.predicted_speedup, 100.0 * v.relative_error);
   }
+
+  o += collectives_text(a.calibration.empty() ? a.core_run : a.calibration);
 
   o += "\nDiagnostics (Section V of seed 004: when the model is wrong):\n";
   for (const auto& d : a.diagnostics) {

@@ -1,12 +1,15 @@
 // Glue between the runtime/engine and the instrumentation (instrument/): the engine's transfer hook, regions,
-// the a-priori transfer-time table (file or built-in calibration), and writing profile and trace at finalize.
+// the a-priori transfer-time table (file or built-in calibration), the exchange between ranks the instrumentation
+// needs (clock offsets, the collectives' cross-rank analysis), and writing profile and trace at finalize.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <sidecore/instrument/collectives.hpp>
 #include <sidecore/instrument/instrument.hpp>
 #include <sidecore/sidecore.hpp>
 
@@ -21,9 +24,10 @@ namespace {
 
 // XFER_BEGIN when the operation is handed to libfabric, XFER_END when its completion is seen. For a receive
 // the transfer cannot start before the buffer is posted, so posting is its earliest possible beginning; the
-// size recorded is the posted size (docs/instrument.md).
+// size recorded is the posted size (docs/instrument.md). Every transfer is point-to-point until the engine runs
+// collective schedules; a schedule's transfers will pass their collective's kind.
 void xfer_hook(const progress::xfer_event& ev, bool begin) {
-  if (begin) instrument::xfer_begin(ev.id, ev.bytes, ev.peer, ev.owner_thread);
+  if (begin) instrument::xfer_begin(ev.id, ev.bytes, ev.peer, ev.owner_thread, instrument::op_kind::p2p);
   else instrument::xfer_end(ev.id, ev.owner_thread);
 }
 
@@ -65,6 +69,52 @@ std::vector<std::pair<std::size_t, double>> calibrate(const comm& world) {
   return table;
 }
 
+// The instrumentation's exchange between ranks (clock offsets at init, the collectives' analysis at finalize): MPI
+// point-to-point on a private communicator, in pieces of at most 1 GiB (MPI counts are ints).
+MPI_Comm g_exchange_comm = MPI_COMM_NULL;
+constexpr int exchange_tag = 0x5c1d;
+constexpr std::size_t exchange_piece = std::size_t{1} << 30;
+
+instrument::exchange exchange_over(MPI_Comm c) {
+  instrument::exchange ex;
+  MPI_Comm_rank(c, &ex.rank);
+  MPI_Comm_size(c, &ex.nranks);
+  ex.send = [c](int to, const void* data, std::size_t bytes) {
+    for (const char* p = static_cast<const char*>(data);;) {
+      const std::size_t n = std::min(bytes, exchange_piece);
+      MPI_Send(p, static_cast<int>(n), MPI_BYTE, to, exchange_tag, c);
+      p += n;
+      bytes -= n;
+      if (bytes == 0) break;
+    }
+  };
+  ex.recv = [c](int from, void* data, std::size_t bytes) {
+    for (char* p = static_cast<char*>(data);;) {
+      const std::size_t n = std::min(bytes, exchange_piece);
+      MPI_Recv(p, static_cast<int>(n), MPI_BYTE, from, exchange_tag, c, MPI_STATUS_IGNORE);
+      p += n;
+      bytes -= n;
+      if (bytes == 0) break;
+    }
+  };
+  return ex;
+}
+
+// Every rank checks the files it will write before the run; all learn whether one cannot, so that init fails on
+// every rank, naming the path and the reason, rather than a profile being lost at finalize.
+void agree_outputs(const instrument::config& ic, const comm& world) {
+  const std::string problem = instrument::check_outputs(ic, world.rank(), world.size());
+  const int mine = problem.empty() ? world.size() : world.rank();
+  int first_bad = world.size();
+  MPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, world.mpi());
+  if (!problem.empty()) throw error(errc::bad_setting, problem);
+  if (first_bad < world.size()) {
+    throw error(errc::bad_setting, "rank " + std::to_string(first_bad) +
+                                       " cannot write its profile or trace (SIDECORE_PROFILE, SIDECORE_TRACE; that "
+                                       "rank's error says why); no rank is initialized");
+  }
+}
+
 }  // namespace
 
 void instrument_start(runtime_state& s, const comm& world) {
@@ -78,6 +128,8 @@ void instrument_start(runtime_state& s, const comm& world) {
   ic.trace_max_events = c.trace_max_events;
   if (!c.size_bins.empty()) ic.size_bin_edges = c.size_bins;
   ic.ring_events = c.ring_events;
+  ic.coll_samples = c.coll_samples;
+  agree_outputs(ic, world);
 
   instrument::xfer_time_table table;
   if (!c.xfer_table.empty()) {
@@ -93,6 +145,8 @@ void instrument_start(runtime_state& s, const comm& world) {
   }
   instrument::start(ic, world.rank(), world.size());
   instrument::set_xfer_time_table(std::move(table));
+  MPI_Comm_dup(world.mpi(), &g_exchange_comm);
+  instrument::synchronize_clock(exchange_over(g_exchange_comm));
   s.eng->set_xfer_hook(&xfer_hook);
   s.eng->set_idle_hook([] { instrument::fold_current_thread(); });
 }
@@ -109,6 +163,12 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s) {
   // N_core: SIDECORE_NCORE when set, else the cores of the process's cpuset.
   const int n_core = s.cfg.n_core > 0 ? s.cfg.n_core : s.topo->cores();
   instrument::set_run_info(s.cfg.mode == progress_mode::core ? "core" : "off", s.eng->provider(), n_core, t_total_s);
+  try {
+    instrument::analyze_collectives(exchange_over(g_exchange_comm));
+  } catch (const std::exception& e) {  // the profile is still written, without the cross-rank figures
+    std::fprintf(stderr, "sidecore: rank %d: the collectives' cross-rank analysis failed: %s\n", world.rank(), e.what());
+  }
+  MPI_Comm_free(&g_exchange_comm);
   if (!s.cfg.profile_path.empty()) {
     const std::string mine = instrument::rank_profile_json();
     instrument::write_text_file(instrument::path_for_rank(s.cfg.profile_path, world.rank()), mine);

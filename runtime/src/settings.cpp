@@ -205,7 +205,7 @@ std::vector<setting_def> make_table() {
                },
                [](const settings& s) { return std::to_string(s.trace_max_events); }});
   t.push_back({"SIDECORE_SIZE_BINS", "(powers of four)", "strictly increasing byte sizes separated by commas, e.g. "
-                                                       "0,1024,65536,1048576",
+                                                       "0,1024,65536,1048576 (at most 4096 of them)",
                "Lower edges of the message-size bins of the overlap profile.",
                [](settings& s, const std::string& v) {
                  s.size_bins = shared_parser([&] { return instrument::env::parse_size_bins(v); });
@@ -224,13 +224,25 @@ std::vector<setting_def> make_table() {
                  s.xfer_table = trim(v);
                },
                [](const settings& s) { return s.xfer_table.empty() ? std::string("(calibrate)") : s.xfer_table; }});
-  t.push_back({"SIDECORE_RING_EVENTS", "4096", "a power of two 16..16777216",
-               "Per-thread event ring capacity (records) of the instrumentation; folded incrementally, so it bounds "
-               "memory, not the run length.",
+  t.push_back({"SIDECORE_RING_EVENTS", "1024", "a power of two 16..16777216",
+               "Per-thread event ring capacity (records of 48 bytes) of the instrumentation; folded incrementally, so "
+               "it bounds memory, not the run length. A ring never holds more than 512 records between folds: values "
+               "above 1024 are capped at 1024 with a warning (the instrumentation's memory budget: 48 KiB per "
+               "recording thread).",
                [](settings& s, const std::string& v) {
                  s.ring_events = shared_parser([&] { return instrument::env::parse_ring_events(v); });
                },
                [](const settings& s) { return std::to_string(s.ring_events); }});
+  t.push_back({"SIDECORE_COLL_SAMPLES", "1024", "a power of two 16..65536",
+               "Collective instances per communicator that every rank keeps for the cross-rank figures of the "
+               "profile's collectives section (arrival and departure waits, arrival order): the instances whose "
+               "sequence number is a multiple of a stride, doubled whenever the sample is full, so every member keeps "
+               "the same ones. 32 bytes each; the samples of all communicators stay within 8 MiB per rank, and rank 0 "
+               "holds every rank's at the end.",
+               [](settings& s, const std::string& v) {
+                 s.coll_samples = shared_parser([&] { return instrument::env::parse_coll_samples(v); });
+               },
+               [](const settings& s) { return std::to_string(s.coll_samples); }});
   t.push_back({"SIDECORE_NCORE", "(cpuset)", "an integer 1..1048576 (cores)",
                "Cores per node available to this rank, written to the profile as n_core: the model's N_core (its "
                "prediction for a dedicated core runs the computation on N_core - 1 cores). Default: the cores of the "

@@ -42,7 +42,8 @@ struct settings {
   std::size_t trace_max_events = 1000000;
   std::vector<std::size_t> size_bins;  // empty: powers of four
   std::string xfer_table;            // empty: built-in calibration when profiling
-  std::size_t ring_events = 4096;
+  std::size_t ring_events = 1024;
+  std::size_t coll_samples = 1024;     // collective instances sampled per communicator
   int n_core = 0;                    // SIDECORE_NCORE; 0: the cores of the process's cpuset
   // Which variables the user set (name -> raw value), for `sidecore info`.
   std::vector<std::pair<std::string, std::string>> set_by_user;

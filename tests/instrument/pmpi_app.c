@@ -5,7 +5,7 @@
  *   init:     7 per iteration (Irecv, Isend, Iallreduce, Isendrecv, Irecv_c, Isend_c, Ibcast_c) = 70
  *   test:     6 per iteration (3 x Test, 2 x Iprobe, Request_get_status)                  = 60
  *   wait:     6 per iteration (Waitall, 2 x Wait, 3 x Wait for Irecv_c, Isend_c, Ibcast_c) = 60
- *   other:    Comm_dup + 2 x Comm_free (Cart_create is not intercepted)                   =  3
+ *   other:    Comm_dup + Cart_create + 2 x Comm_free                                        =  4
  * Each iteration also computes (spins) COMPUTE_US microseconds between Isend and Waitall, outside MPI.
  * The expected counts are printed by rank 0 for the checker (pmpi_check) to compare with the profile. */
 #include <mpi.h>

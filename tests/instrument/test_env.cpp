@@ -19,6 +19,7 @@ const std::map<std::string, std::function<void(const std::string&)>> parsers = {
     {"SIDECORE_RING_EVENTS", [](const std::string& v) { (void)env::parse_ring_events(v); }},
     {"SIDECORE_SIZE_BINS", [](const std::string& v) { (void)env::parse_size_bins(v); }},
     {"SIDECORE_NCORE", [](const std::string& v) { (void)env::parse_ncore(v); }},
+    {"SIDECORE_COLL_SAMPLES", [](const std::string& v) { (void)env::parse_coll_samples(v); }},
 };
 
 }  // namespace
@@ -29,6 +30,7 @@ TEST(Env, ValidValues) {
       {"SIDECORE_RING_EVENTS", {"16", "4096", "16777216"}},
       {"SIDECORE_SIZE_BINS", {"0", "0,1024,65536,1048576", "5,6", " 1 , 2 "}},
       {"SIDECORE_NCORE", {"1", "2", "64", "1048576"}},
+      {"SIDECORE_COLL_SAMPLES", {"16", "1024", "65536"}},
   };
   for (const auto& [name, values] : valid) {
     for (const auto& v : values) EXPECT_NO_THROW(parsers.at(name)(v)) << name << "='" << v << "'";
@@ -45,6 +47,7 @@ TEST(Env, JunkIsRejectedNamingTheVariableTheValueAndWhatIsAccepted) {
       {"SIDECORE_RING_EVENTS", {"8", "100", "33554432", "x", ""}},
       {"SIDECORE_SIZE_BINS", {"", "4,2", "1,1", "1,,2", "1,", ",1", "a,b", "-1,2", "1;2", "99999999999999999999999"}},
       {"SIDECORE_NCORE", {"0", "-2", "1048577", "4cores", "", "99999999999999999999999"}},
+      {"SIDECORE_COLL_SAMPLES", {"8", "1000", "131072", "x", ""}},
   };
   for (const auto& [name, values] : junk) {
     for (const auto& v : values) {
@@ -58,6 +61,16 @@ TEST(Env, JunkIsRejectedNamingTheVariableTheValueAndWhatIsAccepted) {
         EXPECT_NE(m.find("accepted: "), std::string::npos) << m;
       }
     }
+  }
+  // At most 4096 size-bin edges (the memory budget, docs/instrument.md).
+  std::string edges = "0";
+  for (int i = 1; i < 4096; ++i) edges += "," + std::to_string(i);
+  EXPECT_EQ(env::parse_size_bins(edges).size(), 4096u);
+  try {
+    (void)env::parse_size_bins(edges + ",4096");
+    ADD_FAILURE() << "4097 edges accepted";
+  } catch (const env::bad_value& e) {
+    EXPECT_NE(std::string(e.what()).find("(at most 4096 of them)"), std::string::npos) << e.what();
   }
   try {
     (void)env::parse_ring_events("100");

@@ -65,7 +65,8 @@ const std::vector<std::string> all_names = {
     "SIDECORE_YIELD_US",     "SIDECORE_BLOCK_US",     "SIDECORE_CALLER_PROGRESS", "SIDECORE_PROVIDER",      "SIDECORE_SUBMIT_QUEUE", "SIDECORE_CQ_BATCH",
     "SIDECORE_EAGER_MAX",    "SIDECORE_RECV_BUFFERS",
     "SIDECORE_VERBOSE",      "SIDECORE_PROFILE",       "SIDECORE_TRACE",      "SIDECORE_TRACE_MAX_EVENTS",
-    "SIDECORE_SIZE_BINS",    "SIDECORE_XFER_TABLE",    "SIDECORE_RING_EVENTS",  "SIDECORE_NCORE"};
+    "SIDECORE_SIZE_BINS",    "SIDECORE_XFER_TABLE",    "SIDECORE_RING_EVENTS",  "SIDECORE_COLL_SAMPLES",
+    "SIDECORE_NCORE"};
 
 TEST(SettingsTable, EveryVariableIsDeclaredOnceWithHelpAndAccepted) {
   std::set<std::string> seen;
@@ -105,7 +106,7 @@ TEST(SettingsTable, DefaultValues) {
   EXPECT_EQ(def.trace_max_events, 1000000u);
   EXPECT_TRUE(def.size_bins.empty());
   EXPECT_TRUE(def.xfer_table.empty());
-  EXPECT_EQ(def.ring_events, 4096u);
+  EXPECT_EQ(def.ring_events, 1024u);
   EXPECT_EQ(def.n_core, 0);  // the cpuset's cores
 }
 
@@ -131,6 +132,7 @@ TEST(SettingsTable, ValidValuesParseAndRoundTrip) {
       {"SIDECORE_SIZE_BINS", {"0", "0,1024,65536,1048576", "5,6"}},
       {"SIDECORE_XFER_TABLE", {"/tmp/xfer.json"}},
       {"SIDECORE_RING_EVENTS", {"16", "4096", "16777216"}},
+      {"SIDECORE_COLL_SAMPLES", {"16", "1024", "65536"}},
       {"SIDECORE_NCORE", {"1", "2", "64", "1048576"}},
   };
   EXPECT_EQ(valid.size(), all_names.size());
@@ -212,6 +214,7 @@ TEST(SettingsTable, RejectsJunkForEveryVariable) {
       {"SIDECORE_SIZE_BINS", {"", "4,2", "1,1", "1,,2", "1,", ",1", "a,b", "-1,2", "1;2"}},
       {"SIDECORE_XFER_TABLE", {""}},
       {"SIDECORE_RING_EVENTS", {"8", "100", "33554432", "x"}},
+      {"SIDECORE_COLL_SAMPLES", {"8", "1000", "131072", "x", ""}},
       {"SIDECORE_NCORE", {"0", "-2", "1048577", "4cores", "", "99999999999999999999999"}},
   };
   EXPECT_EQ(junk.size(), all_names.size());

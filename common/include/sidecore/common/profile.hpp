@@ -54,13 +54,124 @@ struct overlap_region {
   bool operator==(const overlap_region&) const = default;
 };
 
-/// The "overlap" section: where xfer_time comes from, the total, and two breakdowns.
+/// Overlap bounds of the transfers of one operation kind: "p2p" (point-to-point) or a collective ("allreduce", ...).
+struct overlap_op {
+  std::string op;
+  overlap_bounds bounds;
+  bool operator==(const overlap_op&) const = default;
+};
+
+/// The "overlap" section: where xfer_time comes from, the total, and three breakdowns.
 struct overlap_section {
   std::string xfer_time_source;  ///< "microbenchmark" (a-priori table, seed 000) or "measured" (XFER_BEGIN..END)
   overlap_bounds total;
   std::vector<overlap_size_bin> by_size;
   std::vector<overlap_region> by_region;
+  std::vector<overlap_op> by_op;  ///< by operation kind, "p2p" first, then the collectives in kind order
   bool operator==(const overlap_section&) const = default;
+};
+
+/// Histogram bins of durations (duration_stats): bin 0 holds durations below 1 ns; a duration of d >= 1 ns with
+/// 2^o <= d < 2^(o+1) is in bin 1 + 8 o + floor(8 (d / 2^o - 1)): eight equal bins per octave, so a bin is at most
+/// 12.5 % wide and the median read from it (the bin's middle) is within 6.25 % of the true one.
+[[nodiscard]] constexpr int duration_bin(std::uint64_t ns) noexcept {
+  if (ns == 0) return 0;
+  const int o = 63 - __builtin_clzll(ns);
+  const std::uint64_t f = o >= 3 ? (ns >> (o - 3)) & 7u : (ns << (3 - o)) & 7u;
+  return 1 + 8 * o + static_cast<int>(f);
+}
+/// The lower edge of bin b, in nanoseconds (0 for bin 0).
+[[nodiscard]] double duration_bin_lower_ns(int b) noexcept;
+
+/// Statistics of a set of durations: count, min, max, mean and standard deviation exact (merged with Chan's
+/// formula); the median read from a histogram (duration_bin), which merges exactly, so job medians are as good as
+/// rank medians.
+struct duration_stats {
+  std::uint64_t count = 0;
+  double min_s = 0.0, max_s = 0.0, mean_s = 0.0;
+  double stddev_s = 0.0;  ///< population standard deviation
+  double median_s = 0.0;  ///< from the histogram, within 6.25 % (and within [min_s, max_s])
+  std::vector<std::pair<int, std::uint64_t>> histogram;  ///< (bin, count), ascending bins, counts summing to count
+  bool operator==(const duration_stats&) const = default;
+};
+/// Merges `from` into `into` (the statistics of the union of both sets); the median is read again from the histogram.
+void merge_duration_stats(duration_stats& into, const duration_stats& from);
+/// The median of a histogram (the middle of the bin holding it), clamped to [min_s, max_s]; 0 when empty.
+[[nodiscard]] double histogram_median_s(const duration_stats& s) noexcept;
+
+/// One rank's place in the arrival and departure orders of the collective instances sampled on it (those every
+/// member's record was found for). The full order distribution is n^2 numbers for n ranks; these are its ends and
+/// its mean.
+struct collective_rank_order {
+  int rank = 0;
+  std::uint64_t last_arrivals = 0;    ///< instances this rank arrived at last (the others waited for it)
+  std::uint64_t first_arrivals = 0;   ///< instances it arrived at first (it waited longest)
+  std::uint64_t last_departures = 0;  ///< instances it departed from last
+  std::uint64_t first_departures = 0; ///< instances it departed from first
+  double mean_arrival_position = 0.0;    ///< mean of (arrival position) / (members - 1): 0 always first, 1 always last
+  double mean_departure_position = 0.0;  ///< the same for departures
+  double arrival_wait_s = 0.0;           ///< its arrival waits summed: the time it lost waiting for the last to arrive
+  bool operator==(const collective_rank_order&) const = default;
+};
+
+/// Monitoring of one collective kind (seed 002, EventSpace): per instance, the rank's arrival (the call's entry, or the
+/// nonblocking initiation) and departure (its part complete); latency = departure - arrival on every instance; the
+/// arrival wait (last member's arrival - this rank's) and departure wait (this rank's departure - the first member's)
+/// on the sampled instances, with the ranks' clocks brought to rank 0's.
+struct collective_kind_stats {
+  std::string kind;           ///< "barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", ...
+  std::uint64_t count = 0;    ///< instances completed (job: summed over ranks)
+  std::uint64_t bytes = 0;    ///< bytes the rank contributed, summed over instances
+  duration_stats latency;     ///< every completed instance
+  std::uint64_t sampled = 0;  ///< instances matched across every member (job: summed over ranks): the figures below
+  duration_stats arrival_wait;
+  duration_stats departure_wait;
+  std::vector<collective_rank_order> ranks;  ///< rank profile: this rank; job profile: every rank, by rank
+  bool operator==(const collective_kind_stats&) const = default;
+};
+
+/// How a rank's clock was brought to rank 0's for the cross-rank figures (Cristian's method, minimum round trip).
+struct clock_offset_info {
+  double offset_s = 0.0;  ///< rank 0's clock minus this rank's (job: of the rank with the largest bound)
+  double bound_s = 0.0;   ///< |error| of the offset at most this: half the minimum round trip; 0 on rank 0's host
+  double rtt_s = 0.0;     ///< the minimum round trip measured (0: not measured)
+  std::string method;     ///< how: "rank 0", "same host as rank 0: one CLOCK_MONOTONIC", "ping-pong with rank 0, ..."
+  bool operator==(const clock_offset_info&) const = default;
+};
+
+/// The "collectives" section: monitoring of every collective instance, per kind (docs/instrument.md, "Collective
+/// monitoring").
+struct collectives_section {
+  clock_offset_info clock;
+  std::uint64_t sample_capacity = 0;  ///< instances kept per communicator for the cross-rank figures
+  std::uint64_t unmatched = 0;        ///< sampled instances some member's record was missing for (left out)
+  std::vector<collective_kind_stats> by_kind;  ///< kinds with instances, in kind order
+  bool operator==(const collectives_section&) const = default;
+};
+
+/// Time and count of the outermost calls of one category made inside a region (sub-regions included).
+struct region_category {
+  double time_s = 0.0;
+  std::uint64_t count = 0;
+  bool operator==(const region_category&) const = default;
+};
+
+/// One monitored region path ("solve/halo" is halo entered inside solve): entries, wall time and calls, summed over
+/// the rank's threads, sub-regions included.
+struct region_profile {
+  std::string name;           ///< the path, enclosing regions first
+  std::uint64_t entries = 0;  ///< times the path was entered
+  double time_s = 0.0;        ///< wall time inside it, summed over entries
+  std::array<region_category, category_count> categories{};  ///< indexed by sidecore::category
+  bool operator==(const region_profile&) const = default;
+};
+
+/// The clock that time-stamped the events (informational; docs/instrument.md, "Event clock").
+struct event_clock_info {
+  std::string source;   ///< "tsc" or "monotonic"
+  double tsc_hz = 0.0;  ///< the fitted TSC rate with "tsc"; 0 otherwise (not written)
+  std::string note;     ///< why not the TSC, when it was wanted and could not serve (empty: not written)
+  bool operator==(const event_clock_info&) const = default;
 };
 
 /// The progress thread's time split (core mode only).
@@ -97,7 +208,11 @@ struct profile {
   /// when not recorded. The model uses these when several threads communicate (calling_threads > 1).
   std::optional<std::array<category_totals, category_count>> thread_categories;
   std::optional<overlap_section> overlap;
+  /// Per region path, sorted by name (empty: the application named no region, or the writer does not record them).
+  std::vector<region_profile> regions;
+  std::optional<event_clock_info> event_clock;  ///< rank profiles of sidecore's instrumentation
   std::optional<progress_thread_stats> progress_thread;
+  std::optional<collectives_section> collectives;  ///< written when collectives were monitored
   std::string command;           ///< optional: the application's command line
   std::vector<profile> ranks;    ///< job kind: one rank-kind profile per rank
 
@@ -114,15 +229,22 @@ struct profile {
 /// "off" / "core".
 [[nodiscard]] std::string_view progress_mode_name(progress_mode m) noexcept;
 
-/// Builds a job profile from per-rank profiles (rank kind, same mode): the job's own totals are
-/// the merge (t_total_s and t_comp_s: maximum over ranks; categories: times and counts summed,
-/// minimum of minima; overlap totals and bins summed; progress thread summed) and ranks holds the
-/// inputs sorted by rank. Throws input_error when the list is empty, holds a job profile, mixes
-/// modes or repeats a rank.
+/// Builds a job profile from per-rank profiles (rank kind, same mode, in any order): the job's own totals are
+/// the merge (t_total_s, t_comp_s, n_core, nranks, calling_threads: maximum over ranks; categories: times and counts
+/// summed, minimum of minima; overlap totals, size bins (by lo/hi_bytes) and regions (by name) summed, the distinct
+/// xfer_time_sources joined by "; ", by_op summed by op; regions summed by name; progress thread summed; collectives
+/// by kind: counts, bytes and sampled summed, statistics merged, every rank's order entry kept, the clock of the
+/// rank with the largest bound, unmatched summed; no event_clock) and ranks holds
+/// the inputs sorted by rank. Throws input_error when the list is empty, or an input (named "ranks[i]" by its
+/// position in the argument) is not a rank profile, differs in mode from the first, or repeats a rank.
 [[nodiscard]] profile make_job_profile(std::vector<profile> ranks);
 
-/// Serialises p (schema fields first). Optional sections are written only when present.
+/// Serialises p. Optional sections are written only when present; "regions" always (an empty array when none).
 void to_json(nlohmann::json& j, const profile& p);
+/// The same into an ordered_json, which keeps the schema's field order (schema fields first, as documented).
+void to_json(nlohmann::ordered_json& j, const profile& p);
+/// p as indented JSON text in the schema's field order, ending with a newline: what write_profile_file writes.
+[[nodiscard]] std::string format_profile(const profile& p);
 /// Parses and validates a profile; throws input_error naming the field (JSON path) and the accepted
 /// values on a wrong schema, unknown schema_version, unknown kind or mode, a missing or mistyped
 /// field, a negative or non-finite time, min_s > time_s, or a job whose ranks are inconsistent.
@@ -133,7 +255,8 @@ void from_json(const nlohmann::json& j, profile& p);
 [[nodiscard]] profile parse_profile(std::string_view text, const std::string& source = "<string>");
 /// Reads a profile file; throws input_error naming the path when it cannot be opened or is invalid.
 [[nodiscard]] profile read_profile_file(const std::string& path);
-/// Writes p as indented JSON; throws input_error naming the path when it cannot be written.
+/// Writes p as indented JSON (format_profile) through write_output_file (output_file.hpp: a temporary file renamed
+/// over the path, never through a symbolic link); throws input_error naming the path and the reason when it cannot.
 void write_profile_file(const std::string& path, const profile& p);
 
 }  // namespace sidecore

@@ -27,8 +27,12 @@ class bad_value : public std::invalid_argument {
 [[nodiscard]] std::uint64_t parse_trace_max_events(const std::string& value);
 /// SIDECORE_RING_EVENTS: a power of two 16..16777216.
 [[nodiscard]] std::size_t parse_ring_events(const std::string& value);
-/// SIDECORE_SIZE_BINS: strictly increasing byte sizes separated by commas, e.g. 0,1024,65536.
+/// Most size-bin edges SIDECORE_SIZE_BINS may give: 32 bytes of accumulators each, per rank and per region.
+inline constexpr std::size_t max_size_bins = 4096;
+/// SIDECORE_SIZE_BINS: strictly increasing byte sizes separated by commas, e.g. 0,1024,65536 (at most max_size_bins).
 [[nodiscard]] std::vector<std::size_t> parse_size_bins(const std::string& value);
+/// SIDECORE_COLL_SAMPLES: a power of two 16..65536 (collective instances kept per communicator).
+[[nodiscard]] std::size_t parse_coll_samples(const std::string& value);
 /// SIDECORE_NCORE: an integer 1..1048576 (cores).
 [[nodiscard]] int parse_ncore(const std::string& value);
 

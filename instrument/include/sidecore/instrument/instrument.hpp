@@ -23,7 +23,9 @@
 #include <vector>
 
 #include "sidecore/common/common.hpp"
+#include "sidecore/common/profile.hpp"
 #include "sidecore/instrument/bounds.hpp"
+#include "sidecore/instrument/op_kind.hpp"
 
 namespace sidecore::instrument {
 
@@ -42,7 +44,14 @@ struct config {
   std::string trace_path;          ///< trace file (%r = rank, substituted by start())
   std::size_t trace_max_events = 1000000;  ///< stop tracing, with one warning, past this many trace events
   std::vector<std::size_t> size_bin_edges = default_size_bin_edges();  ///< see size_bins
-  std::size_t ring_events = 4096;  ///< per-thread ring capacity in records (rounded up to a power of two, >= 16)
+  /// Per-thread ring capacity in records, rounded up to a power of two in 16..1024: a ring never holds more than 512
+  /// records between folds, so larger values are capped (with a warning on rank 0). 48 bytes per record.
+  std::size_t ring_events = 1024;
+  /// Collective instances kept per communicator for the cross-rank figures (collectives.hpp), a power of two
+  /// 16..65536: the instances whose sequence number is a multiple of a stride, doubled whenever the sample is full,
+  /// so every member keeps the same ones. 32 bytes each; the samples of all communicators stay within 8 MiB (further
+  /// communicators get no sample, with a warning).
+  std::size_t coll_samples = 1024;
   event_clock clock = event_clock::automatic;  ///< tests that pass synthetic nanoseconds choose monotonic
 };
 
@@ -88,10 +97,11 @@ inline std::uint64_t ticks() noexcept {
 // nanoseconds with event_clock::monotonic). Same contracts as the hooks below; only call them while enabled().
 void call_enter_at(category c, std::uint64_t t, const char* name = nullptr) noexcept;
 void call_exit_at(category c, std::uint64_t t) noexcept;
-void xfer_begin_at(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner, std::uint64_t t) noexcept;
+void xfer_begin_at(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner, std::uint64_t t,
+                   op_kind op = op_kind::p2p) noexcept;
 void xfer_end_at(std::uint64_t xfer_id, std::uint32_t owner, std::uint64_t t) noexcept;
-void xfer_end_only_at(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner,
-                      std::uint64_t t) noexcept;
+void xfer_end_only_at(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner, std::uint64_t t,
+                      op_kind op = op_kind::p2p) noexcept;
 void region_enter_at(std::string_view name, std::uint64_t t) noexcept;
 void region_exit_at(std::uint64_t t) noexcept;
 std::uint32_t register_current_thread() noexcept;
@@ -103,8 +113,8 @@ void set_window_start(std::uint64_t t) noexcept;
 
 /// Starts collecting for this rank. Replaces any earlier collection (call stop() first to write it). Chooses the
 /// event clock and, for the TSC, takes the first calibration point (~0.1 ms). Opens the trace file when cfg.trace
-/// (a failure to open is reported on stderr and tracing stays off). Throws std::invalid_argument for bad
-/// size_bin_edges.
+/// (a failure to open is reported on stderr and tracing stays off: callers check_outputs() first, so that an unusable
+/// path is an error before the run). Throws std::invalid_argument for bad size_bin_edges.
 void start(const config& cfg, int rank, int nranks);
 
 /// Whether any collection is on. Inline and branch-only, so hooks cost nothing measurable when off.
@@ -148,9 +158,12 @@ inline void call_exit(category c) noexcept {
 
 /// XFER_BEGIN: a data transfer was posted (to libfabric) — from the progress thread in core mode or from the
 /// application thread inside a call in off mode. `owner` is current_thread_id() of the application thread that
-/// initiated the request; `xfer_id` identifies the transfer until its xfer_end.
-inline void xfer_begin(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner) noexcept {
-  if (enabled()) detail::xfer_begin_at(xfer_id, bytes, peer, owner, detail::ticks());
+/// initiated the request; `xfer_id` identifies the transfer until its xfer_end. `op`: the operation the transfer
+/// belongs to — op_kind::p2p for point-to-point, the collective's kind for a transfer of a collective schedule — so
+/// that the profile's overlap bounds break down by kind (overlap.by_op).
+inline void xfer_begin(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner,
+                       op_kind op = op_kind::p2p) noexcept {
+  if (enabled()) detail::xfer_begin_at(xfer_id, bytes, peer, owner, detail::ticks(), op);
 }
 /// XFER_END: the transfer begun with the same id completed. Any thread. `owner` is the same as passed to
 /// xfer_begin: the owner's state at this instant decides the bounds. Ids must not be reused while a transfer
@@ -159,9 +172,10 @@ inline void xfer_end(std::uint64_t xfer_id, std::uint32_t owner) noexcept {
   if (enabled()) detail::xfer_end_at(xfer_id, owner, detail::ticks());
 }
 /// XFER_END of a transfer whose beginning cannot be seen (seed 000 case 3, e.g. an eager message arriving at the
-/// receiver): counted with min = 0, max = xfer_time. Do not call xfer_begin for it.
-inline void xfer_end_unpaired(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner) noexcept {
-  if (enabled()) detail::xfer_end_only_at(xfer_id, bytes, peer, owner, detail::ticks());
+/// receiver): counted with min = 0, max = xfer_time. Do not call xfer_begin for it. `op` as for xfer_begin.
+inline void xfer_end_unpaired(std::uint64_t xfer_id, std::size_t bytes, int peer, std::uint32_t owner,
+                              op_kind op = op_kind::p2p) noexcept {
+  if (enabled()) detail::xfer_end_only_at(xfer_id, bytes, peer, owner, detail::ticks(), op);
 }
 
 /// The calling thread's instrumentation id (registers it on first use), to pass as `owner` to xfer_begin.
@@ -212,19 +226,25 @@ void end_window() noexcept;
 
 /// Run description for the profile. mode: "off" | "core" (docs/profile-schema.md; the PMPI profiler writes "off":
 /// a plain MPI run is the model's no-progress calibration run); provider: libfabric provider or a description;
-/// n_core >= 1: cores available to the rank. t_total_s < 0 (the default) keeps the measured window (start() to
-/// end_window()), the one t_comp_s covers too; another value replaces t_total_s only (tests).
+/// n_core >= 1: cores available to the rank (until this is called: the size of the process's CPU affinity mask).
+/// t_total_s < 0 (the default) keeps the measured window (start() to end_window()), the one t_comp_s covers too;
+/// another value replaces t_total_s only (tests). Throws std::invalid_argument for another mode or n_core < 1.
 void set_run_info(std::string mode, std::string provider, int n_core, double t_total_s = -1.0);
 
 /// The application's command line, written to the profile's optional "command" field.
 void set_command_line(std::string command);
 
-/// This rank's profile (schema "sidecore-profile", kind "rank"; docs/profile-schema.md). Folds every ring; the
-/// first call closes the measured window. Transfers still in flight with only one event known count as case 3.
+/// This rank's profile (schema "sidecore-profile", kind "rank"; docs/profile-schema.md), filled from the collection.
+/// Folds every ring; the first call closes the measured window. Transfers still in flight with only one event known
+/// count as case 3.
+[[nodiscard]] profile rank_profile();
+/// The same as JSON text (format_profile of common/): what the runtime and the PMPI profiler write and gather.
 [[nodiscard]] std::string rank_profile_json();
 
-/// Merges rank profiles (in any order) into a job profile (kind "job", with the rank profiles under "ranks").
-/// Throws std::invalid_argument when a string is not a rank profile of this schema.
+/// Merges rank profiles (JSON texts, in any order) into a job profile (kind "job", with the rank profiles under
+/// "ranks"), through the profile library's parse_profile and make_job_profile. Throws std::invalid_argument, naming
+/// the input by its position ("input 2", "ranks[2]"), when a text is not a valid rank profile of this schema, two
+/// texts hold the same rank, or they mix modes.
 [[nodiscard]] std::string merge_job_profile(const std::vector<std::string>& rank_jsons);
 
 /// Finishes the trace file: folds every ring, writes thread-name metadata and closes the JSON. Idempotent;
@@ -242,7 +262,14 @@ void stop();
 [[nodiscard]] std::string path_for_rank(const std::string& pattern, int rank);
 /// The merged job profile's path: "%r" becomes "job"; without "%r", the pattern itself.
 [[nodiscard]] std::string job_path(const std::string& pattern);
-/// Writes `text` to `path`; false (and a message on stderr naming the path) on failure.
+/// Checks, before a collection with `cfg` starts, every file it will write on this rank: its profile (and, on rank 0,
+/// the job profile) and its trace can be written (common/'s output_path_problem: the directory exists and takes a
+/// new file; the path is not a link, a directory or a protected file), and no two outputs are one file (this rank's
+/// trace against its profile, the job profile and every rank's profile). Returns an empty string when all is well,
+/// else a message naming the setting and its value, the path and the reason. Writes nothing.
+[[nodiscard]] std::string check_outputs(const config& cfg, int rank, int nranks);
+/// Writes `text` to `path` through a temporary file renamed over it (common/'s write_output_file); says so on stderr
+/// when it replaces an existing file. False, with a message naming the path and the reason, on failure.
 bool write_text_file(const std::string& path, const std::string& text);
 
 }  // namespace sidecore::instrument

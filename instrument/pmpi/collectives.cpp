@@ -1,0 +1,191 @@
+// libsidecore-pmpi.so — monitoring of MPI collectives (collectives.hpp).
+#include "collectives.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+
+namespace sidecore::instrument::pmpi {
+
+namespace {
+
+/// A communicator's monitoring state, kept as an MPI attribute (not copied to duplicates: a duplicate gets its own).
+struct comm_state {
+  std::uint64_t key = 0;
+  std::uint64_t next_seq = 0;  // the next collective instance's sequence number
+  std::uint64_t children = 0;  // communicators made from this one so far
+  std::uint32_t size = 0;
+  bool inter = false;  // collectives on intercommunicators are not monitored
+};
+
+int g_keyval = MPI_KEYVAL_INVALID;
+int g_world_rank = 0;
+std::atomic<std::uint64_t> g_local_keys{0};
+
+std::mutex g_requests_mu;
+std::unordered_map<MPI_Request, coll_instance> g_requests;
+std::atomic<std::size_t> g_watched{0};
+
+int delete_state(MPI_Comm, int, void* value, void*) {
+  delete static_cast<comm_state*>(value);
+  return MPI_SUCCESS;
+}
+
+// splitmix64's finaliser: a bijection that spreads every input bit.
+std::uint64_t mix(std::uint64_t x) noexcept {
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ULL;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+comm_state* attach(MPI_Comm comm, std::uint64_t key) {
+  auto* st = new (std::nothrow) comm_state;
+  if (st == nullptr) return nullptr;
+  st->key = key;
+  int size = 0, inter = 0;
+  PMPI_Comm_size(comm, &size);
+  PMPI_Comm_test_inter(comm, &inter);
+  st->size = static_cast<std::uint32_t>(size);
+  st->inter = inter != 0;
+  if (PMPI_Comm_set_attr(comm, g_keyval, st) != MPI_SUCCESS) {
+    delete st;
+    return nullptr;
+  }
+  return st;
+}
+
+// The state of `comm`, made on first use: MPI_COMM_WORLD's key is the same everywhere; a communicator not made
+// through communicator_created() (MPI_Comm_idup, MPI_Comm_create_group, ...) gets a key of this rank alone, so its
+// instances count in the latency figures and never match across ranks.
+comm_state* state_of(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL || g_keyval == MPI_KEYVAL_INVALID) return nullptr;
+  void* value = nullptr;
+  int found = 0;
+  if (PMPI_Comm_get_attr(comm, g_keyval, &value, &found) != MPI_SUCCESS) return nullptr;
+  if (found != 0) return static_cast<comm_state*>(value);
+  const std::uint64_t key = comm == MPI_COMM_WORLD
+                                ? 1
+                                : mix((static_cast<std::uint64_t>(g_world_rank) << 32) ^ ++g_local_keys) | (1ULL << 63);
+  return attach(comm, key);
+}
+
+// The arrival at the next instance on `comm` (numbered here); false (nothing recorded) when it is not monitored.
+bool arrive(op_kind kind, MPI_Comm comm, std::uint64_t bytes, coll_instance& instance) noexcept {
+  if (!enabled()) return false;
+  comm_state* st = state_of(comm);
+  if (st == nullptr || st->inter) return false;
+  instance = coll_arrive(kind, st->key, st->next_seq++, bytes, st->size);
+  return true;
+}
+
+void watch(const MPI_Request& r, coll_instance instance) {
+  std::lock_guard lk(g_requests_mu);
+  try {
+    if (g_requests.insert_or_assign(r, instance).second) g_watched.fetch_add(1, std::memory_order_relaxed);
+  } catch (...) {
+    // Out of memory: this instance never departs, and is left out.
+  }
+}
+
+// Request r is done (completed, or freed when `depart` is false): its instance departs now.
+void done(MPI_Request r, bool depart) {
+  if (r == MPI_REQUEST_NULL) return;
+  std::lock_guard lk(g_requests_mu);
+  auto it = g_requests.find(r);
+  if (it == g_requests.end()) return;
+  if (depart) coll_depart(it->second);
+  g_requests.erase(it);
+  g_watched.fetch_sub(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void collectives_begin(int world_rank) {
+  g_world_rank = world_rank;
+  if (g_keyval == MPI_KEYVAL_INVALID) PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_keyval, nullptr);
+}
+
+void collectives_end() {
+  std::lock_guard lk(g_requests_mu);
+  g_requests.clear();
+  g_watched.store(0, std::memory_order_relaxed);
+}
+
+void communicator_created(MPI_Comm parent, MPI_Comm child) {
+  if (!enabled()) return;
+  comm_state* p = state_of(parent);
+  if (p == nullptr) return;
+  const std::uint64_t nth = p->children++;
+  if (child == MPI_COMM_NULL || p->inter) return;
+  // The world rank of the child's rank 0 tells apart the children of one call (split: one per color).
+  MPI_Group g = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+  int zero = 0, root = 0;
+  PMPI_Comm_group(child, &g);
+  PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  if (PMPI_Group_translate_ranks(g, 1, &zero, world, &root) != MPI_SUCCESS || root == MPI_UNDEFINED) root = -1;
+  PMPI_Group_free(&g);
+  PMPI_Group_free(&world);
+  const std::uint64_t key = mix(mix(p->key ^ mix(nth)) ^ static_cast<std::uint64_t>(static_cast<std::uint32_t>(root))) & ~(1ULL << 63);
+  void* value = nullptr;
+  int found = 0;
+  if (PMPI_Comm_get_attr(child, g_keyval, &value, &found) == MPI_SUCCESS && found != 0) {
+    static_cast<comm_state*>(value)->key = key;  // a state made by a collective inside the creation call
+  } else {
+    attach(child, key);
+  }
+}
+
+std::uint64_t times_size(MPI_Comm comm, std::uint64_t bytes) noexcept {
+  int n = 0;
+  return PMPI_Comm_size(comm, &n) == MPI_SUCCESS && n > 0 ? bytes * static_cast<std::uint64_t>(n) : 0;
+}
+
+blocking_coll::blocking_coll(op_kind kind, MPI_Comm comm, std::uint64_t bytes) noexcept
+    : on_(arrive(kind, comm, bytes, instance_)) {}
+
+blocking_coll::~blocking_coll() {
+  if (on_) coll_depart(instance_);
+}
+
+nonblocking_coll::nonblocking_coll(op_kind kind, MPI_Comm comm, std::uint64_t bytes) noexcept
+    : on_(arrive(kind, comm, bytes, instance_)) {}
+
+int nonblocking_coll::started(int rc, const MPI_Request* request) noexcept {
+  if (on_ && rc == MPI_SUCCESS && request != nullptr && *request != MPI_REQUEST_NULL) watch(*request, instance_);
+  return rc;
+}
+
+bool requests_watched() noexcept { return g_watched.load(std::memory_order_relaxed) != 0; }
+
+request_watch::request_watch(int count, const MPI_Request* requests) noexcept {
+  if (!requests_watched() || count <= 0 || requests == nullptr) return;
+  copy_ = count <= inline_count ? inline_ : new (std::nothrow) MPI_Request[static_cast<std::size_t>(count)];
+  if (copy_ == nullptr) return;
+  count_ = count;
+  for (int i = 0; i < count; ++i) copy_[i] = requests[i];
+}
+
+request_watch::~request_watch() {
+  if (copy_ != inline_) delete[] copy_;
+}
+
+void request_watch::completed(int i) noexcept {
+  if (copy_ != nullptr && i >= 0 && i < count_) done(copy_[i], true);
+}
+
+void request_watch::all_completed() noexcept {
+  for (int i = 0; copy_ != nullptr && i < count_; ++i) done(copy_[i], true);
+}
+
+void request_watch::some_completed(int n, const int* indices) noexcept {
+  for (int k = 0; copy_ != nullptr && indices != nullptr && k < n; ++k) completed(indices[k]);
+}
+
+void request_watch::freed(int i) noexcept {
+  if (copy_ != nullptr && i >= 0 && i < count_) done(copy_[i], false);
+}
+
+}  // namespace sidecore::instrument::pmpi

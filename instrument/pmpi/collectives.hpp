@@ -1,0 +1,109 @@
+// libsidecore-pmpi.so — monitoring of the MPI collectives of unmodified programs (instrument/collectives.hpp): each
+// communicator gets a key that every member derives alike, with no extra communication, and a sequence number per
+// collective instance; blocking collectives arrive at the call's entry and depart at its return, nonblocking ones
+// arrive at the initiation and depart at the return of the wait or test that reported them complete.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "sidecore/instrument/collectives.hpp"
+
+namespace sidecore::instrument::pmpi {
+
+/// Sets up the communicators' keys (an MPI attribute) for a run (MPI_Init); `world_rank` of this process.
+void collectives_begin(int world_rank);
+/// Ends it (MPI_Finalize): the monitoring of requests still pending is dropped.
+void collectives_end();
+
+/// A new communicator `child` made by a call collective over `parent` (dup, split, create, cart and graph creation,
+/// intercomm merge): its key is derived from the parent's key, the number of communicators made from the parent
+/// before, and the world rank of the child's rank 0 — the same on every member, different for every child. Called on
+/// every rank of the parent, also where the child is MPI_COMM_NULL (the count must advance alike).
+void communicator_created(MPI_Comm parent, MPI_Comm child);
+
+/// Bytes of `count` elements of `type` (0 for a bad type).
+template <class Count>
+[[nodiscard]] std::uint64_t bytes_of(Count count, MPI_Datatype type) noexcept {
+  MPI_Count size = 0;
+  if (count <= 0 || PMPI_Type_size_c(type, &size) != MPI_SUCCESS || size < 0) return 0;
+  return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
+}
+/// `bytes` times the communicator's size (a contribution to every rank).
+[[nodiscard]] std::uint64_t times_size(MPI_Comm comm, std::uint64_t bytes) noexcept;
+/// The sum over the communicator's ranks of counts[i] elements of `type`.
+template <class Count>
+[[nodiscard]] std::uint64_t sum_bytes(const Count* counts, MPI_Datatype type, MPI_Comm comm) noexcept {
+  int n = 0;
+  if (counts == nullptr || PMPI_Comm_size(comm, &n) != MPI_SUCCESS) return 0;
+  std::uint64_t total = 0;
+  for (int i = 0; i < n; ++i) total += bytes_of(counts[i], type);
+  return total;
+}
+/// The same with a type per rank (alltoallw).
+template <class Count>
+[[nodiscard]] std::uint64_t sum_bytes(const Count* counts, const MPI_Datatype* types, MPI_Comm comm) noexcept {
+  int n = 0;
+  if (counts == nullptr || types == nullptr || PMPI_Comm_size(comm, &n) != MPI_SUCCESS) return 0;
+  std::uint64_t total = 0;
+  for (int i = 0; i < n; ++i) total += bytes_of(counts[i], types[i]);
+  return total;
+}
+
+/// A blocking collective: arrival on construction, departure on destruction (the call's return).
+class blocking_coll {
+ public:
+  blocking_coll(op_kind kind, MPI_Comm comm, std::uint64_t bytes) noexcept;
+  ~blocking_coll();
+  blocking_coll(const blocking_coll&) = delete;
+  blocking_coll& operator=(const blocking_coll&) = delete;
+
+ private:
+  coll_instance instance_;
+  bool on_ = false;
+};
+
+/// A nonblocking collective: arrival on construction; started() records its request, whose completion in a wait or a
+/// test is the departure.
+class nonblocking_coll {
+ public:
+  nonblocking_coll(op_kind kind, MPI_Comm comm, std::uint64_t bytes) noexcept;
+  /// `rc` of the initiation; on success, *request is watched. Returns rc.
+  int started(int rc, const MPI_Request* request) noexcept;
+  nonblocking_coll(const nonblocking_coll&) = delete;
+  nonblocking_coll& operator=(const nonblocking_coll&) = delete;
+
+ private:
+  coll_instance instance_;
+  bool on_ = false;
+};
+
+/// Whether a nonblocking collective's request is watched (one relaxed load: the waits' and tests' fast path).
+[[nodiscard]] bool requests_watched() noexcept;
+
+/// The requests a wait or test was given, copied before the call (MPI sets completed ones to MPI_REQUEST_NULL), so
+/// that the ones it completed can depart after it. Copies nothing while no request is watched.
+class request_watch {
+ public:
+  request_watch(int count, const MPI_Request* requests) noexcept;
+  ~request_watch();
+  request_watch(const request_watch&) = delete;
+  request_watch& operator=(const request_watch&) = delete;
+  /// Request i (of the array given) completed.
+  void completed(int i) noexcept;
+  /// Every request completed.
+  void all_completed() noexcept;
+  /// Requests indices[0..n) completed (waitsome, testsome).
+  void some_completed(int n, const int* indices) noexcept;
+  /// Request i was freed (MPI_Request_free): it will not depart.
+  void freed(int i) noexcept;
+
+ private:
+  static constexpr int inline_count = 16;
+  MPI_Request inline_[inline_count];
+  MPI_Request* copy_ = nullptr;  // inline_ or a heap array; nullptr: nothing watched
+  int count_ = 0;
+};
+
+}  // namespace sidecore::instrument::pmpi

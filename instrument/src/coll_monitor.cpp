@@ -1,0 +1,193 @@
+// sidecore instrument — the fold side of collective monitoring (coll_monitor.hpp): an arrival and a departure may be
+// recorded by different threads (the application thread, the progress thread) and folded in either order; the
+// instance is complete when both are, and then counts once: in its kind's statistics and, when its sequence number is
+// kept, in its communicator's sample.
+#include "coll_monitor.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+#include "open_table.hpp"
+
+namespace sidecore::instrument::internal {
+
+namespace {
+
+struct instance_key {
+  std::uint64_t comm = 0;
+  std::uint64_t seq = 0;
+  bool operator==(const instance_key&) const = default;
+};
+
+/// An instance of which the arrival or the departure has been folded, waiting for the other.
+struct pending_instance {
+  instance_key key;
+  bool used = false;
+  bool arrived = false;  // else: departed
+  std::uint8_t kind = 0;
+  std::uint32_t comm_size = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t t = 0;  // the folded event's time
+  static std::uint64_t hash(const instance_key& k) noexcept { return k.comm * 0xC2B2AE3D27D4EB4FULL ^ k.seq; }
+};
+
+// Samples of all communicators stay within this many bytes (docs/instrument.md, "Memory bounds").
+constexpr std::size_t sample_budget_bytes = 8u << 20;
+
+open_table<pending_instance> g_open;
+std::array<coll_kind_acc, op_kind_count> g_kinds;
+std::vector<comm_sample> g_comms;  // at most max_comms, each holding at most g_capacity samples
+std::size_t g_capacity = 1024;
+std::size_t g_max_comms = 0;
+std::size_t g_last = SIZE_MAX;  // index of the last communicator looked up (programs reuse one or two)
+std::uint64_t g_duplicates = 0;  // an arrival or departure recorded twice for one instance (reported at the profile)
+bool g_warned_comms = false;
+
+// The sample of communicator `key`, created on first use; nullptr past the budget.
+comm_sample* sample_of(std::uint64_t key, std::uint32_t comm_size) {
+  if (g_last < g_comms.size() && g_comms[g_last].key == key) return &g_comms[g_last];
+  for (std::size_t i = 0; i < g_comms.size(); ++i) {
+    if (g_comms[i].key == key) {
+      g_last = i;
+      return &g_comms[i];
+    }
+  }
+  if (g_comms.size() >= g_max_comms) {
+    if (!g_warned_comms) {
+      g_warned_comms = true;
+      std::fprintf(stderr,
+                   "sidecore: instrument: collectives on more than %zu communicators: the further ones count in the "
+                   "latency figures but are not sampled for the cross-rank ones (%zu instances of 32 B each per "
+                   "communicator, 8 MiB in all)\n",
+                   g_max_comms, g_capacity);
+    }
+    return nullptr;
+  }
+  comm_sample c;
+  c.key = key;
+  c.comm_size = comm_size;
+  c.kept.reserve(std::min<std::size_t>(g_capacity, 64));
+  g_comms.push_back(std::move(c));
+  g_last = g_comms.size() - 1;
+  return &g_comms.back();
+}
+
+void keep(comm_sample& c, const coll_sample& s) {
+  while ((s.seq & (c.stride - 1)) == 0) {  // the stride is a power of two
+    if (c.kept.size() < g_capacity) {
+      c.kept.push_back(s);
+      return;
+    }
+    // Full: keep every other multiple. Which instances stay depends on their sequence numbers only.
+    c.stride *= 2;
+    const std::uint64_t stride = c.stride;
+    c.kept.erase(std::remove_if(c.kept.begin(), c.kept.end(),
+                                [stride](const coll_sample& k) { return (k.seq & (stride - 1)) != 0; }),
+                 c.kept.end());
+  }
+}
+
+void complete(const pending_instance& arrival, std::uint64_t depart, const clock_fit& f) {
+  const std::size_t kind = arrival.kind < op_kind_count ? arrival.kind : 0;
+  coll_kind_acc& k = g_kinds[kind];
+  ++k.count;
+  k.bytes += arrival.bytes;
+  k.latency.add(f.dur_ns(depart > arrival.t ? depart - arrival.t : 0));
+  if (arrival.comm_size < 2) return;  // nobody to compare with
+  if (comm_sample* c = sample_of(arrival.key.comm, arrival.comm_size)) {
+    keep(*c, {arrival.key.seq, arrival.t, depart, arrival.kind});
+  }
+}
+
+}  // namespace
+
+duration_stats duration_acc::stats() const {
+  duration_stats s;
+  s.count = count;
+  if (count == 0) return s;
+  s.min_s = static_cast<double>(min) * 1e-9;
+  s.max_s = static_cast<double>(max) * 1e-9;
+  const long double n = static_cast<long double>(count), mean = static_cast<long double>(sum) / n;
+  const long double var = static_cast<long double>(sumsq) / n - mean * mean;  // relative error ~1e-19 of E[x^2]
+  s.mean_s = std::clamp(static_cast<double>(mean) * 1e-9, s.min_s, s.max_s);
+  s.stddev_s = std::sqrt(static_cast<double>(std::max(0.0L, var))) * 1e-9;
+  for (std::size_t b = 0; b < hist.size(); ++b) {
+    if (hist[b] != 0) s.histogram.emplace_back(static_cast<int>(b), hist[b]);
+  }
+  s.median_s = histogram_median_s(s);
+  return s;
+}
+
+void reset_collectives(std::size_t capacity) {
+  g_open.reset(16);
+  g_kinds = {};
+  g_comms.clear();
+  g_capacity = capacity;
+  g_max_comms = std::max<std::size_t>(1, sample_budget_bytes / (capacity * sizeof(coll_sample)));
+  g_last = SIZE_MAX;
+  g_duplicates = 0;
+  g_warned_comms = false;
+}
+
+bool pair_adjacent_coll_locked(const record& arrival, const record& departure, const clock_fit& f) {
+  if (departure.k != kind::coll_depart || departure.id != arrival.id || departure.owner_in_call != arrival.owner_in_call ||
+      (!g_open.empty() && g_open.find({arrival.id, arrival.owner_in_call}) != nullptr)) {
+    return false;
+  }
+  pending_instance a;
+  a.key = {arrival.id, arrival.owner_in_call};
+  a.arrived = true;
+  a.t = arrival.t;
+  a.kind = arrival.bits & low_bits;
+  a.comm_size = arrival.owner;
+  a.bytes = arrival.bytes;
+  complete(a, departure.t, f);
+  return true;
+}
+
+void on_coll_locked(const record& r, const clock_fit& f) {
+  const bool arrival = r.k == kind::coll_arrive;
+  const instance_key key{r.id, r.owner_in_call};
+  pending_instance* p = g_open.find(key);
+  if (p != nullptr && p->arrived == arrival) {
+    // The same event twice for one instance: the earlier one's other half never came. It is left out.
+    ++g_duplicates;
+    g_open.erase(*p);
+    p = nullptr;
+  }
+  if (p == nullptr) {
+    pending_instance& n = g_open.insert(key);
+    n.arrived = arrival;
+    n.t = r.t;
+    if (arrival) {
+      n.kind = r.bits & low_bits;
+      n.comm_size = r.owner;
+      n.bytes = r.bytes;
+    }
+    return;
+  }
+  if (arrival) {
+    pending_instance a = *p;
+    const std::uint64_t depart = a.t;
+    a.arrived = true;
+    a.t = r.t;
+    a.kind = r.bits & low_bits;
+    a.comm_size = r.owner;
+    a.bytes = r.bytes;
+    g_open.erase(*p);
+    complete(a, depart, f);
+  } else {
+    const pending_instance a = *p;
+    g_open.erase(*p);
+    complete(a, r.t, f);
+  }
+}
+
+const std::array<coll_kind_acc, op_kind_count>& collective_kinds_locked() noexcept { return g_kinds; }
+const std::vector<comm_sample>& collective_samples_locked() noexcept { return g_comms; }
+std::size_t collective_sample_capacity_locked() noexcept { return g_capacity; }
+std::uint64_t take_collective_duplicates_locked() noexcept { return std::exchange(g_duplicates, 0); }
+
+}  // namespace sidecore::instrument::internal

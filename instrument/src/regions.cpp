@@ -1,0 +1,157 @@
+// sidecore instrument — named regions: REGION_ENTER/EXIT on the calling thread, and region paths ("solve/halo")
+// interned to 16-bit ids. The first use of a name takes a short lock and allocates; later uses hit the thread's
+// caches (by the name's pointer, then by a hash of its contents), with no lock.
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "regions.hpp"
+#include "ring.hpp"
+#include "threads.hpp"
+
+namespace sidecore::instrument {
+namespace internal {
+
+std::mutex g_region_mu;
+std::deque<region_path> g_region_info(1);
+
+namespace {
+
+std::unordered_map<std::string, std::uint16_t> g_region_ids;  // key: 2 bytes of parent id + name (g_region_mu)
+bool g_warned_regions = false;
+
+// Equal names, compared inline for short ones (region names are; memcmp through the PLT was 7 % of a region event).
+inline bool same_name(const std::string& a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  if (b.size() > 16) return std::memcmp(a.data(), b.data(), b.size()) == 0;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+/// Interns the path `parent`/`name`; 0 when the table is full or memory is short (the caller uses the parent).
+std::uint16_t intern_region(std::uint16_t parent, std::string_view name, const region_path** info) noexcept {
+  try {
+    std::string key(2, '\0');
+    key[0] = static_cast<char>(parent & 0xff);
+    key[1] = static_cast<char>(parent >> 8);
+    key += name;
+    std::lock_guard lk(g_region_mu);
+    if (auto it = g_region_ids.find(key); it != g_region_ids.end()) {
+      *info = &g_region_info[it->second];
+      return it->second;
+    }
+    if (g_region_info.size() >= max_region_paths) {
+      if (!g_warned_regions) {
+        g_warned_regions = true;
+        std::fprintf(stderr, "sidecore: instrument: more than %zu distinct region paths; further ones are "
+                     "attributed to their parent\n", max_region_paths - 1);
+      }
+      return 0;
+    }
+    const auto id = static_cast<std::uint16_t>(g_region_info.size());
+    region_path p;
+    p.leaf = std::string(name);
+    p.path = parent == 0 ? p.leaf : g_region_info[parent].path + "/" + p.leaf;
+    p.parent = parent;
+    g_region_info.push_back(std::move(p));
+    g_region_ids.emplace(std::move(key), id);
+    *info = &g_region_info[id];
+    return id;
+  } catch (...) {
+    return 0;
+  }
+}
+
+}  // namespace
+
+void reset_regions() {
+  std::lock_guard lr(g_region_mu);
+  g_region_info.clear();
+  g_region_info.emplace_back();
+  g_region_ids.clear();
+  g_warned_regions = false;
+}
+
+std::string region_leaf(std::uint16_t id) {
+  std::lock_guard lk(g_region_mu);
+  return id < g_region_info.size() ? g_region_info[id].leaf : std::string("?");
+}
+
+}  // namespace internal
+
+namespace detail {
+
+using namespace internal;
+
+void region_enter_at(std::string_view name, std::uint64_t t) noexcept {
+  thread_state* st = self();
+  if (st == nullptr) return;
+  if (st->region_depth >= max_region_depth) {
+    ++st->region_depth;  // too deep: tracked as depth only, attributed to the enclosing region
+    return;
+  }
+  const std::uint16_t parent = st->region;
+  // Two per-thread caches in front of the global path table, both checked against the name's contents (callers may
+  // reuse one buffer for different names). First by the name's pointer (a literal, or a buffer reused for the same
+  // name: no pass over the contents but the compare); then by a hash of the contents (FNV-1a, inline: std::hash, an
+  // out-of-line call, was 5 % of a region event; but its multiply chain is ~20 cycles for a 5-letter name).
+  thread_state::cached_ptr& pc =
+      st->ptr_cache[((reinterpret_cast<std::uintptr_t>(name.data()) >> 3) ^ (parent * 0x9E3779B1u)) % ptr_cache_size];
+  std::uint16_t id = 0;
+  if (pc.info != nullptr && pc.ptr == name.data() && pc.info->parent == parent && same_name(pc.info->leaf, name)) {
+    id = pc.id;
+  } else {
+    std::uint32_t hv = 2166136261u ^ (parent * 0x9E3779B1u);
+    for (const char ch : name) hv = (hv ^ static_cast<unsigned char>(ch)) * 16777619u;
+    thread_state::cached_name& cached = st->name_cache[hv % name_cache_size];
+    const region_path* info = nullptr;
+    if (cached.info != nullptr && cached.info->parent == parent && same_name(cached.info->leaf, name)) {
+      id = cached.id;
+      info = cached.info;
+    } else {
+      id = intern_region(parent, name, &info);
+      if (id != 0) cached = {info, id};
+    }
+    if (id != 0) pc = {name.data(), info, id};
+  }
+  if (id == 0) {
+    // No path of its own (the path table is full, or memory is short): the time and calls stay with the parent,
+    // which is not entered again (no record: its entries and time would count twice).
+    st->region_untracked |= std::uint64_t{1} << st->region_depth;
+    st->region_stack[st->region_depth++] = parent;
+    return;
+  }
+  if (st->region_chunks[id / region_chunk].load(relaxed) == nullptr) {
+    // First use of this block of 256 paths on this thread: its call counters (released to the profile reader).
+    if (auto* chunk = new (std::nothrow) region_calls[region_chunk]()) {
+      st->region_chunks[id / region_chunk].store(chunk, std::memory_order_release);
+    }
+  }
+  st->region_stack[st->region_depth++] = id;
+  st->region = id;
+  publish(st, st->pub_in_call.load(relaxed), st->pub_last_t.load(relaxed), st->pub_seq.load(relaxed),
+          flags_of(st->depth != 0, id));
+  push(st, t, id, kind::region_enter, 0);
+}
+
+void region_exit_at(std::uint64_t t) noexcept {
+  thread_state* st = self();
+  if (st == nullptr || st->region_depth == 0) return;
+  const bool tracked = st->region_depth <= max_region_depth;
+  const std::uint16_t id = st->region;
+  --st->region_depth;
+  if (!tracked) return;
+  if (const std::uint64_t bit = std::uint64_t{1} << st->region_depth; (st->region_untracked & bit) != 0) {
+    st->region_untracked &= ~bit;  // an entry without a path of its own: nothing was recorded, the region is unchanged
+    return;
+  }
+  st->region = st->region_depth == 0 ? 0 : st->region_stack[st->region_depth - 1];
+  publish(st, st->pub_in_call.load(relaxed), st->pub_last_t.load(relaxed), st->pub_seq.load(relaxed),
+          flags_of(st->depth != 0, st->region));
+  push(st, t, id, kind::region_exit, 0);
+}
+
+}  // namespace detail
+}  // namespace sidecore::instrument

@@ -1,0 +1,384 @@
+// Collective monitoring (instrument/collectives.hpp): arrivals and departures paired in any order and on any thread,
+// per-kind latency statistics, the deterministic sample every member keeps, the clock-offset estimator over an
+// exchange, the transfers' operation kind in the overlap bounds, and the profile's collectives section (written, read
+// back equal, merged into a job, its errors named).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <numeric>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "coll_monitor.hpp"
+#include "fold.hpp"
+#include "sidecore/common/input_error.hpp"
+#include "sidecore/common/profile.hpp"
+#include "sidecore/instrument/collectives.hpp"
+#include "sidecore/instrument/instrument.hpp"
+
+namespace si = sidecore::instrument;
+namespace sd = sidecore::instrument::detail;
+using si::op_kind;
+
+namespace {
+
+constexpr std::uint64_t T0 = 1'000'000'000;
+
+void start_monotonic(std::size_t coll_samples = 1024) {
+  si::stop();
+  si::config c;
+  c.profile = true;
+  c.clock = si::event_clock::monotonic;  // synthetic times are nanoseconds
+  c.coll_samples = coll_samples;
+  si::start(c, 0, 1);
+}
+
+const sidecore::collective_kind_stats* kind_of(const sidecore::profile& p, const char* kind) {
+  if (!p.collectives) return nullptr;
+  for (const auto& k : p.collectives->by_kind) {
+    if (k.kind == kind) return &k;
+  }
+  return nullptr;
+}
+
+// The sequence numbers a communicator's sample holds, ascending.
+std::vector<std::uint64_t> kept_of(std::uint64_t key) {
+  namespace in = sidecore::instrument::internal;
+  (void)si::rank_profile();  // folds every ring
+  std::lock_guard lk(in::g_analysis_mu);
+  for (const auto& c : in::collective_samples_locked()) {
+    if (c.key != key) continue;
+    std::vector<std::uint64_t> seqs;
+    for (const auto& s : c.kept) seqs.push_back(s.seq);
+    std::sort(seqs.begin(), seqs.end());
+    return seqs;
+  }
+  return {};
+}
+
+// Two in-process "ranks" joined by byte queues: an exchange for the estimator, one thread per rank.
+class pipe_pair {
+ public:
+  si::exchange end(int rank) {
+    si::exchange ex;
+    ex.rank = rank;
+    ex.nranks = 2;
+    ex.send = [this, rank](int to, const void* data, std::size_t n) {
+      std::lock_guard lk(mu_);
+      const auto* p = static_cast<const char*>(data);
+      q_[to].insert(q_[to].end(), p, p + n);
+      cv_.notify_all();
+      (void)rank;
+    };
+    ex.recv = [this, rank](int /*from*/, void* data, std::size_t n) {
+      std::unique_lock lk(mu_);
+      cv_.wait(lk, [&] { return q_[rank].size() >= n; });
+      std::copy_n(q_[rank].begin(), n, static_cast<char*>(data));
+      q_[rank].erase(q_[rank].begin(), q_[rank].begin() + static_cast<std::ptrdiff_t>(n));
+    };
+    return ex;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<char> q_[2];
+};
+
+}  // namespace
+
+TEST(Collectives, BlockingAndNonblockingInstancesPairInAnyOrder) {
+  start_monotonic();
+  // Blocking: arrival and departure adjacent in one ring.
+  sd::coll_arrive_at(op_kind::allreduce, 7, 0, 64, 2, T0);
+  sd::coll_depart_at(7, 0, T0 + 100);
+  // Nonblocking, overlapping, departing in the reverse order.
+  sd::coll_arrive_at(op_kind::allreduce, 7, 1, 64, 2, T0 + 1000);
+  sd::coll_arrive_at(op_kind::bcast, 9, 0, 8, 2, T0 + 1100);
+  sd::coll_depart_at(9, 0, T0 + 1400);
+  sd::coll_depart_at(7, 1, T0 + 1300);
+  // Departure recorded (and folded) on another thread before the arrival is folded.
+  std::thread([] { sd::coll_depart_at(7, 2, T0 + 2500); }).join();
+  si::fold_current_thread();
+  sd::coll_arrive_at(op_kind::allreduce, 7, 2, 64, 2, T0 + 2000);
+  // An arrival whose departure never comes is in no figure.
+  sd::coll_arrive_at(op_kind::allreduce, 7, 3, 64, 2, T0 + 3000);
+  si::end_window();
+  const sidecore::profile p = si::rank_profile();
+  si::stop();
+  const auto* ar = kind_of(p, "allreduce");
+  ASSERT_NE(ar, nullptr);
+  EXPECT_EQ(ar->count, 3u);
+  EXPECT_EQ(ar->bytes, 3u * 64);
+  EXPECT_EQ(ar->latency.count, 3u);
+  EXPECT_DOUBLE_EQ(ar->latency.min_s, 100e-9);
+  EXPECT_DOUBLE_EQ(ar->latency.max_s, 500e-9);
+  EXPECT_NEAR(ar->latency.mean_s, 300e-9, 1e-15);  // 100, 300, 500
+  EXPECT_NEAR(ar->latency.stddev_s, std::sqrt(80000.0 / 3) * 1e-9, 1e-15);
+  EXPECT_NEAR(ar->latency.median_s, 300e-9, 300e-9 * 0.0625);
+  const auto* bc = kind_of(p, "bcast");
+  ASSERT_NE(bc, nullptr);
+  EXPECT_EQ(bc->count, 1u);
+  EXPECT_DOUBLE_EQ(bc->latency.max_s, 300e-9);
+  EXPECT_EQ(kind_of(p, "barrier"), nullptr) << "kinds without instances are not written";
+  EXPECT_EQ(p.collectives->sample_capacity, 1024u);
+  EXPECT_EQ(p.collectives->clock.method, "not estimated: no cross-rank analysis ran");
+  EXPECT_EQ(ar->sampled, 0u) << "no cross-rank analysis: nothing matched";
+  EXPECT_EQ(sidecore::parse_profile(sidecore::format_profile(p)), p);
+}
+
+TEST(Collectives, ThroughThePublicHooksWithTheHandle) {
+  si::stop();
+  si::config c;
+  c.profile = true;
+  si::start(c, 0, 1);
+  for (std::uint64_t s = 0; s < 1000; ++s) {
+    const si::coll_instance i = si::coll_arrive(op_kind::barrier, 1, s, 0, 4);
+    si::coll_depart(i);
+  }
+  si::end_window();
+  const sidecore::profile p = si::rank_profile();
+  si::stop();
+  const auto* b = kind_of(p, "barrier");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->count, 1000u);
+  EXPECT_EQ(b->latency.count, 1000u);
+  // Off: the hooks record nothing and still hand back the instance.
+  const si::coll_instance off = si::coll_arrive(op_kind::bcast, 5, 6, 0, 2);
+  EXPECT_EQ(off.comm_key, 5u);
+  EXPECT_EQ(off.seq, 6u);
+  si::coll_depart(off);
+}
+
+TEST(Collectives, ADuplicateArrivalLeavesTheInstanceOut) {
+  start_monotonic();
+  sd::coll_arrive_at(op_kind::gather, 3, 0, 4, 2, T0);
+  sd::coll_arrive_at(op_kind::gather, 3, 0, 4, 2, T0 + 10);  // the caller's error
+  sd::coll_arrive_at(op_kind::gather, 3, 1, 4, 2, T0 + 20);
+  sd::coll_depart_at(3, 1, T0 + 50);
+  si::end_window();
+  const sidecore::profile p = si::rank_profile();
+  si::stop();
+  const auto* g = kind_of(p, "gather");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->count, 1u) << "instance 0 is left out, instance 1 counts";
+}
+
+TEST(Collectives, TheSampleDependsOnTheSequenceNumbersOnly) {
+  // Two "members" complete the same 1000 instances in different orders (nonblocking ones completing out of order):
+  // both keep the same ones, the multiples of a power-of-two stride, at most the capacity.
+  std::vector<std::uint64_t> order(1000);
+  std::iota(order.begin(), order.end(), 0u);
+  std::vector<std::vector<std::uint64_t>> kept;
+  for (int member = 0; member < 2; ++member) {
+    start_monotonic(16);
+    if (member == 1) std::shuffle(order.begin(), order.end(), std::mt19937(42));
+    for (const std::uint64_t s : order) {
+      sd::coll_arrive_at(op_kind::alltoall, 11, s, 32, 2, T0 + 10 * s);
+      sd::coll_depart_at(11, s, T0 + 10 * s + 5);
+    }
+    kept.push_back(kept_of(11));
+    si::stop();
+  }
+  EXPECT_EQ(kept[0], kept[1]);
+  ASSERT_FALSE(kept[0].empty());
+  EXPECT_LE(kept[0].size(), 16u);
+  // 1000 instances, 16 kept: stride 64, multiples 0..960 (16 of them).
+  std::vector<std::uint64_t> expected;
+  for (std::uint64_t s = 0; s < 1000; s += 64) expected.push_back(s);
+  EXPECT_EQ(kept[0], expected);
+}
+
+TEST(Collectives, ClockOffsetOverAnExchange) {
+  pipe_pair pp;
+  si::clock_offset r0, r1, same;
+  std::thread t0([&] { r0 = si::estimate_clock_offset(pp.end(0), 8, true); });
+  std::thread t1([&] { r1 = si::estimate_clock_offset(pp.end(1), 8, true); });
+  t0.join();
+  t1.join();
+  EXPECT_EQ(r0.offset_ns, 0.0);
+  EXPECT_EQ(r0.bound_ns, 0.0);
+  // One clock: the true offset is 0, and the estimate is within its bound of it.
+  EXPECT_GT(r1.rtt_ns, 0.0);
+  EXPECT_DOUBLE_EQ(r1.bound_ns, r1.rtt_ns / 2);
+  EXPECT_LE(std::abs(r1.offset_ns), r1.bound_ns + 1.0);
+  EXPECT_NE(r1.method.find("ping-pong"), std::string::npos) << r1.method;
+  // Without forcing the measure: the same host is recognised, offset 0 exactly.
+  std::thread u0([&] { (void)si::estimate_clock_offset(pp.end(0), 0); });  // rounds clamped to 1
+  std::thread u1([&] { same = si::estimate_clock_offset(pp.end(1)); });
+  u0.join();
+  u1.join();
+  EXPECT_EQ(same.offset_ns, 0.0);
+  EXPECT_EQ(same.bound_ns, 0.0);
+  EXPECT_NE(same.method.find("same host"), std::string::npos) << same.method;
+}
+
+TEST(Collectives, TransfersBreakDownByOperationKind) {
+  start_monotonic();
+  const std::uint32_t me = sd::register_current_thread();
+  sd::xfer_begin_at(1, 100, 1, me, T0);  // the default: point-to-point
+  sd::xfer_end_at(1, me, T0 + 50);
+  sd::xfer_begin_at(2, 100, 1, me, T0 + 100, op_kind::allreduce);
+  sd::xfer_end_at(2, me, T0 + 150);
+  sd::xfer_begin_at(3, 100, 1, me, T0 + 200, op_kind::allreduce);
+  std::thread([me] { sd::xfer_end_at(3, me, T0 + 260); }).join();
+  sd::xfer_end_only_at(4, 10, 1, me, T0 + 300, op_kind::bcast);
+  si::end_window();
+  const sidecore::profile p = si::rank_profile();
+  si::stop();
+  ASSERT_TRUE(p.overlap);
+  ASSERT_EQ(p.overlap->by_op.size(), 3u);
+  EXPECT_EQ(p.overlap->by_op[0].op, "p2p");
+  EXPECT_EQ(p.overlap->by_op[0].bounds.count, 1u);
+  EXPECT_EQ(p.overlap->by_op[1].op, "bcast");
+  EXPECT_EQ(p.overlap->by_op[1].bounds.count, 1u);
+  EXPECT_EQ(p.overlap->by_op[2].op, "allreduce");
+  EXPECT_EQ(p.overlap->by_op[2].bounds.count, 2u);
+  std::uint64_t sum = 0;
+  for (const auto& x : p.overlap->by_op) sum += x.bounds.count;
+  EXPECT_EQ(sum, p.overlap->total.count);
+}
+
+TEST(Collectives, OpKindNamesRoundTrip) {
+  for (std::size_t i = 0; i < si::op_kind_count; ++i) {
+    const auto k = static_cast<op_kind>(i);
+    EXPECT_EQ(si::op_kind_from_name(si::op_kind_name(k)), k);
+  }
+  EXPECT_EQ(si::op_kind_name(static_cast<op_kind>(200)), "unknown");
+  EXPECT_FALSE(si::op_kind_from_name("allreduce ").has_value());
+}
+
+TEST(DurationStats, BinsMedianAndMergeAreExact) {
+  EXPECT_EQ(sidecore::duration_bin(0), 0);
+  EXPECT_EQ(sidecore::duration_bin(1), 1);
+  for (std::uint64_t ns : {1ULL, 7ULL, 100ULL, 12345ULL, 1ULL << 40, ~0ULL}) {
+    const int b = sidecore::duration_bin(ns);
+    EXPECT_LE(sidecore::duration_bin_lower_ns(b), static_cast<double>(ns)) << ns;
+    EXPECT_GT(sidecore::duration_bin_lower_ns(b + 1), static_cast<double>(ns) * (1 - 1e-12)) << ns;
+  }
+  // Two sets merged equal the statistics of their union.
+  namespace in = sidecore::instrument::internal;
+  in::duration_acc a, b, all;
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 1000; ++i) {
+    const std::uint64_t x = rng() % 1'000'000;
+    (i % 3 == 0 ? a : b).add(x);
+    all.add(x);
+  }
+  sidecore::duration_stats m = a.stats();
+  sidecore::merge_duration_stats(m, b.stats());
+  const sidecore::duration_stats u = all.stats();
+  EXPECT_EQ(m.count, u.count);
+  EXPECT_EQ(m.histogram, u.histogram);
+  EXPECT_DOUBLE_EQ(m.min_s, u.min_s);
+  EXPECT_DOUBLE_EQ(m.max_s, u.max_s);
+  EXPECT_NEAR(m.mean_s, u.mean_s, 1e-12 * u.mean_s);
+  EXPECT_NEAR(m.stddev_s, u.stddev_s, 1e-9 * u.stddev_s);
+  EXPECT_DOUBLE_EQ(m.median_s, u.median_s);
+}
+
+namespace {
+sidecore::profile rank_with_collectives(int rank) {
+  sidecore::profile p;
+  p.rank = rank;
+  p.nranks = 2;
+  p.provider = "shm";
+  p.n_core = 4;
+  p.t_total_s = 2.0;
+  p.t_comp_s = 1.5;
+  sidecore::overlap_section o;
+  o.xfer_time_source = "measured";
+  o.total = {0.1, 0.2, 0.3, 10};
+  o.by_op = {{"p2p", {0.05, 0.1, 0.15, 6}}, {"allreduce", {0.05, 0.1, 0.15, 4}}};
+  p.overlap = o;
+  si::internal::duration_acc lat, wait;
+  for (std::uint64_t x : {1000u, 2000u, 4000u}) lat.add(x * static_cast<std::uint64_t>(rank + 1));
+  wait.add(rank == 0 ? 20'000'000u : 0u);
+  sidecore::collectives_section c;
+  c.clock = {rank == 0 ? 0.0 : -1.5e-6, rank == 0 ? 0.0 : 2e-6, rank == 0 ? 0.0 : 4e-6,
+             rank == 0 ? "rank 0: the reference clock" : "ping-pong with rank 0"};
+  c.sample_capacity = 1024;
+  sidecore::collective_kind_stats k;
+  k.kind = "allreduce";
+  k.count = 3;
+  k.bytes = 192;
+  k.latency = lat.stats();
+  k.sampled = 1;
+  k.arrival_wait = wait.stats();
+  k.departure_wait = wait.stats();
+  k.ranks = {{rank, rank == 1 ? 1u : 0u, rank == 0 ? 1u : 0u, 0, 1, rank == 1 ? 1.0 : 0.0, 0.0, rank == 0 ? 0.02 : 0.0}};
+  c.by_kind = {k};
+  p.collectives = c;
+  return p;
+}
+}  // namespace
+
+TEST(ProfileCollectives, RoundTripAndJobMerge) {
+  const sidecore::profile r1 = rank_with_collectives(1);
+  EXPECT_EQ(sidecore::parse_profile(sidecore::format_profile(r1)), r1);
+  const sidecore::profile job = sidecore::make_job_profile({r1, rank_with_collectives(0)});
+  EXPECT_EQ(sidecore::parse_profile(sidecore::format_profile(job)), job);
+  ASSERT_TRUE(job.collectives);
+  const auto& c = *job.collectives;
+  EXPECT_DOUBLE_EQ(c.clock.bound_s, 2e-6) << "the rank with the largest bound";
+  ASSERT_EQ(c.by_kind.size(), 1u);
+  const auto& k = c.by_kind[0];
+  EXPECT_EQ(k.count, 6u);
+  EXPECT_EQ(k.bytes, 384u);
+  EXPECT_EQ(k.sampled, 2u);
+  EXPECT_EQ(k.latency.count, 6u);
+  EXPECT_DOUBLE_EQ(k.latency.min_s, 1e-6);
+  EXPECT_DOUBLE_EQ(k.latency.max_s, 8e-6);
+  ASSERT_EQ(k.ranks.size(), 2u);
+  EXPECT_EQ(k.ranks[0].rank, 0);
+  EXPECT_EQ(k.ranks[1].last_arrivals, 1u);
+  ASSERT_EQ(job.overlap->by_op.size(), 2u);
+  EXPECT_EQ(job.overlap->by_op[0].op, "p2p");
+  EXPECT_EQ(job.overlap->by_op[0].bounds.count, 12u);
+  EXPECT_EQ(job.overlap->by_op[1].bounds.count, 8u);
+  // A command line that looks like a histogram pair is written as it is.
+  sidecore::profile cmd = r1;
+  cmd.command = "app [1,\\n2] [3,4]";
+  EXPECT_EQ(sidecore::parse_profile(sidecore::format_profile(cmd)), cmd);
+}
+
+TEST(ProfileCollectives, ErrorsNameTheField) {
+  const nlohmann::json good = nlohmann::json::parse(sidecore::format_profile(rank_with_collectives(0)));
+  auto message = [](const nlohmann::json& j) -> std::string {
+    try {
+      (void)sidecore::parse_profile(j.dump(), "p.json");
+    } catch (const sidecore::input_error& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  nlohmann::json j = good;
+  j["collectives"]["by_kind"][0]["latency"]["count"] = 4;
+  EXPECT_NE(message(j).find("latency.histogram"), std::string::npos) << message(j);
+  j = good;
+  j["collectives"]["by_kind"][0]["count"] = 2;
+  EXPECT_NE(message(j).find("latency.count"), std::string::npos) << message(j);
+  j = good;
+  j["collectives"]["by_kind"][0]["ranks"][0]["mean_arrival_position"] = 1.5;
+  EXPECT_NE(message(j).find("mean positions"), std::string::npos) << message(j);
+  j = good;
+  j["collectives"]["by_kind"][0]["sampled"] = 9;
+  EXPECT_NE(message(j).find("sampled"), std::string::npos) << message(j);
+  j = good;
+  j["collectives"]["clock"]["offset_s"] = "soon";
+  EXPECT_NE(message(j).find("collectives.clock.offset_s"), std::string::npos) << message(j);
+  j = good;
+  j["overlap"]["by_op"] = 3;
+  EXPECT_NE(message(j).find("by_op"), std::string::npos) << message(j);
+  j = good;
+  j["collectives"]["by_kind"][0]["latency"]["histogram"] = {{5, 1}, {3, 2}};
+  EXPECT_NE(message(j).find("ascending"), std::string::npos) << message(j);
+}

@@ -1,0 +1,253 @@
+// Output files (issue 17, "Output files"): the common helper (checked first, written to a temporary file and renamed,
+// never through a link, replacing said), the instrumentation's check of its outputs before a run, the trace written
+// whole or not at all, and the rings' memory bound (SIDECORE_RING_EVENTS).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sidecore/common/output_file.hpp"
+#include "sidecore/common/profile.hpp"
+#include "sidecore/instrument/instrument.hpp"
+
+namespace fs = std::filesystem;
+namespace si = sidecore::instrument;
+using sidecore::category;
+
+namespace {
+
+// A fresh directory of this test's own.
+class OutputFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("sidecore_out_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  [[nodiscard]] std::string at(const std::string& name) const { return (dir_ / name).string(); }
+  // The files of the directory (temporary files included: they start with a dot).
+  [[nodiscard]] std::vector<std::string> listing() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+    return names;
+  }
+  fs::path dir_;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Resident memory of this process in KiB (VmRSS of /proc/self/status).
+long resident_kib() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_F(OutputFiles, UnusablePathsAreNamedWithTheirReason) {
+  EXPECT_EQ(sidecore::output_path_problem(at("p.json")), "");
+  EXPECT_TRUE(contains(sidecore::output_path_problem(at("missing/p.json")), "does not exist"))
+      << sidecore::output_path_problem(at("missing/p.json"));
+  EXPECT_TRUE(contains(sidecore::output_path_problem(""), "empty"));
+  // A directory nobody can create files in, root included.
+  EXPECT_TRUE(contains(sidecore::output_path_problem("/proc/sidecore-test.json"), "cannot create a file in directory '/proc'"))
+      << sidecore::output_path_problem("/proc/sidecore-test.json");
+  fs::create_directory(at("d"));
+  EXPECT_TRUE(contains(sidecore::output_path_problem(at("d")), "is a directory"));
+  std::ofstream(at("target")) << "keep";
+  fs::create_symlink(at("target"), at("link"));
+  EXPECT_TRUE(contains(sidecore::output_path_problem(at("link")), "symbolic link"));
+  ASSERT_EQ(::mkfifo(at("fifo").c_str(), 0600), 0);
+  EXPECT_TRUE(contains(sidecore::output_path_problem(at("fifo")), "not a regular file"));
+  // A file as a directory component.
+  EXPECT_FALSE(sidecore::output_path_problem(at("target/p.json")).empty());
+  EXPECT_EQ(listing().size(), 4u) << "the checks leave no file behind";  // d, target, link, fifo
+}
+
+TEST_F(OutputFiles, WriteCreatesThenReplacesWholeFiles) {
+  EXPECT_EQ(sidecore::write_output_file(at("p.json"), "one"), sidecore::output_outcome::created);
+  EXPECT_EQ(slurp(at("p.json")), "one");
+  ::chmod(at("p.json").c_str(), 0640);
+  EXPECT_EQ(sidecore::write_output_file(at("p.json"), "two"), sidecore::output_outcome::replaced);
+  EXPECT_EQ(slurp(at("p.json")), "two");
+  struct stat st {};
+  ASSERT_EQ(::stat(at("p.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u) << "a replaced file keeps its permissions";
+  EXPECT_EQ(listing(), std::vector<std::string>{"p.json"}) << "no temporary file left";
+}
+
+TEST_F(OutputFiles, NeverThroughASymbolicLink) {
+  std::ofstream(at("target")) << "keep";
+  fs::create_symlink(at("target"), at("link"));
+  try {
+    (void)sidecore::write_output_file(at("link"), "new");
+    FAIL() << "wrote through a link";
+  } catch (const sidecore::output_error& e) {
+    EXPECT_EQ(e.path(), at("link"));
+    EXPECT_TRUE(contains(e.what(), "symbolic link")) << e.what();
+  }
+  EXPECT_EQ(slurp(at("target")), "keep");
+  EXPECT_TRUE(fs::is_symlink(at("link")));
+}
+
+TEST_F(OutputFiles, AnUncommittedFileLeavesTheOldOneAndNoTemporary) {
+  std::ofstream(at("p.json")) << "old";
+  {
+    sidecore::output_file out(at("p.json"));
+    std::fputs("half", out.stream());
+    EXPECT_EQ(slurp(at("p.json")), "old") << "the content goes to a temporary file";
+  }  // destroyed without commit: an error on the way
+  EXPECT_EQ(slurp(at("p.json")), "old");
+  EXPECT_EQ(listing(), std::vector<std::string>{"p.json"});
+}
+
+TEST_F(OutputFiles, SameFileThroughDifferentSpellings) {
+  fs::create_directory(at("a"));
+  EXPECT_TRUE(sidecore::same_output_file(at("a/p.json"), at("a/../a/./p.json")));
+  fs::create_directory_symlink(at("a"), at("b"));
+  EXPECT_TRUE(sidecore::same_output_file(at("a/p.json"), at("b/p.json")));
+  EXPECT_FALSE(sidecore::same_output_file(at("a/p.json"), at("a/q.json")));
+}
+
+TEST_F(OutputFiles, InstrumentationChecksEveryOutputBeforeTheRun) {
+  si::config c;
+  c.profile = true;
+  c.profile_path = at("p.%r.json");
+  c.trace = true;
+  c.trace_path = at("t.%r.json");
+  EXPECT_EQ(si::check_outputs(c, 0, 4), "");
+  EXPECT_EQ(listing().size(), 0u) << "checking writes nothing";
+  // A missing directory: the message names the setting, its value, the path and the reason.
+  c.profile_path = at("nodir/p.%r.json");
+  std::string m = si::check_outputs(c, 1, 4);
+  EXPECT_TRUE(contains(m, "SIDECORE_PROFILE='" + c.profile_path + "'")) << m;
+  EXPECT_TRUE(contains(m, at("nodir/p.1.json"))) << m;
+  EXPECT_TRUE(contains(m, "does not exist")) << m;
+  // The profile and the trace with one pattern: an error naming both.
+  c.profile_path = c.trace_path = at("x.%r.json");
+  m = si::check_outputs(c, 2, 4);
+  EXPECT_TRUE(contains(m, "SIDECORE_PROFILE='" + c.profile_path + "' and SIDECORE_TRACE='" + c.trace_path + "'")) << m;
+  EXPECT_TRUE(contains(m, "same file")) << m;
+  // Spelled differently, still one file.
+  c.trace_path = (dir_ / "." / "x.%r.json").string();
+  EXPECT_TRUE(contains(si::check_outputs(c, 2, 4), "same file"));
+  // This rank's trace is another rank's profile, or the job profile.
+  c.profile_path = at("p%r.json");
+  c.trace_path = at("p1%r.json");
+  m = si::check_outputs(c, 0, 12);  // rank 0's trace p10.json is rank 10's profile
+  EXPECT_TRUE(contains(m, "rank 10's profile")) << m;
+  EXPECT_EQ(si::check_outputs(c, 0, 10), "") << "ten ranks: no rank 10";
+  // A link where the profile would go.
+  c.trace = false;
+  std::ofstream(at("target")) << "keep";
+  fs::create_symlink(at("target"), at("p0.json"));
+  EXPECT_TRUE(contains(si::check_outputs(c, 0, 1), "symbolic link"));
+}
+
+TEST_F(OutputFiles, TraceAppearsOnlyWhole) {
+  // Streamed during the run into a temporary file; the trace's own name appears, complete, when it is finished.
+  si::config c;
+  c.trace = true;
+  c.trace_path = at("trace.%r.json");
+  si::start(c, 0, 1);
+  for (int i = 0; i < 100; ++i) {
+    si::call_enter(category::wait);
+    si::call_exit(category::wait);
+  }
+  EXPECT_FALSE(fs::exists(at("trace.0.json")));
+  ASSERT_TRUE(si::write_trace());
+  si::stop();
+  const nlohmann::json t = nlohmann::json::parse(slurp(at("trace.0.json")));
+  EXPECT_TRUE(t["traceEvents"].is_array());
+  EXPECT_EQ(listing(), std::vector<std::string>{"trace.0.json"});
+}
+
+TEST_F(OutputFiles, ProfileWriteReplacesWithAMessage) {
+  const std::string path = at("p.json");
+  std::ofstream(path) << "old";
+  testing::internal::CaptureStderr();
+  EXPECT_TRUE(si::write_text_file(path, "new"));
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(contains(err, "replaced the existing file '" + path + "'")) << err;
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(si::write_text_file(at("nodir/p.json"), "x"));
+  const std::string err2 = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(contains(err2, "does not exist")) << err2;
+}
+
+// Issue 17: SIDECORE_RING_EVENTS=16777216 was accepted and took 811 MB for one rank. Now the ring is capped (a ring
+// never holds more than 512 records between folds) and rank 0 says so.
+TEST(RingMemory, AHugeRingSettingIsCappedWithAWarning) {
+  si::config c;
+  c.profile = true;
+  c.ring_events = 16777216;
+  const long before = resident_kib();
+  testing::internal::CaptureStderr();
+  si::start(c, 0, 1);
+  const std::string err = testing::internal::GetCapturedStderr();
+  for (int i = 0; i < 100000; ++i) {
+    si::xfer_begin(static_cast<std::uint64_t>(i), 64, 1, si::current_thread_id());
+    si::xfer_end(static_cast<std::uint64_t>(i), si::current_thread_id());
+  }
+  const long grown = resident_kib() - before;
+  const sidecore::profile p = si::rank_profile();
+  si::stop();
+  EXPECT_EQ(p.overlap->total.count, 100000u) << "no event lost";
+  EXPECT_LT(grown, 64 * 1024) << "resident memory grew by " << grown << " KiB";
+  EXPECT_TRUE(contains(err, "SIDECORE_RING_EVENTS=16777216")) << err;
+  EXPECT_TRUE(contains(err, "capped at 1024 records")) << err;
+}
+
+// Issue 17: 4194304-record rings with 8 threads took 1.6 GB per rank (and ran 100x slower).
+TEST(RingMemory, EightThreadsWithHugeRingsStayBounded) {
+  si::config c;
+  c.profile = true;
+  c.ring_events = 4194304;
+  const long before = resident_kib();
+  testing::internal::CaptureStderr();
+  si::start(c, 0, 1);
+  (void)testing::internal::GetCapturedStderr();
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 8; ++k) {
+    threads.emplace_back([k] {
+      const auto me = si::current_thread_id();
+      for (int i = 0; i < 20000; ++i) {
+        const std::uint64_t id = (static_cast<std::uint64_t>(k) << 32) | static_cast<std::uint64_t>(i);
+        si::call_enter(category::wait);
+        si::xfer_begin(id, 64, 1, me);
+        si::xfer_end(id, me);
+        si::call_exit(category::wait);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const long grown = resident_kib() - before;
+  const sidecore::profile p = si::rank_profile();
+  si::stop();
+  EXPECT_EQ(p.overlap->total.count, 8u * 20000u);
+  EXPECT_EQ(p[category::wait].count, 8u * 20000u);
+  EXPECT_LT(grown, 64 * 1024) << "resident memory grew by " << grown << " KiB";
+}

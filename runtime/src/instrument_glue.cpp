@@ -115,7 +115,7 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s) {
   if (!instrument::enabled()) return;
   // The progress thread's accounting, in core mode only: off mode has no progress thread (the engine's figures
   // would be the application threads' own polling), and the schema writes the section in core mode only.
-  if (s.core_active || s.cfg.mode == progress_mode::core) {
+  if (s.core_active) {
     const progress::engine_stats st = s.eng->stats();
     instrument::set_progress_stats(static_cast<double>(st.busy_ns) * 1e-9, static_cast<double>(st.idle_ns) * 1e-9,
                                    st.polls, st.completions);
@@ -123,8 +123,7 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s) {
   // N_core: SIDECORE_NCORE when set, else the cores of the process's cpuset.
   const int n_core = s.cfg.n_core > 0 ? s.cfg.n_core : s.topo->cores();
   // Mode auto: the mode the run ended in (the auto section says when it switched).
-  instrument::set_run_info(s.core_active || s.cfg.mode == progress_mode::core ? "core" : "off", s.eng->provider(),
-                           n_core, t_total_s);
+  instrument::set_run_info(s.core_active ? "core" : "off", s.eng->provider(), n_core, t_total_s);
   if (!s.cfg.profile_path.empty()) {
     const std::string mine = with_auto_section(s, instrument::rank_profile_json());
     instrument::write_text_file(instrument::path_for_rank(s.cfg.profile_path, world.rank()), mine);

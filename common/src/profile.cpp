@@ -332,6 +332,8 @@ class reader {
     }
     read_instrumentation_sections(j, path, p);
 
+    if (auto it = j.find("auto"); it != j.end() && !it->is_null()) p.auto_mode = auto_mode(*it, join(path, "auto"));
+
     if (p.kind == profile_kind::job) {
       const std::string rp = join(path, "ranks");
       const json& rs = member(j, path, "ranks");
@@ -354,6 +356,51 @@ class reader {
     }
     check_times(p, path);
     return p;
+  }
+
+  auto_section auto_mode(const json& v, const std::string& path) const {
+    require_object(v, path);
+    auto_section a;
+    const std::string dp = join(path, "decisions");
+    const json& ds = member(v, path, "decisions");
+    if (!ds.is_array()) fail(dp, "expected an array of decisions, got " + type_of(ds));
+    for (std::size_t i = 0; i < ds.size(); ++i) {
+      const std::string ep = dp + "[" + std::to_string(i) + "]";
+      const json& e = ds[i];
+      require_object(e, ep);
+      auto_decision d;
+      d.trigger = text(e, ep, "trigger");
+      if (d.trigger != "steps" && d.trigger != "time" && d.trigger != "finalize")
+        fail(join(ep, "trigger"), "unknown trigger \"" + d.trigger + "\"; accepted: \"steps\", \"time\", \"finalize\"");
+      d.steps = counter(e, ep, "steps");
+      d.start_s = seconds(e, ep, "start_s");
+      d.window_s = seconds(e, ep, "window_s");
+      d.t_comp_s = seconds(e, ep, "t_comp_s");
+      d.t_mpi_s = seconds(e, ep, "t_mpi_s");
+      d.t_dedicated_s = seconds(e, ep, "t_dedicated_s");
+      d.n_core = integer(e, ep, "n_core", 1, ">= 1 cores");
+      d.job_t_noprogress_s = seconds(e, ep, "job_t_noprogress_s");
+      d.job_t_dedicated_s = seconds(e, ep, "job_t_dedicated_s");
+      d.slowest_rank_off = integer(e, ep, "slowest_rank_off", 0, "a rank, >= 0");
+      d.slowest_rank_core = integer(e, ep, "slowest_rank_core", 0, "a rank, >= 0");
+      const json& sp = member(e, ep, "speedup");
+      if (!sp.is_number() || !std::isfinite(sp.get<double>()) || sp.get<double>() < 0)
+        fail(join(ep, "speedup"), "expected a finite number >= 0, got " + sp.dump());
+      d.speedup = sp.get<double>();
+      d.verdict = text(e, ep, "verdict");
+      if (d.verdict != "core" && d.verdict != "off")
+        fail(join(ep, "verdict"), "unknown verdict \"" + d.verdict + "\"; accepted: \"core\", \"off\"");
+      d.reason = text(e, ep, "reason");
+      const json& f = member(e, ep, "forced");
+      if (!f.is_boolean()) fail(join(ep, "forced"), "expected true or false, got " + type_of(f));
+      d.forced = f.get<bool>();
+      if (auto sw = e.find("switch_s"); sw != e.end() && !sw->is_null()) d.switch_s = seconds_value(*sw, join(ep, "switch_s"));
+      if (!within(d.t_comp_s + d.t_mpi_s, d.window_s))
+        fail(join(ep, "t_mpi_s"), "t_comp_s + t_mpi_s = " + g(d.t_comp_s + d.t_mpi_s) + " s is above window_s " +
+                                      g(d.window_s) + " s; both are measured inside the window");
+      a.decisions.push_back(std::move(d));
+    }
+    return a;
   }
 
   // What no run can produce: computation longer than the run, or more time in calls than the calling threads had.
@@ -656,6 +703,11 @@ void write(J& j, const profile& p, bool nested) {
     j["progress_thread"] = {{"busy_s", s.busy_s}, {"idle_s", s.idle_s}, {"polls", s.polls}, {"completions", s.completions}};
   }
   if (p.collectives) j["collectives"] = collectives_json<J>(*p.collectives);
+  if (p.auto_mode) {
+    json section;  // one writer of the section, for both JSON flavours
+    to_json(section, *p.auto_mode);
+    j["auto"] = J::parse(section.dump());
+  }
   if (p.kind == profile_kind::job) {
     J rs = J::array();
     for (const auto& r : p.ranks) {
@@ -795,6 +847,31 @@ void merge_duration_stats(duration_stats& into, const duration_stats& from) {
   into.median_s = histogram_median_s(into);
 }
 
+void to_json(json& j, const auto_section& a) {
+  json ds = json::array();
+  for (const auto_decision& d : a.decisions) {
+    json e = {{"trigger", d.trigger},
+              {"steps", d.steps},
+              {"start_s", d.start_s},
+              {"window_s", d.window_s},
+              {"t_comp_s", d.t_comp_s},
+              {"t_mpi_s", d.t_mpi_s},
+              {"t_dedicated_s", d.t_dedicated_s},
+              {"n_core", d.n_core},
+              {"job_t_noprogress_s", d.job_t_noprogress_s},
+              {"job_t_dedicated_s", d.job_t_dedicated_s},
+              {"slowest_rank_off", d.slowest_rank_off},
+              {"slowest_rank_core", d.slowest_rank_core},
+              {"speedup", d.speedup},
+              {"verdict", d.verdict},
+              {"reason", d.reason},
+              {"forced", d.forced}};
+    if (d.switch_s) e["switch_s"] = *d.switch_s;
+    ds.push_back(std::move(e));
+  }
+  j = json{{"decisions", std::move(ds)}};
+}
+
 std::string_view profile_kind_name(profile_kind k) noexcept { return k == profile_kind::job ? "job" : "rank"; }
 std::string_view progress_mode_name(progress_mode m) noexcept { return m == progress_mode::core ? "core" : "off"; }
 
@@ -879,6 +956,7 @@ profile make_job_profile(std::vector<profile> ranks) {
   job.command = ranks.front().command;
   job.nranks = ranks.front().nranks;
   job.n_core = ranks.front().n_core;
+  job.auto_mode = ranks.front().auto_mode;  // the verdicts are collective: every rank has the same ones
   bool first_min[category_count];
   std::fill(std::begin(first_min), std::end(first_min), true);
   for (std::size_t i = 0; i < ranks.size(); ++i) {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "sidecore/common/dedicated_core.hpp"
 #include "sidecore/common/input_error.hpp"
 
 namespace sidecore::model {
@@ -95,8 +96,11 @@ std::string_view verdict_name(verdict v) noexcept {
 }
 
 verdict classify(double speedup, double noise) noexcept {
-  if (speedup > 1.0 + noise) return verdict::pays_off;
-  if (speedup < 1.0 - noise) return verdict::does_not_pay_off;
+  switch (dedicated::classify(speedup, noise)) {
+    case dedicated::outcome::pays_off: return verdict::pays_off;
+    case dedicated::outcome::does_not_pay_off: return verdict::does_not_pay_off;
+    case dedicated::outcome::within_noise: return verdict::within_noise;
+  }
   return verdict::within_noise;
 }
 
@@ -122,7 +126,6 @@ prediction predict(const rank_inputs& in, const model_options& opt) {
   const auto& other = cat(in, category::other);
   const double a = opt.alpha;
   const int n = in.n_core;
-  const auto nb = static_cast<double>(blocking.count);
 
   prediction p;
   p.rank = in.rank;
@@ -132,32 +135,31 @@ prediction predict(const rank_inputs& in, const model_options& opt) {
   p.t_comp_s = in.t_comp_s;
   p.t_mpi_noprogress_s = in.t_mpi_s();
 
+  // The formula itself is common/'s (dedicated_core.hpp), shared with the runtime's auto mode.
+  dedicated::inputs din;
+  din.t_noprogress_s = in.t_noprogress_s;
+  din.t_comp_s = in.t_comp_s;
+  din.categories = in.categories;
+  din.alpha = a;
   // III-B2: computation on N−1 cores; the paper's 1/N, or the chosen scaling model.
-  p.t_newcomp_s = opt.scaling.new_comp(in.t_comp_s, n);
+  din.newcomp_ratio = opt.scaling.time_ratio(n, n - 1);
+  const dedicated::terms t = dedicated::predict(din);
+  p.t_newcomp_s = t.t_newcomp_s;
   p.t_overhead_s = p.t_newcomp_s - in.t_comp_s;
-
-  // III-C2a: nonblocking calls shrink to their minimum time (Section IV: the shortest measured call).
-  p.t_init_s = static_cast<double>(init.count) * init.min_s;
-  p.t_test_s = static_cast<double>(test.count) * test.min_s;
-  p.t_wait_s = static_cast<double>(wait.count) * wait.min_s;
+  p.t_init_s = t.t_init_s;
+  p.t_test_s = t.t_test_s;
+  p.t_wait_s = t.t_wait_s;
   p.t_nonblock_dedicated_s = p.t_init_s + p.t_test_s + p.t_wait_s;
-
-  // III-C2b: blocking calls. Section IV takes t_MPIblockprogress = 0, so the time of one blocking
-  // communication is the measured mean, and (1−α)·N_blocking·t_MPIblockingcom = (1−α)·t_MPIblocking.
-  p.t_blockingcom_s = blocking.count > 0 ? blocking.time_s / nb : 0.0;
-  p.t_converted_s = a * nb * (init.min_s + wait.min_s);
-  p.t_remaining_blocking_s = (1.0 - a) * nb * p.t_blockingcom_s;
+  p.t_blockingcom_s = t.t_blockingcom_s;
+  p.t_converted_s = t.t_converted_s;
+  p.t_remaining_blocking_s = t.t_remaining_blocking_s;
   p.t_oldblocking_s = p.t_converted_s + p.t_remaining_blocking_s;
-
-  // III-C2c: other calls do not change.
-  p.t_other_s = other.time_s;
-  p.t_mpi_dedicated_s = p.t_nonblock_dedicated_s + p.t_oldblocking_s + p.t_other_s;
+  p.t_other_s = t.t_other_s;
+  p.t_mpi_dedicated_s = t.t_mpi_dedicated_s;
   p.t_mpi_overlapable_s = p.t_mpi_noprogress_s - p.t_mpi_dedicated_s;
-
-  // III-D.
-  p.t_dedicated_s = p.t_newcomp_s + p.t_mpi_dedicated_s;
-  p.gain_s = p.t_noprogress_s - p.t_dedicated_s;
-  p.speedup = p.t_dedicated_s > 0 ? p.t_noprogress_s / p.t_dedicated_s : 0.0;
+  p.t_dedicated_s = t.t_dedicated_s;
+  p.gain_s = t.gain_s;
+  p.speedup = t.speedup;
   p.result = classify(p.speedup, opt.noise);
 
   auto add = [&](std::string symbol, double v, std::string formula, std::string why) {

@@ -93,6 +93,7 @@ extern "C" {
 
 int sc_init(MPI_Comm comm) { return guarded([&] { sidecore::init(comm); return 0; }); }
 int sc_finalize(void) { return guarded([] { sidecore::finalize(); return 0; }); }
+int sc_step(void) { return guarded([] { sidecore::step(); return 0; }); }
 int sc_rank(int* rank) {
   return guarded([&] {
     if (!rank) throw sidecore::error(sidecore::errc::invalid_argument, "sc_rank: rank is NULL");

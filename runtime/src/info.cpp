@@ -69,7 +69,9 @@ extern "C" int sc_info_print(FILE* out) {
       const int reserved = topo.choose_reserved(current.progress_core);
       std::fprintf(out, "  reserved core in core mode: %s (SIDECORE_PROGRESS_CORE=%s)%s\n",
                    topo.describe_core(reserved).c_str(), setting_table()[1].print(current).c_str(),
-                   current.mode == progress_mode::core ? "" : "  [not used: SIDECORE_PROGRESS=off]");
+                   current.mode == progress_mode::core        ? ""
+                   : current.mode == progress_mode::automatic ? "  [used if SIDECORE_PROGRESS=auto switches to core]"
+                                                              : "  [not used: SIDECORE_PROGRESS=off]");
       std::fprintf(out, "  OpenMP threads in core mode: %d, bound to the other cores%s\n", topo.cores() - 1,
                    std::getenv("OMP_NUM_THREADS") || std::getenv("OMP_PLACES") || std::getenv("OMP_PROC_BIND")
                        ? " unless OMP_NUM_THREADS/OMP_PLACES/OMP_PROC_BIND (set by you) say otherwise: they are respected"

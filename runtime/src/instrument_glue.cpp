@@ -10,6 +10,9 @@
 #include <vector>
 
 #include <sidecore/instrument/collectives.hpp>
+#include <nlohmann/json.hpp>
+
+#include <sidecore/common/profile.hpp>
 #include <sidecore/instrument/instrument.hpp>
 #include <sidecore/sidecore.hpp>
 
@@ -115,6 +118,17 @@ void agree_outputs(const instrument::config& ic, const comm& world) {
   }
 }
 
+// Mode auto: the profile's "auto" section (docs/profile-schema.md), added to the JSON the instrumentation wrote. The
+// job profile gets rank 0's: the verdicts are collective.
+std::string with_auto_section(const runtime_state& s, std::string json_text) {
+  if (!s.autom) return json_text;
+  nlohmann::json section;
+  to_json(section, s.autom->record());
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(json_text);  // keeps the writer's field order
+  j["auto"] = nlohmann::ordered_json::parse(section.dump());
+  return j.dump(2) + "\n";
+}
+
 }  // namespace
 
 void instrument_start(runtime_state& s, const comm& world) {
@@ -155,14 +169,15 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s) {
   if (!instrument::enabled()) return;
   // The progress thread's accounting, in core mode only: off mode has no progress thread (the engine's figures
   // would be the application threads' own polling), and the schema writes the section in core mode only.
-  if (s.cfg.mode == progress_mode::core) {
+  if (s.core_active) {
     const progress::engine_stats st = s.eng->stats();
     instrument::set_progress_stats(static_cast<double>(st.busy_ns) * 1e-9, static_cast<double>(st.idle_ns) * 1e-9,
                                    st.polls, st.completions);
   }
   // N_core: SIDECORE_NCORE when set, else the cores of the process's cpuset.
   const int n_core = s.cfg.n_core > 0 ? s.cfg.n_core : s.topo->cores();
-  instrument::set_run_info(s.cfg.mode == progress_mode::core ? "core" : "off", s.eng->provider(), n_core, t_total_s);
+  // Mode auto: the mode the run ended in (the auto section says when it switched).
+  instrument::set_run_info(s.core_active ? "core" : "off", s.eng->provider(), n_core, t_total_s);
   try {
     instrument::analyze_collectives(exchange_over(g_exchange_comm));
   } catch (const std::exception& e) {  // the profile is still written, without the cross-rank figures
@@ -170,7 +185,7 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s) {
   }
   MPI_Comm_free(&g_exchange_comm);
   if (!s.cfg.profile_path.empty()) {
-    const std::string mine = instrument::rank_profile_json();
+    const std::string mine = with_auto_section(s, instrument::rank_profile_json());
     instrument::write_text_file(instrument::path_for_rank(s.cfg.profile_path, world.rank()), mine);
     // Rank 0 gathers every rank's profile and writes the job profile.
     int len = static_cast<int>(mine.size());
@@ -191,7 +206,8 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s) {
       std::vector<std::string> parts;
       for (std::size_t i = 0; i < lens.size(); ++i)
         parts.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
-      instrument::write_text_file(instrument::job_path(s.cfg.profile_path), instrument::merge_job_profile(parts));
+      instrument::write_text_file(instrument::job_path(s.cfg.profile_path),
+                                  with_auto_section(s, instrument::merge_job_profile(parts)));
     }
   }
   instrument::stop();

@@ -8,6 +8,7 @@
 #include <sidecore/instrument/instrument.hpp>
 #include <sidecore/sidecore.hpp>
 
+#include "mode_switch.hpp"
 #include "state.hpp"
 
 namespace sidecore {
@@ -45,8 +46,14 @@ namespace {
 // CALL_ENTER/CALL_EXIT around a public call, with its model category (seed 004, Section III-C).
 struct call_scope {
   category cat;
-  call_scope(category c, const char* name) noexcept : cat(c) { instrument::call_enter(c, name); }
-  ~call_scope() { instrument::call_exit(cat); }
+  call_scope(category c, const char* name) noexcept : cat(c) {
+    instrument::call_enter(c, name);
+    detail::auto_call_enter(c);
+  }
+  ~call_scope() {
+    detail::auto_call_exit(cat);
+    instrument::call_exit(cat);
+  }
   call_scope(const call_scope&) = delete;
   call_scope& operator=(const call_scope&) = delete;
 };
@@ -241,8 +248,6 @@ void setup_doorbells(detail::runtime_state& s, MPI_Comm world) {
   s.eng->connect_peers(me, local_ranks);
 }
 
-const char* mode_name(detail::progress_mode m) { return m == detail::progress_mode::core ? "core" : "off"; }
-
 }  // namespace
 
 const char* errc_name(errc code) noexcept {
@@ -285,6 +290,14 @@ void init(MPI_Comm user_comm) {
     s->cfg = detail::read_settings();
     s->topo = std::make_unique<detail::topology>();
     if (s->cfg.mode == detail::progress_mode::core) s->reserved_core = s->topo->choose_reserved(s->cfg.progress_core);
+    if (s->cfg.mode == detail::progress_mode::automatic) {
+      try {  // mode auto on one core: no core to reserve, which the verdict says; a bad index is still an error
+        s->reserved_core = s->topo->choose_reserved(s->cfg.progress_core);
+      } catch (const error& e) {
+        if (e.code() != errc::topology) throw;
+        s->no_core_reason = e.what();
+      }
+    }
     if (!s->cfg.xfer_table.empty()) {
       try {
         (void)instrument::read_xfer_time_table(s->cfg.xfer_table);
@@ -369,24 +382,24 @@ void init(MPI_Comm user_comm) {
   }
   // Core mode: fence OpenMP off the reserved core, then start the pinned progress thread. (Calibration above
   // ran with the application thread progressing: it measures the transfer, not the hand-off.)
-  if (g_state->cfg.mode == detail::progress_mode::core) {
-    g_state->fence = detail::fence_openmp(*g_state->topo, g_state->reserved_core);
-    const detail::topology* topo = g_state->topo.get();
-    const int core = g_state->reserved_core;
-    g_state->eng->start_thread([topo, core] {
-      if (instrument::enabled()) instrument::mark_progress_thread();
-      std::string why;
-      if (!topo->bind_thread_to_core(core, &why)) std::fprintf(stderr, "sidecore: warning: progress thread: %s\n", why.c_str());
-    });
-  } else {
-    g_state->fence.threads = omp_get_max_threads();
+  g_state->off_threads = omp_get_max_threads();
+  g_state->fence.threads = g_state->off_threads;
+  if (g_state->cfg.mode == detail::progress_mode::core) detail::enter_core_mode(*g_state);
+  if (g_state->cfg.mode == detail::progress_mode::automatic) {
+    try {
+      g_state->autom = std::make_unique<detail::auto_controller>(*g_state, g_state->comms[0].load()->mpi,
+                                                                 g_state->comms[0].load()->rank);
+    } catch (...) {
+      finalize();
+      g_phase.store(static_cast<int>(phase::before_init), std::memory_order_release);
+      throw;
+    }
   }
-
 
   const int r = g_state->comms[0].load()->rank;
   if (g_state->cfg.verbose >= 2 || (g_state->cfg.verbose == 1 && r == 0)) {
     std::fprintf(stderr, "sidecore: rank %d: mode %s, provider %s, %d cores (cpuset %s), reserved %s, %d OpenMP threads\n",
-                 r, mode_name(g_state->cfg.mode), g_state->eng->provider().c_str(), g_state->topo->cores(),
+                 r, detail::mode_name(g_state->cfg.mode), g_state->eng->provider().c_str(), g_state->topo->cores(),
                  g_state->topo->allowed_list().c_str(),
                  g_state->reserved_core >= 0 ? g_state->topo->describe_core(g_state->reserved_core).c_str() : "none",
                  g_state->fence.threads);
@@ -399,6 +412,7 @@ void finalize() {
   // The profile's window (t_total and t_comp) ends here: the wait for the other ranks below is neither the
   // application's computation nor its run time.
   instrument::end_window();
+  if (s.autom) s.autom->finish();  // collective: every agreement started is completed
   detail::comm_entry* w = s.comms[0].load();
   // Wait for every rank while still progressing, so a peer that needs our progress to finish its own
   // transfers (rendezvous) is not left hanging in a barrier.
@@ -440,7 +454,8 @@ int size() { return detail::comm_or_throw(world(), "size").size; }
 runtime_info info() {
   detail::runtime_state& s = detail::state_or_throw("info");
   runtime_info i;
-  i.mode = mode_name(s.cfg.mode);
+  i.mode = s.core_active ? "core" : "off";
+  i.auto_mode = s.cfg.mode == detail::progress_mode::automatic;
   i.provider = s.eng->provider();
   i.reserved_core = s.reserved_core;
   i.n_core = s.cfg.n_core > 0 ? s.cfg.n_core : s.topo->cores();  // as the profile's n_core (instrument_glue.cpp)

@@ -1,5 +1,6 @@
 #include "settings.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -44,6 +45,12 @@ E parse_enum(std::string_view var, const std::string& raw, std::initializer_list
   reject(var, raw, accepted);
 }
 
+std::string fmt_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
 const char* idle_name(progress::idle_policy p) {
   switch (p) {
     case progress::idle_policy::spin: return "spin";
@@ -53,18 +60,49 @@ const char* idle_name(progress::idle_policy p) {
   return "?";
 }
 
+// A number of seconds in [lo, hi], the whole string (no unit).
+double parse_seconds(std::string_view var, const std::string& raw, double lo, double hi) {
+  const std::string v = trim(raw);
+  const std::string accepted = "a number of seconds " + fmt_seconds(lo) + ".." + fmt_seconds(hi);
+  if (v.empty() || v.find_first_not_of("0123456789.eE+-") != std::string::npos) reject(var, raw, accepted);
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (end != v.c_str() + v.size() || !std::isfinite(d) || d < lo || d > hi) reject(var, raw, accepted);
+  return d;
+}
+
+auto_recheck parse_recheck(const std::string& raw) {
+  constexpr const char* var = "SIDECORE_AUTO_RECHECK";
+  constexpr const char* accepted = "off, or a count with a unit: 30s (seconds, 0.001..1000000) or 100steps (1..1000000)";
+  const std::string v = trim(raw);
+  if (v == "off") return {};
+  const auto unit_at = v.find_first_not_of("0123456789.eE+-");
+  if (unit_at == std::string::npos || unit_at == 0) reject(var, raw, accepted);
+  const std::string number = trim(v.substr(0, unit_at)), unit = trim(v.substr(unit_at));
+  try {
+    if (unit == "s") return {auto_recheck::unit::seconds, parse_seconds(var, number, 0.001, 1e6)};
+    if (unit == "steps" || unit == "step")
+      return {auto_recheck::unit::steps, static_cast<double>(parse_unsigned(var, number, 1, 1000000))};
+  } catch (const error&) {
+  }
+  reject(var, raw, accepted);
+}
+
 std::vector<setting_def> make_table() {
   std::vector<setting_def> t;
-  t.push_back({"SIDECORE_PROGRESS", "off", "off, core",
+  t.push_back({"SIDECORE_PROGRESS", "off", "off, core, auto",
                "Progress mode. off: the engine advances only inside sidecore calls (what plain MPI does; the model's "
                "calibration run). core: a progress thread pinned to a reserved core moves data in the background, and "
-               "OpenMP is fenced off that core.",
+               "OpenMP is fenced off that core. auto: starts as off, profiles a window (SIDECORE_AUTO_STEPS iterations "
+               "marked with sidecore::step(), or SIDECORE_AUTO_WINDOW seconds), applies the dedicated-core model on "
+               "every rank, and switches every rank to core when the job's slowest rank is predicted faster with it.",
                [](settings& s, const std::string& v) {
-                 s.mode = parse_enum<progress_mode>("SIDECORE_PROGRESS", v,
-                                                    {{"off", progress_mode::off}, {"core", progress_mode::core}},
-                                                    "off, core");
+                 s.mode = parse_enum<progress_mode>(
+                     "SIDECORE_PROGRESS", v,
+                     {{"off", progress_mode::off}, {"core", progress_mode::core}, {"auto", progress_mode::automatic}},
+                     "off, core, auto");
                },
-               [](const settings& s) { return std::string(s.mode == progress_mode::core ? "core" : "off"); }});
+               [](const settings& s) { return std::string(mode_name(s.mode)); }});
   t.push_back({"SIDECORE_PROGRESS_CORE", "last", "last, first, or a core index 0..N-1 of the process's cpuset",
                "Core reserved for the progress thread in core mode, counted among the cores this process may run on "
                "(hwloc logical order).",
@@ -182,6 +220,49 @@ std::vector<setting_def> make_table() {
                  s.verbose = static_cast<int>(parse_unsigned("SIDECORE_VERBOSE", v, 0, 2));
                },
                [](const settings& s) { return std::to_string(s.verbose); }});
+  t.push_back({"SIDECORE_AUTO_STEPS", "(time window)", "an integer 1..1000000 (iterations)",
+               "SIDECORE_PROGRESS=auto: profile the K iterations between the first sidecore::step() (sc_step) and the "
+               "(K+1)-th, then decide at that step(), on every rank at once (step() must mark the same iteration on "
+               "every rank). Unset: a time window (SIDECORE_AUTO_WINDOW) decided without blocking.",
+               [](settings& s, const std::string& v) {
+                 s.auto_steps = static_cast<std::uint32_t>(parse_unsigned("SIDECORE_AUTO_STEPS", v, 1, 1000000));
+               },
+               [](const settings& s) { return s.auto_steps == 0 ? std::string("(time window)") : std::to_string(s.auto_steps); }});
+  t.push_back({"SIDECORE_AUTO_WINDOW", "10", "a number of seconds 0.001..1000000",
+               "SIDECORE_PROGRESS=auto without SIDECORE_AUTO_STEPS: profile this long from init, then agree with the "
+               "other ranks without blocking (an MPI_Iallreduce tested at each later sidecore call) and switch when "
+               "the agreement completes. For applications that never call sidecore::step().",
+               [](settings& s, const std::string& v) {
+                 s.auto_window_s = parse_seconds("SIDECORE_AUTO_WINDOW", v, 0.001, 1e6);
+               },
+               [](const settings& s) { return fmt_seconds(s.auto_window_s); }});
+  t.push_back({"SIDECORE_AUTO_RECHECK", "off", "off, or a count with a unit: 30s (seconds, 0.001..1000000) or 100steps "
+                                                "(1..1000000)",
+               "SIDECORE_PROGRESS=auto: decide again this long after each decision: back to mode off for a new window "
+               "(the model needs a run without progress), then the model again; a core that no longer pays stays off "
+               "(and says so at SIDECORE_VERBOSE=1). With SIDECORE_AUTO_STEPS the period must be in steps, so that "
+               "every rank re-checks at the same iteration.",
+               [](settings& s, const std::string& raw) { s.auto_recheck_every = parse_recheck(raw); },
+               [](const settings& s) {
+                 switch (s.auto_recheck_every.per) {
+                   case auto_recheck::unit::none: return std::string("off");
+                   case auto_recheck::unit::seconds: return fmt_seconds(s.auto_recheck_every.every) + "s";
+                   case auto_recheck::unit::steps:
+                     return std::to_string(static_cast<std::uint64_t>(s.auto_recheck_every.every)) + "steps";
+                 }
+                 return std::string("?");
+               }});
+  t.push_back({"SIDECORE_AUTO_FORCE", "(model)", "core, off",
+               "For testing SIDECORE_PROGRESS=auto: every decision takes this verdict instead of the model's (the "
+               "model's prediction is still computed, printed and recorded). core still needs 2 cores per rank.",
+               [](settings& s, const std::string& v) {
+                 s.auto_forced = parse_enum<auto_force>("SIDECORE_AUTO_FORCE", v,
+                                                        {{"core", auto_force::core}, {"off", auto_force::off}}, "core, off");
+               },
+               [](const settings& s) {
+                 return std::string(s.auto_forced == auto_force::none ? "(model)"
+                                    : s.auto_forced == auto_force::core ? "core" : "off");
+               }});
   t.push_back({"SIDECORE_PROFILE", "(off)", "a file path; %r is replaced by the rank",
                "Write an overlap and call-category profile (JSON, docs/profile-schema.md) per rank at finalize; rank 0 "
                "also writes the merged job profile (%r -> job). Input of `sidecore predict` and `sidecore report`.",
@@ -258,6 +339,15 @@ std::vector<setting_def> make_table() {
 
 }  // namespace
 
+const char* mode_name(progress_mode m) noexcept {
+  switch (m) {
+    case progress_mode::off: return "off";
+    case progress_mode::core: return "core";
+    case progress_mode::automatic: return "auto";
+  }
+  return "?";
+}
+
 std::uint64_t parse_unsigned(std::string_view var, const std::string& value, std::uint64_t lo, std::uint64_t hi) {
   return shared_parser([&] { return instrument::env::parse_unsigned(var, value, lo, hi); });
 }
@@ -274,6 +364,16 @@ void parse_setting(settings& s, std::string_view name, const std::string& value)
       return;
     }
   throw error(errc::bad_setting, "unknown setting " + std::string(name));
+}
+
+void check_auto_settings(const settings& s) {
+  if (s.auto_steps > 0 && std::getenv("SIDECORE_AUTO_WINDOW"))
+    throw error(errc::bad_setting, "SIDECORE_AUTO_STEPS and SIDECORE_AUTO_WINDOW are both set; accepted: one of them "
+                                   "(a window of iterations marked with step(), or a time window)");
+  if (s.auto_steps > 0 && s.auto_recheck_every.per == auto_recheck::unit::seconds)
+    throw error(errc::bad_setting, "SIDECORE_AUTO_RECHECK='" + fmt_seconds(s.auto_recheck_every.every) +
+                                       "s' with SIDECORE_AUTO_STEPS: accepted: a period in steps (e.g. 100steps), so "
+                                       "that every rank re-checks at the same iteration");
 }
 
 settings read_settings() {
@@ -293,6 +393,7 @@ settings read_settings() {
     for (const auto& d : setting_table()) known |= name == d.name;
     if (!known) std::fprintf(stderr, "sidecore: warning: unknown variable %s is ignored (`sidecore info` lists the known ones)\n", name.c_str());
   }
+  check_auto_settings(s);
   return s;
 }
 

@@ -14,7 +14,17 @@
 
 namespace sidecore::detail {
 
-enum class progress_mode { off, core };
+/// auto: starts as off, profiles a window and switches to core when the model says it pays (auto_mode.hpp).
+enum class progress_mode { off, core, automatic };
+
+/// SIDECORE_AUTO_RECHECK: none, or every `every` seconds or steps.
+struct auto_recheck {
+  enum class unit { none, seconds, steps } per = unit::none;
+  double every = 0.0;
+};
+
+/// SIDECORE_AUTO_FORCE (for tests): the verdict every auto decision takes, whatever the model says.
+enum class auto_force { none, core, off };
 
 /// Which core the progress thread takes: the last or first core of the process's cpuset, or a logical index.
 struct core_choice {
@@ -36,6 +46,11 @@ struct settings {
   std::size_t eager_max = 8192;
   std::size_t recv_buffers = 64;
   int verbose = 0;
+  // SIDECORE_PROGRESS=auto: the window (steps, or seconds when auto_steps is 0), re-checks, forced verdict
+  std::uint32_t auto_steps = 0;
+  double auto_window_s = 10.0;
+  auto_recheck auto_recheck_every;
+  auto_force auto_forced = auto_force::none;
   // instrumentation (issue 3)
   std::string profile_path;          // empty: no profile
   std::string trace_path;            // empty: no trace
@@ -65,6 +80,13 @@ struct setting_def {
 /// sidecore::error(errc::bad_setting) for the first rejected value; warns on stderr for SIDECORE_* variables
 /// that are not in the table (a typo would otherwise be silently ignored).
 [[nodiscard]] settings read_settings();
+
+/// "off", "core", "auto".
+[[nodiscard]] const char* mode_name(progress_mode m) noexcept;
+
+/// Rejects combinations of the auto settings that no single value shows (read_settings calls it): both a step and a
+/// time window, or a re-check in seconds with a step window. Throws sidecore::error(errc::bad_setting).
+void check_auto_settings(const settings& s);
 
 /// Parses one value (used by read_settings and by the unit tests). Throws as read_settings.
 void parse_setting(settings& s, std::string_view name, const std::string& value);

@@ -14,6 +14,7 @@
 #include <sidecore/progress/tag.hpp>
 #include <sidecore/sidecore.hpp>
 
+#include "auto_mode.hpp"
 #include "settings.hpp"
 #include "topology.hpp"
 
@@ -53,7 +54,11 @@ struct runtime_state {
   std::unique_ptr<topology> topo;
   std::unique_ptr<progress::engine> eng;
   int reserved_core = -1;
+  std::string no_core_reason;  // mode auto: why no core could be reserved (reserved_core < 0)
   omp_fence_report fence;
+  int off_threads = 0;         // OpenMP threads of mode off (omp_get_max_threads at init)
+  bool core_active = false;    // the progress thread runs: mode core now (mode_switch.hpp)
+  std::unique_ptr<auto_controller> autom;  // SIDECORE_PROGRESS=auto
   std::array<std::atomic<comm_entry*>, progress::tag::max_comms> comms{};
   std::mutex comm_mutex;  // comm creation/free (rare, collective)
   int next_comm_id = 1;

@@ -98,6 +98,17 @@ bool topology::bind_thread_to_core(int i, std::string* why) const {
   return true;
 }
 
+int topology::machine_cores() const noexcept {
+  const int n = hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_CORE);
+  return n > 0 ? n : hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_PU);
+}
+
+bool topology::bind_thread_allowed(std::string* why) const {
+  const bool ok = hwloc_set_cpubind(topo_, allowed_, HWLOC_CPUBIND_THREAD) == 0;
+  if (!ok && why) *why = "hwloc_set_cpubind refused the process's cpuset " + allowed_list();
+  return ok;
+}
+
 bool topology::bind_thread_except(int reserved, std::string* why) const {
   hwloc_bitmap_t set = hwloc_bitmap_dup(allowed_);
   hwloc_bitmap_andnot(set, set, cores_.at(static_cast<std::size_t>(reserved))->cpuset);

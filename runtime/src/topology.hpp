@@ -22,6 +22,8 @@ class topology {
   /// Cores this process may run on (those intersecting its cpuset), in hwloc logical order.
   [[nodiscard]] int cores() const noexcept { return static_cast<int>(cores_.size()); }
   [[nodiscard]] int pus() const noexcept { return n_pu_; }
+  /// Cores of the whole machine (PUs where hwloc shows no cores), whatever this process's cpuset.
+  [[nodiscard]] int machine_cores() const noexcept;
   /// Index (into the allowed cores) of the core `choice` designates. Throws error(errc::topology) when the
   /// process has fewer than 2 cores, error(errc::bad_setting) when an index is out of range.
   [[nodiscard]] int choose_reserved(const core_choice& choice) const;
@@ -38,6 +40,8 @@ class topology {
   bool bind_thread_to_core(int i, std::string* why = nullptr) const;
   /// Binds the calling thread to every allowed core except `reserved`.
   bool bind_thread_except(int reserved, std::string* why = nullptr) const;
+  /// Binds the calling thread to the process's whole cpuset (undoes bind_thread_except and bind_thread_to_core).
+  bool bind_thread_allowed(std::string* why = nullptr) const;
 
  private:
   hwloc_topology_t topo_ = nullptr;

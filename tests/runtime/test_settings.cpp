@@ -66,7 +66,8 @@ const std::vector<std::string> all_names = {
     "SIDECORE_EAGER_MAX",    "SIDECORE_RECV_BUFFERS",
     "SIDECORE_VERBOSE",      "SIDECORE_PROFILE",       "SIDECORE_TRACE",      "SIDECORE_TRACE_MAX_EVENTS",
     "SIDECORE_SIZE_BINS",    "SIDECORE_XFER_TABLE",    "SIDECORE_RING_EVENTS",  "SIDECORE_COLL_SAMPLES",
-    "SIDECORE_NCORE"};
+    "SIDECORE_NCORE",
+    "SIDECORE_AUTO_STEPS",   "SIDECORE_AUTO_WINDOW",   "SIDECORE_AUTO_RECHECK", "SIDECORE_AUTO_FORCE"};
 
 TEST(SettingsTable, EveryVariableIsDeclaredOnceWithHelpAndAccepted) {
   std::set<std::string> seen;
@@ -134,6 +135,10 @@ TEST(SettingsTable, ValidValuesParseAndRoundTrip) {
       {"SIDECORE_RING_EVENTS", {"16", "4096", "16777216"}},
       {"SIDECORE_COLL_SAMPLES", {"16", "1024", "65536"}},
       {"SIDECORE_NCORE", {"1", "2", "64", "1048576"}},
+      {"SIDECORE_AUTO_STEPS", {"1", "10", "1000000"}},
+      {"SIDECORE_AUTO_WINDOW", {"0.001", "2.5", "10", "1e6"}},
+      {"SIDECORE_AUTO_RECHECK", {"off", "30s", "0.5s", "100steps", "1step", " 20 steps "}},
+      {"SIDECORE_AUTO_FORCE", {"core", "off"}},
   };
   EXPECT_EQ(valid.size(), all_names.size());
   for (const auto& [name, values] : valid) {
@@ -150,6 +155,15 @@ TEST(SettingsTable, ValidValuesParseAndRoundTrip) {
 
 TEST(SettingsTable, ValidValuesGiveTheRightFields) {
   EXPECT_EQ(parsed("SIDECORE_PROGRESS", "core").mode, d::progress_mode::core);
+  EXPECT_EQ(parsed("SIDECORE_PROGRESS", "auto").mode, d::progress_mode::automatic);
+  EXPECT_EQ(parsed("SIDECORE_AUTO_STEPS", "7").auto_steps, 7u);
+  EXPECT_DOUBLE_EQ(parsed("SIDECORE_AUTO_WINDOW", "2.5").auto_window_s, 2.5);
+  EXPECT_EQ(parsed("SIDECORE_AUTO_RECHECK", "30s").auto_recheck_every.per, d::auto_recheck::unit::seconds);
+  EXPECT_DOUBLE_EQ(parsed("SIDECORE_AUTO_RECHECK", "30s").auto_recheck_every.every, 30.0);
+  EXPECT_EQ(parsed("SIDECORE_AUTO_RECHECK", "100steps").auto_recheck_every.per, d::auto_recheck::unit::steps);
+  EXPECT_DOUBLE_EQ(parsed("SIDECORE_AUTO_RECHECK", "100steps").auto_recheck_every.every, 100.0);
+  EXPECT_EQ(parsed("SIDECORE_AUTO_RECHECK", "off").auto_recheck_every.per, d::auto_recheck::unit::none);
+  EXPECT_EQ(parsed("SIDECORE_AUTO_FORCE", "core").auto_forced, d::auto_force::core);
   EXPECT_EQ(parsed("SIDECORE_PROGRESS", "off").mode, d::progress_mode::off);
   EXPECT_EQ(parsed("SIDECORE_PROGRESS_CORE", "first").progress_core.which, d::core_choice::kind::first);
   const d::settings idx = parsed("SIDECORE_PROGRESS_CORE", "3");
@@ -187,6 +201,28 @@ TEST(SettingsTable, RejectsTheIssuesExamples) {
 
 // SIDECORE_PROGRESS_CORE=x: the message must list what the variable accepts (last, first, or an index), not
 // only the integer range of the index part.
+// A step window decides at the same step() on every rank; a time window or a re-check in seconds does not: the
+// combinations that would let one rank block at a step() while another decided by time are refused.
+TEST(SettingsTable, AutoWindowCombinationsThatCannotAgreeAreRefused) {
+  d::settings both;
+  d::parse_setting(both, "SIDECORE_AUTO_STEPS", "5");
+  d::parse_setting(both, "SIDECORE_AUTO_RECHECK", "30s");
+  try {
+    d::check_auto_settings(both);
+    ADD_FAILURE() << "a re-check in seconds with a step window was accepted";
+  } catch (const sidecore::error& e) {
+    EXPECT_EQ(e.code(), errc::bad_setting);
+    EXPECT_THAT(e.what(), HasSubstr("SIDECORE_AUTO_RECHECK='30s'"));
+    EXPECT_THAT(e.what(), HasSubstr("accepted: a period in steps"));
+  }
+  d::settings steps;
+  d::parse_setting(steps, "SIDECORE_AUTO_STEPS", "5");
+  d::parse_setting(steps, "SIDECORE_AUTO_RECHECK", "10steps");
+  EXPECT_NO_THROW(d::check_auto_settings(steps));
+  expect_clear_rejection("SIDECORE_AUTO_RECHECK", "30m", {"30s", "100steps"});
+  expect_clear_rejection("SIDECORE_PROGRESS", "automatic", {"off, core, auto"});
+}
+
 TEST(SettingsTable, RejectsJunkProgressCoreListingLastAndFirst) {
   expect_clear_rejection("SIDECORE_PROGRESS_CORE", "x", {"last", "first"});
   expect_clear_rejection("SIDECORE_PROGRESS_CORE", "-1", {"last", "first"});
@@ -216,6 +252,10 @@ TEST(SettingsTable, RejectsJunkForEveryVariable) {
       {"SIDECORE_RING_EVENTS", {"8", "100", "33554432", "x"}},
       {"SIDECORE_COLL_SAMPLES", {"8", "1000", "131072", "x", ""}},
       {"SIDECORE_NCORE", {"0", "-2", "1048577", "4cores", "", "99999999999999999999999"}},
+      {"SIDECORE_AUTO_STEPS", {"0", "", "-1", "1000001", "10steps"}},
+      {"SIDECORE_AUTO_WINDOW", {"", "0", "-1", "1e7", "nan", "inf", "10s", "0x10"}},
+      {"SIDECORE_AUTO_RECHECK", {"", "30", "30m", "0s", "0steps", "1.5steps", "s", "steps", "-1s", "on"}},
+      {"SIDECORE_AUTO_FORCE", {"", "pays", "Core", "auto"}},
   };
   EXPECT_EQ(junk.size(), all_names.size());
   for (const auto& [name, values] : junk) {
@@ -267,6 +307,18 @@ TEST_F(ReadSettings, ValuesFromTheEnvironment) {
   EXPECT_EQ(s.spin_us, 20u);
   EXPECT_EQ(s.provider, "tcp;ofi_rxm");
   EXPECT_EQ(s.set_by_user.size(), 3u);
+}
+
+TEST_F(ReadSettings, StepAndTimeWindowsTogetherAreRefused) {
+  setenv("SIDECORE_AUTO_STEPS", "5", 1);
+  setenv("SIDECORE_AUTO_WINDOW", "2", 1);
+  try {
+    (void)d::read_settings();
+    ADD_FAILURE() << "SIDECORE_AUTO_STEPS and SIDECORE_AUTO_WINDOW together were accepted";
+  } catch (const sidecore::error& e) {
+    EXPECT_EQ(e.code(), errc::bad_setting);
+    EXPECT_THAT(std::string(e.what()), HasSubstr("accepted: one of them"));
+  }
 }
 
 TEST_F(ReadSettings, BadValueInTheEnvironmentThrows) {

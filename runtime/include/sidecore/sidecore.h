@@ -52,6 +52,10 @@ typedef struct sc_status {
 SIDECORE_C_API int sc_init(MPI_Comm comm);
 /** Collective: as sidecore::finalize. */
 SIDECORE_C_API int sc_finalize(void);
+/** The end of one iteration, for SIDECORE_PROGRESS=auto: as sidecore::step. SC_SUCCESS, or
+ *  SC_ERR_INVALID_ARGUMENT when called by another thread than init's or inside an OpenMP parallel region (in mode
+ *  auto), SC_ERR_NOT_INITIALIZED outside init..finalize. */
+SIDECORE_C_API int sc_step(void);
 /** Rank and size in the world communicator. */
 SIDECORE_C_API int sc_rank(int* rank);
 SIDECORE_C_API int sc_size(int* size);

@@ -154,13 +154,25 @@ SIDECORE_API void finalize();
 /// -1 in off mode), the cores available to this rank (N_core: SIDECORE_NCORE when set, else the cores of the
 /// process's cpuset; the profile's n_core) and the number of OpenMP threads the application was given.
 struct runtime_info {
-  std::string mode;
+  std::string mode;  ///< the mode now: "off" or "core" (with SIDECORE_PROGRESS=auto, the one auto switched to)
+  bool auto_mode = false;  ///< SIDECORE_PROGRESS=auto: the mode is decided at run time (step())
   std::string provider;
   int reserved_core = -1;
   int n_core = 0;
   int omp_threads = 0;
 };
 [[nodiscard]] SIDECORE_API runtime_info info();
+
+/// Marks the end of one iteration of the application's main loop, for SIDECORE_PROGRESS=auto with
+/// SIDECORE_AUTO_STEPS=K: the iterations between the first step() and the (K+1)-th are profiled in mode off, and at
+/// that step() every rank agrees on the verdict of the dedicated-core model and, when it pays, switches to mode core
+/// before returning (progress thread on the reserved core; OpenMP's next parallel region runs on the other cores).
+/// Requests in flight across the switch complete normally. Collective by contract: every rank calls it once per
+/// iteration, in the same iteration, from the thread that called init, outside OpenMP parallel regions. With a time
+/// window (SIDECORE_AUTO_WINDOW) it only gives the runtime a point to look at its agreement; in modes off and core it
+/// does nothing. Throws errc::not_initialized outside init..finalize, and in mode auto errc::invalid_argument when
+/// called by another thread or inside a parallel region.
+SIDECORE_API void step();
 
 // ---- point-to-point -----------------------------------------------------------------------------------------
 

@@ -183,6 +183,35 @@ struct progress_thread_stats {
   bool operator==(const progress_thread_stats&) const = default;
 };
 
+/// One decision of SIDECORE_PROGRESS=auto (docs/runtime.md, "Mode auto"): the window the runtime profiled in mode
+/// off, what the dedicated-core formula predicted for this rank and for the job, and the verdict all ranks agreed.
+struct auto_decision {
+  std::string trigger;            ///< what closed the window: "steps", "time" or "finalize"
+  std::uint64_t steps = 0;        ///< sidecore::step() calls in the window (iterations measured)
+  double start_s = 0.0;           ///< window start, seconds since init
+  double window_s = 0.0;          ///< window length on this rank: its t_noprogress
+  double t_comp_s = 0.0;          ///< this rank's computation in the window (outside calls, communicating thread)
+  double t_mpi_s = 0.0;           ///< this rank's time in calls in the window
+  double t_dedicated_s = 0.0;     ///< this rank's predicted time with a dedicated core
+  int n_core = 0;                 ///< the model's N_core for this rank
+  double job_t_noprogress_s = 0.0;  ///< the job's: maximum of the ranks' windows
+  double job_t_dedicated_s = 0.0;   ///< the job's: maximum of the ranks' predictions
+  int slowest_rank_off = 0;       ///< the rank whose window is longest
+  int slowest_rank_core = 0;      ///< the rank predicted slowest with a dedicated core
+  double speedup = 0.0;           ///< job_t_noprogress_s / job_t_dedicated_s
+  std::string verdict;            ///< "core" (switch on, or stay on) or "off"
+  std::string reason;             ///< the sentence saying why
+  bool forced = false;            ///< SIDECORE_AUTO_FORCE decided (tests), not the model
+  std::optional<double> switch_s; ///< when this rank switched mode, seconds since init; absent: no switch
+  bool operator==(const auto_decision&) const = default;
+};
+
+/// The "auto" section: every decision of the run in order (the first window, then each re-check).
+struct auto_section {
+  std::vector<auto_decision> decisions;
+  bool operator==(const auto_section&) const = default;
+};
+
 /// One rank's measurements ("rank"), or a whole job ("job") whose per-rank records are in ranks.
 enum class profile_kind : std::uint8_t { rank, job };
 /// The SIDECORE_PROGRESS mode of the run: "off" is the model's calibration run, "core" a run with
@@ -213,6 +242,8 @@ struct profile {
   std::optional<event_clock_info> event_clock;  ///< rank profiles of sidecore's instrumentation
   std::optional<progress_thread_stats> progress_thread;
   std::optional<collectives_section> collectives;  ///< written when collectives were monitored
+  /// SIDECORE_PROGRESS=auto: what was decided and why (mode is the mode the run ended in).
+  std::optional<auto_section> auto_mode;
   std::string command;           ///< optional: the application's command line
   std::vector<profile> ranks;    ///< job kind: one rank-kind profile per rank
 
@@ -234,7 +265,7 @@ struct profile {
 /// summed, minimum of minima; overlap totals, size bins (by lo/hi_bytes) and regions (by name) summed, the distinct
 /// xfer_time_sources joined by "; ", by_op summed by op; regions summed by name; progress thread summed; collectives
 /// by kind: counts, bytes and sampled summed, statistics merged, every rank's order entry kept, the clock of the
-/// rank with the largest bound, unmatched summed; no event_clock) and ranks holds
+/// rank with the largest bound, unmatched summed; no event_clock; the auto section: the first rank's, the verdicts being collective) and ranks holds
 /// the inputs sorted by rank. Throws input_error when the list is empty, or an input (named "ranks[i]" by its
 /// position in the argument) is not a rank profile, differs in mode from the first, or repeats a rank.
 [[nodiscard]] profile make_job_profile(std::vector<profile> ranks);
@@ -245,6 +276,9 @@ void to_json(nlohmann::json& j, const profile& p);
 void to_json(nlohmann::ordered_json& j, const profile& p);
 /// p as indented JSON text in the schema's field order, ending with a newline: what write_profile_file writes.
 [[nodiscard]] std::string format_profile(const profile& p);
+/// Serialises the "auto" section alone (the runtime adds it to the profile the instrumentation wrote).
+void to_json(nlohmann::json& j, const auto_section& a);
+
 /// Parses and validates a profile; throws input_error naming the field (JSON path) and the accepted
 /// values on a wrong schema, unknown schema_version, unknown kind or mode, a missing or mistyped
 /// field, a negative or non-finite time, min_s > time_s, or a job whose ranks are inconsistent.

@@ -18,13 +18,14 @@
 #include <vector>
 
 #include "sidecore/common/common.hpp"
+#include "sidecore/common/dedicated_core.hpp"
 #include "sidecore/common/profile.hpp"
 #include "sidecore/model/scaling.hpp"
 
 namespace sidecore::model {
 
 /// Default noise band: a predicted change within ±2 % of t_noprogress is "within noise".
-inline constexpr double default_noise = 0.02;
+inline constexpr double default_noise = dedicated::default_noise;
 
 /// The model's inputs for one rank, from a calibration run without progress (SIDECORE_PROGRESS=off).
 struct rank_inputs {

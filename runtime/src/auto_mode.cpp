@@ -1,0 +1,310 @@
+// SIDECORE_PROGRESS=auto: the window, the collective verdict, the switch (auto_mode.hpp; docs/runtime.md).
+#include "auto_mode.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include <sidecore/common/dedicated_core.hpp>
+#include <sidecore/sidecore.hpp>
+
+#include "auto_verdict.hpp"
+#include "mode_switch.hpp"
+#include "state.hpp"
+
+namespace sidecore::detail {
+
+std::atomic<bool> g_auto_watch{false};
+
+namespace {
+
+// The communicating thread: the one that called init. Calls of other threads are not measured (the model reads
+// one communicating thread: its calls and its computation on one timeline).
+thread_local bool t_owner = false;
+
+// Below this share of its window in computation, a rank's prediction says nothing (docs/model.md, no-computation).
+constexpr double min_comp_share = 0.01;
+
+// Completes an MPI request while progressing the engine, so that a peer whose transfer needs our progress
+// (rendezvous in mode off) is not left waiting for a rank that waits for it.
+void complete_progressing(runtime_state& s, MPI_Request& r) {
+  for (int done = 0; !done;) {
+    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    if (!done && !s.eng->thread_running()) s.eng->progress();
+  }
+}
+
+}  // namespace
+
+void auto_call_enter_slow(category c) noexcept {
+  if (t_owner && g_state && g_state->autom) g_state->autom->call_enter(c);
+}
+
+void auto_call_exit_slow(category) noexcept {
+  if (t_owner && g_state && g_state->autom) g_state->autom->call_exit();
+}
+
+auto_controller::auto_controller(runtime_state& s, MPI_Comm world, int rank) : s_(s), rank_(rank) {
+  init_ns_ = now_ns();
+  t_owner = true;
+  if (MPI_Comm_dup(world, &comm_) != MPI_SUCCESS) throw error(errc::mpi, "MPI_Comm_dup (auto mode) failed");
+  // Ranks of this node whose cpusets hold more cores than the node has share cores: a window measured so is
+  // oversubscribed, and a progress thread would take a core another rank computes on.
+  int mine = s.topo->cores(), node_sum = 0, node_ranks = 0;
+  MPI_Allreduce(&mine, &node_sum, 1, MPI_INT, MPI_SUM, s.node);
+  MPI_Comm_size(s.node, &node_ranks);
+  if (s.reserved_core < 0) {
+    veto_local_ = static_cast<int>(auto_veto::no_core);
+    veto_text_ = s.no_core_reason;
+  } else if (node_sum > s.topo->machine_cores()) {
+    veto_local_ = static_cast<int>(auto_veto::oversubscribed);
+    veto_text_ = "its node runs " + std::to_string(node_ranks) + " ranks whose cpusets hold " +
+                 std::to_string(node_sum) + " cores in all, on " + std::to_string(s.topo->machine_cores()) + " cores";
+  }
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  if (level == MPI_THREAD_MULTIPLE && s.cfg.auto_recheck_every.per != auto_recheck::unit::none) {
+    // Back to mode off would stop the progress thread under another application thread waiting in mode core.
+    if (rank == 0)
+      std::fprintf(stderr, "sidecore: warning: SIDECORE_AUTO_RECHECK is ignored with MPI_THREAD_MULTIPLE: going back "
+                           "to mode off is safe only when one thread at a time calls sidecore\n");
+    s.cfg.auto_recheck_every = {};
+  }
+  if (s.cfg.auto_steps == 0) open_window();  // a time window from init; a step window opens at the first step()
+}
+
+auto_controller::~auto_controller() {
+  g_auto_watch.store(false, std::memory_order_relaxed);
+  t_owner = false;
+  if (req_ != MPI_REQUEST_NULL) MPI_Request_free(&req_);
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+double auto_controller::since_init(std::uint64_t t) const noexcept {
+  return static_cast<double>(t - init_ns_) * 1e-9;
+}
+
+void auto_controller::open_window() {
+  cats_ = {};
+  steps_ = 0;
+  window_start_ns_ = now_ns();
+  phase_ = phase::window;
+  g_auto_watch.store(true, std::memory_order_relaxed);
+}
+
+void auto_controller::call_enter(category c) noexcept {
+  if (++depth_ != 1 || phase_ != phase::window) return;
+  call_cat_ = c;
+  call_start_ns_ = now_ns();
+}
+
+void auto_controller::call_exit() noexcept {
+  if (depth_ == 0 || --depth_ != 0) return;
+  if (phase_ == phase::window && call_start_ns_ != 0) {
+    const double t = static_cast<double>(now_ns() - call_start_ns_) * 1e-9;
+    category_totals& c = cats_[static_cast<std::size_t>(call_cat_)];
+    c.min_s = c.count == 0 ? t : std::min(c.min_s, t);
+    c.time_s += t;
+    ++c.count;
+  }
+  call_start_ns_ = 0;
+  try {
+    poll();
+  } catch (const std::exception& e) {
+    // Nothing a call's exit can report to the caller: say it once and leave the mode as it is.
+    std::fprintf(stderr, "sidecore: warning: rank %d: auto mode stops deciding: %s\n", rank_, e.what());
+    phase_ = phase::done;
+    g_auto_watch.store(false, std::memory_order_relaxed);
+  }
+}
+
+// At the outermost exit of a call of the communicating thread, outside parallel regions (the switch re-fences
+// OpenMP for the next region): the time window's end, a pending agreement, a time re-check.
+void auto_controller::poll() {
+  if (omp_in_parallel()) return;
+  const std::uint64_t now = now_ns();
+  const auto& every = s_.cfg.auto_recheck_every;
+  switch (phase_) {
+    case phase::window:
+      if (s_.cfg.auto_steps == 0 && static_cast<double>(now - window_start_ns_) * 1e-9 >= window_length_s())
+        close_window("time");
+      break;
+    case phase::agreeing:
+      if (test_agreement()) decide(true);
+      break;
+    case phase::armed:
+      if (every.per == auto_recheck::unit::seconds && static_cast<double>(now - decided_ns_) * 1e-9 >= every.every)
+        recheck();
+      break;
+    case phase::idle:
+    case phase::done: break;
+  }
+}
+
+double auto_controller::window_length_s() const noexcept { return s_.cfg.auto_window_s; }
+
+void auto_controller::step() {
+  if (!t_owner)
+    throw error(errc::invalid_argument, "sidecore::step: called by a thread other than the one that called init; "
+                                        "accepted: the thread that called init, between iterations");
+  if (omp_in_parallel())
+    throw error(errc::invalid_argument, "sidecore::step: called inside an OpenMP parallel region; accepted: between "
+                                        "iterations, outside parallel regions");
+  ++steps_;
+  const auto& every = s_.cfg.auto_recheck_every;
+  if (s_.cfg.auto_steps > 0) {
+    // Step windows: every rank opens, closes and re-checks at the same step() call, so the agreement may block.
+    if (phase_ == phase::idle) {
+      open_window();
+    } else if (phase_ == phase::window && steps_ >= s_.cfg.auto_steps) {
+      close_window("steps");
+      MPI_Request r = req_;
+      req_ = MPI_REQUEST_NULL;
+      complete_progressing(s_, r);
+      decide(true);
+    } else if (phase_ == phase::armed && every.per == auto_recheck::unit::steps &&
+               static_cast<double>(steps_) >= every.every) {
+      recheck();
+    }
+    return;
+  }
+  if (phase_ == phase::armed && every.per == auto_recheck::unit::steps && static_cast<double>(steps_) >= every.every)
+    recheck();
+  else
+    poll();
+}
+
+void auto_controller::recheck() {
+  if (s_.core_active) leave_core_mode(s_);
+  open_window();
+}
+
+void auto_controller::close_window(const char* trigger) {
+  const std::uint64_t now = now_ns();
+  const double t_nop = static_cast<double>(now - window_start_ns_) * 1e-9;
+  double t_mpi = 0;
+  for (const category_totals& c : cats_) t_mpi += c.time_s;
+  const int n_core = s_.cfg.n_core > 0 ? s_.cfg.n_core : s_.topo->cores();
+  dedicated::inputs in;
+  in.t_noprogress_s = t_nop;
+  in.t_comp_s = std::max(0.0, t_nop - t_mpi);
+  in.categories = cats_;
+  in.newcomp_ratio = dedicated::linear_ratio(n_core);
+  const dedicated::terms t = dedicated::predict(in);
+
+  pending_ = auto_decision{};
+  pending_.trigger = trigger;
+  pending_.steps = steps_;
+  pending_.start_s = since_init(window_start_ns_);
+  pending_.window_s = t_nop;
+  pending_.t_comp_s = in.t_comp_s;
+  pending_.t_mpi_s = std::min(t_mpi, t_nop);
+  pending_.t_dedicated_s = t.t_dedicated_s;
+  pending_.n_core = std::max(1, n_core);
+
+  int v = veto_local_;
+  if (v == 0 && in.t_comp_s < min_comp_share * t_nop) v = static_cast<int>(auto_veto::no_computation);
+  const auto f = static_cast<int>(s_.cfg.auto_forced == auto_force::core  ? auto_forced_vote::core
+                                  : s_.cfg.auto_forced == auto_force::off ? auto_forced_vote::off
+                                                                          : auto_forced_vote::none);
+  mine_ = {vote_pair{t_nop, rank_}, vote_pair{t.t_dedicated_s, rank_}, vote_pair{static_cast<double>(v), rank_},
+           vote_pair{static_cast<double>(f), rank_}};
+  post(mine_);
+  phase_ = phase::agreeing;
+}
+
+void auto_controller::post(const vote& v) {
+  mine_ = v;
+  if (MPI_Iallreduce(mine_.data(), agreed_.data(), vote_size, MPI_DOUBLE_INT, MPI_MAXLOC, comm_, &req_) != MPI_SUCCESS)
+    throw error(errc::mpi, "MPI_Iallreduce (auto mode agreement) failed");
+  ++posted_;
+}
+
+bool auto_controller::test_agreement() {
+  int done = 0;
+  MPI_Test(&req_, &done, MPI_STATUS_IGNORE);
+  return done != 0;
+}
+
+void auto_controller::decide(bool apply) {
+  auto_decision& d = pending_;
+  job_vote jv;
+  jv.t_noprogress_s = agreed_[0].value;
+  jv.slowest_rank_off = agreed_[0].rank;
+  jv.t_dedicated_s = agreed_[1].value;
+  jv.slowest_rank_core = agreed_[1].rank;
+  jv.veto = static_cast<auto_veto>(static_cast<int>(agreed_[2].value));
+  jv.veto_rank = agreed_[2].rank;
+  jv.force = static_cast<auto_forced_vote>(static_cast<int>(agreed_[3].value));
+  const job_verdict jd = judge(jv);
+  d.job_t_noprogress_s = jv.t_noprogress_s;
+  d.slowest_rank_off = jv.slowest_rank_off;
+  d.job_t_dedicated_s = jv.t_dedicated_s;
+  d.slowest_rank_core = jv.slowest_rank_core;
+  d.speedup = jd.speedup;
+  d.forced = jd.forced;
+  d.reason = jd.reason;
+  // The vetoing rank says it in its own words (its numbers): its cpuset, its node.
+  if (jv.veto != auto_veto::none && jv.veto_rank == rank_ && !veto_text_.empty() && !jd.forced)
+    d.reason += ": " + veto_text_;
+  const bool core = jd.core;
+  const bool was_core = !record_.decisions.empty() && record_.decisions.back().verdict == "core";
+  d.verdict = core ? "core" : "off";
+  if (!apply) {
+    d.reason += " (reached at finalize: not applied)";
+  } else if (core && !s_.core_active) {
+    enter_core_mode(s_);
+    d.switch_s = since_init(now_ns());
+  } else if (!core && was_core) {
+    d.reason += "; the core no longer pays: staying off";
+  }
+  record_.decisions.push_back(d);
+  if (s_.cfg.verbose >= 2 || (s_.cfg.verbose == 1 && rank_ == 0))
+    std::fprintf(stderr, "sidecore: rank %d: auto: window of %s%.4g s: predicted %.4g s off, %.4g s with a dedicated "
+                         "core, gain %.4g s: %s -> %s\n",
+                 rank_, d.trigger == "steps" ? (std::to_string(d.steps) + " steps, ").c_str() : "",
+                 d.window_s, d.job_t_noprogress_s, d.job_t_dedicated_s,
+                 d.job_t_noprogress_s - d.job_t_dedicated_s, d.reason.c_str(), core ? "core" : "off");
+  decided_ns_ = now_ns();
+  steps_ = 0;
+  if (apply && s_.cfg.auto_recheck_every.per != auto_recheck::unit::none) {
+    phase_ = phase::armed;
+    g_auto_watch.store(s_.cfg.auto_recheck_every.per == auto_recheck::unit::seconds, std::memory_order_relaxed);
+  } else {
+    phase_ = phase::done;
+    g_auto_watch.store(false, std::memory_order_relaxed);
+  }
+}
+
+void auto_controller::finish() {
+  g_auto_watch.store(false, std::memory_order_relaxed);
+  if (phase_ == phase::window) close_window("finalize");
+  // Every rank must have posted as many agreements as the rank that posted most (a time window may have closed on
+  // one rank and not on another): the ranks behind post neutral ones.
+  int most = 0;
+  MPI_Request r;
+  MPI_Iallreduce(&posted_, &most, 1, MPI_INT, MPI_MAX, s_.comms[0].load()->mpi, &r);
+  complete_progressing(s_, r);
+  if (phase_ == phase::agreeing) {
+    complete_progressing(s_, req_);
+    decide(false);
+  }
+  while (posted_ < most) {
+    post(vote{vote_pair{0.0, rank_}, vote_pair{0.0, rank_}, vote_pair{0.0, rank_}, vote_pair{0.0, rank_}});
+    complete_progressing(s_, req_);
+  }
+  phase_ = phase::done;
+}
+
+}  // namespace sidecore::detail
+
+namespace sidecore {
+
+void step() {
+  detail::runtime_state& s = detail::state_or_throw("step");
+  if (s.autom) s.autom->step();
+}
+
+}  // namespace sidecore

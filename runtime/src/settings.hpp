@@ -10,17 +10,15 @@
 #include <string_view>
 #include <vector>
 
+#include <sidecore/common/core_choice.hpp>
 #include <sidecore/progress/engine.hpp>
 
 namespace sidecore::detail {
 
 enum class progress_mode { off, core };
 
-/// Which core the progress thread takes: the last or first core of the process's cpuset, or a logical index.
-struct core_choice {
-  enum class kind { last, first, index } which = kind::last;
-  int index = -1;
-};
+/// Which core the progress thread takes (common/: libsidecore-pmpi.so follows the same rule).
+using sidecore::core_choice;
 
 struct settings {
   progress_mode mode = progress_mode::off;

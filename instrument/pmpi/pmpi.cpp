@@ -10,6 +10,8 @@
 //   SIDECORE_SIZE_BINS          message-size bin edges (default: 0 and the powers of four)
 //   SIDECORE_RING_EVENTS        per-thread ring capacity in records (default 4096)
 //   SIDECORE_NCORE              cores available to a rank (default: the process's CPU affinity mask)
+// and, read when the library is loaded: SIDECORE_PROGRESS, SIDECORE_PROGRESS_CORE, SIDECORE_PMPI_PROGRESS and
+// SIDECORE_VERBOSE, the dedicated progress core (progress_core.hpp, docs/pmpi.md).
 // The numbers accept what sidecore's settings table accepts (instrument/include/sidecore/instrument/env.hpp); a
 // rejected value is reported on stderr (variable, value, what is accepted) and the default kept.
 #include <mpi.h>

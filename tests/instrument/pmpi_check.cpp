@@ -3,13 +3,12 @@
 // Usage: pmpi_check <profile pattern with %r> <nranks> <trace pattern with %r>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "profile_check.hpp"
 #include "sidecore/instrument/instrument.hpp"
 #if SIDECORE_HAVE_MODEL_PROFILE
 #include "sidecore/common/profile.hpp"
@@ -18,27 +17,7 @@
 using json = nlohmann::json;
 
 namespace {
-int failures = 0;
-#define CHECK(cond, ...)                                   \
-  do {                                                     \
-    if (!(cond)) {                                         \
-      ++failures;                                          \
-      std::fprintf(stderr, "FAILED: %s: ", #cond);         \
-      std::fprintf(stderr, __VA_ARGS__);                   \
-      std::fprintf(stderr, "\n");                          \
-    }                                                      \
-  } while (0)
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) {
-    std::fprintf(stderr, "cannot open %s\n", path.c_str());
-    std::exit(2);
-  }
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using profile_check::slurp;
 
 // Calls per rank of each category, in the order blocking, init, test, wait, other: see pmpi_app.c. Per iteration
 // (10): blocking 5 + 3 large-count (Send_c, Recv_c, Allreduce_c), plus one final Reduce: 10 * 8 + 1 = 81; init 4 + 3
@@ -129,6 +108,6 @@ int main(int argc, char** argv) {
     CHECK(false, "model reader rejects the job profile: %s", e.what());
   }
 #endif
-  if (failures == 0) std::printf("pmpi_check: %d ranks OK\n", nranks);
-  return failures == 0 ? 0 : 1;
+  if (profile_check::failures == 0) std::printf("pmpi_check: %d ranks OK\n", nranks);
+  return profile_check::failures == 0 ? 0 : 1;
 }

@@ -4,7 +4,6 @@
 // Usage: pmpi_core_check <off|core> <sidecore|mpich> <program's stdout> <profile pattern with %r>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -13,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "profile_check.hpp"
 #include "sidecore/instrument/instrument.hpp"
 #if SIDECORE_HAVE_MODEL_PROFILE
 #include "sidecore/common/profile.hpp"
@@ -21,27 +21,7 @@
 using json = nlohmann::json;
 
 namespace {
-int failures = 0;
-#define CHECK(cond, ...)                           \
-  do {                                             \
-    if (!(cond)) {                                 \
-      ++failures;                                  \
-      std::fprintf(stderr, "FAILED: %s: ", #cond); \
-      std::fprintf(stderr, __VA_ARGS__);           \
-      std::fprintf(stderr, "\n");                  \
-    }                                              \
-  } while (0)
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) {
-    std::fprintf(stderr, "cannot open %s\n", path.c_str());
-    std::exit(2);
-  }
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using profile_check::slurp;
 
 std::set<int> cpu_set_of(const std::string& list) {
   std::set<int> s;
@@ -179,6 +159,6 @@ int main(int argc, char** argv) {
     CHECK(false, "model reader rejects the job profile: %s", e.what());
   }
 #endif
-  if (failures == 0) std::printf("pmpi_core_check: %s %s OK\n", argv[1], argv[2]);
-  return failures == 0 ? 0 : 1;
+  if (profile_check::failures == 0) std::printf("pmpi_core_check: %s %s OK\n", argv[1], argv[2]);
+  return profile_check::failures == 0 ? 0 : 1;
 }

@@ -17,7 +17,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core_state.hpp"
@@ -46,15 +48,18 @@ namespace {
 
 void complain(const std::string& what) { std::fprintf(stderr, "sidecore-pmpi: %s: %s\n", who().c_str(), what.c_str()); }
 
-// One environment variable from a fixed list of words; unset keeps `fallback`, anything else is reported.
+// One environment variable from a fixed list of words, the first of which is the default: unset keeps it, anything
+// not in the list is reported and keeps it.
 template <class T>
-T read_word(const char* var, std::initializer_list<std::pair<const char*, T>> words, const char* accepted, T fallback) {
+T read_word(const char* var, std::initializer_list<std::pair<const char*, T>> words, const char* accepted) {
+  const auto fallback = *words.begin();
   const char* v = std::getenv(var);
-  if (v == nullptr) return fallback;
+  if (v == nullptr) return fallback.second;
   for (const auto& [word, value] : words)
     if (std::string(v) == word) return value;
-  complain(std::string(var) + "='" + v + "' is not accepted; accepted: " + accepted + "; using the default");
-  return fallback;
+  complain(std::string(var) + "='" + v + "' is not accepted; accepted: " + accepted + "; using the default (" +
+           fallback.first + ")");
+  return fallback.second;
 }
 
 template <class F>
@@ -127,10 +132,10 @@ void fence_openmp(core_state& s, int app_cores) {
 
 void set_up() {
   core_state& s = state();
-  const bool core = read_word<bool>("SIDECORE_PROGRESS", {{"off", false}, {"core", true}}, "off, core", false);
-  s.verbose = read_word<int>("SIDECORE_VERBOSE", {{"0", 0}, {"1", 1}, {"2", 2}}, "0, 1, 2", 0);
+  const bool core = read_word<bool>("SIDECORE_PROGRESS", {{"off", false}, {"core", true}}, "off, core");
+  s.verbose = read_word<int>("SIDECORE_VERBOSE", {{"0", 0}, {"1", 1}, {"2", 2}}, "0, 1, 2");
   s.eng = read_word<engine>("SIDECORE_PMPI_PROGRESS", {{"sidecore", engine::sidecore}, {"mpich", engine::mpich}},
-                            "sidecore, mpich", engine::sidecore);
+                            "sidecore, mpich");
   core_choice choice;
   if (const char* v = std::getenv("SIDECORE_PROGRESS_CORE")) {
     if (const auto c = parse_core_choice(v)) choice = *c;

@@ -12,7 +12,6 @@
 #include <hwloc/glibc-sched.h>
 #include <unistd.h>
 
-
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>

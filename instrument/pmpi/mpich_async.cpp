@@ -46,8 +46,8 @@ void* pinned_start(void* p) {
   delete static_cast<start_info*>(p);
   std::string why;
   if (!pin_to_reserved(why))
-    std::fprintf(stderr, "sidecore-pmpi: %s: cannot pin MPICH's progress thread to the reserved %s: %s\n", who().c_str(),
-                 state().reserved_name.c_str(), why.c_str());
+    std::fprintf(stderr, "sidecore-pmpi: %s: cannot pin MPICH's progress thread to the reserved %s: %s\n",
+                 who().c_str(), state().reserved_name.c_str(), why.c_str());
   pthread_setname_np(pthread_self(), "sidecore-mpich");
   return info.routine(info.arg);
 }
@@ -64,7 +64,8 @@ extern "C" int pthread_create(pthread_t* thread, const pthread_attr_t* attr, voi
   namespace core = sidecore::instrument::pmpi::core;
   const core::create_fn create = core::real_create();
   if (create == nullptr) return EAGAIN;
-  if (!core::catching.load(std::memory_order_acquire) || !core::in_mpi_library(start)) return create(thread, attr, start, arg);
+  if (!core::catching.load(std::memory_order_acquire) || !core::in_mpi_library(start))
+    return create(thread, attr, start, arg);
   auto* info = new (std::nothrow) core::start_info{start, arg};
   if (info == nullptr) return EAGAIN;
   const int rc = create(thread, attr, &core::pinned_start, info);

@@ -115,7 +115,8 @@ void begin_profiling() {
   read_setting("SIDECORE_RING_EVENTS", cfg.ring_events, env::parse_ring_events, std::to_string(cfg.ring_events));
   // In core mode the main thread's mask no longer holds the reserved core: N_core is the process's, counted before.
   int n_core = core::process_cores() > 0 ? core::process_cores() : cores_from_affinity();
-  read_setting("SIDECORE_NCORE", n_core, env::parse_ncore, std::to_string(n_core) + ", the CPU affinity mask's size");
+  const char* n_core_from = core::process_cores() > 0 ? ", the process's cores" : ", the CPU affinity mask's size";
+  read_setting("SIDECORE_NCORE", n_core, env::parse_ncore, std::to_string(n_core) + n_core_from);
   if (!cfg.profile && !cfg.trace) return;
   try {
     start(cfg, g.rank, g.nranks);

@@ -21,8 +21,8 @@ int process_cores() noexcept { return state().process_cores; }
 std::string description() {
   const core_state& s = state();
   if (!s.active) return {};
-  return std::string("core mode: ") + (s.eng == engine::mpich ? "MPICH async progress thread" : "sidecore progress thread") +
-         " on " + s.reserved_name;
+  const char* engine_name = s.eng == engine::mpich ? "MPICH async progress thread" : "sidecore progress thread";
+  return std::string("core mode: ") + engine_name + " on " + s.reserved_name;
 }
 
 namespace {

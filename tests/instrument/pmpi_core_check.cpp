@@ -88,7 +88,8 @@ void check_rank(int rank, const rank_report& out, const json& prof, bool core, c
   CHECK((provider.find("; core mode: " + what + " on ") != std::string::npos) == core, "rank %d provider %s", rank,
         provider.c_str());
   CHECK(prof.contains("progress_thread") == (core && engine == "sidecore"), "rank %d progress_thread section", rank);
-  if (core && engine == "sidecore") CHECK(prof["progress_thread"]["polls"].get<double>() > 0, "rank %d: no polls", rank);
+  if (core && engine == "sidecore")
+    CHECK(prof["progress_thread"]["polls"].get<double>() > 0, "rank %d: no polls", rank);
 
   // The fence: N-1 OpenMP threads from main's first line on, none of them, and no other thread of the process, on the
   // reserved core; the progress thread alone there.
@@ -148,7 +149,8 @@ int main(int argc, char** argv) {
     std::printf("pmpi_core_check: %s %s: %d of %d receptions complete before MPI_Wait\n", argv[1], argv[2], r0.early,
                 r0.iters);
     CHECK(r0.iters > 0, "rank 0 printed no overlap line");
-    if (core) CHECK(r0.early == r0.iters, "core mode: %d of %d receptions complete before MPI_Wait", r0.early, r0.iters);
+    if (core)
+      CHECK(r0.early == r0.iters, "core mode: %d of %d receptions complete before MPI_Wait", r0.early, r0.iters);
   }
   const std::string job_text = slurp(sidecore::instrument::job_path(pattern));
 #if SIDECORE_HAVE_MODEL_PROFILE

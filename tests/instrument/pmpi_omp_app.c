@@ -12,8 +12,9 @@
  *
  * Rank 1 is the idle peer: it only sends, with a blocking MPI_Send (--peer spin, MPICH then spins in the call) or with
  * MPI_Isend and MPI_Test polled between 20 us sleeps (--peer sleep: little CPU, but each step of MPICH's rendezvous
- * that needs the sender then waits for its next wake-up, which a loaded machine delays). Whether a reception was complete before Wait is read from the buffer (every word holds the iteration's
- * pattern), without any MPI call that would progress it: only background progress can have moved the data. With
+ * that needs the sender then waits for its next wake-up, which a loaded machine delays).
+ * Whether a reception was complete before Wait is read from the buffer (every word holds the iteration's pattern),
+ * without any MPI call that would progress it: only background progress can have moved the data. With
  * --await-us U the program, its computation done, goes on watching the buffer (still without MPI calls) for up to U
  * microseconds before it calls MPI_Wait: a check of background progress that a loaded machine cannot fail by
  * descheduling the progress thread for the length of one computation (the overlap figures are then meaningless).

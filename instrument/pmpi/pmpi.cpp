@@ -12,6 +12,8 @@
 //   SIDECORE_RING_EVENTS        per-thread ring capacity in records (default 1024)
 //   SIDECORE_COLL_SAMPLES       collective instances kept per communicator for the cross-rank figures (default 1024)
 //   SIDECORE_NCORE              cores available to a rank (default: the process's CPU affinity mask)
+// and, read when the library is loaded: SIDECORE_PROGRESS, SIDECORE_PROGRESS_CORE, SIDECORE_PMPI_PROGRESS and
+// SIDECORE_VERBOSE, the dedicated progress core (progress_core.hpp, docs/pmpi.md).
 // The numbers accept what sidecore's settings table accepts (instrument/include/sidecore/instrument/env.hpp); a
 // rejected value is reported on stderr (variable, value, what is accepted) and the default kept.
 #include <mpi.h>
@@ -26,6 +28,7 @@
 #include "collectives.hpp"
 #include "pmpi_internal.hpp"
 #include "sidecore/instrument/collectives.hpp"
+#include "progress_core.hpp"
 #include "sidecore/instrument/env.hpp"
 
 namespace sidecore::instrument::pmpi {
@@ -144,6 +147,7 @@ void begin_profiling() {
   if (g.started) return;
   PMPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &g.nranks);
+  core::report(g.rank);
   PMPI_Comm_dup(MPI_COMM_WORLD, &g.comm);
 
   config cfg;
@@ -161,14 +165,18 @@ void begin_profiling() {
   read_setting("SIDECORE_SIZE_BINS", cfg.size_bin_edges, env::parse_size_bins, "the powers of four");
   read_setting("SIDECORE_RING_EVENTS", cfg.ring_events, env::parse_ring_events, std::to_string(cfg.ring_events));
   read_setting("SIDECORE_COLL_SAMPLES", cfg.coll_samples, env::parse_coll_samples, std::to_string(cfg.coll_samples));
-  int n_core = cores_from_affinity();
-  read_setting("SIDECORE_NCORE", n_core, env::parse_ncore, std::to_string(n_core) + ", the CPU affinity mask's size");
+  // In core mode the main thread's mask no longer holds the reserved core: N_core is the process's, counted before.
+  int n_core = core::process_cores() > 0 ? core::process_cores() : cores_from_affinity();
+  const char* n_core_from = core::process_cores() > 0 ? ", the process's cores" : ", the CPU affinity mask's size";
+  read_setting("SIDECORE_NCORE", n_core, env::parse_ncore, std::to_string(n_core) + n_core_from);
   if (!cfg.profile && !cfg.trace) return;
   agree_outputs(cfg);
   try {
     start(cfg, g.rank, g.nranks);
-    // A plain MPI run has no progress thread: it is the model's "off" (no-progress calibration) run.
-    set_run_info("off", "pmpi: " + library_version(), n_core);
+    // Without SIDECORE_PROGRESS=core a plain MPI run has no progress thread: the model's "off" (no-progress
+    // calibration) run. In core mode the provider says what progresses on which core.
+    const std::string where = core::description();
+    set_run_info(core::mode_name(), "pmpi: " + library_version() + (where.empty() ? "" : "; " + where), n_core);
     set_command_line(command_line());
     name_current_thread("main");
     collectives_begin(g.rank);
@@ -231,19 +239,21 @@ extern "C" {
 
 // MPI_Init and MPI_Init_thread are not counted as calls: the measured window starts when they return (like mpiP's
 // application time), and ends when MPI_Finalize is entered.
+// In core mode (SIDECORE_PROGRESS=core) both ask for MPI_THREAD_MULTIPLE and start the progress on the reserved core.
 int MPI_Init(int* argc, char*** argv) {
-  const int rc = PMPI_Init(argc, argv);
+  const int rc = sidecore::instrument::pmpi::core::init(argc, argv, MPI_THREAD_SINGLE, nullptr);
   if (rc == MPI_SUCCESS) sidecore::instrument::pmpi::begin_profiling();
   return rc;
 }
 
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  const int rc = sidecore::instrument::pmpi::core::init(argc, argv, required, provided);
   if (rc == MPI_SUCCESS) sidecore::instrument::pmpi::begin_profiling();
   return rc;
 }
 
 int MPI_Finalize(void) {
+  sidecore::instrument::pmpi::core::finish();
   sidecore::instrument::pmpi::end_profiling();
   return PMPI_Finalize();
 }

@@ -103,27 +103,15 @@ std::vector<setting_def> make_table() {
                      "off, core, auto");
                },
                [](const settings& s) { return std::string(mode_name(s.mode)); }});
-  t.push_back({"SIDECORE_PROGRESS_CORE", "last", "last, first, or a core index 0..N-1 of the process's cpuset",
+  t.push_back({"SIDECORE_PROGRESS_CORE", "last", core_choice_accepted,
                "Core reserved for the progress thread in core mode, counted among the cores this process may run on "
                "(hwloc logical order).",
                [](settings& s, const std::string& raw) {
-                 const std::string v = trim(raw);
-                 constexpr const char* accepted = "last, first, or a core index 0..N-1 of the process's cpuset";
-                 if (v == "last") s.progress_core = {core_choice::kind::last, -1};
-                 else if (v == "first") s.progress_core = {core_choice::kind::first, -1};
-                 else if (v.empty() || v.size() > 7 || v.find_first_not_of("0123456789") != std::string::npos)
-                   reject("SIDECORE_PROGRESS_CORE", raw, accepted);
-                 else
-                   s.progress_core = {core_choice::kind::index, std::stoi(v)};
+                 const auto c = parse_core_choice(raw);
+                 if (!c) reject("SIDECORE_PROGRESS_CORE", raw, core_choice_accepted);
+                 s.progress_core = *c;
                },
-               [](const settings& s) {
-                 switch (s.progress_core.which) {
-                   case core_choice::kind::last: return std::string("last");
-                   case core_choice::kind::first: return std::string("first");
-                   case core_choice::kind::index: return std::to_string(s.progress_core.index);
-                 }
-                 return std::string("?");
-               }});
+               [](const settings& s) { return core_choice_text(s.progress_core); }});
   t.push_back({"SIDECORE_IDLE", "hybrid", "spin, block, hybrid",
                "What a progress thread (core mode) or a waiting thread (off mode) does when there is nothing to "
                "progress. spin: poll without pause (lowest latency, a full core). block: sleep until a submission or a "

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include <sidecore/common/core_choice.hpp>
 #include <sidecore/progress/engine.hpp>
 
 namespace sidecore::detail {
@@ -26,11 +27,8 @@ struct auto_recheck {
 /// SIDECORE_AUTO_FORCE (for tests): the verdict every auto decision takes, whatever the model says.
 enum class auto_force { none, core, off };
 
-/// Which core the progress thread takes: the last or first core of the process's cpuset, or a logical index.
-struct core_choice {
-  enum class kind { last, first, index } which = kind::last;
-  int index = -1;
-};
+/// Which core the progress thread takes (common/: libsidecore-pmpi.so follows the same rule).
+using sidecore::core_choice;
 
 struct settings {
   progress_mode mode = progress_mode::off;

@@ -43,17 +43,12 @@ int topology::choose_reserved(const core_choice& choice) const {
                                 "run on " + std::to_string(n) + " (cpuset " + allowed_list() +
                                 "); set SIDECORE_PROGRESS=off, or give each rank at least 2 cores (e.g. mpiexec "
                                 "-bind-to core:2)");
-  switch (choice.which) {
-    case core_choice::kind::last: return n - 1;
-    case core_choice::kind::first: return 0;
-    case core_choice::kind::index:
-      if (choice.index >= n)
-        throw error(errc::bad_setting, "SIDECORE_PROGRESS_CORE='" + std::to_string(choice.index) +
-                                           "' is out of range: this process may run on " + std::to_string(n) +
-                                           " cores; accepted: last, first, 0.." + std::to_string(n - 1));
-      return choice.index;
-  }
-  return n - 1;
+  const int i = reserved_core_index(choice, n);
+  if (i < 0)
+    throw error(errc::bad_setting, "SIDECORE_PROGRESS_CORE='" + std::to_string(choice.index) +
+                                       "' is out of range: this process may run on " + std::to_string(n) +
+                                       " cores; accepted: last, first, 0.." + std::to_string(n - 1));
+  return i;
 }
 
 std::string topology::describe_core(int i) const {

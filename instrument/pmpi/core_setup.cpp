@@ -1,0 +1,212 @@
+// libsidecore-pmpi.so — SIDECORE_PROGRESS=core at load time: read the settings, reserve a core with hwloc (the
+// runtime's SIDECORE_PROGRESS_CORE rule, common/core_choice.hpp) and fence OpenMP off it, before main runs.
+//
+// When this runs. glibc runs a preloaded library's constructor after those of the program's own libraries (checked
+// by tests/instrument: an OpenMP program sees N-1 threads from main's first line): libgomp has read OMP_NUM_THREADS
+// and the CPU mask already, but has created no thread (it does so at the first parallel region). So the fence acts
+// through what libgomp still consults: the main thread's CPU mask, which every thread libgomp creates inherits
+// (without OMP_PLACES/OMP_PROC_BIND it binds none), and the initial thread's nthreads ICV (omp_set_num_threads). The
+// OpenMP API is looked up with dlsym: the library does not link libgomp, and a program without OpenMP has none.
+#include <dlfcn.h>
+#include <hwloc.h>
+#include <hwloc/glibc-sched.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core_state.hpp"
+#include "sidecore/common/core_choice.hpp"
+
+namespace sidecore::instrument::pmpi::core {
+
+core_state& state() noexcept {
+  static core_state s;
+  return s;
+}
+
+std::string who() {
+  const char* r = std::getenv("PMI_RANK");
+  return r != nullptr && *r != '\0' ? std::string("rank ") + r : "pid " + std::to_string(getpid());
+}
+
+bool pin_to_reserved(std::string& why) {
+  const cpu_set_t set = state().reserved_cpus;
+  if (sched_setaffinity(0, sizeof(set), &set) == 0) return true;
+  why = std::string("sched_setaffinity: ") + std::strerror(errno);
+  return false;
+}
+
+namespace {
+
+void complain(const std::string& what) { std::fprintf(stderr, "sidecore-pmpi: %s: %s\n", who().c_str(), what.c_str()); }
+
+// One environment variable from a fixed list of words, the first of which is the default: unset keeps it, anything
+// not in the list is reported and keeps it.
+template <class T>
+T read_word(const char* var, std::initializer_list<std::pair<const char*, T>> words, const char* accepted) {
+  const auto fallback = *words.begin();
+  const char* v = std::getenv(var);
+  if (v == nullptr) return fallback.second;
+  for (const auto& [word, value] : words)
+    if (std::string(v) == word) return value;
+  complain(std::string(var) + "='" + v + "' is not accepted; accepted: " + accepted + "; using the default (" +
+           fallback.first + ")");
+  return fallback.second;
+}
+
+template <class F>
+F omp_fn(const char* name) {
+  return reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name));
+}
+
+// RAII over an hwloc topology and bitmaps: the set-up returns early on every failure.
+struct topo_guard {
+  hwloc_topology_t topo = nullptr;
+  hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
+  hwloc_bitmap_t app = hwloc_bitmap_alloc();
+  ~topo_guard() {
+    hwloc_bitmap_free(app);
+    hwloc_bitmap_free(allowed);
+    if (topo != nullptr) hwloc_topology_destroy(topo);
+  }
+};
+
+std::string describe(hwloc_obj_t c) {
+  char buf[128];
+  hwloc_bitmap_list_snprintf(buf, sizeof buf, c->cpuset);
+  return std::string(hwloc_obj_type_string(c->type)) + " L#" + std::to_string(c->logical_index) + " (PU P#" + buf + ")";
+}
+
+// OpenMP threads: N-1 unless OMP_NUM_THREADS says otherwise; places set by the user are respected and checked.
+void fence_openmp(core_state& s, int app_cores) {
+  using get_int = int (*)();
+  using set_int = void (*)(int);
+  const auto max_threads = omp_fn<get_int>("omp_get_max_threads");
+  const auto set_threads = omp_fn<set_int>("omp_set_num_threads");
+  if (max_threads == nullptr || set_threads == nullptr) {
+    s.notes.push_back("no OpenMP runtime in the process: the main thread and the threads it creates run on the "
+                      "application cores");
+    return;
+  }
+  const char* nt = std::getenv("OMP_NUM_THREADS");
+  if (nt != nullptr && *nt != '\0') {
+    s.notes.push_back("OMP_NUM_THREADS=" + std::string(nt) + " set by the user: respected (" +
+                      std::to_string(max_threads()) + " threads" +
+                      (max_threads() > app_cores ? ", more than the " + std::to_string(app_cores) +
+                                                       " application cores: they will share cores)"
+                                                 : ")"));
+  } else {
+    set_threads(app_cores);
+    s.notes.push_back("OpenMP: " + std::to_string(max_threads()) + " threads (omp_set_num_threads), on the " +
+                      std::to_string(app_cores) + " application cores");
+  }
+  const char* places = std::getenv("OMP_PLACES");
+  const char* bind = std::getenv("OMP_PROC_BIND");
+  if ((places == nullptr || *places == '\0') && (bind == nullptr || *bind == '\0')) return;
+  s.notes.push_back(std::string("OMP_PLACES/OMP_PROC_BIND set by the user (") + (places ? places : "") + " / " +
+                    (bind ? bind : "") + "): respected, OpenMP binds its threads itself");
+  const auto num_places = omp_fn<get_int>("omp_get_num_places");
+  const auto place_procs = omp_fn<int (*)(int)>("omp_get_place_num_procs");
+  const auto place_ids = omp_fn<void (*)(int, int*)>("omp_get_place_proc_ids");
+  if (num_places == nullptr || place_procs == nullptr || place_ids == nullptr) return;
+  for (int p = 0; p < num_places(); ++p) {
+    std::vector<int> ids(static_cast<std::size_t>(place_procs(p)));
+    place_ids(p, ids.data());
+    for (const int id : ids) {
+      if (id >= 0 && id < CPU_SETSIZE && CPU_ISSET(id, &s.reserved_cpus)) {
+        complain("warning: OMP_PLACES place " + std::to_string(p) + " includes the reserved " + s.reserved_name +
+                 ": OpenMP may share it with the progress thread");
+        break;
+      }
+    }
+  }
+}
+
+void set_up() {
+  core_state& s = state();
+  const bool core = read_word<bool>("SIDECORE_PROGRESS", {{"off", false}, {"core", true}}, "off, core");
+  s.verbose = read_word<int>("SIDECORE_VERBOSE", {{"0", 0}, {"1", 1}, {"2", 2}}, "0, 1, 2");
+  s.eng = read_word<engine>("SIDECORE_PMPI_PROGRESS", {{"sidecore", engine::sidecore}, {"mpich", engine::mpich}},
+                            "sidecore, mpich");
+  core_choice choice;
+  if (const char* v = std::getenv("SIDECORE_PROGRESS_CORE")) {
+    if (const auto c = parse_core_choice(v)) choice = *c;
+    else complain(std::string("SIDECORE_PROGRESS_CORE='") + v + "' is not accepted; accepted: " +
+                  core_choice_accepted + "; using the default (last)");
+  }
+  if (!core) return;
+
+  topo_guard t;
+  if (hwloc_topology_init(&t.topo) != 0 || hwloc_topology_load(t.topo) != 0) {
+    t.topo = nullptr;
+    complain("SIDECORE_PROGRESS=core: hwloc could not load the machine topology; running in mode off");
+    return;
+  }
+  if (hwloc_get_cpubind(t.topo, t.allowed, HWLOC_CPUBIND_PROCESS) != 0 || hwloc_bitmap_iszero(t.allowed))
+    hwloc_bitmap_copy(t.allowed, hwloc_topology_get_allowed_cpuset(t.topo));
+  hwloc_bitmap_and(t.allowed, t.allowed, hwloc_topology_get_allowed_cpuset(t.topo));
+  std::vector<hwloc_obj_t> cores;
+  for (const hwloc_obj_type_t type : {HWLOC_OBJ_CORE, HWLOC_OBJ_PU}) {  // some VMs expose PUs without cores
+    const int n = hwloc_get_nbobjs_by_type(t.topo, type);
+    for (int i = 0; i < n; ++i) {
+      hwloc_obj_t c = hwloc_get_obj_by_type(t.topo, type, static_cast<unsigned>(i));
+      if (c != nullptr && hwloc_bitmap_intersects(c->cpuset, t.allowed)) cores.push_back(c);
+    }
+    if (!cores.empty()) break;
+  }
+  const int n = static_cast<int>(cores.size());
+  s.process_cores = n;
+  char allowed[256];
+  hwloc_bitmap_list_snprintf(allowed, sizeof allowed, t.allowed);
+  if (n < 2) {
+    complain("SIDECORE_PROGRESS=core needs at least 2 cores in this process's cpuset, but it may run on " +
+             std::to_string(n) + " (cpuset " + allowed + "); running in mode off. Give each rank at least 2 cores "
+             "(e.g. mpiexec -bind-to core:2)");
+    return;
+  }
+  int reserved = reserved_core_index(choice, n);
+  if (reserved < 0) {
+    complain("SIDECORE_PROGRESS_CORE='" + std::to_string(choice.index) + "' is out of range: this process may run "
+             "on " + std::to_string(n) + " cores; accepted: last, first, 0.." + std::to_string(n - 1) +
+             "; using the default (last)");
+    reserved = n - 1;
+  }
+  hwloc_obj_t rc = cores[static_cast<std::size_t>(reserved)];
+  s.reserved_name = describe(rc);
+  CPU_ZERO(&s.reserved_cpus);
+  hwloc_cpuset_to_glibc_sched_affinity(t.topo, rc->cpuset, &s.reserved_cpus, sizeof(s.reserved_cpus));
+  // The main thread (the only one so far) leaves the reserved core; every thread it creates inherits that.
+  hwloc_bitmap_andnot(t.app, t.allowed, rc->cpuset);
+  if (hwloc_set_cpubind(t.topo, t.app, HWLOC_CPUBIND_THREAD) != 0) {
+    complain("SIDECORE_PROGRESS=core: hwloc_set_cpubind refused the cpuset without the reserved " + s.reserved_name +
+             "; running in mode off");
+    return;
+  }
+  char app[256];
+  hwloc_bitmap_list_snprintf(app, sizeof app, t.app);
+  s.notes.push_back("reserved " + s.reserved_name + " of " + std::to_string(n) + " cores (cpuset " + allowed +
+                    ", SIDECORE_PROGRESS_CORE=" + core_choice_text(choice) + "); the main thread and the threads "
+                    "it creates run on PU " + app);
+  fence_openmp(s, n - 1);
+  s.active = true;
+}
+
+// After the constructors of the program's libraries (libgomp's, MPI's), before main.
+__attribute__((constructor)) void load_time_setup() {
+  try {
+    set_up();
+  } catch (const std::exception& e) {
+    complain(std::string("SIDECORE_PROGRESS=core: ") + e.what() + "; running in mode off");
+    state().active = false;
+  }
+}
+
+}  // namespace
+}  // namespace sidecore::instrument::pmpi::core

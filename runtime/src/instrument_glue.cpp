@@ -109,6 +109,7 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s) {
   // N_core: SIDECORE_NCORE when set, else the cores of the process's cpuset.
   const int n_core = s.cfg.n_core > 0 ? s.cfg.n_core : s.topo->cores();
   instrument::set_run_info(s.cfg.mode == progress_mode::core ? "core" : "off", s.eng->provider(), n_core, t_total_s);
+  instrument::set_trace_info(s.eng->eager_max(), s.eng->inject_size(), s.fence.threads);
   if (!s.cfg.profile_path.empty()) {
     const std::string mine = instrument::rank_profile_json();
     instrument::write_text_file(instrument::path_for_rank(s.cfg.profile_path, world.rank()), mine);

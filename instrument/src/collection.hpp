@@ -31,6 +31,8 @@ struct collection {
   std::string clock_note;
   bool has_progress = false;  // set_progress_stats() was called
   progress_thread_stats progress;
+  std::size_t eager_max = 0, inject_size = 0;  // set_trace_info: the trace's metadata for the replay
+  int omp_threads = 0;
 };
 extern collection g_col;
 

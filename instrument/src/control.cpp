@@ -8,6 +8,9 @@
 #include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include "coll_analysis.hpp"
 #include "coll_monitor.hpp"
 #include "collection.hpp"
@@ -191,7 +194,38 @@ bool write_trace() {
       names.emplace_back(st->id, std::move(n));
     }
   }
-  return g_trace.close(names, "rank " + std::to_string(g_col.rank));
+  const std::string meta = fmt::format(
+      R"("rank":{},"nranks":{},"mode":{},"provider":{},"eager_max":{},"inject_size":{},"omp_threads":{},)"
+      R"("ops":"sidecore-trace-ops/1")",
+      g_col.rank, g_col.nranks, nlohmann::json(std::string(progress_mode_name(g_col.mode))).dump(),
+      nlohmann::json(g_col.provider).dump(), g_col.eager_max, g_col.inject_size, g_col.omp_threads);
+  return g_trace.close(names, "rank " + std::to_string(g_col.rank), meta);
+}
+
+void set_trace_info(std::size_t eager_max, std::size_t inject_size, int omp_threads) noexcept {
+  g_col.eager_max = eager_max;
+  g_col.inject_size = inject_size;
+  g_col.omp_threads = omp_threads;
+}
+
+void detail::trace_post_at(bool send, std::uint64_t req, int peer, int world_peer, int tag, int comm,
+                           std::size_t bytes, const char* proto, std::uint64_t t_ns) noexcept {
+  try {
+    g_trace.op(detail::register_current_thread(), send ? "post_send" : "post_recv", t_ns,
+               fmt::format(R"("req":"0x{:x}","peer":{},"world_peer":{},"tag":{},"comm":{},"bytes":{},"proto":"{}")",
+                           req, peer, world_peer, tag, comm, bytes, proto));
+  } catch (...) {  // formatting failed (out of memory): the trace misses this event, the run goes on
+  }
+}
+
+void detail::trace_done_at(std::uint64_t req, int source, int world_source, int tag, std::size_t bytes,
+                           std::uint64_t t_ns) noexcept {
+  try {
+    g_trace.op(detail::register_current_thread(), "done", t_ns,
+               fmt::format(R"("req":"0x{:x}","source":{},"world_source":{},"tag":{},"bytes":{})", req, source,
+                           world_source, tag, bytes));
+  } catch (...) {  // as above
+  }
 }
 
 std::uint64_t trace_events_written() noexcept { return g_trace.written(); }

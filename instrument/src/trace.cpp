@@ -120,8 +120,15 @@ void trace_writer::instant(std::uint32_t tid, std::string_view name, std::uint64
                           pid_, tid, json_str(name), us(t, t0_), id));
 }
 
+void trace_writer::op(std::uint32_t tid, std::string_view name, std::uint64_t t, std::string_view args) {
+  std::lock_guard lk(mu_);
+  if (!admit_locked(1)) return;
+  emit_locked(fmt::format(R"({{"ph":"i","s":"t","pid":{},"tid":{},"name":{},"cat":"op","ts":{},"args":{{{}}}}})", pid_,
+                          tid, json_str(name), us(t, t0_), args));
+}
+
 bool trace_writer::close(const std::vector<std::pair<std::uint32_t, std::string>>& thread_names,
-                         std::string_view process_name) {
+                         std::string_view process_name, std::string_view other_data) {
   std::lock_guard lk(mu_);
   if (file_ == nullptr) return true;
   emit_locked(fmt::format(R"({{"ph":"M","pid":{},"name":"process_name","args":{{"name":{}}}}})", pid_,
@@ -133,8 +140,9 @@ bool trace_writer::close(const std::vector<std::pair<std::uint32_t, std::string>
                             pid_, tid, tid));
   }
   std::fputs(fmt::format("\n],\"otherData\":{{\"producer\":\"sidecore\",\"events\":{},\"max_events\":{},"
-                         "\"truncated\":{}}}}}\n",
-                         written_, max_events_, warned_ ? "true" : "false")
+                         "\"truncated\":{},\"origin_monotonic_ns\":{}{}{}}}}}\n",
+                         written_, max_events_, warned_ ? "true" : "false", t0_, other_data.empty() ? "" : ",",
+                         other_data)
                  .c_str(),
              file_);
   file_ = nullptr;

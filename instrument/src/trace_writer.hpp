@@ -41,10 +41,15 @@ class trace_writer {
                    std::uint32_t owner);
   void async_end(std::uint32_t tid, std::uint64_t id, std::uint64_t t);
   void instant(std::uint32_t tid, std::string_view name, std::uint64_t t, std::uint64_t id);
+  /// A communication operation (trace_post / trace_done): an instant event of category "op" whose args are the
+  /// JSON members in `args` (without braces).
+  void op(std::uint32_t tid, std::string_view name, std::uint64_t t, std::string_view args);
 
   /// Writes metadata (names, never counted against the bound), closes the file and renames it to its path (saying so
-  /// when it replaces an existing file). False, with a message, on a write error.
-  bool close(const std::vector<std::pair<std::uint32_t, std::string>>& thread_names, std::string_view process_name);
+  /// when it replaces an existing file). `other_data`: more JSON members (without braces) for the "otherData" object,
+  /// after the bound, the cut flag and the origin. False, with a message, on a write error.
+  bool close(const std::vector<std::pair<std::uint32_t, std::string>>& thread_names, std::string_view process_name,
+             std::string_view other_data = {});
   [[nodiscard]] std::uint64_t written() const noexcept;
 
  private:

@@ -1,4 +1,4 @@
-// The `sidecore` command: predict, report, info, simulate, loggp.
+// The `sidecore` command: predict, report, info, simulate, loggp, whatif.
 // Exit codes: 0 success, 2 usage or input error (message on stderr), 1 internal error.
 #include <iostream>
 #include <optional>
@@ -11,6 +11,7 @@
 #include "info.hpp"
 #include "loggp.hpp"
 #include "simulate.hpp"
+#include "whatif.hpp"
 #include "write_file.hpp"
 #include "sidecore/model/analysis.hpp"
 #include "sidecore/common/input_error.hpp"
@@ -35,6 +36,7 @@ struct model_args {
   std::string scaling_table;
   double noise_pct = default_noise * 100;
   int max_cores = 1024;
+  sidecore::tools::whatif_args trace;  // --trace: the replay beside the model
 };
 
 void add_model_options(CLI::App* app, model_args& a) {
@@ -58,6 +60,17 @@ void add_model_options(CLI::App* app, model_args& a) {
                   "measured t_comp per thread count for --scaling table (lines \"threads seconds\")");
   app->add_option("--noise", a.noise_pct, "noise band in percent: |speedup - 1| below it is \"within noise\" (default 2)");
   app->add_option("--max-cores", a.max_cores, "largest N_core the what-if searches (default 1024)");
+  app->add_option("--trace", a.trace.traces,
+                  "the calibration run's SIDECORE_TRACE files (one per rank): show the simulated t_dedicated "
+                  "(sidecore whatif) beside the analytical one and why they differ");
+  app->add_option("--loggp", a.trace.loggp_file, "with --trace: LogGP parameter file for the replay");
+}
+
+// With --trace: the replay's times and the reasons for a difference, as notes of the analysis.
+void add_trace_notes(analysis& an, const model_args& a) {
+  if (a.trace.traces.empty()) return;
+  for (std::string& n : sidecore::tools::compare_with_model(a.trace, an.job.t_noprogress_s, an.job.t_dedicated_s))
+    an.notes.push_back(std::move(n));
 }
 
 // Turns the arguments into analysis options; every inconsistency is an input_error naming the option.
@@ -134,6 +147,8 @@ int main(int argc, char** argv) {
   CLI::App* simulate = sidecore::tools::add_simulate(app, sa);
   sidecore::tools::loggp_args la;
   CLI::App* loggp = sidecore::tools::add_loggp(app, la);
+  sidecore::tools::whatif_args wa;
+  CLI::App* whatif = sidecore::tools::add_whatif(app, wa);
 
   try {
     app.parse(argc, argv);
@@ -146,9 +161,11 @@ int main(int argc, char** argv) {
     if (*info) return sidecore::tools::run_info();
     if (*simulate) return sidecore::tools::run_simulate(sa);
     if (*loggp) return sidecore::tools::run_loggp(la);
+    if (*whatif) return sidecore::tools::run_whatif(wa);
     if (*predict) {
       const analysis_options opt = make_options(pa);
-      const analysis a = analyze(load_input(pa), opt);
+      analysis a = analyze(load_input(pa), opt);
+      add_trace_notes(a, pa);
       render_options ro;
       ro.show_sweep = !pa.alpha_sweep.empty();
       if (!plot.empty()) write_file(plot, render_alpha_svg(a), "--plot");
@@ -160,14 +177,16 @@ int main(int argc, char** argv) {
     }
     if (*report) {
       const analysis_options opt = make_options(ra);
-      const analysis a = analyze(load_input(ra), opt);
+      analysis a = analyze(load_input(ra), opt);
+      add_trace_notes(a, ra);
       write_file(output, render_html(a), "--output");
       std::cout << fmt::format("sidecore report: wrote {} (verdict: {}, predicted speedup {:.3f})\n", output,
                                verdict_name(a.headline()), a.job.speedup);
       return 0;
     }
   } catch (const input_error& e) {
-    std::cerr << "sidecore " << (*predict ? "predict" : *report ? "report" : *simulate ? "simulate" : *loggp ? "loggp" : "")
+    std::cerr << "sidecore " << (*predict ? "predict" : *report ? "report" : *simulate ? "simulate" : *loggp ? "loggp"
+                                                                                               : *whatif ? "whatif" : "")
               << ": error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {

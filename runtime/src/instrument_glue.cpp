@@ -184,6 +184,7 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s) {
     std::fprintf(stderr, "sidecore: rank %d: the collectives' cross-rank analysis failed: %s\n", world.rank(), e.what());
   }
   MPI_Comm_free(&g_exchange_comm);
+  instrument::set_trace_info(s.eng->eager_max(), s.eng->inject_size(), s.fence.threads);
   if (!s.cfg.profile_path.empty()) {
     const std::string mine = with_auto_section(s, instrument::rank_profile_json());
     instrument::write_text_file(instrument::path_for_rank(s.cfg.profile_path, world.rank()), mine);

@@ -94,11 +94,39 @@ status to_status(const detail::runtime_state& s, const progress::completion& c) 
   return st;
 }
 
+// Trace records for the replay (instrument::trace_post / trace_done; docs/simulate.md).
+[[gnu::cold, gnu::noinline]] void trace_post(const detail::runtime_state& s, const request& r, bool send, int peer,
+                                             int world_peer, int t, int comm_id, std::int64_t bytes) noexcept {
+  const auto b = static_cast<std::size_t>(bytes);
+  const char* proto = !send ? "posted" : progress::is_inline(r.handle()) ? "inject"
+                                       : b <= s.eng->eager_max()         ? "eager"
+                                                                          : "rndv";
+  instrument::trace_post(send, r.handle(), peer, world_peer, t, comm_id, b, proto);
+}
+
+// `handle` completed with `c` (a receive: its matched source and tag, mapped to the init communicator through the
+// message's communicator id).
+[[gnu::cold, gnu::noinline]] void trace_done(const detail::runtime_state& s, std::uint64_t handle,
+                                             const progress::completion& c) noexcept {
+  if (c.kind != progress::req_kind::recv || c.result == progress::req_result::canceled || c.source < 0) {
+    instrument::trace_done(handle, -1, -1, -1, c.bytes);
+    return;
+  }
+  const int id = tag::comm_of(c.tag);
+  const detail::comm_entry* e =
+      id >= 0 && id < tag::max_comms ? s.comms[static_cast<std::size_t>(id)].load(std::memory_order_acquire) : nullptr;
+  const int world = e != nullptr && static_cast<std::size_t>(c.source) < e->to_world.size()
+                        ? e->to_world[static_cast<std::size_t>(c.source)]
+                        : -1;
+  instrument::trace_done(handle, c.source, world, tag::user_of(c.tag), c.bytes);
+}
+
 // Reads a completed request's result and frees it (the handle becomes stale): *st when given. False if the request
 // has not completed (or the handle names none).
 bool consume_if_done(detail::runtime_state& s, request& r, status* st) {
   progress::completion c;
   if (s.eng->test(r.handle(), c) != progress::test_result::done) return false;
+  if (instrument::tracing()) trace_done(s, r.handle(), c);
   const status done = to_status(s, c);
   request_access::mark_consumed(r);
   if (st) *st = done;
@@ -109,6 +137,7 @@ bool consume_if_done(detail::runtime_state& s, request& r, status* st) {
 // status. False, and nothing touched, for any other handle.
 bool take_inline(request& r, status* st) noexcept {
   if (!progress::is_inline(r.handle())) return false;
+  instrument::trace_done(r.handle(), -1, -1, -1, progress::inline_bytes(r.handle()));
   if (st) {
     *st = status{};
     st->bytes = progress::inline_bytes(r.handle());
@@ -545,9 +574,11 @@ request isend_impl(const void* buf, std::int64_t bytes, int dest, int t, const c
   check_tag(t, false, "isend");
   check_size(s, bytes, "isend");
   const int world_dest = e.to_world[static_cast<std::size_t>(dest)];
-  return request_access::make(s.eng->start_send(buf, static_cast<std::size_t>(bytes), world_dest,
-                                                tag::make(tag::kind::p2p, c.id(), t), dest, e.rank,
-                                                instrument::current_thread_id(), may_inline));
+  request r = request_access::make(s.eng->start_send(buf, static_cast<std::size_t>(bytes), world_dest,
+                                                     tag::make(tag::kind::p2p, c.id(), t), dest, e.rank,
+                                                     instrument::current_thread_id(), may_inline));
+  if (instrument::tracing()) trace_post(s, r, true, dest, world_dest, t, c.id(), bytes);
+  return r;
 }
 
 }  // namespace
@@ -570,9 +601,11 @@ request irecv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
   check_size(s, bytes, "irecv");
   const std::uint64_t ignore = t == any_tag ? tag::ignore_user() : 0;
   const std::uint64_t match = tag::make(tag::kind::p2p, c.id(), t == any_tag ? 0 : t);
-  return request_access::make(s.eng->start_recv(buf, static_cast<std::size_t>(bytes), match, ignore, source,
-                                                source == any_source ? -1 : e.to_world[static_cast<std::size_t>(source)],
-                                                instrument::current_thread_id()));
+  const int world_source = source == any_source ? -1 : e.to_world[static_cast<std::size_t>(source)];
+  request r = request_access::make(s.eng->start_recv(buf, static_cast<std::size_t>(bytes), match, ignore, source,
+                                                     world_source, instrument::current_thread_id()));
+  if (instrument::tracing()) trace_post(s, r, false, source, world_source, t, c.id(), bytes);
+  return r;
 }
 
 void send(const void* buf, std::int64_t bytes, int dest, int t, const comm& c) {
@@ -597,6 +630,7 @@ status wait(request& r) {
   progress::completion c;
   if (!s.eng->wait(r.handle(), c)) [[unlikely]]
     throw_bad_request(r, "wait");
+  if (instrument::tracing()) trace_done(s, r.handle(), c);
   const status st = to_status(s, c);
   request_access::mark_consumed(r);
   return st;
@@ -632,6 +666,7 @@ void waitall(std::span<request> reqs, std::span<status> statuses) {
     if (take_inline(reqs[i], statuses.empty() ? nullptr : &statuses[i])) continue;
     progress::completion c;
     if (!s.eng->wait(reqs[i].handle(), c)) continue;  // inactive: skipped, as MPI skips MPI_REQUEST_NULL
+    if (instrument::tracing()) trace_done(s, reqs[i].handle(), c);
     const status st = to_status(s, c);
     request_access::mark_consumed(reqs[i]);
     if (!statuses.empty()) statuses[i] = st;

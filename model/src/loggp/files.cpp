@@ -10,8 +10,11 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sidecore/common/input_error.hpp"
+#include "sidecore/common/input_file.hpp"
+#include "sidecore/common/input_limits.hpp"
 
 namespace sidecore::model::loggp {
 
@@ -263,6 +266,57 @@ sidecore::model::sim::loggops_params to_loggops(const series_fit& f, std::uint64
   p.G = std::max(0.0, r.g_all.slope);
   p.S = f.changes.empty() ? f.derived.back().bytes : f.derived[f.changes.front()].bytes;
   return p;
+}
+
+sidecore::model::sim::loggops_params read_loggops_params(const std::string& path, const std::string& transport,
+                                                         std::uint64_t bytes) {
+  json j;
+  try {
+    j = json::parse(read_input_file(path, max_profile_bytes, "LogGP parameter file"));
+  } catch (const json::parse_error& e) {
+    throw input_error(path, fmt::format("byte {}", e.byte), "not JSON");
+  }
+  if (!j.is_object() || j.value("schema", "") != "sidecore-loggp")
+    throw input_error(path, "schema", "not a sidecore-loggp parameter file (sidecore loggp -o writes one)");
+  if (!j.contains("version") || j["version"] != 1)
+    throw input_error(path, "version", fmt::format("{} is not accepted; accepted: 1", j.value("version", json()).dump()));
+  if (!j.contains("series") || !j["series"].is_array()) throw input_error(path, "series", "missing or not an array");
+  std::vector<std::string> have;
+  for (std::size_t i = 0; i < j["series"].size(); ++i) {
+    const json& s = j["series"][i];
+    const std::string at = fmt::format("series[{}]", i);
+    if (!s.is_object() || !s.contains("transport") || !s["transport"].is_string())
+      throw input_error(path, at + ".transport", "missing or not a string");
+    if (s["transport"] != transport) {
+      have.push_back(s["transport"].get<std::string>());
+      continue;
+    }
+    if (!s.contains("ranges") || !s["ranges"].is_array() || s["ranges"].empty())
+      throw input_error(path, at + ".ranges", "missing, empty or not an array");
+    auto num = [&](const json& r, const std::string& rp, const char* k) {
+      if (!r.is_object() || !r.contains(k) || !r[k].is_number() || !std::isfinite(r[k].get<double>()))
+        throw input_error(path, rp + "." + k, "missing or not a finite number");
+      return r[k].get<double>();
+    };
+    std::size_t pick = 0;
+    for (std::size_t k = 0; k < s["ranges"].size(); ++k)
+      if (num(s["ranges"][k], fmt::format("{}.ranges[{}]", at, k), "first_bytes") <= static_cast<double>(bytes)) pick = k;
+    const json& r = s["ranges"][pick];
+    const std::string rp = fmt::format("{}.ranges[{}]", at, pick);
+    sidecore::model::sim::loggops_params p;
+    p.L = std::max(0.0, num(r, rp, "L_ns"));
+    p.o = std::max(0.0, (num(r, rp, "o_s_ns") + num(r, rp, "o_r_ns")) / 2);
+    p.O = std::max(0.0, (num(r, rp, "O_s_ns_per_byte") + num(r, rp, "O_r_ns_per_byte")) / 2);
+    p.g = std::max(0.0, num(r, rp, "g_ns"));
+    p.G = std::max(0.0, num(r, rp, "G_ns_per_byte"));
+    const json& changes = s.value("protocol_changes_after_bytes", json::array());
+    const double last = num(s["ranges"].back(), fmt::format("{}.ranges[{}]", at, s["ranges"].size() - 1), "last_bytes");
+    p.S = changes.is_array() && !changes.empty() && changes[0].is_number_unsigned() ? changes[0].get<std::uint64_t>()
+                                                                                     : static_cast<std::uint64_t>(last);
+    return p;
+  }
+  throw input_error(path, "series", fmt::format("no series of transport '{}'; there are: {}", transport,
+                                                fmt::join(have, ", ")));
 }
 
 }  // namespace sidecore::model::loggp

@@ -51,6 +51,10 @@ class simulator {
         rq_(s.num_ranks()), uq_(s.num_ranks()) {
     for (op_id i = 0; i < s.num_ops(); ++i) left_[i] = s.num_dependencies(i);
     if (obs_) send_start_.assign(s.num_ops(), 0.0);
+    if (p_.causal) {
+      ready_at_.assign(s.num_ops(), 0.0);
+      taken_in_.assign(s.num_ops(), 0.0);
+    }
     queue_.reserve(std::min<std::size_t>(s.num_ops(), std::size_t{1} << 24));
   }
 
@@ -98,16 +102,21 @@ class simulator {
       if (touched_[i] == rank) return;
     touched_[touched_n_++] = rank;
   }
-  void mark_started(op_id id) {
+  // `t`: when it started or ended, for params.causal.
+  void mark_started(op_id id, double t) {
     if (state_[id] == 0) state_[id] = started;
-    for (op_id d : s_.start_dependents(id))
+    for (op_id d : s_.start_dependents(id)) {
+      if (p_.causal) ready_at_[d] = std::max(ready_at_[d], t);
       if (--left_[d] == 0) ready_.push_back(d);
+    }
     touch(s_.rank_of(id));
   }
-  void mark_done(op_id id) {
+  void mark_done(op_id id, double t) {
     state_[id] = done;
-    for (op_id d : s_.done_dependents(id))
+    for (op_id d : s_.done_dependents(id)) {
+      if (p_.causal) ready_at_[d] = std::max(ready_at_[d], t);
       if (--left_[d] == 0) ready_.push_back(d);
+    }
     touch(s_.rank_of(id));
   }
 
@@ -137,8 +146,8 @@ class simulator {
     if (c > e.time) return repush(e, c);
     c = e.time + static_cast<double>(o.size);
     if (obs_) obs_->cpu_busy(h, o.cpu, cpu_work::calc, e.id, e.time, c);
-    mark_started(e.id);
-    mark_done(e.id);
+    mark_started(e.id, e.time);
+    mark_done(e.id, c);
   }
 
   void run_send(const event& e) {
@@ -148,7 +157,7 @@ class simulator {
     double& gs = nic_s(h, o.nic);
     const double avail = std::max(c, gs);
     if (avail > e.time) return repush(e, avail);
-    mark_started(e.id);
+    mark_started(e.id, e.time);
     const double extra = bytes_after_first(o.size);
     c = busy_until(e.time, p_.o + extra * p_.O);
     gs = busy_until(e.time, p_.g + extra * p_.G);
@@ -160,7 +169,7 @@ class simulator {
     push(e.time + p_.o + p_.L, e.id, kind_msg);
     ++result_.messages;
     // Eager (size <= S): the send is done once its o is under way. Rendezvous: done when matched.
-    if (o.size <= p_.S) mark_done(e.id);
+    if (o.size <= p_.S) mark_done(e.id, c);
   }
 
   // Rendezvous completion at the sender, when the receiver matched: the send is done, and the
@@ -168,7 +177,7 @@ class simulator {
   // free before the match. No latency for the clear-to-send: LogGOPSim charges none.
   void complete_rendezvous(op_id send, double t, unsigned c, unsigned n) {
     const std::uint32_t sh = s_.rank_of(send);
-    mark_done(send);
+    mark_done(send, t);
     double& co = cpu(sh, c);
     double& gs = nic_s(sh, n);
     if (co < t) co = t;
@@ -178,7 +187,7 @@ class simulator {
   void run_recv(const event& e) {
     const op& o = s_.at(e.id);
     const std::uint32_t h = s_.rank_of(e.id);
-    mark_started(e.id);  // a posted receive satisfies irequires at once, whatever its CPU does
+    mark_started(e.id, e.time);  // a posted receive satisfies irequires at once, whatever its CPU does
     const op_id send = uq_.take(h, o.peer, o.tag);
     if (send == nil) {
       rq_.push(h, o.peer, o.tag, e.id);
@@ -188,7 +197,7 @@ class simulator {
     // here by the receive's size.
     if (s_.at(send).size != o.size) ++result_.size_mismatches;
     if (o.size > p_.S) complete_rendezvous(send, e.time, o.cpu, o.nic);
-    mark_done(e.id);
+    mark_done(e.id, p_.causal ? std::max(e.time, taken_in_[send]) : e.time);
   }
 
   void run_message(const event& e) {
@@ -206,6 +215,7 @@ class simulator {
       obs_->cpu_busy(h, snd.cpu, cpu_work::reception, e.id, e.time, c);
       obs_->message(e.id, h, send_start_[e.id] + p_.o, e.time);
     }
+    if (p_.causal) taken_in_[e.id] = c;
     const op_id recv = rq_.take(h, from, snd.tag);
     if (recv == nil) {
       uq_.push(h, from, snd.tag, e.id);
@@ -213,7 +223,7 @@ class simulator {
     }
     if (s_.at(recv).size != snd.size) ++result_.size_mismatches;
     if (snd.size > p_.S) complete_rendezvous(e.id, e.time, snd.cpu, snd.nic);
-    mark_done(recv);
+    mark_done(recv, c);
   }
 
   // Queues the operations that became ready, rank by rank (ascending), each rank's in the order
@@ -237,6 +247,7 @@ class simulator {
       if (!initial) {
         t = cpu(rank, o.cpu);
         if (o.kind == op_kind::send) t = std::max(t, nic_s(rank, o.nic));
+        if (p_.causal) t = std::max(t, ready_at_[r.id]);
       }
       push(t, r.id, static_cast<std::uint8_t>(o.kind));
     }
@@ -318,6 +329,7 @@ class simulator {
   std::vector<std::uint8_t> state_;  // 0, started or done
   std::vector<double> next_o_, next_gr_, next_gs_;
   std::vector<double> send_start_;
+  std::vector<double> ready_at_, taken_in_;  // params.causal: when an operation may start; when a message was taken in
   match_queues rq_, uq_;
   detail::event_queue queue_;
   double now_ = 0;

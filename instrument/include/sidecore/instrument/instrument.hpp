@@ -105,6 +105,10 @@ void xfer_end_only_at(std::uint64_t xfer_id, std::size_t bytes, int peer, std::u
 void region_enter_at(std::string_view name, std::uint64_t t) noexcept;
 void region_exit_at(std::uint64_t t) noexcept;
 std::uint32_t register_current_thread() noexcept;
+void trace_post_at(bool send, std::uint64_t req, int peer, int world_peer, int tag, int comm, std::size_t bytes,
+                   const char* proto, std::uint64_t t_ns) noexcept;
+void trace_done_at(std::uint64_t req, int source, int world_source, int tag, std::size_t bytes,
+                   std::uint64_t t_ns) noexcept;
 /// Sets the end of the measured window, in ticks (tests); normally the first rank_profile_json() or stop() sets it.
 void set_window_end(std::uint64_t t) noexcept;
 /// Sets the start of the measured window, in ticks (tests); normally start() sets it to ticks().
@@ -183,6 +187,29 @@ inline void xfer_end_unpaired(std::uint64_t xfer_id, std::size_t bytes, int peer
 [[nodiscard]] inline std::uint32_t current_thread_id() noexcept {
   return enabled() ? detail::register_current_thread() : no_thread;
 }
+/// Whether a trace is being written (and still accepts events). Inline and branch-only.
+[[nodiscard]] inline bool tracing() noexcept { return detail::g_hot.trace.load(std::memory_order_relaxed); }
+
+/// Trace records of the communication operations, for the trace-driven replay (`sidecore whatif`,
+/// docs/simulate.md "What the trace carries"); nothing happens unless tracing(). Call them inside the call's
+/// call_enter/call_exit, on the calling thread.
+/// trace_post: a send or receive was started; `req` is the request's handle (the id of its transfer events),
+/// `peer` the destination or source in communicator `comm` (any_source as given), `world_peer` the same in the
+/// init communicator (-1 for any source), `tag` as given (any_tag as given), `bytes` the posted size, `proto`
+/// "inject" (completed inside the call), "eager" or "rndv" (for sends; "posted" for receives).
+inline void trace_post(bool send, std::uint64_t req, int peer, int world_peer, int tag, int comm, std::size_t bytes,
+                       const char* proto) noexcept {
+  if (tracing()) detail::trace_post_at(send, req, peer, world_peer, tag, comm, bytes, proto, now_ns());
+}
+/// trace_done: a wait or test completed request `req`; for a receive, the *matched* source (in its communicator
+/// and in the init communicator), tag and size; for a send, source and tags are -1.
+inline void trace_done(std::uint64_t req, int source, int world_source, int tag, std::size_t bytes) noexcept {
+  if (tracing()) detail::trace_done_at(req, source, world_source, tag, bytes, now_ns());
+}
+/// Process metadata for the trace's "otherData": the engine's eager limit and inject size, the OpenMP threads.
+/// Mode and provider come from set_run_info().
+void set_trace_info(std::size_t eager_max, std::size_t inject_size, int omp_threads) noexcept;
+
 /// Names the calling thread in the trace ("progress", "main", ...). Truncated to 31 bytes.
 void name_current_thread(std::string_view name) noexcept;
 /// Marks the calling thread as the progress thread (named "progress", listed apart in the trace).

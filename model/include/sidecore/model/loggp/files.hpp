@@ -44,4 +44,12 @@ struct measurement {
 /// largest size of the first range (the first protocol change), or the largest size measured.
 [[nodiscard]] sidecore::model::sim::loggops_params to_loggops(const series_fit& f, std::uint64_t bytes);
 
+/// LogGOPS parameters from a parameter file (schema "sidecore-loggp", version 1; what `sidecore loggp -o` writes):
+/// of the series of transport `transport` (its first one), the range holding `bytes` (the last range above it),
+/// mapped as to_loggops() does (S: the first protocol change, or the largest size measured). Throws
+/// sidecore::input_error naming the file and the JSON path of a missing or bad field, or the transports there are.
+[[nodiscard]] sidecore::model::sim::loggops_params read_loggops_params(const std::string& path,
+                                                                      const std::string& transport,
+                                                                      std::uint64_t bytes);
+
 }  // namespace sidecore::model::loggp

@@ -18,6 +18,12 @@ struct loggops_params {
   double G = 6;     ///< NIC gap per byte after the first
   double O = 0;     ///< CPU overhead per byte after the first
   std::uint64_t S = 65535;  ///< largest eager message; larger ones wait for the matching receive
+  /// Not LogGOPSim's rule (off by default): an operation that becomes ready is queued no earlier than the moment
+  /// its dependencies ended (a calc at its end, a send once its o is paid or, rendezvous, at the match, a receive
+  /// once its message is taken in), not only at its own CPU's clock. LogGOPSim queues it at the CPU's clock, which
+  /// is right when every dependency runs on the same CPU and lets an operation on another CPU start before what it
+  /// waits for has ended; the trace replay (whatif.hpp) puts computation and transfers on two CPUs and sets it.
+  bool causal = false;
 };
 
 /// Throws sidecore::input_error naming the parameter ("-G") when one is negative or not finite.

@@ -1,0 +1,55 @@
+// `sidecore whatif`: the trace-driven what-if (docs/simulate.md "Trace-driven what-if").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "sidecore/model/sim/whatif.hpp"
+
+namespace sidecore::tools {
+
+struct whatif_args {
+  std::vector<std::string> traces;
+  std::string loggp_file;
+  std::string loggp_series = "sidecore";
+  sidecore::model::sim::loggops_params params;
+  CLI::Option* opt_L = nullptr;  // given on the command line: wins over --loggp
+  CLI::Option* opt_o = nullptr;
+  CLI::Option* opt_g = nullptr;
+  CLI::Option* opt_G = nullptr;
+  CLI::Option* opt_O = nullptr;
+  CLI::Option* opt_S = nullptr;
+  int cores = 0;               // N of N/(N-1); 0: the traces' OpenMP threads
+  std::string scaling_file;    // measured scaling table instead of N/(N-1)
+  unsigned chunks = 16;
+  std::string format = "text";
+  std::string timeline;        // Chrome trace JSON of the three scenarios
+  std::string svg;             // sweep + timelines
+  bool no_sweep = false;
+};
+
+CLI::App* add_whatif(CLI::App& app, whatif_args& a);
+
+/// The loaded, linked traces and the options the replay runs with (also what predict/report use).
+struct whatif_setup {
+  sidecore::model::sim::linked_traces lt;
+  sidecore::model::sim::whatif_options opts;
+  std::string params_from;   // "--loggp FILE (series sidecore, range of 12 KiB)", "given", "LogGOPSim's defaults"
+  std::string scaling_text;  // "4 cores -> 3, linear: x1.333"
+};
+/// Reads and links the traces and settles the parameters. Throws input_error.
+[[nodiscard]] whatif_setup prepare_whatif(const whatif_args& a);
+
+/// Prints the per-scenario, per-rank times, speedups, the bandwidth sweep and what each scenario needs; writes the
+/// timelines. Returns 0, or 2 when a scenario cannot finish (its problems printed). Throws input_error.
+[[nodiscard]] int run_whatif(const whatif_args& a);
+
+/// For `sidecore predict` and `report --trace`: the traces replayed (progress in calls and dedicated core) beside
+/// the analytical t_noprogress and t_dedicated (seconds), and why they differ, as sentences for the output's
+/// notes. `a` holds the traces and the parameter options. Throws input_error.
+[[nodiscard]] std::vector<std::string> compare_with_model(const whatif_args& a, double t_noprogress_s,
+                                                          double t_dedicated_s);
+
+}  // namespace sidecore::tools

@@ -62,7 +62,7 @@ void expect_clear_rejection(const std::string& name, const std::string& value,
 
 const std::vector<std::string> all_names = {
     "SIDECORE_PROGRESS",     "SIDECORE_PROGRESS_CORE", "SIDECORE_IDLE",       "SIDECORE_SPIN_US",
-    "SIDECORE_YIELD_US",     "SIDECORE_BLOCK_US",     "SIDECORE_CALLER_PROGRESS", "SIDECORE_PROVIDER",      "SIDECORE_SUBMIT_QUEUE", "SIDECORE_CQ_BATCH",
+    "SIDECORE_YIELD_US",     "SIDECORE_BLOCK_US",     "SIDECORE_CALLER_PROGRESS", "SIDECORE_SELF_PATH", "SIDECORE_PROVIDER",      "SIDECORE_SUBMIT_QUEUE", "SIDECORE_CQ_BATCH",
     "SIDECORE_EAGER_MAX",    "SIDECORE_RECV_BUFFERS",
     "SIDECORE_VERBOSE",      "SIDECORE_PROFILE",       "SIDECORE_TRACE",      "SIDECORE_TRACE_MAX_EVENTS",
     "SIDECORE_SIZE_BINS",    "SIDECORE_XFER_TABLE",    "SIDECORE_RING_EVENTS",  "SIDECORE_NCORE"};
@@ -124,6 +124,7 @@ TEST(SettingsTable, ValidValuesParseAndRoundTrip) {
       {"SIDECORE_EAGER_MAX", {"0", "8192", "65536"}},
       {"SIDECORE_RECV_BUFFERS", {"2", "64", "4096"}},
       {"SIDECORE_CALLER_PROGRESS", {"on", "off", " off "}},
+      {"SIDECORE_SELF_PATH", {"on", "off"}},
       {"SIDECORE_VERBOSE", {"0", "1", "2"}},
       {"SIDECORE_PROFILE", {"/tmp/p-%r.json", "prof.json"}},
       {"SIDECORE_TRACE", {"/tmp/t-%r.json"}},
@@ -205,6 +206,7 @@ TEST(SettingsTable, RejectsJunkForEveryVariable) {
       {"SIDECORE_EAGER_MAX", {"65537", "-1", "8k", ""}},
       {"SIDECORE_RECV_BUFFERS", {"0", "1", "4097", "many"}},
       {"SIDECORE_CALLER_PROGRESS", {"", "yes", "1", "ON"}},
+      {"SIDECORE_SELF_PATH", {"", "provider", "0"}},
       {"SIDECORE_VERBOSE", {"3", "yes", "-1"}},
       {"SIDECORE_PROFILE", {"", "  "}},
       {"SIDECORE_TRACE", {""}},

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Instructions per 8-byte self round trip (irecv, isend, two waits), per library, for sidecore (SIDECORE_PROGRESS,
 # default off) and raw libfabric, counted by valgrind's callgrind: a figure the VM's timing noise cannot move, for
-# comparing two builds of the small-message path. Each implementation runs twice (N and N/5 iterations); the
+# comparing two builds of the small-message path. `sidecore` goes through the provider as a message to another rank
+# does (SIDECORE_SELF_PATH=off); `sidecore-self` is the self path (a message to self matched and copied by sidecore,
+# no provider). Each implementation runs twice (N and N/5 iterations); the
 # difference divided by 4N/5 removes start-up and shutdown, so the figure is the loop's alone.
 #   bench/run-instructions.sh [--iterations=N] [BUILD_DIR]
 set -euo pipefail
@@ -28,9 +30,10 @@ short=$((n / 5))
 
 # count IMPL ITERATIONS: "object instructions" lines for one run.
 count() {
-  local out="$tmp/cg.$1.$2"
-  SIDECORE_PROGRESS=${SIDECORE_PROGRESS:-off} timeout 600 valgrind --tool=callgrind --callgrind-out-file="$out" \
-    "$bin/bench_self_loop" --impl="$1" --iterations="$2" >"$tmp/log.$1.$2" 2>&1 ||
+  local out="$tmp/cg.$1.$2" impl=$1 self=off
+  [[ $impl == sidecore-self ]] && impl=sidecore self=on
+  SIDECORE_SELF_PATH=$self SIDECORE_PROGRESS=${SIDECORE_PROGRESS:-off} timeout 600 valgrind --tool=callgrind \
+    --callgrind-out-file="$out" "$bin/bench_self_loop" --impl="$impl" --iterations="$2" >"$tmp/log.$1.$2" 2>&1 ||
     { echo "error: bench_self_loop --impl=$1 failed under valgrind: see below" >&2; cat "$tmp/log.$1.$2" >&2; exit 1; }
   # The function table only (no source annotation), every function; its rows end with "[object]".
   callgrind_annotate --auto=no --threshold=100 "$out" 2>/dev/null | awk '
@@ -39,7 +42,7 @@ count() {
 }
 
 echo "== run-instructions.sh: $bin/bench_self_loop under callgrind, $n and $short round trips, SIDECORE_PROGRESS=${SIDECORE_PROGRESS:-off}"
-for impl in sidecore raw; do
+for impl in sidecore sidecore-self raw; do
   count "$impl" "$n" >"$tmp/long.$impl"
   count "$impl" "$short" >"$tmp/short.$impl"
   echo

@@ -158,6 +158,7 @@ void engine::add_addresses(const char* names, std::size_t count, int me) {
   engine_core& e = core_of(*this);
   e.ep.insert(names, count);
   e.my_index = static_cast<std::uint32_t>(me);
+  e.self_index = e.cfg.self_path ? e.my_index : ~std::uint32_t{0};
 }
 
 void engine::connect(MPI_Comm comm) {

@@ -88,6 +88,12 @@ class engine_core final : public engine {
   [[nodiscard]] progressor progressor_for(std::size_t len) const noexcept {
     return len < caller_limit ? progressor::any : progressor::thread;
   }
+  // A send's first step: to this process, matched and copied here (no provider, one copy); else eager or
+  // rendezvous by size.
+  [[nodiscard]] req_act send_act(std::size_t len, int dest) const noexcept {
+    if (static_cast<std::uint32_t>(dest) == self_index) [[unlikely]] return req_act::self;
+    return len <= eager_max_ ? req_act::eager : req_act::rts;
+  }
   static constexpr std::uint32_t cancel_bit = 1U << 31;
   void cancel_req(req* r);  // an application thread: returns once the engine has acted on the cancel
 
@@ -108,6 +114,11 @@ class engine_core final : public engine {
   }
   void on_message(rx_buffer* b, std::size_t len);  // caller holds the lock
   void deliver_eager(req* r, const wire_hdr& h, const char* data);
+  // Messages to this process (protocol.cpp): an eager one is matched or held as if it had arrived; a larger one
+  // waits, as a wire_self_rts entry, for the receive that copies from its buffer (take_self_send).
+  void deliver_self_eager(const wire_hdr& h, const char* data);
+  op_status post_self(req* s);
+  void take_self_send(req* r, const wire_hdr& h);
   void start_rendezvous(req* r, const wire_hdr& h);
   void drop_message(const char* why, const wire_hdr* h, std::size_t len) noexcept;
 
@@ -177,6 +188,8 @@ class engine_core final : public engine {
   engine_config cfg;
   std::size_t caller_limit = 0;  // requests shorter than this an application thread may progress (progressor_for)
   std::uint32_t my_index = 0;  // this process's engine address index
+  // Messages to this address take the self path (post_self): my_index, or none when engine_config::self_path is off.
+  std::uint32_t self_index = ~std::uint32_t{0};
   endpoint ep;
   request_pool pool;
   mpmc_queue queue;

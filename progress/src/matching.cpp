@@ -25,6 +25,7 @@ void engine_core::accept_recv(req* r) {
     if (matching.unexp_tail == m) matching.unexp_tail = prev;
     r->stage.store(req_stage::matched, std::memory_order_relaxed);
     if (h.type == wire_eager) deliver_eager(r, h, m->data);
+    else if (h.type == wire_self_rts) take_self_send(r, h);
     else start_rendezvous(r, h);
     std::free(m->data);
     delete m;

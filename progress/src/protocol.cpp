@@ -113,6 +113,8 @@ op_status engine_core::post(req* r) {
       }
       break;
     }
+    case req_act::self:
+      return post_self(r);
     case req_act::none:
       return op_status::ok;
   }
@@ -131,6 +133,45 @@ void engine_core::deliver_eager(req* r, const wire_hdr& h, const char* data) {
   r->source = static_cast<int>(h.src_rank);
   r->peer_world = static_cast<int>(h.src_index);
   complete(r);
+}
+
+// An eager message to this process, as if it had arrived: the first posted receive it matches takes it, else it is
+// held (copied) for the receives to come. Caller holds the lock.
+void engine_core::deliver_self_eager(const wire_hdr& h, const char* data) {
+  if (req* r = match_posted(h)) deliver_eager(r, h, data);
+  else hold_unexpected(h, data);
+}
+
+// A send to this process: one copy, no provider. An eager one completes now (its data matched or held); a larger
+// one completes when a receive takes it, copying straight from its buffer: the sender's buffer is in use until
+// then, as in a rendezvous. In mode core that copy runs on the progress thread (such a send and a receive that
+// size are progressor::thread), so it overlaps the application's computation.
+op_status engine_core::post_self(req* s) {
+  begin_xfer(s);
+  s->act = req_act::none;
+  const auto rank = static_cast<std::uint32_t>(s->data);
+  if (s->len <= eager_max_) {
+    deliver_self_eager(eager_hdr(s->tag, s->len, rank, my_index), static_cast<const char*>(s->buf));
+    complete(s);
+    return op_status::ok;
+  }
+  wire_hdr h = rts_hdr(s->tag, s->len, request_pool::handle_of(s), rank, my_index);
+  h.type = wire_self_rts;
+  if (req* r = match_posted(h)) take_self_send(r, h);
+  else hold_unexpected(h, nullptr);
+  return op_status::ok;
+}
+
+// Receive r takes the held send to this process that h names: the data is copied from the send's buffer, and both
+// complete.
+void engine_core::take_self_send(req* r, const wire_hdr& h) {
+  req* s = pool.lookup(h.cookie);
+  if (!s) [[unlikely]] {  // a send waits for its receive and cannot be cancelled; only the engine's failure ends it
+    fail_request(r, failure::engine, 0);
+    return;
+  }
+  deliver_eager(r, h, static_cast<const char*>(s->buf));
+  complete(s);
 }
 
 // A ready-to-send matched receive r: post a receive for what r takes, then (post()) clear the sender to send it.

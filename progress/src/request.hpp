@@ -30,6 +30,7 @@ enum class req_act : std::uint8_t {
   data_send,  // send: the rendezvous data, as much as the receiver's clear-to-send asked for
   data_recv,  // recv: the rendezvous data, posted before the clear-to-send goes out
   cts,        // recv: clear-to-send to the sender
+  self,       // send to this process: matched and copied here, no provider (protocol.cpp, post_self)
 };
 /// Where the engine has a request: none until the holder of the progress lock takes it (it may still sit in the
 /// submission queue), taken for a send or schedule it has, and for a receive where it is in sidecore's matching.

@@ -56,7 +56,7 @@ bool engine_core::start_child_send(schedule& parent, std::uint64_t token, const 
   req* r = child_slot(pool, parent, token);
   if (!r) return false;
   r->op = req_kind::send;
-  r->act = len <= eager_max_ ? req_act::eager : req_act::rts;
+  r->act = send_act(len, dest);
   r->buf = const_cast<void*>(buf);  // libfabric's send takes const; the slot is shared with receives
   r->len = len;
   r->peer_world = dest;

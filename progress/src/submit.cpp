@@ -14,7 +14,9 @@ std::uint64_t engine::start_send(const void* buf, std::size_t len, int dest, std
   engine_core& e = core_of(*this);
   // An eager message that fits one inject completes here, without instrumentation (its XFER records name a slot).
   bool may_lock = true;
-  if (may_inline && len <= eager_max_ && hdr_size + len <= inject_size_ && !e.on_xfer) {
+  // To this process every eager size completes here (matched or held, one copy, no provider).
+  if (may_inline && len <= eager_max_ && !e.on_xfer &&
+      (hdr_size + len <= inject_size_ || static_cast<std::uint32_t>(dest) == e.self_index)) {
     const engine_core::inline_result res = e.send_inline(buf, len, dest, tag, sender_rank);
     if (res == engine_core::inline_result::sent) return inline_handle(len);
     may_lock = res != engine_core::inline_result::no_lock;  // asked once already (mode core: up to caller_ask_ns)
@@ -27,7 +29,7 @@ std::uint64_t engine_core::start_send_slot(const void* buf, std::size_t len, int
   req* r = pool.acquire();
   if (!r) throw std::bad_alloc();
   r->op = req_kind::send;
-  r->act = len <= eager_max_ ? req_act::eager : req_act::rts;
+  r->act = send_act(len, dest);
   r->by = progressor_for(len);
   r->buf = const_cast<void*>(buf);  // libfabric's send takes const; the slot is shared with receives
   r->len = len;
@@ -77,8 +79,13 @@ engine_core::inline_result engine_core::send_inline(const void* buf, std::size_t
   if (!g) return inline_result::no_lock;
   drain_submissions();  // what other threads queued goes first
   if (backlog.send.head != 0 || failed()) return inline_result::refused;
-  if (inject_eager(eager_hdr(tag, len, static_cast<std::uint32_t>(sender_rank), my_index), buf, ep.addr(dest)) != 0)
-    return inline_result::refused;
+  const wire_hdr h = eager_hdr(tag, len, static_cast<std::uint32_t>(sender_rank), my_index);
+  if (static_cast<std::uint32_t>(dest) == self_index) [[unlikely]] {
+    deliver_self_eager(h, static_cast<const char*>(buf));
+    bump(completions);
+    return inline_result::sent;
+  }
+  if (inject_eager(h, buf, ep.addr(dest)) != 0) return inline_result::refused;
   bump(completions);
   ring_peer(dest);
   return inline_result::sent;

@@ -20,7 +20,14 @@ namespace sidecore::progress {
 /// a peer built from another sidecore would otherwise be read field by field as if it were ours.
 inline constexpr std::uint8_t wire_version = 1;
 
-enum wire_type : std::uint8_t { wire_eager = 1, wire_rts = 2, wire_cts = 3 };
+enum wire_type : std::uint8_t {
+  wire_eager = 1,
+  wire_rts = 2,
+  wire_cts = 3,
+  /// Never on the wire: a rendezvous-sized send to this process, held in the unexpected list until a receive
+  /// takes it (cookie: the send's handle; the receive copies straight from the send's buffer, protocol.cpp).
+  wire_self_rts = 4,
+};
 
 /// The header of every sidecore message that goes through the receive buffers (eager data, ready-to-send,
 /// clear-to-send). 40 bytes; eager data follows it.

@@ -373,6 +373,7 @@ void init(MPI_Comm user_comm) {
   ec.yield_us = s->cfg.yield_us;
   ec.block_us = s->cfg.block_us;
   ec.caller_progress = s->cfg.caller_progress;
+  ec.self_path = s->cfg.self_path;
   ec.queue_capacity = s->cfg.submit_queue;
   ec.cq_batch = s->cfg.cq_batch;
   ec.eager_max = s->cfg.eager_max;

@@ -165,6 +165,15 @@ std::vector<setting_def> make_table() {
                                                       "on, off");
                },
                [](const settings& s) { return std::string(s.caller_progress ? "on" : "off"); }});
+  t.push_back({"SIDECORE_SELF_PATH", "on", "on, off",
+               "on: a message a rank sends to itself is matched by sidecore and copied once, without the provider "
+               "(a large one is copied when its receive is posted, on the progress thread in core mode). off: it "
+               "goes through the provider like a message to another rank (bench/run-instructions.sh uses this to "
+               "count the provider's path on one rank).",
+               [](settings& s, const std::string& v) {
+                 s.self_path = parse_enum<bool>("SIDECORE_SELF_PATH", v, {{"on", true}, {"off", false}}, "on, off");
+               },
+               [](const settings& s) { return std::string(s.self_path ? "on" : "off"); }});
   t.push_back({"SIDECORE_PROVIDER", "(auto)", "a libfabric provider name as `fi_info -l` lists it, e.g. shm, "
                                               "tcp;ofi_rxm, verbs;ofi_rxm, efa, cxi, psm2",
                "libfabric provider. Automatic: shm when every rank is on one host, tcp;ofi_rxm otherwise.",

@@ -38,6 +38,7 @@ struct settings {
   std::uint32_t yield_us = 2;
   std::uint32_t block_us = 1000;
   bool caller_progress = true;
+  bool self_path = true;
   std::string provider;  // empty: automatic
   std::size_t submit_queue = 4096;
   std::size_t cq_batch = 16;

@@ -45,6 +45,9 @@ struct engine_config {
   /// progress thread (caller_progress.cpp). false: every operation goes through the progress thread (two
   /// crossings between cores per message).
   bool caller_progress = true;
+  /// Messages to this process are matched by the engine and copied once (no provider). false: they go through
+  /// the provider like any other, which lets one rank measure the provider's path (bench/run-instructions.sh).
+  bool self_path = true;
 };
 
 /// Counters of the progress loop (the progress thread's own accounting in core mode).

@@ -4,12 +4,14 @@
 // is accepted; `sidecore info` prints the table.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <sidecore/common/schedule.hpp>
 #include <sidecore/progress/engine.hpp>
 
 namespace sidecore::detail {
@@ -44,6 +46,11 @@ struct settings {
   std::string xfer_table;            // empty: built-in calibration when profiling
   std::size_t ring_events = 4096;
   int n_core = 0;                    // SIDECORE_NCORE; 0: the cores of the process's cpuset
+  // collectives (issue 14): the algorithm per kind (automatic: chosen per call), the pipelining segment, the
+  // schedules cached per communicator
+  std::array<coll::algorithm, coll::kind_count> coll_algorithm{};
+  std::uint64_t coll_segment = coll::default_segment_bytes;
+  std::size_t coll_cache = 16;
   // Which variables the user set (name -> raw value), for `sidecore info`.
   std::vector<std::pair<std::string, std::string>> set_by_user;
 };

@@ -30,8 +30,11 @@ struct persistent_op {
   std::uint64_t running = 0;
 };
 
+/// Bit 62 set and bit 63 clear (inline handles and the consumed mark ~0 have bit 63): one shift and compare, on every
+/// wait and test.
 [[nodiscard]] constexpr bool is_persistent(std::uint64_t handle) noexcept {
-  return (handle & progress::runtime_bit) != 0 && !progress::is_inline(handle) && handle != ~std::uint64_t{0};
+  static_assert(progress::runtime_bit == std::uint64_t{1} << 62 && progress::inline_bit == std::uint64_t{1} << 63);
+  return (handle >> 62) == 1;
 }
 
 /// The live persistent requests, by handle: (generation << 32) | (index + 1) | runtime_bit, the generation on 30

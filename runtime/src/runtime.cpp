@@ -70,7 +70,8 @@ thread_local std::string t_request_error;
 }
 
 // What a completed request (engine handle `handle`) reports, as the public status.
-status to_status(const detail::runtime_state& s, const progress::completion& c, std::uint64_t handle) {
+[[gnu::always_inline]] inline status to_status(const detail::runtime_state& s, const progress::completion& c,
+                                              std::uint64_t handle) {
   status st;
   if (c.kind == progress::req_kind::recv && c.result != progress::req_result::canceled) {
     st.source = c.source;
@@ -639,18 +640,35 @@ status recv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
   return wait(r);
 }
 
-status wait(request& r) {
-  const call_scope scope(category::wait, "sidecore::wait");
-  detail::runtime_state& s = detail::state_or_throw("wait");
-  if (status st; take_inline(r, &st)) return st;
+namespace {
+
+// wait() of a persistent request, out of the point-to-point path: an inactive one returns an empty status at once
+// (MPI's), an active one completes its run and becomes inactive.
+[[gnu::noinline]] status wait_persistent(detail::runtime_state& s, request& r) {
   detail::persistent_op* p = nullptr;
-  const std::uint64_t h = detail::is_persistent(r.handle()) ? engine_handle(s, r, &p, "wait") : r.handle();
-  if (p && h == 0) return status{};  // an inactive persistent request: nothing to wait for (MPI's empty status)
+  const std::uint64_t h = engine_handle(s, r, &p, "wait");
+  if (h == 0) return status{};
   progress::completion c;
   if (!s.eng->wait(h, c)) [[unlikely]]
     throw_bad_request(r, "wait");
   const status st = to_status(s, c, h);
   mark_done(r, p);
+  return st;
+}
+
+}  // namespace
+
+status wait(request& r) {
+  const call_scope scope(category::wait, "sidecore::wait");
+  detail::runtime_state& s = detail::state_or_throw("wait");
+  if (status st; take_inline(r, &st)) return st;
+  if (detail::is_persistent(r.handle())) [[unlikely]]
+    return wait_persistent(s, r);
+  progress::completion c;
+  if (!s.eng->wait(r.handle(), c)) [[unlikely]]
+    throw_bad_request(r, "wait");
+  const status st = to_status(s, c, r.handle());
+  request_access::mark_consumed(r);
   return st;
 }
 

@@ -65,7 +65,19 @@ const std::vector<std::string> all_names = {
     "SIDECORE_YIELD_US",     "SIDECORE_BLOCK_US",     "SIDECORE_CALLER_PROGRESS", "SIDECORE_PROVIDER",      "SIDECORE_SUBMIT_QUEUE", "SIDECORE_CQ_BATCH",
     "SIDECORE_EAGER_MAX",    "SIDECORE_RECV_BUFFERS",
     "SIDECORE_VERBOSE",      "SIDECORE_PROFILE",       "SIDECORE_TRACE",      "SIDECORE_TRACE_MAX_EVENTS",
-    "SIDECORE_SIZE_BINS",    "SIDECORE_XFER_TABLE",    "SIDECORE_RING_EVENTS",  "SIDECORE_NCORE"};
+    "SIDECORE_SIZE_BINS",    "SIDECORE_XFER_TABLE",    "SIDECORE_RING_EVENTS",  "SIDECORE_NCORE",
+    "SIDECORE_COLL_BARRIER",
+    "SIDECORE_COLL_BCAST",
+    "SIDECORE_COLL_REDUCE",
+    "SIDECORE_COLL_ALLREDUCE",
+    "SIDECORE_COLL_GATHER",
+    "SIDECORE_COLL_SCATTER",
+    "SIDECORE_COLL_ALLGATHER",
+    "SIDECORE_COLL_ALLTOALL",
+    "SIDECORE_COLL_REDUCE_SCATTER_BLOCK",
+    "SIDECORE_COLL_ALLGATHERV",
+    "SIDECORE_COLL_ALLTOALLV",
+    "SIDECORE_COLL_SEGMENT", "SIDECORE_COLL_CACHE"};
 
 TEST(SettingsTable, EveryVariableIsDeclaredOnceWithHelpAndAccepted) {
   std::set<std::string> seen;
@@ -132,6 +144,19 @@ TEST(SettingsTable, ValidValuesParseAndRoundTrip) {
       {"SIDECORE_XFER_TABLE", {"/tmp/xfer.json"}},
       {"SIDECORE_RING_EVENTS", {"16", "4096", "16777216"}},
       {"SIDECORE_NCORE", {"1", "2", "64", "1048576"}},
+      {"SIDECORE_COLL_BARRIER", {"auto", "dissemination"}},
+      {"SIDECORE_COLL_BCAST", {"auto"}},
+      {"SIDECORE_COLL_REDUCE", {"auto"}},
+      {"SIDECORE_COLL_ALLREDUCE", {"auto", "ring", "rabenseifner", "recursive_doubling"}},
+      {"SIDECORE_COLL_GATHER", {"auto"}},
+      {"SIDECORE_COLL_SCATTER", {"auto"}},
+      {"SIDECORE_COLL_ALLGATHER", {"auto"}},
+      {"SIDECORE_COLL_ALLTOALL", {"auto", "bruck"}},
+      {"SIDECORE_COLL_REDUCE_SCATTER_BLOCK", {"auto"}},
+      {"SIDECORE_COLL_ALLGATHERV", {"auto"}},
+      {"SIDECORE_COLL_ALLTOALLV", {"auto"}},
+      {"SIDECORE_COLL_SEGMENT", {"1024", "131072", "67108864"}},
+      {"SIDECORE_COLL_CACHE", {"0", "16", "4096"}},
   };
   EXPECT_EQ(valid.size(), all_names.size());
   for (const auto& [name, values] : valid) {
@@ -172,6 +197,16 @@ TEST(SettingsTable, ValidValuesGiveTheRightFields) {
   EXPECT_EQ(parsed("SIDECORE_XFER_TABLE", "x.json").xfer_table, "x.json");
   EXPECT_EQ(parsed("SIDECORE_RING_EVENTS", "64").ring_events, 64u);
   EXPECT_EQ(parsed("SIDECORE_NCORE", "16").n_core, 16);
+  EXPECT_EQ(parsed("SIDECORE_COLL_ALLREDUCE", "ring").coll_algorithm[static_cast<std::size_t>(sidecore::coll::kind::allreduce)],
+            sidecore::coll::algorithm::ring);
+  EXPECT_EQ(parsed("SIDECORE_COLL_SEGMENT", "4096").coll_segment, 4096u);
+  EXPECT_EQ(parsed("SIDECORE_COLL_CACHE", "0").coll_cache, 0u);
+}
+
+// SIDECORE_COLL_<KIND> names the algorithms of that kind only.
+TEST(SettingsTable, CollectiveAlgorithmSettingsListTheirKindsAlgorithms) {
+  expect_clear_rejection("SIDECORE_COLL_ALLREDUCE", "bruck", {"auto", "recursive_doubling", "ring", "rabenseifner"});
+  expect_clear_rejection("SIDECORE_COLL_ALLTOALL", "ring", {"auto", "bruck"});
 }
 
 // The cases of the issue, with the accepted values each message must give.
@@ -213,6 +248,19 @@ TEST(SettingsTable, RejectsJunkForEveryVariable) {
       {"SIDECORE_XFER_TABLE", {""}},
       {"SIDECORE_RING_EVENTS", {"8", "100", "33554432", "x"}},
       {"SIDECORE_NCORE", {"0", "-2", "1048577", "4cores", "", "99999999999999999999999"}},
+      {"SIDECORE_COLL_BARRIER", {"", "fast", "AUTO", "bruck"}},
+      {"SIDECORE_COLL_BCAST", {"", "fast", "AUTO", "bruck"}},
+      {"SIDECORE_COLL_REDUCE", {"", "fast", "AUTO", "bruck"}},
+      {"SIDECORE_COLL_ALLREDUCE", {"", "fast", "AUTO"}},
+      {"SIDECORE_COLL_GATHER", {"", "fast", "AUTO"}},
+      {"SIDECORE_COLL_SCATTER", {"", "fast", "AUTO"}},
+      {"SIDECORE_COLL_ALLGATHER", {"", "fast", "AUTO"}},
+      {"SIDECORE_COLL_ALLTOALL", {"", "fast", "AUTO"}},
+      {"SIDECORE_COLL_REDUCE_SCATTER_BLOCK", {"", "fast", "AUTO"}},
+      {"SIDECORE_COLL_ALLGATHERV", {"", "fast", "AUTO"}},
+      {"SIDECORE_COLL_ALLTOALLV", {"", "fast", "AUTO"}},
+      {"SIDECORE_COLL_SEGMENT", {"1023", "67108865", "", "128k"}},
+      {"SIDECORE_COLL_CACHE", {"-1", "4097", "lots"}},
   };
   EXPECT_EQ(junk.size(), all_names.size());
   for (const auto& [name, values] : junk) {

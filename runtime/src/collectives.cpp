@@ -8,6 +8,7 @@
 #include <sidecore/instrument/instrument.hpp>
 #include <sidecore/sidecore.hpp>
 
+#include "call_scope.hpp"
 #include "state.hpp"
 
 namespace sidecore {
@@ -33,14 +34,7 @@ const call_names& names() {
   return n;
 }
 
-// CALL_ENTER/CALL_EXIT with the call's model category (nonblocking and persistent creation: init).
-struct call_scope {
-  category cat;
-  call_scope(category c, const char* name) noexcept : cat(c) { instrument::call_enter(c, name); }
-  ~call_scope() { instrument::call_exit(cat); }
-  call_scope(const call_scope&) = delete;
-  call_scope& operator=(const call_scope&) = delete;
-};
+using detail::call_scope;
 
 [[noreturn, gnu::cold]] void bad(const char* call, const std::string& what) {
   throw error(errc::invalid_argument, std::string(call) + ": " + what);

@@ -7,6 +7,7 @@
 #include <sidecore/instrument/instrument.hpp>
 #include <sidecore/sidecore.hpp>
 
+#include "call_scope.hpp"
 #include "state.hpp"
 
 namespace sidecore {
@@ -79,13 +80,7 @@ bool free_persistent(runtime_state& s, std::uint64_t handle) noexcept {
 
 namespace {
 
-struct call_scope {
-  category cat;
-  call_scope(category c, const char* name) noexcept : cat(c) { instrument::call_enter(c, name); }
-  ~call_scope() { instrument::call_exit(cat); }
-  call_scope(const call_scope&) = delete;
-  call_scope& operator=(const call_scope&) = delete;
-};
+using detail::call_scope;
 
 // A point-to-point persistent request: its arguments are checked now by a call that would take them (a 0-byte
 // probe is not possible, so the checks of isend/irecv run at every start as well).

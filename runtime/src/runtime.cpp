@@ -9,6 +9,7 @@
 #include <sidecore/instrument/instrument.hpp>
 #include <sidecore/sidecore.hpp>
 
+#include "call_scope.hpp"
 #include "state.hpp"
 
 namespace sidecore {
@@ -43,14 +44,7 @@ runtime_state* g_state = nullptr;
 
 namespace {
 
-// CALL_ENTER/CALL_EXIT around a public call, with its model category (seed 004, Section III-C).
-struct call_scope {
-  category cat;
-  call_scope(category c, const char* name) noexcept : cat(c) { instrument::call_enter(c, name); }
-  ~call_scope() { instrument::call_exit(cat); }
-  call_scope(const call_scope&) = delete;
-  call_scope& operator=(const call_scope&) = delete;
-};
+using detail::call_scope;
 
 [[noreturn, gnu::cold, gnu::noinline]] void throw_bad_request(const request& r, const char* what) {
   if (r.handle() == 0)

@@ -30,6 +30,8 @@ void engine_core::handle_entries(const fi_cq_tagged_entry* e, int n) {
     // and byte count were set when it matched).
     if (r->op == req_kind::recv) {  // only rendezvous data receives complete through the CQ
       --rdv_recvs_posted;
+      // Fewer bytes than asked for: a sender whose schedule let go of it (detach_child) sends none.
+      if (e[i].len < r->bytes) [[unlikely]] r->bytes = e[i].len;
       const int peer = r->peer_world;
       complete(r);  // first: the peer we wake may take the core we share with it
       ring_peer(peer);  // the sender's rendezvous send completes now

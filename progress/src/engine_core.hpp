@@ -157,15 +157,25 @@ class engine_core final : public engine {
 
   // ---- schedules (schedule.cpp) ---------------------------------------------------------------------------
   /// An application thread: starts schedule `s` behind a new request and returns its handle (advance() follows
-  /// from the next progress pass). Throws std::bad_alloc when the pool is exhausted.
-  std::uint64_t start_schedule(schedule& s, std::uint32_t owner_thread);
+  /// from the next progress pass). `by`: who may progress the request (request.hpp, progressor; its children are
+  /// the progress thread's in mode core whatever it says). Throws std::bad_alloc when the pool is exhausted.
+  std::uint64_t start_schedule(schedule& s, std::uint32_t owner_thread, progressor by = progressor::thread);
   /// Under the progress lock (from schedule::advance): starts a child of `parent`; `token` comes back with its
-  /// completion. `dest`/`source_index` are engine address indices (-1: any source). False when no slot is left
-  /// (nothing started).
-  bool start_child_send(schedule& parent, std::uint64_t token, const void* buf, std::size_t len, int dest,
-                        std::uint64_t tag, int sender_rank);
-  bool start_child_recv(schedule& parent, std::uint64_t token, void* buf, std::size_t len, int source_index,
-                        std::uint64_t tag, std::uint64_t ignore);
+  /// completion. `dest`/`source_index` are engine address indices (-1: any source). A send's message carries
+  /// `sig` (its low 48 bits: wire_hdr), which the receiving child reports in completion::sig. Returns the child's
+  /// handle (for cancel_child), or 0 when no slot is left (nothing started).
+  std::uint64_t start_child_send(schedule& parent, std::uint64_t token, const void* buf, std::size_t len, int dest,
+                                 std::uint64_t tag, int sender_rank, std::uint64_t sig = 0);
+  std::uint64_t start_child_recv(schedule& parent, std::uint64_t token, void* buf, std::size_t len,
+                                 int source_index, std::uint64_t tag, std::uint64_t ignore);
+  /// Under the progress lock (from schedule::advance), for a schedule that gives up (its collective failed): a
+  /// child receive no message has matched yet is cancelled (it completes as canceled, to on_child_complete, maybe
+  /// inside this call); a child send that waits for its receiver's clear-to-send is detached: it never reports to
+  /// its schedule, never reads its buffer again, and answers a late clear-to-send with an empty message (so that
+  /// receiver completes, seeing 0 bytes). Anything else completes as it would have. detached: no completion of this
+  /// child will come; otherwise one came or will come.
+  enum class child_fate { completes, detached };
+  child_fate cancel_child(schedule& parent, std::uint64_t handle) noexcept;
   void accept_schedule(req* r);          // caller holds the lock: the schedule is ready to begin
   void complete_child(req* r) noexcept;  // complete()'s target dispatch, for a request with a parent
   bool run_ready();                      // the progress pass's schedule-advance step

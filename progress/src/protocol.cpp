@@ -24,7 +24,8 @@ op_status engine_core::post(req* r) {
   const fi_addr_t peer_addr = r->peer_world >= 0 ? ep.addr(r->peer_world) : FI_ADDR_UNSPEC;
   switch (r->act) {
     case req_act::eager: {
-      const wire_hdr h = eager_hdr(r->tag, r->len, static_cast<std::uint32_t>(r->data), my_index);
+      wire_hdr h = eager_hdr(r->tag, r->len, static_cast<std::uint32_t>(r->data), my_index);
+      if (r->parent) [[unlikely]] set_sig(h, r->sig);
       if (hdr_size + r->len <= inject_size_) {
         // Header and data in one inject: the buffer is reusable at once and no completion entry will come.
         rc = inject_eager(h, r->buf, peer_addr);
@@ -52,10 +53,10 @@ op_status engine_core::post(req* r) {
       }
       break;
     }
-    case req_act::rts:
-      rc = inject_hdr(rts_hdr(r->tag, r->len, request_pool::handle_of(r), static_cast<std::uint32_t>(r->data),
-                              my_index),
-                      peer_addr);
+    case req_act::rts: {
+      wire_hdr h = rts_hdr(r->tag, r->len, request_pool::handle_of(r), static_cast<std::uint32_t>(r->data), my_index);
+      if (r->parent) [[unlikely]] set_sig(h, r->sig);
+      rc = inject_hdr(h, peer_addr);
       call = failure::fi_tinject;
       if (rc == 0) {
         bump(rendezvous);
@@ -64,12 +65,15 @@ op_status engine_core::post(req* r) {
         return op_status::ok;
       }
       break;
+    }
     case req_act::data_send:
       if (r->rdv_n == 0) {  // the receiver takes nothing (a 0-byte receive, or it truncates to 0)
         complete(r);
         return op_status::ok;
       }
-      rc = fi_tsend(ep.ep, r->buf, r->rdv_n, nullptr, peer_addr, rdv_tag_of(my_index, r->index), &r->ctx);
+      // A send its schedule let go of (detach_child: no buffer any more) answers with an empty message: the
+      // receiver's data receive completes with 0 bytes, which its own schedule sees as a mismatch.
+      rc = fi_tsend(ep.ep, r->buf, r->buf ? r->rdv_n : 0, nullptr, peer_addr, rdv_tag_of(my_index, r->index), &r->ctx);
       call = failure::fi_tsend;
       if (rc == 0) {
         r->act = req_act::none;
@@ -132,6 +136,7 @@ void engine_core::deliver_eager(req* r, const wire_hdr& h, const char* data) {
   r->rtag = h.tag;
   r->source = static_cast<int>(h.src_rank);
   r->peer_world = static_cast<int>(h.src_index);
+  if (r->parent) [[unlikely]] r->sig = sig_of(h);
   complete(r);
 }
 
@@ -183,6 +188,7 @@ void engine_core::start_rendezvous(req* r, const wire_hdr& h) {
   r->source = static_cast<int>(h.src_rank);
   r->peer_world = static_cast<int>(h.src_index);
   r->cookie = h.cookie;
+  if (r->parent) [[unlikely]] r->sig = sig_of(h);
   r->rdv_n = n;
   r->rdv_tag = rdv_tag_of(h.src_index, static_cast<std::uint32_t>(h.cookie) - 1);
   r->act = n ? req_act::data_recv : req_act::cts;

@@ -63,6 +63,8 @@ struct alignas(64) req {
   schedule* parent = nullptr;
   schedule* sched = nullptr;       // op schedule: the schedule this request stands for
   std::uint64_t token = 0;         // child: the schedule's name for it (schedule::on_child_complete)
+  // child send: the signature its message carries (wire_hdr::sig_*); child receive: that of the message it matched
+  std::uint64_t sig = 0;
   // operation
   void* buf = nullptr;
   std::size_t len = 0;

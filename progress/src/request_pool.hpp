@@ -1,11 +1,11 @@
 // Request slots: allocated from a lock-free free list (Treiber stack with a tagged head against ABA),
 // grown chunk by chunk under a mutex (the only allocation, off the steady-state path).
 //
-// A request handle given to the application is (generation << 32) | (index + 1), the generation on 31 bits. The
+// A request handle given to the application is (generation << 32) | (index + 1), the generation on 30 bits. The
 // generation of a slot changes each time it is released, so a handle that was already waited on is recognised as
 // stale instead of aliasing whatever request reuses the slot. Handles with bit 63 set have no slot: a send that
-// completed inside the call that started it (inline_handle, engine.hpp); ~0 is the runtime's mark of a consumed
-// handle.
+// completed inside the call that started it (inline_handle, engine.hpp); handles with bit 62 set are the runtime's
+// own (persistent requests, engine.hpp: runtime_bit); ~0 is the runtime's mark of a consumed handle.
 #pragma once
 
 #include <atomic>
@@ -21,7 +21,7 @@ namespace sidecore::progress {
 
 class request_pool {
  public:
-  static constexpr std::uint32_t gen_mask = 0x7fffffffU;  // bit 63 of a handle stays clear (inline_bit)
+  static constexpr std::uint32_t gen_mask = 0x3fffffffU;  // bits 63 and 62 of a handle stay clear (engine.hpp)
   static constexpr std::uint32_t chunk_bits = 10;
   static constexpr std::uint32_t chunk_size = 1U << chunk_bits;
   static constexpr std::uint32_t max_chunks = 4096;  // 4M requests in flight at most

@@ -6,12 +6,12 @@
 
 namespace sidecore::progress {
 
-std::uint64_t engine_core::start_schedule(schedule& s, std::uint32_t owner_thread) {
+std::uint64_t engine_core::start_schedule(schedule& s, std::uint32_t owner_thread, progressor by) {
   req* r = pool.acquire();
   if (!r) throw std::bad_alloc();
   r->op = req_kind::schedule;
   r->act = req_act::none;
-  r->by = progressor::thread;  // its children move in the background: the progress thread's, in mode core
+  r->by = by;
   r->sched = &s;
   r->buf = nullptr;
   r->len = 0;
@@ -51,10 +51,10 @@ req* child_slot(request_pool& pool, schedule& parent, std::uint64_t token) noexc
 
 }  // namespace
 
-bool engine_core::start_child_send(schedule& parent, std::uint64_t token, const void* buf, std::size_t len, int dest,
-                                   std::uint64_t tag, int sender_rank) {
+std::uint64_t engine_core::start_child_send(schedule& parent, std::uint64_t token, const void* buf, std::size_t len,
+                                            int dest, std::uint64_t tag, int sender_rank, std::uint64_t sig) {
   req* r = child_slot(pool, parent, token);
-  if (!r) return false;
+  if (!r) return 0;
   r->op = req_kind::send;
   r->act = send_act(len, dest);
   r->buf = const_cast<void*>(buf);  // libfabric's send takes const; the slot is shared with receives
@@ -66,14 +66,17 @@ bool engine_core::start_child_send(schedule& parent, std::uint64_t token, const 
   r->tag = tag;
   r->ignore = 0;
   r->bytes = len;
+  r->sig = sig;
+  // The handle is taken before accept: an injected message completes (and frees the slot) inside it.
+  const std::uint64_t h = request_pool::handle_of(r);
   accept(r);
-  return true;
+  return h;
 }
 
-bool engine_core::start_child_recv(schedule& parent, std::uint64_t token, void* buf, std::size_t len,
-                                   int source_index, std::uint64_t tag, std::uint64_t ignore) {
+std::uint64_t engine_core::start_child_recv(schedule& parent, std::uint64_t token, void* buf, std::size_t len,
+                                            int source_index, std::uint64_t tag, std::uint64_t ignore) {
   req* r = child_slot(pool, parent, token);
-  if (!r) return false;
+  if (!r) return 0;
   r->op = req_kind::recv;
   r->act = req_act::none;
   r->buf = buf;
@@ -85,14 +88,36 @@ bool engine_core::start_child_recv(schedule& parent, std::uint64_t token, void* 
   r->tag = tag;
   r->ignore = ignore;
   r->bytes = 0;
+  r->sig = 0;
+  const std::uint64_t h = request_pool::handle_of(r);
   accept(r);
-  return true;
+  return h;
+}
+
+engine_core::child_fate engine_core::cancel_child(schedule& parent, std::uint64_t handle) noexcept {
+  req* r = pool.lookup(handle);
+  if (!r || r->parent != &parent) return child_fate::completes;  // completed already
+  if (r->op == req_kind::recv) {
+    do_cancel(r);  // completes it as canceled if no message matched it yet
+    return child_fate::completes;
+  }
+  // A rendezvous send whose data has not gone to the provider: its ready-to-send waits for a clear-to-send (or
+  // still for the provider, in the backlog), or its data waits in the backlog. An eager send, or data the provider
+  // has, completes by itself.
+  const bool waits = r->len > eager_max_ && !r->posted && (r->act == req_act::none || r->act == req_act::rts ||
+                                                           r->act == req_act::data_send);
+  if (!waits) return child_fate::completes;
+  r->buf = nullptr;
+  r->parent = nullptr;
+  r->state.store(static_cast<std::uint32_t>(req_state::orphan), std::memory_order_release);  // freed at completion
+  return child_fate::detached;
 }
 
 void engine_core::complete_child(req* r) noexcept {
   schedule* s = r->parent;
   completion c{};
   read_result(*r, c);
+  c.sig = r->sig;
   const std::uint64_t token = r->token;
   pool.release(r);  // the application never sees a child: freed at once
   s->on_child_complete(c, token);
@@ -113,14 +138,16 @@ bool engine_core::run_ready() {
   return true;
 }
 
+std::uint64_t schedule::request_handle() const noexcept { return self_ ? request_pool::handle_of(self_) : 0; }
+
 void engine_core::finish(schedule* s, req_result result, failure what) noexcept {
   req* r = s->self_;
-  s->self_ = nullptr;
+  ready.remove(s);
   r->sched = nullptr;
   r->result = result;
   r->what = what;
   r->fi_err = 0;
-  s->retire();
+  s->retire();  // request_handle() still names r in there; s may be freed or started again from here on
   complete(r);
 }
 

@@ -42,12 +42,17 @@ class schedule {
   /// the schedule, and its owner may free or reuse it.
   virtual void retire() noexcept {}
 
+ protected:
+  /// The handle of the schedule's own request, under the progress lock from its acceptance by the engine until
+  /// retire() returns (in advance, on_child_complete, result and retire); 0 before it was ever started.
+  [[nodiscard]] std::uint64_t request_handle() const noexcept;
+
  private:
   friend class engine_core;
   friend struct ready_list;
   schedule* ready_next_ = nullptr;
   bool ready_ = false;
-  req* self_ = nullptr;  // the schedule's own request
+  req* self_ = nullptr;  // the schedule's own request (from acceptance until it is started again)
 };
 
 /// Schedules with completed children, in the order they became ready (intrusive FIFO).
@@ -71,6 +76,19 @@ struct ready_list {
     return s;
   }
   static schedule* next(schedule* s) noexcept { return s->ready_next_; }
+  /// Unlinks `s` if it is listed: a schedule that finishes in an advance during which one of its children completed
+  /// (an injected send completes inside start_child_send) was listed again, and must not be advanced once retired.
+  void remove(schedule* s) noexcept {
+    if (!s->ready_) return;
+    s->ready_ = false;
+    for (schedule *x = head, *prev = nullptr; x; prev = x, x = x->ready_next_) {
+      if (x != s) continue;
+      if (prev) prev->ready_next_ = x->ready_next_;
+      else head = x->ready_next_;
+      if (tail == x) tail = prev;
+      return;
+    }
+  }
 };
 
 }  // namespace sidecore::progress

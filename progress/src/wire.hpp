@@ -17,8 +17,9 @@
 namespace sidecore::progress {
 
 /// The version of the header below. A receiver drops a message of another version with a warning (protocol.cpp):
-/// a peer built from another sidecore would otherwise be read field by field as if it were ours.
-inline constexpr std::uint8_t wire_version = 1;
+/// a peer built from another sidecore would otherwise be read field by field as if it were ours. Version 2: the
+/// six bytes after the version carry a collective's signature.
+inline constexpr std::uint8_t wire_version = 2;
 
 enum wire_type : std::uint8_t {
   wire_eager = 1,
@@ -39,10 +40,23 @@ struct wire_hdr {
   std::uint32_t src_index = 0;  // the sender's engine address index (match by source, replies)
   std::uint8_t type = 0;        // wire_type
   std::uint8_t version = wire_version;
-  std::uint8_t pad[6] = {};
+  // eager, rts: a collective's message carries its call's signature (48 bits, progress/coll/signature.hpp), so the
+  // receiver can tell a rank that called another collective, type, operator, root or count; 0 for point-to-point.
+  std::uint16_t sig_lo = 0;
+  std::uint32_t sig_hi = 0;
 };
 static_assert(sizeof(wire_hdr) == 40);
 inline constexpr std::size_t hdr_size = sizeof(wire_hdr);
+
+/// The signature bits a header carries (the low 48 of a schedule child's `sig`).
+inline constexpr std::uint64_t sig_mask = (std::uint64_t{1} << 48) - 1;
+inline void set_sig(wire_hdr& h, std::uint64_t sig) noexcept {
+  h.sig_lo = static_cast<std::uint16_t>(sig);
+  h.sig_hi = static_cast<std::uint32_t>(sig >> 16);
+}
+[[nodiscard]] inline std::uint64_t sig_of(const wire_hdr& h) noexcept {
+  return (static_cast<std::uint64_t>(h.sig_hi) << 16) | h.sig_lo;
+}
 
 /// The libfabric tag of every eager and control message. Kind 3, which no sidecore tag has (tag.hpp).
 inline constexpr std::uint64_t ctrl_tag = 3ULL << 62;

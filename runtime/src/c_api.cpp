@@ -2,6 +2,7 @@
 #include <sidecore/sidecore.h>
 
 #include <exception>
+#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
@@ -51,7 +52,8 @@ void to_c(const sidecore::status& s, sc_status* out) {
 
 // A request's error as the call's code; a transport failure's sentence becomes sc_last_error.
 int status_code(const sidecore::status& s) {
-  if (s.error == sidecore::errc::transport) t_last_error = sidecore::detail::last_transport_error();
+  if (s.error == sidecore::errc::transport || s.error == sidecore::errc::invalid_argument)
+    t_last_error = sidecore::detail::last_transport_error();
   return s.ok() ? SC_SUCCESS : static_cast<int>(s.error);
 }
 
@@ -71,7 +73,7 @@ struct borrowed {
   }
   ~borrowed() {
     for (std::size_t i = 0; i < reqs.size(); ++i) {
-      const bool still = reqs[i].active();
+      const bool still = reqs[i].active() || reqs[i].persistent();  // a persistent request outlives its runs
       const std::uint64_t h = sidecore::request_access::detach(reqs[i]);
       c[i] = still ? h : SC_REQUEST_NULL;
     }
@@ -85,6 +87,136 @@ int check_count(int count, const void* reqs, const char* what) {
   if (count > 0 && !reqs)
     throw sidecore::error(sidecore::errc::invalid_argument, std::string(what) + ": reqs is NULL with count > 0");
   return 0;
+}
+
+
+// ---- collectives ---------------------------------------------------------------------------------------------------
+
+using K = sidecore::detail::coll_op_kind;
+using sidecore::detail::coll_args;
+constexpr auto nb = sidecore::detail::coll_form::nonblocking;
+constexpr auto bl = sidecore::detail::coll_form::blocking;
+constexpr auto pe = sidecore::detail::coll_form::persistent;
+
+// User operators of sc_op_create, by id (ids from 100 up: never a built-in sc_op).
+constexpr int first_user_op = 100;
+class user_op_table {
+ public:
+  int add(const sidecore::reduction& r) {
+    const std::lock_guard<std::mutex> g(m_);
+    for (std::size_t i = 0; i < ops_.size(); ++i) {
+      if (ops_[i].user()) continue;
+      ops_[i] = r;
+      return first_user_op + static_cast<int>(i);
+    }
+    ops_.push_back(r);
+    return first_user_op + static_cast<int>(ops_.size() - 1);
+  }
+  void remove(int id) {
+    const std::lock_guard<std::mutex> g(m_);
+    const auto i = static_cast<std::size_t>(id - first_user_op);
+    if (id < first_user_op || i >= ops_.size() || !ops_[i].user())
+      throw sidecore::error(sidecore::errc::invalid_argument, "sc_op_free: op " + std::to_string(id) +
+                                                                  " is not a live operator of sc_op_create");
+    ops_[i] = sidecore::reduction(sidecore::op::sum);
+  }
+  /// The operator `id` names; false when none (freed, never made).
+  bool find(int id, sidecore::reduction& out) {
+    const std::lock_guard<std::mutex> g(m_);
+    const auto i = static_cast<std::size_t>(id - first_user_op);
+    if (id < first_user_op || i >= ops_.size() || !ops_[i].user()) return false;
+    out = ops_[i];
+    return true;
+  }
+
+ private:
+  std::mutex m_;
+  std::vector<sidecore::reduction> ops_;
+};
+user_op_table& user_ops() {
+  static user_op_table t;
+  return t;
+}
+
+// What the collective entry takes, from the C arguments (the entry checks them; the C layer only converts).
+thread_local sidecore::reduction t_reduction(sidecore::op::sum);
+thread_local int t_unknown_op = -1;  // an op id at or above first_user_op that names no operator (coll_c reports it)
+coll_args barrier_args(sidecore::detail::coll_form f) {
+  coll_args a;
+  a.kind = K::barrier;
+  a.form = f;
+  return a;
+}
+coll_args move_args(K k, sidecore::detail::coll_form f, const void* send, void* recv, int64_t count, int dtype,
+                    int root) {
+  coll_args a = barrier_args(f);
+  a.kind = k;
+  a.send = send;
+  a.recv = recv;
+  a.count = count;
+  a.type = static_cast<sidecore::dtype>(static_cast<unsigned>(dtype) > 255U ? 255U : static_cast<unsigned>(dtype));
+  a.root = root;
+  return a;
+}
+coll_args reduce_args(K k, sidecore::detail::coll_form f, const void* send, void* recv, int64_t count, int dtype,
+                      int op, int root) {
+  coll_args a = move_args(k, f, send, recv, count, dtype, root);
+  t_unknown_op = -1;
+  if (op >= first_user_op) {
+    if (!user_ops().find(op, t_reduction)) t_unknown_op = op;
+  } else {
+    t_reduction = sidecore::reduction(
+        static_cast<sidecore::op>(static_cast<unsigned>(op) > 255U ? 255U : static_cast<unsigned>(op)));
+  }
+  a.red = &t_reduction;
+  return a;
+}
+// v-variant arrays: one entry per rank of the communicator (its size is read by coll_c).
+struct v_arrays {
+  const int64_t *sc, *sd, *rc, *rd;
+};
+thread_local v_arrays t_v;
+coll_args v_args(K k, sidecore::detail::coll_form f, const void* send, int64_t send_count, const int64_t* sc,
+                 const int64_t* sd, void* recv, const int64_t* rc, const int64_t* rd, int dtype) {
+  coll_args a = move_args(k, f, send, recv, 0, dtype, 0);
+  a.send_count = send_count;
+  t_v = {sc, sd, rc, rd};
+  return a;
+}
+
+// Runs a collective call: req for the nonblocking and persistent forms.
+int coll_c(const coll_args& in, sc_comm comm, sc_request* req) {
+  return guarded([&] {
+    const char* name = sidecore::detail::coll_call_name(in.kind, in.form);
+    if (in.red && t_unknown_op >= 0)
+      throw sidecore::error(sidecore::errc::invalid_argument,
+                            std::string(name) + ": op " + std::to_string(t_unknown_op) + " is neither a built-in "
+                            "sc_op (0.." + std::to_string(SC_MAXLOC) + ") nor a live operator of sc_op_create");
+    if (in.form != bl && !req) throw sidecore::error(sidecore::errc::invalid_argument, std::string(name) + ": req is NULL");
+    coll_args a = in;
+    const sidecore::comm c = comm_of(comm);
+    if (in.kind == K::allgatherv || in.kind == K::alltoallv) {
+      const auto n = static_cast<std::size_t>(c.size());
+      const bool in_place = in.send == static_cast<const void*>(sidecore::in_place);
+      const char* names[4] = {"send_counts", "send_displs", "recv_counts", "recv_displs"};
+      const int64_t* arrays[4] = {t_v.sc, t_v.sd, t_v.rc, t_v.rd};
+      for (int i = 0; i < 4; ++i) {
+        if (i < 2 && (in.kind == K::allgatherv || in_place)) continue;
+        if (!arrays[i])
+          throw sidecore::error(sidecore::errc::invalid_argument,
+                                std::string(name) + ": " + names[i] + " is NULL; accepted: one entry per rank");
+      }
+      if (in.kind == K::alltoallv && !in_place) {
+        a.send_counts = {t_v.sc, n};
+        a.send_displs = {t_v.sd, n};
+      }
+      a.recv_counts = {t_v.rc, n};
+      a.recv_displs = {t_v.rd, n};
+    }
+    sidecore::request r = sidecore::detail::coll_call(a, c);
+    if (req) *req = sidecore::request_access::detach(r);
+    return 0;
+  });
 }
 
 }  // namespace
@@ -212,6 +344,175 @@ int sc_cancel(sc_request* req) {
     sidecore::cancel(b.reqs[0]);
     return 0;
   });
+}
+
+int sc_send_init(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm, sc_request* req) {
+  return guarded([&] {
+    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_send_init: req is NULL");
+    sidecore::request r = sidecore::send_init(buf, bytes, dest, tag, comm_of(comm));
+    *req = sidecore::request_access::detach(r);
+    return 0;
+  });
+}
+int sc_recv_init(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_request* req) {
+  return guarded([&] {
+    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_recv_init: req is NULL");
+    sidecore::request r = sidecore::recv_init(buf, bytes, source, tag, comm_of(comm));
+    *req = sidecore::request_access::detach(r);
+    return 0;
+  });
+}
+int sc_start(sc_request* req) {
+  return guarded([&] {
+    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_start: req is NULL");
+    borrowed b(req, 1);
+    sidecore::start(b.reqs[0]);
+    return 0;
+  });
+}
+int sc_startall(int count, sc_request* reqs) {
+  return guarded([&] {
+    check_count(count, reqs, "sc_startall");
+    borrowed b(reqs, count);
+    sidecore::startall(b.reqs);
+    return 0;
+  });
+}
+int sc_request_free(sc_request* req) {
+  return guarded([&] {
+    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_request_free: req is NULL");
+    borrowed b(req, 1);
+    sidecore::request_free(b.reqs[0]);
+    return 0;
+  });
+}
+
+int sc_op_create(sc_user_fn fn, void* ctx, int commutative, int* op) {
+  return guarded([&] {
+    if (!fn || !op) throw sidecore::error(sidecore::errc::invalid_argument, "sc_op_create: fn or op is NULL");
+    *op = user_ops().add(sidecore::reduction(fn, ctx, commutative != 0));
+    return 0;
+  });
+}
+int sc_op_free(int* op) {
+  return guarded([&] {
+    if (!op) throw sidecore::error(sidecore::errc::invalid_argument, "sc_op_free: op is NULL");
+    user_ops().remove(*op);
+    *op = -1;
+    return 0;
+  });
+}
+
+int sc_ibarrier(sc_comm comm, sc_request* req) { return coll_c(barrier_args(nb), comm, req); }
+int sc_barrier(sc_comm comm) { return coll_c(barrier_args(bl), comm, nullptr); }
+int sc_barrier_init(sc_comm comm, sc_request* req) { return coll_c(barrier_args(pe), comm, req); }
+int sc_ibcast(void* buf, int64_t count, int dtype, int root, sc_comm comm, sc_request* req) {
+  return coll_c(move_args(K::bcast, nb, nullptr, buf, count, dtype, root), comm, req);
+}
+int sc_bcast(void* buf, int64_t count, int dtype, int root, sc_comm comm) {
+  return coll_c(move_args(K::bcast, bl, nullptr, buf, count, dtype, root), comm, nullptr);
+}
+int sc_bcast_init(void* buf, int64_t count, int dtype, int root, sc_comm comm, sc_request* req) {
+  return coll_c(move_args(K::bcast, pe, nullptr, buf, count, dtype, root), comm, req);
+}
+int sc_ireduce(const void* send, void* recv, int64_t count, int dtype, int op, int root, sc_comm comm,
+               sc_request* req) {
+  return coll_c(reduce_args(K::reduce, nb, send, recv, count, dtype, op, root), comm, req);
+}
+int sc_reduce(const void* send, void* recv, int64_t count, int dtype, int op, int root, sc_comm comm) {
+  return coll_c(reduce_args(K::reduce, bl, send, recv, count, dtype, op, root), comm, nullptr);
+}
+int sc_reduce_init(const void* send, void* recv, int64_t count, int dtype, int op, int root, sc_comm comm,
+                   sc_request* req) {
+  return coll_c(reduce_args(K::reduce, pe, send, recv, count, dtype, op, root), comm, req);
+}
+int sc_iallreduce(const void* send, void* recv, int64_t count, int dtype, int op, sc_comm comm, sc_request* req) {
+  return coll_c(reduce_args(K::allreduce, nb, send, recv, count, dtype, op, 0), comm, req);
+}
+int sc_allreduce(const void* send, void* recv, int64_t count, int dtype, int op, sc_comm comm) {
+  return coll_c(reduce_args(K::allreduce, bl, send, recv, count, dtype, op, 0), comm, nullptr);
+}
+int sc_allreduce_init(const void* send, void* recv, int64_t count, int dtype, int op, sc_comm comm, sc_request* req) {
+  return coll_c(reduce_args(K::allreduce, pe, send, recv, count, dtype, op, 0), comm, req);
+}
+int sc_igather(const void* send, void* recv, int64_t count, int dtype, int root, sc_comm comm, sc_request* req) {
+  return coll_c(move_args(K::gather, nb, send, recv, count, dtype, root), comm, req);
+}
+int sc_gather(const void* send, void* recv, int64_t count, int dtype, int root, sc_comm comm) {
+  return coll_c(move_args(K::gather, bl, send, recv, count, dtype, root), comm, nullptr);
+}
+int sc_gather_init(const void* send, void* recv, int64_t count, int dtype, int root, sc_comm comm, sc_request* req) {
+  return coll_c(move_args(K::gather, pe, send, recv, count, dtype, root), comm, req);
+}
+int sc_iscatter(const void* send, void* recv, int64_t count, int dtype, int root, sc_comm comm, sc_request* req) {
+  return coll_c(move_args(K::scatter, nb, send, recv, count, dtype, root), comm, req);
+}
+int sc_scatter(const void* send, void* recv, int64_t count, int dtype, int root, sc_comm comm) {
+  return coll_c(move_args(K::scatter, bl, send, recv, count, dtype, root), comm, nullptr);
+}
+int sc_scatter_init(const void* send, void* recv, int64_t count, int dtype, int root, sc_comm comm,
+                    sc_request* req) {
+  return coll_c(move_args(K::scatter, pe, send, recv, count, dtype, root), comm, req);
+}
+int sc_iallgather(const void* send, void* recv, int64_t count, int dtype, sc_comm comm, sc_request* req) {
+  return coll_c(move_args(K::allgather, nb, send, recv, count, dtype, 0), comm, req);
+}
+int sc_allgather(const void* send, void* recv, int64_t count, int dtype, sc_comm comm) {
+  return coll_c(move_args(K::allgather, bl, send, recv, count, dtype, 0), comm, nullptr);
+}
+int sc_allgather_init(const void* send, void* recv, int64_t count, int dtype, sc_comm comm, sc_request* req) {
+  return coll_c(move_args(K::allgather, pe, send, recv, count, dtype, 0), comm, req);
+}
+int sc_ialltoall(const void* send, void* recv, int64_t count, int dtype, sc_comm comm, sc_request* req) {
+  return coll_c(move_args(K::alltoall, nb, send, recv, count, dtype, 0), comm, req);
+}
+int sc_alltoall(const void* send, void* recv, int64_t count, int dtype, sc_comm comm) {
+  return coll_c(move_args(K::alltoall, bl, send, recv, count, dtype, 0), comm, nullptr);
+}
+int sc_alltoall_init(const void* send, void* recv, int64_t count, int dtype, sc_comm comm, sc_request* req) {
+  return coll_c(move_args(K::alltoall, pe, send, recv, count, dtype, 0), comm, req);
+}
+int sc_ireduce_scatter_block(const void* send, void* recv, int64_t count, int dtype, int op, sc_comm comm,
+                             sc_request* req) {
+  return coll_c(reduce_args(K::reduce_scatter_block, nb, send, recv, count, dtype, op, 0), comm, req);
+}
+int sc_reduce_scatter_block(const void* send, void* recv, int64_t count, int dtype, int op, sc_comm comm) {
+  return coll_c(reduce_args(K::reduce_scatter_block, bl, send, recv, count, dtype, op, 0), comm, nullptr);
+}
+int sc_reduce_scatter_block_init(const void* send, void* recv, int64_t count, int dtype, int op, sc_comm comm,
+                                 sc_request* req) {
+  return coll_c(reduce_args(K::reduce_scatter_block, pe, send, recv, count, dtype, op, 0), comm, req);
+}
+int sc_iallgatherv(const void* send, int64_t send_count, void* recv, const int64_t* recv_counts,
+                   const int64_t* recv_displs, int dtype, sc_comm comm, sc_request* req) {
+  return coll_c(v_args(K::allgatherv, nb, send, send_count, nullptr, nullptr, recv, recv_counts, recv_displs, dtype),
+                comm, req);
+}
+int sc_allgatherv(const void* send, int64_t send_count, void* recv, const int64_t* recv_counts,
+                  const int64_t* recv_displs, int dtype, sc_comm comm) {
+  return coll_c(v_args(K::allgatherv, bl, send, send_count, nullptr, nullptr, recv, recv_counts, recv_displs, dtype),
+                comm, nullptr);
+}
+int sc_allgatherv_init(const void* send, int64_t send_count, void* recv, const int64_t* recv_counts,
+                       const int64_t* recv_displs, int dtype, sc_comm comm, sc_request* req) {
+  return coll_c(v_args(K::allgatherv, pe, send, send_count, nullptr, nullptr, recv, recv_counts, recv_displs, dtype),
+                comm, req);
+}
+int sc_ialltoallv(const void* send, const int64_t* send_counts, const int64_t* send_displs, void* recv,
+                  const int64_t* recv_counts, const int64_t* recv_displs, int dtype, sc_comm comm, sc_request* req) {
+  return coll_c(v_args(K::alltoallv, nb, send, 0, send_counts, send_displs, recv, recv_counts, recv_displs, dtype),
+                comm, req);
+}
+int sc_alltoallv(const void* send, const int64_t* send_counts, const int64_t* send_displs, void* recv,
+                 const int64_t* recv_counts, const int64_t* recv_displs, int dtype, sc_comm comm) {
+  return coll_c(v_args(K::alltoallv, bl, send, 0, send_counts, send_displs, recv, recv_counts, recv_displs, dtype),
+                comm, nullptr);
+}
+int sc_alltoallv_init(const void* send, const int64_t* send_counts, const int64_t* send_displs, void* recv,
+                      const int64_t* recv_counts, const int64_t* recv_displs, int dtype, sc_comm comm,
+                      sc_request* req) {
+  return coll_c(v_args(K::alltoallv, pe, send, 0, send_counts, send_displs, recv, recv_counts, recv_displs, dtype),
+                comm, req);
 }
 
 const char* sc_error_name(int code) {

@@ -1,6 +1,7 @@
 // Lifecycle, communicators and point-to-point: the public C++ API of sidecore.hpp.
 #include <omp.h>
 
+#include <cctype>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 #include <sidecore/sidecore.hpp>
 
 #include "mode_switch.hpp"
+#include "call_scope.hpp"
 #include "state.hpp"
 
 namespace sidecore {
@@ -43,20 +45,7 @@ runtime_state* g_state = nullptr;
 
 namespace {
 
-// CALL_ENTER/CALL_EXIT around a public call, with its model category (seed 004, Section III-C).
-struct call_scope {
-  category cat;
-  call_scope(category c, const char* name) noexcept : cat(c) {
-    instrument::call_enter(c, name);
-    detail::auto_call_enter(c);
-  }
-  ~call_scope() {
-    detail::auto_call_exit(cat);
-    instrument::call_exit(cat);
-  }
-  call_scope(const call_scope&) = delete;
-  call_scope& operator=(const call_scope&) = delete;
-};
+using detail::call_scope;
 
 [[noreturn, gnu::cold, gnu::noinline]] void throw_bad_request(const request& r, const char* what) {
   if (r.handle() == 0)
@@ -66,16 +55,18 @@ struct call_scope {
                                          ": the request was already completed and consumed by an earlier wait/test");
 }
 
-// The sentence of this thread's last request that completed with errc::transport (send's exception, the C API's
-// sc_last_error).
-thread_local std::string t_transport_error;
+// The sentence of this thread's last request that completed with an error that has one (send's exception, the
+// blocking collectives', the C API's sc_last_error).
+thread_local std::string t_request_error;
 
-[[gnu::cold, gnu::noinline]] void note_transport_error(const detail::runtime_state& s, const progress::completion& c) {
-  t_transport_error = s.eng->describe(c);
+[[gnu::cold, gnu::noinline]] void note_error(const detail::runtime_state& s, const progress::completion& c,
+                                             std::uint64_t handle) {
+  t_request_error = c.kind == progress::req_kind::schedule ? s.coll->describe(handle, c) : s.eng->describe(c);
 }
 
-// What a completed request reports, as the public status.
-status to_status(const detail::runtime_state& s, const progress::completion& c) {
+// What a completed request (engine handle `handle`) reports, as the public status.
+[[gnu::always_inline]] inline status to_status(const detail::runtime_state& s, const progress::completion& c,
+                                              std::uint64_t handle) {
   status st;
   if (c.kind == progress::req_kind::recv && c.result != progress::req_result::canceled) {
     st.source = c.source;
@@ -88,7 +79,11 @@ status to_status(const detail::runtime_state& s, const progress::completion& c) 
     case progress::req_result::canceled: st.error = errc::canceled; break;
     case progress::req_result::transport:
       st.error = errc::transport;
-      note_transport_error(s, c);
+      note_error(s, c, handle);
+      break;
+    case progress::req_result::invalid:
+      st.error = errc::invalid_argument;
+      note_error(s, c, handle);
       break;
   }
   return st;
@@ -121,14 +116,29 @@ status to_status(const detail::runtime_state& s, const progress::completion& c) 
   instrument::trace_done(handle, c.source, world, tag::user_of(c.tag), c.bytes);
 }
 
-// Reads a completed request's result and frees it (the handle becomes stale): *st when given. False if the request
-// has not completed (or the handle names none).
+
+// The engine handle whose completion a request waits for: its own, or a persistent request's current run (*p set;
+// 0 while it is inactive). Throws errc::invalid_request for a freed persistent request.
+std::uint64_t engine_handle(detail::runtime_state& s, const request& r, detail::persistent_op** p, const char* what);
+
+// The request's current operation completed and its result was read: a nonblocking request is consumed, a
+// persistent one becomes inactive.
+void mark_done(request& r, detail::persistent_op* p) noexcept {
+  if (p) p->running = 0;
+  else request_access::mark_consumed(r);
+}
+
+// Reads a completed request's result and frees it (the handle becomes stale, or a persistent request inactive): *st
+// when given. False if the request has not completed, or names nothing to wait for (an inactive persistent request,
+// a consumed or empty handle).
 bool consume_if_done(detail::runtime_state& s, request& r, status* st) {
+  detail::persistent_op* p = nullptr;
+  const std::uint64_t h = detail::is_persistent(r.handle()) ? engine_handle(s, r, &p, "test") : r.handle();
   progress::completion c;
-  if (s.eng->test(r.handle(), c) != progress::test_result::done) return false;
-  if (instrument::tracing()) trace_done(s, r.handle(), c);
-  const status done = to_status(s, c);
-  request_access::mark_consumed(r);
+  if (h == 0 || s.eng->test(h, c) != progress::test_result::done) return false;
+  if (instrument::tracing()) trace_done(s, h, c);
+  const status done = to_status(s, c, h);
+  mark_done(r, p);
   if (st) *st = done;
   return true;
 }
@@ -204,7 +214,7 @@ void mpi_check(int rc, const char* call) {
   }
 }
 
-detail::comm_entry* make_entry(MPI_Comm mpi, MPI_Comm world) {
+detail::comm_entry* make_entry(MPI_Comm mpi, MPI_Comm world, int id, std::size_t coll_cache) {
   auto* e = new detail::comm_entry;
   e->mpi = mpi;
   MPI_Comm_rank(mpi, &e->rank);
@@ -218,6 +228,7 @@ detail::comm_entry* make_entry(MPI_Comm mpi, MPI_Comm world) {
   MPI_Group_translate_ranks(g_comm, e->size, ranks.data(), g_world, e->to_world.data());
   MPI_Group_free(&g_comm);
   MPI_Group_free(&g_world);
+  e->coll = std::make_shared<progress::coll_comm>(id, e->rank, e->to_world, coll_cache);
   return e;
 }
 
@@ -275,6 +286,28 @@ void setup_doorbells(detail::runtime_state& s, MPI_Comm world) {
   int me = 0;
   MPI_Comm_rank(world, &me);
   s.eng->connect_peers(me, local_ranks);
+}
+
+// The collectives' settings must be the same on every rank: another algorithm or segment size is another message
+// pattern, which would hang or fail the first collective. Every rank learns of a difference and throws.
+void agree_coll_settings(const detail::settings& cfg, MPI_Comm comm) {
+  constexpr int n = coll::kind_count + 1;
+  long long mine[n], lo[n], hi[n];
+  for (int k = 0; k < coll::kind_count; ++k) mine[k] = static_cast<long long>(cfg.coll_algorithm[static_cast<std::size_t>(k)]);
+  mine[coll::kind_count] = static_cast<long long>(cfg.coll_segment);
+  mpi_check(MPI_Allreduce(mine, lo, n, MPI_LONG_LONG, MPI_MIN, comm), "MPI_Allreduce (collective settings)");
+  mpi_check(MPI_Allreduce(mine, hi, n, MPI_LONG_LONG, MPI_MAX, comm), "MPI_Allreduce (collective settings)");
+  for (int k = 0; k < n; ++k) {
+    if (lo[k] == hi[k]) continue;
+    std::string var = "SIDECORE_COLL_SEGMENT", value = std::to_string(cfg.coll_segment);
+    if (k < coll::kind_count) {
+      var = "SIDECORE_COLL_";
+      for (char ch : coll::kind_name(static_cast<coll::kind>(k))) var += static_cast<char>(std::toupper(ch));
+      value = std::string(coll::algorithm_name(cfg.coll_algorithm[static_cast<std::size_t>(k)]));
+    }
+    throw error(errc::bad_setting, "sidecore::init: " + var + " differs between ranks (this rank: " + value +
+                                       "); give every rank the same value");
+  }
 }
 
 }  // namespace
@@ -347,6 +380,7 @@ void init(MPI_Comm user_comm) {
                                          " (that rank printed why); no rank is initialized");
   };
   agree("settings and topology");
+  agree_coll_settings(s->cfg, user_comm);
 
   MPI_Comm world = MPI_COMM_NULL;
   mpi_check(MPI_Comm_dup(user_comm, &world), "MPI_Comm_dup");
@@ -398,7 +432,11 @@ void init(MPI_Comm user_comm) {
     throw;
   }
 
-  s->comms[0].store(make_entry(world, world), std::memory_order_release);
+  s->comms[0].store(make_entry(world, world, 0, s->cfg.coll_cache), std::memory_order_release);
+  s->coll = std::make_unique<progress::coll_executor>(*s->eng);
+  for (std::size_t k = 0; k < s->coll_algorithm.size(); ++k)
+    s->coll_algorithm[k].store(static_cast<std::uint8_t>(s->cfg.coll_algorithm[k]), std::memory_order_relaxed);
+  s->coll_segment.store(s->cfg.coll_segment, std::memory_order_relaxed);
   setup_doorbells(*s, world);
 
   g_state = s.release();
@@ -459,7 +497,10 @@ void finalize() {
   s.eng->stop_thread();
   detail::instrument_finish(s, comm_access::make(0), -1.0);  // t_total: the measured window, as t_comp
   g_phase.store(static_cast<int>(phase::finalized), std::memory_order_release);
-  s.eng.reset();
+  s.eng.reset();  // first: the provider lets go of the buffers of operations still in flight (scratch included)
+  for (auto& p : s.persistent.clear())
+    if (p->coll) s.coll->destroy(p->coll);
+  s.coll.reset();
   if (s.bell_window != MPI_WIN_NULL) MPI_Win_free(&s.bell_window);
   if (s.node != MPI_COMM_NULL) MPI_Comm_free(&s.node);
   for (auto& slot : s.comms) {
@@ -507,7 +548,8 @@ comm comm::dup() const {
   const int id = agree_comm_id(s, parent.mpi);
   MPI_Comm m;
   mpi_check(MPI_Comm_dup(parent.mpi, &m), "MPI_Comm_dup");
-  s.comms[static_cast<std::size_t>(id)].store(make_entry(m, s.comms[0].load()->mpi), std::memory_order_release);
+  s.comms[static_cast<std::size_t>(id)].store(make_entry(m, s.comms[0].load()->mpi, id, s.cfg.coll_cache),
+                                              std::memory_order_release);
   return comm_access::make(id);
 }
 
@@ -523,7 +565,8 @@ comm comm::split(int color, int key) const {
   MPI_Comm m;
   mpi_check(MPI_Comm_split(parent.mpi, color < 0 ? MPI_UNDEFINED : color, key, &m), "MPI_Comm_split");
   if (m == MPI_COMM_NULL) return comm();
-  s.comms[static_cast<std::size_t>(id)].store(make_entry(m, s.comms[0].load()->mpi), std::memory_order_release);
+  s.comms[static_cast<std::size_t>(id)].store(make_entry(m, s.comms[0].load()->mpi, id, s.cfg.coll_cache),
+                                              std::memory_order_release);
   return comm_access::make(id);
 }
 
@@ -553,12 +596,23 @@ request& request::operator=(request&& other) noexcept {
 
 request::~request() {
   if (handle_ == 0 || handle_ == request_access::consumed || progress::is_inline(handle_) || !initialized()) return;
-  g_state->eng->orphan(handle_);
+  if (detail::is_persistent(handle_)) (void)detail::free_persistent(*g_state, handle_);
+  else g_state->eng->orphan(handle_);
   handle_ = 0;
 }
 
 bool request::active() const noexcept {
-  return handle_ != 0 && initialized() && (progress::is_inline(handle_) || g_state->eng->active(handle_));
+  if (handle_ == 0 || !initialized()) return false;
+  if (progress::is_inline(handle_)) return true;
+  if (detail::is_persistent(handle_)) {
+    const detail::persistent_op* p = g_state->persistent.find(handle_);
+    return p && p->running != 0;
+  }
+  return g_state->eng->active(handle_);
+}
+
+bool request::persistent() const noexcept {
+  return detail::is_persistent(handle_) && initialized() && g_state->persistent.find(handle_) != nullptr;
 }
 
 namespace {
@@ -615,7 +669,7 @@ void send(const void* buf, std::int64_t bytes, int dest, int t, const comm& c) {
   const status st = wait(r);
   if (st.error == errc::transport)
     throw error(errc::transport,
-                "sidecore::send to rank " + std::to_string(dest) + " failed in the transport: " + t_transport_error);
+                "sidecore::send to rank " + std::to_string(dest) + " failed in the transport: " + t_request_error);
 }
 
 status recv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
@@ -624,15 +678,35 @@ status recv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
   return wait(r);
 }
 
+namespace {
+
+// wait() of a persistent request, out of the point-to-point path: an inactive one returns an empty status at once
+// (MPI's), an active one completes its run and becomes inactive.
+[[gnu::noinline]] status wait_persistent(detail::runtime_state& s, request& r) {
+  detail::persistent_op* p = nullptr;
+  const std::uint64_t h = engine_handle(s, r, &p, "wait");
+  if (h == 0) return status{};
+  progress::completion c;
+  if (!s.eng->wait(h, c)) [[unlikely]]
+    throw_bad_request(r, "wait");
+  const status st = to_status(s, c, h);
+  mark_done(r, p);
+  return st;
+}
+
+}  // namespace
+
 status wait(request& r) {
   const call_scope scope(category::wait, "sidecore::wait");
   detail::runtime_state& s = detail::state_or_throw("wait");
   if (status st; take_inline(r, &st)) return st;
+  if (detail::is_persistent(r.handle())) [[unlikely]]
+    return wait_persistent(s, r);
   progress::completion c;
   if (!s.eng->wait(r.handle(), c)) [[unlikely]]
     throw_bad_request(r, "wait");
   if (instrument::tracing()) trace_done(s, r.handle(), c);
-  const status st = to_status(s, c);
+  const status st = to_status(s, c, r.handle());
   request_access::mark_consumed(r);
   return st;
 }
@@ -641,8 +715,15 @@ bool test(request& r, status* st) {
   const call_scope scope(category::test, "sidecore::test");
   detail::runtime_state& s = detail::state_or_throw("test");
   if (take_inline(r, st)) return true;
-  if (!s.eng->active(r.handle())) [[unlikely]]
+  if (detail::is_persistent(r.handle())) {
+    detail::persistent_op* p = nullptr;
+    if (engine_handle(s, r, &p, "test") == 0) {  // inactive: complete at once, with an empty status
+      if (st) *st = status{};
+      return true;
+    }
+  } else if (!s.eng->active(r.handle())) [[unlikely]] {
     throw_bad_request(r, "test");
+  }
   if (consume_if_done(s, r, st)) return true;
   if (!s.eng->thread_running()) s.eng->progress();
   return consume_if_done(s, r, st);
@@ -650,11 +731,34 @@ bool test(request& r, status* st) {
 
 namespace {
 
+std::uint64_t engine_handle(detail::runtime_state& s, const request& r, detail::persistent_op** p, const char* what) {
+  detail::persistent_op* op = s.persistent.find(r.handle());
+  if (!op) [[unlikely]]
+    throw error(errc::invalid_request, std::string("sidecore::") + what + ": the persistent request was freed");
+  *p = op;
+  return op->running;
+}
+
 void check_statuses(std::span<request> reqs, std::span<status> statuses, const char* what) {
   if (!statuses.empty() && statuses.size() != reqs.size())
     throw error(errc::invalid_argument, std::string("sidecore::") + what + ": " + std::to_string(statuses.size()) +
                                             " statuses for " + std::to_string(reqs.size()) +
                                             " requests; accepted: none, or one per request");
+}
+
+// True while the request has an operation to wait for: not empty or consumed, not an inactive persistent request.
+bool has_operation(detail::runtime_state& s, const request& r) {
+  if (progress::is_inline(r.handle())) return true;
+  if (!detail::is_persistent(r.handle())) return s.eng->active(r.handle());
+  const detail::persistent_op* p = s.persistent.find(r.handle());
+  return p && p->running != 0;
+}
+
+// True while the request's operation has not completed.
+bool still_pending(detail::runtime_state& s, const request& r) {
+  if (!detail::is_persistent(r.handle())) return s.eng->pending(r.handle());  // inline and inactive: not pending
+  const detail::persistent_op* p = s.persistent.find(r.handle());
+  return p && p->running != 0 && s.eng->pending(p->running);
 }
 
 }  // namespace
@@ -664,13 +768,20 @@ void waitall(std::span<request> reqs, std::span<status> statuses) {
   detail::runtime_state& s = detail::state_or_throw("waitall");
   check_statuses(reqs, statuses, "waitall");
   for (std::size_t i = 0; i < reqs.size(); ++i) {
-    if (take_inline(reqs[i], statuses.empty() ? nullptr : &statuses[i])) continue;
+    status* out = statuses.empty() ? nullptr : &statuses[i];
+    if (take_inline(reqs[i], out)) continue;
+    detail::persistent_op* p = nullptr;
+    const std::uint64_t h = detail::is_persistent(reqs[i].handle()) ? engine_handle(s, reqs[i], &p, "waitall")
+                                                                     : reqs[i].handle();
     progress::completion c;
-    if (!s.eng->wait(reqs[i].handle(), c)) continue;  // inactive: skipped, as MPI skips MPI_REQUEST_NULL
-    if (instrument::tracing()) trace_done(s, reqs[i].handle(), c);
-    const status st = to_status(s, c);
-    request_access::mark_consumed(reqs[i]);
-    if (!statuses.empty()) statuses[i] = st;
+    if (h == 0 || !s.eng->wait(h, c)) {  // inactive: skipped, as MPI skips MPI_REQUEST_NULL
+      if (out) *out = status{};
+      continue;
+    }
+    if (instrument::tracing()) trace_done(s, h, c);
+    const status st = to_status(s, c, h);
+    mark_done(reqs[i], p);
+    if (out) *out = st;
   }
 }
 
@@ -681,7 +792,7 @@ int waitany(std::span<request> reqs, status* st) {
     bool any_active = false;
     for (std::size_t i = 0; i < reqs.size(); ++i) {
       if (take_inline(reqs[i], st)) return static_cast<int>(i);
-      if (!s.eng->active(reqs[i].handle())) continue;
+      if (!has_operation(s, reqs[i])) continue;
       any_active = true;
       if (consume_if_done(s, reqs[i], st)) return static_cast<int>(i);
     }
@@ -696,10 +807,11 @@ bool testall(std::span<request> reqs, std::span<status> statuses) {
   check_statuses(reqs, statuses, "testall");
   if (!s.eng->thread_running()) s.eng->progress();
   for (auto& r : reqs)
-    if (s.eng->pending(r.handle())) return false;  // inline and inactive handles are not pending
+    if (still_pending(s, r)) return false;
   for (std::size_t i = 0; i < reqs.size(); ++i) {
-    if (take_inline(reqs[i], statuses.empty() ? nullptr : &statuses[i])) continue;
-    (void)consume_if_done(s, reqs[i], statuses.empty() ? nullptr : &statuses[i]);  // inactive: skipped
+    status* out = statuses.empty() ? nullptr : &statuses[i];
+    if (take_inline(reqs[i], out)) continue;
+    if (!consume_if_done(s, reqs[i], out) && out) *out = status{};  // inactive: skipped
   }
   return true;
 }
@@ -718,16 +830,24 @@ int testany(std::span<request> reqs, status* st) {
 void cancel(request& r) {
   const call_scope scope(category::other, "sidecore::cancel");
   detail::runtime_state& s = detail::state_or_throw("cancel");
-  const std::optional<progress::req_kind> kind =
-      progress::is_inline(r.handle()) ? progress::req_kind::send : s.eng->kind(r.handle());
+  std::uint64_t h = r.handle();
+  if (detail::is_persistent(h)) {
+    detail::persistent_op* p = nullptr;
+    h = engine_handle(s, r, &p, "cancel");
+    if (h == 0)
+      throw error(errc::invalid_request, "sidecore::cancel: the persistent request is inactive; start it first");
+  }
+  const std::optional<progress::req_kind> kind = progress::is_inline(h) ? progress::req_kind::send : s.eng->kind(h);
   if (!kind) throw_bad_request(r, "cancel");
   if (*kind != progress::req_kind::recv)
     throw error(errc::invalid_argument, std::string("sidecore::cancel: the request is a ") +
                                             (*kind == progress::req_kind::send ? "send" : "collective") +
                                             "; only posted receives can be cancelled");
-  (void)s.eng->cancel(r.handle());
+  (void)s.eng->cancel(h);
 }
 
-const std::string& detail::last_transport_error() noexcept { return t_transport_error; }
+void detail::note_request_error(const std::string& text) { t_request_error = text; }
+
+const std::string& detail::last_transport_error() noexcept { return t_request_error; }
 
 }  // namespace sidecore

@@ -1,9 +1,12 @@
 #include "settings.hpp"
 
 #include <cmath>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <optional>
 
 #include <sidecore/instrument/env.hpp>
 #include <sidecore/sidecore.hpp>
@@ -86,6 +89,38 @@ auto_recheck parse_recheck(const std::string& raw) {
   } catch (const error&) {
   }
   reject(var, raw, accepted);
+}
+
+// SIDECORE_COLL_<KIND>: one per collective kind, made from the schedule library's names, so the accepted values are
+// the algorithms that exist. The texts live as long as the table (setting_def holds C strings).
+void add_coll_algorithm_settings(std::vector<setting_def>& t) {
+  static std::deque<std::string> texts;
+  for (int k = 0; k < coll::kind_count; ++k) {
+    const auto kind = static_cast<coll::kind>(k);
+    std::string upper(coll::kind_name(kind));
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    std::string accepted = "auto";
+    for (coll::algorithm a : coll::algorithms_for(kind)) accepted += ", " + std::string(coll::algorithm_name(a));
+    const std::string& name = texts.emplace_back("SIDECORE_COLL_" + upper);
+    const std::string& acc = texts.emplace_back(accepted);
+    const std::string& help = texts.emplace_back(
+        "Algorithm of every " + std::string(coll::kind_name(kind)) +
+        " (and i" + std::string(coll::kind_name(kind)) + ", " + std::string(coll::kind_name(kind)) +
+        "_init). auto: chosen per call by message size and communicator size (docs/collectives.md); or force one "
+        "of " + accepted.substr(6) + ". A forced algorithm that cannot run a call (one that reorders operands, for "
+        "a non-commutative user operator) gives way to auto for that call. Every rank must have the same value "
+        "(init checks).");
+    t.push_back({name.c_str(), "auto", acc.c_str(), help.c_str(),
+                 [kind, var = name.c_str(), acc = acc.c_str()](settings& s, const std::string& raw) {
+                   const std::string v = trim(raw);
+                   const std::optional<coll::algorithm> a = coll::parse_algorithm(v);
+                   if (!a || !coll::supports(kind, *a)) reject(var, raw, acc);
+                   s.coll_algorithm[static_cast<std::size_t>(kind)] = *a;
+                 },
+                 [kind](const settings& s) {
+                   return std::string(coll::algorithm_name(s.coll_algorithm[static_cast<std::size_t>(kind)]));
+                 }});
+  }
 }
 
 std::vector<setting_def> make_table() {
@@ -331,6 +366,24 @@ std::vector<setting_def> make_table() {
                  s.n_core = shared_parser([&] { return instrument::env::parse_ncore(v); });
                },
                [](const settings& s) { return s.n_core == 0 ? std::string("(cpuset)") : std::to_string(s.n_core); }});
+  add_coll_algorithm_settings(t);
+  t.push_back({"SIDECORE_COLL_SEGMENT", "131072", "an integer 1024..67108864 (bytes)",
+               "Largest piece a collective moves at once: every message, copy and reduction larger than this is cut "
+               "into segments that travel one after another, so that a large collective pipelines (segment i is "
+               "forwarded or reduced while segment i+1 arrives) and the progress thread interleaves them with other "
+               "work. Smaller segments pipeline more but cost a message each. Every rank must have the same value "
+               "(init checks).",
+               [](settings& s, const std::string& v) {
+                 s.coll_segment = parse_unsigned("SIDECORE_COLL_SEGMENT", v, 1024, std::uint64_t{1} << 26);
+               },
+               [](const settings& s) { return std::to_string(s.coll_segment); }});
+  t.push_back({"SIDECORE_COLL_CACHE", "16", "an integer 0..4096 (schedules per communicator)",
+               "Built collective schedules kept per communicator, so that a collective called again with the same "
+               "arguments (count, type, operator, root) does not build its schedule again (a small one costs about "
+               "4000 instructions to build). 0: build every call. Persistent collectives (allreduce_init, ...) keep "
+               "their own whatever this says.",
+               [](settings& s, const std::string& v) { s.coll_cache = parse_unsigned("SIDECORE_COLL_CACHE", v, 0, 4096); },
+               [](const settings& s) { return std::to_string(s.coll_cache); }});
   return t;
 }
 

@@ -4,6 +4,7 @@
 // is accepted; `sidecore info` prints the table.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include <sidecore/common/core_choice.hpp>
+#include <sidecore/common/schedule.hpp>
 #include <sidecore/progress/engine.hpp>
 
 namespace sidecore::detail {
@@ -59,6 +61,11 @@ struct settings {
   std::size_t ring_events = 1024;
   std::size_t coll_samples = 1024;     // collective instances sampled per communicator
   int n_core = 0;                    // SIDECORE_NCORE; 0: the cores of the process's cpuset
+  // collectives (issue 14): the algorithm per kind (automatic: chosen per call), the pipelining segment, the
+  // schedules cached per communicator
+  std::array<coll::algorithm, coll::kind_count> coll_algorithm{};
+  std::uint64_t coll_segment = coll::default_segment_bytes;
+  std::size_t coll_cache = 16;
   // Which variables the user set (name -> raw value), for `sidecore info`.
   std::vector<std::pair<std::string, std::string>> set_by_user;
 };

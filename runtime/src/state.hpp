@@ -10,11 +10,13 @@
 #include <string>
 #include <vector>
 
+#include <sidecore/progress/collective.hpp>
 #include <sidecore/progress/engine.hpp>
 #include <sidecore/progress/tag.hpp>
 #include <sidecore/sidecore.hpp>
 
 #include "auto_mode.hpp"
+#include "persistent.hpp"
 #include "settings.hpp"
 #include "topology.hpp"
 
@@ -30,6 +32,7 @@ struct request_access {
   /// second wait reports "already completed"), and the destructor has nothing to look up.
   static constexpr std::uint64_t consumed = ~std::uint64_t{0};
   static void mark_consumed(request& r) noexcept { r.handle_ = consumed; }
+  static void clear(request& r) noexcept { r.handle_ = 0; }
   /// Takes the value out without orphaning the operation (the C API keeps handles as integers).
   static std::uint64_t detach(request& r) noexcept {
     const std::uint64_t h = r.handle_;
@@ -47,6 +50,7 @@ struct comm_entry {
   int rank = 0;
   int size = 0;
   std::vector<int> to_world;     // comm rank -> rank in the init communicator (engine address index)
+  std::shared_ptr<progress::coll_comm> coll;  // the communicator as its collectives see it
 };
 
 struct runtime_state {
@@ -64,6 +68,12 @@ struct runtime_state {
   int next_comm_id = 1;
   MPI_Comm node = MPI_COMM_NULL;     // the ranks of this node (shared memory)
   MPI_Win bell_window = MPI_WIN_NULL;  // their doorbells
+  // collectives: the executor, and the algorithm per kind and segment size of the calls to come (the settings at
+  // init, changed by set_coll_algorithm / set_coll_segment)
+  std::unique_ptr<progress::coll_executor> coll;
+  std::array<std::atomic<std::uint8_t>, coll::kind_count> coll_algorithm{};
+  std::atomic<std::uint64_t> coll_segment{coll::default_segment_bytes};
+  persistent_table persistent;
 };
 
 enum class phase : int { before_init = 0, running = 1, finalized = 2 };
@@ -94,8 +104,19 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s);
 const std::string& last_transport_error() noexcept;
 
 /// isend, always with a request slot (never progress::is_inline): for the C API, whose integer handles can be
-/// copied, so that a copy waited on after the original is recognised as consumed.
+/// copied, so that a copy waited on after the original is recognised as consumed, and for persistent sends.
 request isend_with_slot(const void* buf, std::int64_t bytes, int dest, int t, const comm& c);
+
+/// The sentence of this thread's last request that completed with an error that has one (transport; a collective's
+/// invalid_argument): what send(), the blocking collectives and the C API's sc_last_error report.
+void note_request_error(const std::string& text);
+
+/// Releases a persistent request by handle (request_free, a persistent request's destructor): an active run is
+/// orphaned and completes in the background. False if the handle names no live persistent request.
+bool free_persistent(runtime_state& s, std::uint64_t handle) noexcept;
+
+/// The model category of a call form, and the public name of a collective call ("sidecore::iallreduce").
+const char* coll_call_name(coll_op_kind k, coll_form f) noexcept;
 
 /// The communicator entry for c, or throws error(errc::invalid_argument) for a null/freed communicator (and
 /// errc::not_initialized outside init..finalize).

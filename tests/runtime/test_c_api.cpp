@@ -9,6 +9,7 @@
 #include "test_util.hpp"
 
 extern "C" int sctest_c_api_roundtrip(int tag, int with_truncation);
+extern "C" int sctest_c_api_coll(void);
 
 namespace {
 
@@ -196,6 +197,12 @@ TEST_F(CApi, Communicators) {
   sc_comm world = SC_COMM_WORLD;
   EXPECT_EQ(sc_comm_free(&world), SC_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(sc_comm_dup(SC_COMM_WORLD, nullptr), SC_ERR_INVALID_ARGUMENT);
+}
+
+// The collectives from C (c_api_coll.c).
+TEST_F(CApi, CollectivesFromC) {
+  const int line = sctest_c_api_coll();
+  EXPECT_EQ(line, 0) << "c_api_coll.c:" << line << " failed; sc_last_error: " << sc_last_error();
 }
 
 }  // namespace

@@ -122,6 +122,43 @@ TEST(EngineSchedule, ChainOfSelfSendsAdvancesOnTheProgressThreadModeCore) { run_
 TEST(EngineSchedule, RendezvousChildrenModeOff) { run_chain(false, 100000); }
 TEST(EngineSchedule, RendezvousChildrenModeCore) { run_chain(true, 100000); }
 
+// A schedule whose last advance starts a child that completes inside the call (an injected send, where the
+// provider injects it at once) and then says done: the child's completion listed it as ready again, and it must not
+// be advanced once retired (the collectives executor's instances are reused as soon as they retire). Where the send
+// does not complete inside the call, the schedule waits for it, as the contract says.
+class one_send final : public schedule {
+ public:
+  step advance(engine_core& e) noexcept override {
+    if (retired) advanced_after_retire = true;
+    if (++advances == 1 &&
+        e.start_child_send(*this, 1, buf, sizeof buf, 0, tag::make(tag::kind::collective, 0, 99), 0) == 0)
+      bad = true;
+    return completions == 1 ? step::done : step::wait;
+  }
+  void on_child_complete(const completion& c, std::uint64_t) noexcept override {
+    ++completions;
+    if (c.result != req_result::ok) bad = true;
+  }
+  void retire() noexcept override { ++retired; }
+  int advances = 0, completions = 0, retired = 0;
+  bool bad = false, advanced_after_retire = false;
+  char buf[8] = {};
+};
+
+TEST(EngineSchedule, AScheduleDoneInTheAdvanceThatCompletedItsLastChildIsNotAdvancedAgain) {
+  auto e = sctest::local_engine();
+  ASSERT_TRUE(e);
+  one_send s;
+  const std::uint64_t h = core_of(*e).start_schedule(s, 0);
+  completion c{};
+  ASSERT_TRUE(e->wait(h, c));
+  for (int i = 0; i < 10; ++i) e->progress();
+  EXPECT_FALSE(s.bad);
+  EXPECT_EQ(s.completions, 1);
+  EXPECT_EQ(s.retired, 1);
+  EXPECT_FALSE(s.advanced_after_retire) << "advanced again after it retired";
+}
+
 // A schedule dropped by the application (its handle orphaned) still runs to its end, and its request is freed then.
 TEST(EngineSchedule, AnOrphanedScheduleRunsToItsEndAndIsFreed) {
   auto e = sctest::local_engine();

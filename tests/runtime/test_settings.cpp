@@ -67,7 +67,19 @@ const std::vector<std::string> all_names = {
     "SIDECORE_VERBOSE",      "SIDECORE_PROFILE",       "SIDECORE_TRACE",      "SIDECORE_TRACE_MAX_EVENTS",
     "SIDECORE_SIZE_BINS",    "SIDECORE_XFER_TABLE",    "SIDECORE_RING_EVENTS",  "SIDECORE_COLL_SAMPLES",
     "SIDECORE_NCORE",
-    "SIDECORE_AUTO_STEPS",   "SIDECORE_AUTO_WINDOW",   "SIDECORE_AUTO_RECHECK", "SIDECORE_AUTO_FORCE"};
+    "SIDECORE_AUTO_STEPS",   "SIDECORE_AUTO_WINDOW",   "SIDECORE_AUTO_RECHECK", "SIDECORE_AUTO_FORCE",
+    "SIDECORE_COLL_BARRIER",
+    "SIDECORE_COLL_BCAST",
+    "SIDECORE_COLL_REDUCE",
+    "SIDECORE_COLL_ALLREDUCE",
+    "SIDECORE_COLL_GATHER",
+    "SIDECORE_COLL_SCATTER",
+    "SIDECORE_COLL_ALLGATHER",
+    "SIDECORE_COLL_ALLTOALL",
+    "SIDECORE_COLL_REDUCE_SCATTER_BLOCK",
+    "SIDECORE_COLL_ALLGATHERV",
+    "SIDECORE_COLL_ALLTOALLV",
+    "SIDECORE_COLL_SEGMENT", "SIDECORE_COLL_CACHE"};
 
 TEST(SettingsTable, EveryVariableIsDeclaredOnceWithHelpAndAccepted) {
   std::set<std::string> seen;
@@ -140,6 +152,19 @@ TEST(SettingsTable, ValidValuesParseAndRoundTrip) {
       {"SIDECORE_AUTO_WINDOW", {"0.001", "2.5", "10", "1e6"}},
       {"SIDECORE_AUTO_RECHECK", {"off", "30s", "0.5s", "100steps", "1step", " 20 steps "}},
       {"SIDECORE_AUTO_FORCE", {"core", "off"}},
+      {"SIDECORE_COLL_BARRIER", {"auto", "dissemination"}},
+      {"SIDECORE_COLL_BCAST", {"auto"}},
+      {"SIDECORE_COLL_REDUCE", {"auto"}},
+      {"SIDECORE_COLL_ALLREDUCE", {"auto", "ring", "rabenseifner", "recursive_doubling"}},
+      {"SIDECORE_COLL_GATHER", {"auto"}},
+      {"SIDECORE_COLL_SCATTER", {"auto"}},
+      {"SIDECORE_COLL_ALLGATHER", {"auto"}},
+      {"SIDECORE_COLL_ALLTOALL", {"auto", "bruck"}},
+      {"SIDECORE_COLL_REDUCE_SCATTER_BLOCK", {"auto"}},
+      {"SIDECORE_COLL_ALLGATHERV", {"auto"}},
+      {"SIDECORE_COLL_ALLTOALLV", {"auto"}},
+      {"SIDECORE_COLL_SEGMENT", {"1024", "131072", "67108864"}},
+      {"SIDECORE_COLL_CACHE", {"0", "16", "4096"}},
   };
   EXPECT_EQ(valid.size(), all_names.size());
   for (const auto& [name, values] : valid) {
@@ -189,6 +214,16 @@ TEST(SettingsTable, ValidValuesGiveTheRightFields) {
   EXPECT_EQ(parsed("SIDECORE_XFER_TABLE", "x.json").xfer_table, "x.json");
   EXPECT_EQ(parsed("SIDECORE_RING_EVENTS", "64").ring_events, 64u);
   EXPECT_EQ(parsed("SIDECORE_NCORE", "16").n_core, 16);
+  EXPECT_EQ(parsed("SIDECORE_COLL_ALLREDUCE", "ring").coll_algorithm[static_cast<std::size_t>(sidecore::coll::kind::allreduce)],
+            sidecore::coll::algorithm::ring);
+  EXPECT_EQ(parsed("SIDECORE_COLL_SEGMENT", "4096").coll_segment, 4096u);
+  EXPECT_EQ(parsed("SIDECORE_COLL_CACHE", "0").coll_cache, 0u);
+}
+
+// SIDECORE_COLL_<KIND> names the algorithms of that kind only.
+TEST(SettingsTable, CollectiveAlgorithmSettingsListTheirKindsAlgorithms) {
+  expect_clear_rejection("SIDECORE_COLL_ALLREDUCE", "bruck", {"auto", "recursive_doubling", "ring", "rabenseifner"});
+  expect_clear_rejection("SIDECORE_COLL_ALLTOALL", "ring", {"auto", "bruck"});
 }
 
 // The cases of the issue, with the accepted values each message must give.
@@ -258,6 +293,19 @@ TEST(SettingsTable, RejectsJunkForEveryVariable) {
       {"SIDECORE_AUTO_WINDOW", {"", "0", "-1", "1e7", "nan", "inf", "10s", "0x10"}},
       {"SIDECORE_AUTO_RECHECK", {"", "30", "30m", "0s", "0steps", "1.5steps", "s", "steps", "-1s", "on"}},
       {"SIDECORE_AUTO_FORCE", {"", "pays", "Core", "auto"}},
+      {"SIDECORE_COLL_BARRIER", {"", "fast", "AUTO", "bruck"}},
+      {"SIDECORE_COLL_BCAST", {"", "fast", "AUTO", "bruck"}},
+      {"SIDECORE_COLL_REDUCE", {"", "fast", "AUTO", "bruck"}},
+      {"SIDECORE_COLL_ALLREDUCE", {"", "fast", "AUTO"}},
+      {"SIDECORE_COLL_GATHER", {"", "fast", "AUTO"}},
+      {"SIDECORE_COLL_SCATTER", {"", "fast", "AUTO"}},
+      {"SIDECORE_COLL_ALLGATHER", {"", "fast", "AUTO"}},
+      {"SIDECORE_COLL_ALLTOALL", {"", "fast", "AUTO"}},
+      {"SIDECORE_COLL_REDUCE_SCATTER_BLOCK", {"", "fast", "AUTO"}},
+      {"SIDECORE_COLL_ALLGATHERV", {"", "fast", "AUTO"}},
+      {"SIDECORE_COLL_ALLTOALLV", {"", "fast", "AUTO"}},
+      {"SIDECORE_COLL_SEGMENT", {"1023", "67108865", "", "128k"}},
+      {"SIDECORE_COLL_CACHE", {"-1", "4097", "lots"}},
   };
   EXPECT_EQ(junk.size(), all_names.size());
   for (const auto& [name, values] : junk) {

@@ -78,6 +78,92 @@ SIDECORE_C_API int sc_waitall(int count, sc_request* reqs, sc_status* statuses);
 SIDECORE_C_API int sc_waitany(int count, sc_request* reqs, int* index, sc_status* status);
 SIDECORE_C_API int sc_cancel(sc_request* req);
 
+/** Persistent requests (MPI 4.0), as sidecore::send_init / recv_init / start / startall / request_free. A
+ *  persistent handle stays valid after sc_wait/sc_test complete its run (it is not set to SC_REQUEST_NULL);
+ *  sc_request_free releases it and sets it to SC_REQUEST_NULL (an active run completes in the background). */
+SIDECORE_C_API int sc_send_init(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm, sc_request* req);
+SIDECORE_C_API int sc_recv_init(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_request* req);
+SIDECORE_C_API int sc_start(sc_request* req);
+SIDECORE_C_API int sc_startall(int count, sc_request* reqs);
+SIDECORE_C_API int sc_request_free(sc_request* req);
+
+/** Collectives, as sidecore's collectives.hpp: sc_i<name> starts one (*req: wait/test it with the point-to-point
+ *  calls), sc_<name> runs it, sc_<name>_init makes a persistent one (start it with sc_start). Counts are elements of
+ *  `dtype`; v-variant arrays have one entry per rank of `comm`. SC_IN_PLACE where MPI takes MPI_IN_PLACE. Bad
+ *  arguments return SC_ERR_INVALID_ARGUMENT and sc_last_error names the argument, its value and what is accepted;
+ *  arguments that differ between ranks complete the collective with SC_ERR_INVALID_ARGUMENT (status.error and the
+ *  wait's return), sc_last_error saying which rank passed what. */
+enum sc_dtype { SC_BYTE = 0, SC_INT32 = 1, SC_INT64 = 2, SC_UINT64 = 3, SC_FLOAT = 4, SC_DOUBLE = 5 };
+/** Built-in operators; minloc/maxloc take pairs {value of dtype; int32_t index} (MPI_2INT's layout and friends). */
+enum sc_op {
+  SC_SUM = 0, SC_PROD = 1, SC_MIN = 2, SC_MAX = 3, SC_LAND = 4, SC_LOR = 5, SC_BAND = 6, SC_BOR = 7, SC_BXOR = 8,
+  SC_MINLOC = 9, SC_MAXLOC = 10
+};
+#define SC_IN_PLACE ((void*)1)
+/** A user operator: inout[i] = in[i] op inout[i] for i < count (MPI_User_function's order), called from the
+ *  progress pass (the progress thread in core mode); it must not call sidecore. */
+typedef void (*sc_user_fn)(const void* in, void* inout, size_t count, void* ctx);
+/** Registers a user operator (MPI_Op_create); *op receives its id, usable wherever an sc_op goes, until sc_op_free.
+ *  commutative 0: every rank's result is in rank order. */
+SIDECORE_C_API int sc_op_create(sc_user_fn fn, void* ctx, int commutative, int* op);
+SIDECORE_C_API int sc_op_free(int* op);
+
+SIDECORE_C_API int sc_ibarrier(sc_comm comm, sc_request* req);
+SIDECORE_C_API int sc_barrier(sc_comm comm);
+SIDECORE_C_API int sc_barrier_init(sc_comm comm, sc_request* req);
+SIDECORE_C_API int sc_ibcast(void* buf, int64_t count, int dtype, int root, sc_comm comm, sc_request* req);
+SIDECORE_C_API int sc_bcast(void* buf, int64_t count, int dtype, int root, sc_comm comm);
+SIDECORE_C_API int sc_bcast_init(void* buf, int64_t count, int dtype, int root, sc_comm comm, sc_request* req);
+SIDECORE_C_API int sc_ireduce(const void* send, void* recv, int64_t count, int dtype, int op, int root, sc_comm comm,
+                              sc_request* req);
+SIDECORE_C_API int sc_reduce(const void* send, void* recv, int64_t count, int dtype, int op, int root, sc_comm comm);
+SIDECORE_C_API int sc_reduce_init(const void* send, void* recv, int64_t count, int dtype, int op, int root,
+                                  sc_comm comm, sc_request* req);
+SIDECORE_C_API int sc_iallreduce(const void* send, void* recv, int64_t count, int dtype, int op, sc_comm comm,
+                                 sc_request* req);
+SIDECORE_C_API int sc_allreduce(const void* send, void* recv, int64_t count, int dtype, int op, sc_comm comm);
+SIDECORE_C_API int sc_allreduce_init(const void* send, void* recv, int64_t count, int dtype, int op, sc_comm comm,
+                                     sc_request* req);
+SIDECORE_C_API int sc_igather(const void* send, void* recv, int64_t count, int dtype, int root, sc_comm comm,
+                              sc_request* req);
+SIDECORE_C_API int sc_gather(const void* send, void* recv, int64_t count, int dtype, int root, sc_comm comm);
+SIDECORE_C_API int sc_gather_init(const void* send, void* recv, int64_t count, int dtype, int root, sc_comm comm,
+                                  sc_request* req);
+SIDECORE_C_API int sc_iscatter(const void* send, void* recv, int64_t count, int dtype, int root, sc_comm comm,
+                               sc_request* req);
+SIDECORE_C_API int sc_scatter(const void* send, void* recv, int64_t count, int dtype, int root, sc_comm comm);
+SIDECORE_C_API int sc_scatter_init(const void* send, void* recv, int64_t count, int dtype, int root, sc_comm comm,
+                                   sc_request* req);
+SIDECORE_C_API int sc_iallgather(const void* send, void* recv, int64_t count, int dtype, sc_comm comm,
+                                 sc_request* req);
+SIDECORE_C_API int sc_allgather(const void* send, void* recv, int64_t count, int dtype, sc_comm comm);
+SIDECORE_C_API int sc_allgather_init(const void* send, void* recv, int64_t count, int dtype, sc_comm comm,
+                                     sc_request* req);
+SIDECORE_C_API int sc_ialltoall(const void* send, void* recv, int64_t count, int dtype, sc_comm comm, sc_request* req);
+SIDECORE_C_API int sc_alltoall(const void* send, void* recv, int64_t count, int dtype, sc_comm comm);
+SIDECORE_C_API int sc_alltoall_init(const void* send, void* recv, int64_t count, int dtype, sc_comm comm,
+                                    sc_request* req);
+SIDECORE_C_API int sc_ireduce_scatter_block(const void* send, void* recv, int64_t count, int dtype, int op,
+                                            sc_comm comm, sc_request* req);
+SIDECORE_C_API int sc_reduce_scatter_block(const void* send, void* recv, int64_t count, int dtype, int op,
+                                           sc_comm comm);
+SIDECORE_C_API int sc_reduce_scatter_block_init(const void* send, void* recv, int64_t count, int dtype, int op,
+                                                sc_comm comm, sc_request* req);
+SIDECORE_C_API int sc_iallgatherv(const void* send, int64_t send_count, void* recv, const int64_t* recv_counts,
+                                  const int64_t* recv_displs, int dtype, sc_comm comm, sc_request* req);
+SIDECORE_C_API int sc_allgatherv(const void* send, int64_t send_count, void* recv, const int64_t* recv_counts,
+                                 const int64_t* recv_displs, int dtype, sc_comm comm);
+SIDECORE_C_API int sc_allgatherv_init(const void* send, int64_t send_count, void* recv, const int64_t* recv_counts,
+                                      const int64_t* recv_displs, int dtype, sc_comm comm, sc_request* req);
+SIDECORE_C_API int sc_ialltoallv(const void* send, const int64_t* send_counts, const int64_t* send_displs, void* recv,
+                                 const int64_t* recv_counts, const int64_t* recv_displs, int dtype, sc_comm comm,
+                                 sc_request* req);
+SIDECORE_C_API int sc_alltoallv(const void* send, const int64_t* send_counts, const int64_t* send_displs, void* recv,
+                                const int64_t* recv_counts, const int64_t* recv_displs, int dtype, sc_comm comm);
+SIDECORE_C_API int sc_alltoallv_init(const void* send, const int64_t* send_counts, const int64_t* send_displs,
+                                     void* recv, const int64_t* recv_counts, const int64_t* recv_displs, int dtype,
+                                     sc_comm comm, sc_request* req);
+
 /** Regions for the overlap profile (nestable; end closes the innermost). */
 SIDECORE_C_API int sc_region_begin(const char* name);
 SIDECORE_C_API int sc_region_end(void);

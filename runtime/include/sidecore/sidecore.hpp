@@ -104,11 +104,15 @@ class SIDECORE_API comm {
   int id_ = -1;
 };
 
-/// A nonblocking operation in flight. Move-only. After a wait (or a test that returned true) the
-/// handle is consumed: waiting or testing it again throws errc::invalid_request; waitall/waitany/
-/// testall/testany skip consumed and default-constructed handles, as MPI skips MPI_REQUEST_NULL.
-/// Destroying a handle whose operation is still in flight is allowed: the operation completes and its
-/// resources are released by the engine (the buffer must stay valid until then, as in MPI).
+/// A nonblocking operation in flight: point-to-point or collective, waited and tested alike. Move-only. After a
+/// wait (or a test that returned true) the handle is consumed: waiting or testing it again throws
+/// errc::invalid_request; waitall/waitany/testall/testany skip consumed and default-constructed handles, as MPI
+/// skips MPI_REQUEST_NULL. Destroying a handle whose operation is still in flight is allowed: the operation
+/// completes and its resources are released by the engine (the buffer must stay valid until then, as in MPI).
+/// A persistent request (send_init, recv_init, allreduce_init, ...) is never consumed: it is inactive until start(),
+/// active until a wait or successful test completes its run, then inactive again (a wait or test of an inactive one
+/// returns at once with an empty status, as MPI's). request_free() or its destruction releases it (a run in flight
+/// completes first, in the background).
 class SIDECORE_API request {
  public:
   request() = default;
@@ -117,8 +121,11 @@ class SIDECORE_API request {
   request(const request&) = delete;
   request& operator=(const request&) = delete;
   ~request();
-  /// True while the handle refers to an operation not yet waited for.
+  /// True while the handle refers to an operation not yet waited for (a persistent request: while started and
+  /// not yet completed by a wait or test).
   [[nodiscard]] bool active() const noexcept;
+  /// True for a persistent request not yet freed.
+  [[nodiscard]] bool persistent() const noexcept;
   /// Opaque value (for the C API); 0 means no operation.
   [[nodiscard]] std::uint64_t handle() const noexcept { return handle_; }
 
@@ -207,9 +214,30 @@ SIDECORE_API void waitall(std::span<request> reqs, std::span<status> statuses = 
 /// Index of one completed request (consumed, `*st` filled), or -1 when none has completed or none is active.
 [[nodiscard]] SIDECORE_API int testany(std::span<request> reqs, status* st = nullptr);
 /// Asks to cancel a posted receive. The request must still be waited: its status says canceled() if the
-/// cancel won, or holds the message if it had already matched. Cancelling a send is not supported
+/// cancel won, or holds the message if it had already matched. Cancelling a send or a collective is not supported
 /// (errc::invalid_argument), as in MPI 4. Throws errc::invalid_request for a consumed request.
 SIDECORE_API void cancel(request& r);
+
+// ---- persistent requests (MPI 4.0) ------------------------------------------------------------------------------
+
+/// A persistent send of `bytes` bytes from `buf` to `dest` with `tag`: an inactive request that start() sends
+/// again each time (the buffer's content at each start). Throws as isend, for the same arguments.
+[[nodiscard]] SIDECORE_API request send_init(const void* buf, std::int64_t bytes, int dest, int tag,
+                                             const comm& c = world());
+/// A persistent receive into `buf` (at most `bytes`) from `source` (or any_source) with `tag` (or any_tag).
+/// Throws as irecv.
+[[nodiscard]] SIDECORE_API request recv_init(void* buf, std::int64_t bytes, int source, int tag,
+                                             const comm& c = world());
+/// Starts an inactive persistent request: it becomes active, and a wait or test completes this run. Throws
+/// errc::invalid_request for a request that is not persistent, was freed, or is still active (started and not yet
+/// completed); a persistent collective's starts must come in the same order on every rank, as collectives do.
+SIDECORE_API void start(request& r);
+/// start() of each request, in order; on an error the ones before it are started, the rest not.
+SIDECORE_API void startall(std::span<request> reqs);
+/// Releases a persistent request (MPI_Request_free): an active run completes in the background, its buffers
+/// untouched only once it has. For a nonblocking request, as dropping its handle. The handle becomes empty.
+/// Throws errc::invalid_request for an empty or consumed handle.
+SIDECORE_API void request_free(request& r);
 
 // ---- regions (instrumentation) --------------------------------------------------------------------------------
 
@@ -224,3 +252,5 @@ class SIDECORE_API region {
 };
 
 }  // namespace sidecore
+
+#include <sidecore/collectives.hpp>

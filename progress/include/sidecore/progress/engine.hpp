@@ -99,11 +99,16 @@ inline constexpr std::uint64_t inline_bit = std::uint64_t{1} << 63;
 [[nodiscard]] constexpr std::size_t inline_bytes(std::uint64_t handle) noexcept {
   return static_cast<std::size_t>(handle & ~inline_bit);
 }
+/// The engine never makes a handle with bit 62 set (slot generations have 30 bits): the runtime names its own
+/// objects (persistent requests) with it, in the same 64-bit request type.
+inline constexpr std::uint64_t runtime_bit = std::uint64_t{1} << 62;
 
 /// What a request is: a send, a receive, or a schedule (a collective's rounds of child operations).
 enum class req_kind : std::uint8_t { send, recv, schedule };
-/// Completion result, mapped by the runtime to sidecore::errc.
-enum class req_result : std::uint8_t { ok = 0, truncated, canceled, transport };
+/// Completion result, mapped by the runtime to sidecore::errc. `invalid`: a schedule found that the ranks' arguments
+/// disagree (a collective whose counts, types, operators or roots differ between ranks; the collective layer says
+/// which, progress/coll/).
+enum class req_result : std::uint8_t { ok = 0, truncated, canceled, transport, invalid };
 /// For a request that completed with req_result::transport: the libfabric call that failed, an error completion
 /// the provider delivered for it, or a failure of the whole engine (its completion queue) while it was in flight.
 enum class failure : std::uint8_t { none, fi_tsend, fi_tsendv, fi_tinject, fi_trecv, error_completion, engine };
@@ -120,6 +125,9 @@ struct completion {
   failure what;        ///< transport: the step that failed
   int fi_err;          ///< transport: the provider's error code (positive), 0 if none
   int peer_index;      ///< transport: the peer's engine address index, -1 if none
+  /// Written only for the children of a schedule (schedule::on_child_complete): for a receive, the signature the
+  /// matched message carried (start_child_send's `sig`; 0 when it carried none).
+  std::uint64_t sig;
 };
 
 enum class test_result { stale, pending, done };

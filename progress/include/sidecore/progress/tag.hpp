@@ -3,10 +3,16 @@
 // the sender's engine address in the header. Any tag is an ignore mask over the user field. The libfabric tags the
 // engine itself uses (ctrl_tag, rendezvous tags) have kind 3, which no sidecore tag has.
 //
-//   63..62  kind       0 = point-to-point, 1 = collective (tag field holds the collective sequence), 2 = internal
+//   63..62  kind       0 = point-to-point, 1 = collective, 2 = internal
 //   61..48  comm id    14 bits: up to 16384 live communicators
-//   47..28  reserved   0
-//   27..0   user tag   28 bits: 0 .. tag_max
+//   47..28  reserved   0                    collective: the instance (20 bits, make_coll)
+//   27..0   user tag   28 bits: 0..tag_max  collective: the message number within the instance (schedule tag)
+//
+// A collective instance is named by a sequence number per communicator that every rank counts alike (MPI has every
+// rank start a communicator's collectives in the same order): 19 bits, wrapping, for nonblocking and blocking
+// collectives; bit 19 set for a persistent collective, whose low 19 bits are its id, taken when it is created (its
+// starts reuse the tag: the messages of one pair with one tag are matched in the order they were sent). A wrapped
+// sequence number is safe while fewer than 2^19 instances of one communicator are in flight at once.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +33,23 @@ constexpr std::uint64_t make(kind k, int comm, int user) noexcept {
   return (static_cast<std::uint64_t>(k) << kind_shift) | ((static_cast<std::uint64_t>(comm) & comm_bits) << comm_shift) |
          (static_cast<std::uint64_t>(user) & user_bits);
 }
+inline constexpr int coll_instance_shift = 28;
+inline constexpr std::uint32_t coll_instance_bits = (1U << 20) - 1;
+inline constexpr std::uint32_t coll_seq_bits = (1U << 19) - 1;     // nonblocking and blocking instances
+inline constexpr std::uint32_t coll_persistent = 1U << 19;         // instance bit of a persistent collective
+inline constexpr std::uint64_t coll_msg_bits = user_bits;          // schedule tags 0 .. 2^28 - 1
+
+/// The tag of message `msg` (a schedule tag, <= coll_msg_bits) of collective instance `instance` on `comm`.
+constexpr std::uint64_t make_coll(int comm, std::uint32_t instance, std::uint32_t msg) noexcept {
+  return (static_cast<std::uint64_t>(kind::collective) << kind_shift) |
+         ((static_cast<std::uint64_t>(comm) & comm_bits) << comm_shift) |
+         (static_cast<std::uint64_t>(instance & coll_instance_bits) << coll_instance_shift) |
+         (static_cast<std::uint64_t>(msg) & coll_msg_bits);
+}
+constexpr std::uint32_t coll_instance_of(std::uint64_t t) noexcept {
+  return static_cast<std::uint32_t>(t >> coll_instance_shift) & coll_instance_bits;
+}
+
 constexpr std::uint64_t ignore_user() noexcept { return user_bits; }
 constexpr int user_of(std::uint64_t t) noexcept { return static_cast<int>(t & user_bits); }
 constexpr int comm_of(std::uint64_t t) noexcept { return static_cast<int>((t >> comm_shift) & comm_bits); }

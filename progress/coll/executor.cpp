@@ -1,0 +1,142 @@
+// The collectives executor (collective.hpp): starting runs of plans behind engine requests, the pool of instances
+// (and so of scratch buffers), persistent collectives, the failures' descriptions and the monitoring hooks.
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include <sidecore/progress/tag.hpp>
+
+#include "instance.hpp"
+
+namespace sidecore::progress {
+
+namespace {
+// A pooled instance keeps a scratch buffer up to this size for its next run; larger ones are given back.
+constexpr std::size_t keep_scratch_bytes = std::size_t{1} << 20;
+}  // namespace
+
+class coll_persistent {
+ public:
+  coll_persistent(coll_instance* i, std::uint32_t id) : inst(i), instance_id(id) {}
+  coll_instance* inst;
+  std::uint32_t instance_id;  // the wire tag's instance, the same for every start
+};
+
+coll_executor::coll_executor(engine& e) : eng_(e) {}
+
+coll_executor::~coll_executor() = default;
+
+std::uint64_t coll_executor::start(const std::shared_ptr<coll_comm>& c, const std::shared_ptr<const coll_plan>& p,
+                                   const coll_buffers& b, std::uint32_t owner_thread) {
+  // A wrapped instance number stays unambiguous while fewer than 2^19 instances of the communicator are in flight.
+  while (c->in_flight_.load(std::memory_order_acquire) >= tag::coll_seq_bits) {
+    if (!eng_.thread_running()) eng_.progress();
+    else std::this_thread::yield();
+  }
+  coll_instance* i = nullptr;
+  {
+    const std::lock_guard<std::mutex> g(pool_mutex_);
+    if (!free_.empty()) {
+      i = free_.back();
+      free_.pop_back();
+    } else {
+      instances_.push_back(std::make_unique<coll_instance>(*this));
+      i = instances_.back().get();
+    }
+  }
+  try {
+    i->prepare(c, p, b, false);
+  } catch (...) {
+    i->unbind(0);
+    const std::lock_guard<std::mutex> g(pool_mutex_);
+    free_.push_back(i);
+    throw;
+  }
+  i->reset(c->next_seq_.fetch_add(1, std::memory_order_relaxed) & tag::coll_seq_bits,
+           c->started_.fetch_add(1, std::memory_order_relaxed));
+  c->in_flight_.fetch_add(1, std::memory_order_acq_rel);
+  try {
+    return launch(*i, owner_thread);
+  } catch (...) {
+    c->in_flight_.fetch_sub(1, std::memory_order_acq_rel);
+    i->unbind(keep_scratch_bytes);
+    const std::lock_guard<std::mutex> g(pool_mutex_);
+    free_.push_back(i);
+    throw;
+  }
+}
+
+coll_persistent* coll_executor::create(const std::shared_ptr<coll_comm>& c, const std::shared_ptr<const coll_plan>& p,
+                                       const coll_buffers& b) {
+  auto i = std::make_unique<coll_instance>(*this);
+  i->prepare(c, p, b, true);
+  const std::uint32_t id =
+      tag::coll_persistent | (c->next_persistent_.fetch_add(1, std::memory_order_relaxed) & tag::coll_seq_bits);
+  auto* pc = new coll_persistent(i.get(), id);
+  i.release();
+  return pc;
+}
+
+std::uint64_t coll_executor::start(coll_persistent& pc, std::uint32_t owner_thread) {
+  coll_instance& i = *pc.inst;
+  i.reset(pc.instance_id, i.comm().started_.fetch_add(1, std::memory_order_relaxed));
+  i.state.store(coll_instance::life::running, std::memory_order_release);
+  try {
+    return launch(i, owner_thread);
+  } catch (...) {
+    i.state.store(coll_instance::life::idle, std::memory_order_release);
+    throw;
+  }
+}
+
+void coll_executor::destroy(coll_persistent* pc) noexcept {
+  if (!pc) return;
+  // Running: its retire() deletes it. Idle: nothing else holds it.
+  if (pc->inst->state.exchange(coll_instance::life::released, std::memory_order_acq_rel) != coll_instance::life::running)
+    delete pc->inst;
+  delete pc;
+}
+
+std::uint64_t coll_executor::launch(coll_instance& i, std::uint32_t owner_thread) {
+  const coll_plan& p = i.plan();
+  if (monitor_.arrive) monitor_.arrive(p.spec.k, i.comm().id(), i.seq(), p.contribution, i.comm().size());
+  // A collective of eager-sized messages is latency-bound: a thread that waits for it may progress it itself (mode
+  // core's caller progress, as for point-to-point). Larger ones are the progress thread's, to move in the background.
+  const progressor by = p.largest_message <= eng_.eager_max() ? progressor::any : progressor::thread;
+  const std::uint64_t h = core_of(eng_).start_schedule(i, owner_thread, by);
+  // i may have completed and be reused from here on.
+  if (!eng_.thread_running()) eng_.progress();  // mode off: the first operations go out now, not at the next call
+  return h;
+}
+
+void coll_executor::retired(coll_instance& i, const char* failure, std::uint64_t handle) noexcept {
+  if (failure) {
+    const std::lock_guard<std::mutex> g(failures_mutex_);
+    failure_note& n = failures_[failures_next_++ % std::size(failures_)];
+    n.handle = handle;
+    std::snprintf(n.text, sizeof n.text, "%s", failure);
+  }
+  if (monitor_.depart) monitor_.depart(i.comm().id(), i.seq());
+  if (i.state.load(std::memory_order_acquire) != coll_instance::life::idle) {  // persistent
+    if (i.state.exchange(coll_instance::life::idle, std::memory_order_acq_rel) == coll_instance::life::released)
+      delete &i;
+    return;
+  }
+  i.comm().in_flight_.fetch_sub(1, std::memory_order_acq_rel);
+  i.unbind(keep_scratch_bytes);
+  const std::lock_guard<std::mutex> g(pool_mutex_);
+  free_.push_back(&i);
+}
+
+std::string coll_executor::describe(std::uint64_t handle, const completion& c) const {
+  {
+    const std::lock_guard<std::mutex> g(failures_mutex_);
+    for (const failure_note& n : failures_)
+      if (n.handle == handle && handle != 0) return n.text;
+  }
+  if (c.result == req_result::invalid) return "the ranks called the collective with arguments that differ";
+  if (c.result == req_result::transport) return eng_.describe(c);
+  return {};
+}
+
+}  // namespace sidecore::progress

@@ -1,0 +1,211 @@
+// A run of a plan (instance.hpp).
+#include "instance.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include <sidecore/progress/tag.hpp>
+
+#include "reduce.hpp"
+#include "signature.hpp"
+
+namespace sidecore::progress {
+namespace {
+// child_[i] of an operation whose child completed (a handle is never ~0: engine.hpp's handles have bit 63 clear).
+constexpr std::uint64_t done_mark = ~std::uint64_t{0};
+}  // namespace
+
+void coll_instance::prepare(const std::shared_ptr<coll_comm>& c, const std::shared_ptr<const coll_plan>& p,
+                            const coll_buffers& b, bool persistent) {
+  const std::uint32_t n = p->ops();
+  remaining_.resize(n);
+  ready_.resize(n);
+  child_.resize(n);
+  if (scratch_capacity_ < p->sched.tmp_bytes) {
+    scratch_.reset();  // the old one first: the two need not fit in memory together
+    scratch_capacity_ = 0;
+    scratch_.reset(new std::byte[p->sched.tmp_bytes]);
+    scratch_capacity_ = p->sched.tmp_bytes;
+  }
+  comm_ = c;
+  plan_ = p;
+  persistent_ = persistent;
+  send_ = static_cast<const std::byte*>(b.send);
+  recv_ = static_cast<std::byte*>(b.recv);
+  user_ = b.user;
+  eng_ = nullptr;
+}
+
+void coll_instance::unbind(std::size_t keep_scratch) noexcept {
+  comm_.reset();
+  plan_.reset();
+  if (scratch_capacity_ > keep_scratch) {
+    scratch_.reset();
+    scratch_capacity_ = 0;
+  }
+}
+
+void coll_instance::reset(std::uint32_t instance, std::uint64_t seq) noexcept {
+  const coll_plan& p = *plan_;
+  const std::uint32_t n = p.ops();
+  for (std::uint32_t i = 0; i < n; ++i) remaining_[i] = p.sched.ops[i].dep_count;
+  std::fill(child_.begin(), child_.end(), std::uint64_t{0});
+  std::copy(p.roots.begin(), p.roots.end(), ready_.begin());
+  head_ = 0;
+  tail_ = static_cast<std::uint32_t>(p.roots.size());
+  in_flight_ = 0;
+  done_ = 0;
+  base_tag_ = tag::make_coll(comm_->id(), instance, 0);
+  seq_ = seq;
+  failed_ = gave_up_ = false;
+  result_ = req_result::ok;
+  text_[0] = '\0';
+}
+
+std::byte* coll_instance::base(coll::buffer b) const noexcept {
+  switch (b) {
+    case coll::buffer::send: return const_cast<std::byte*>(send_);  // only read (coll::op: nothing writes send)
+    case coll::buffer::recv: return recv_;
+    case coll::buffer::tmp: return scratch_.get();
+  }
+  return nullptr;
+}
+
+void coll_instance::op_done(std::uint32_t i) noexcept {
+  ++done_;
+  const coll_plan& p = *plan_;
+  for (std::uint32_t k = p.dependents_first[i]; k < p.dependents_first[i + 1]; ++k) {
+    const std::uint32_t d = p.dependents[k];
+    if (--remaining_[d] == 0) ready_[tail_++] = d;
+  }
+}
+
+void coll_instance::fail(req_result why) noexcept {
+  if (why == req_result::transport) result_ = why;  // a transport failure ends the run, even after a mismatch
+  if (failed_) return;
+  failed_ = true;
+  result_ = why;
+}
+
+schedule::step coll_instance::advance(engine_core& e) noexcept {
+  eng_ = &e;
+  if (result_ == req_result::transport) return give_up(e);
+  const coll_plan& p = *plan_;
+  const int me = comm_->rank();
+  while (head_ < tail_) {
+    const std::uint32_t i = ready_[head_++];
+    const coll::op& o = p.sched.ops[i];
+    switch (o.type) {
+      case coll::op_type::send: {
+        ++in_flight_;  // first: the child may complete inside the call (an injected message)
+        const std::uint64_t h = e.start_child_send(*this, i, base(o.src_buf) + o.src_off, o.bytes, p.peer_world[i],
+                                                   base_tag_ | o.tag, me, p.sig);
+        if (h == 0) {
+          --in_flight_;
+          std::snprintf(text_, sizeof text_, "no request slot left for a send to rank %d", o.peer);
+          fail(req_result::transport);
+        } else if (child_[i] != done_mark) {
+          child_[i] = h;
+        }
+        break;
+      }
+      case coll::op_type::recv: {
+        ++in_flight_;
+        const std::uint64_t h = e.start_child_recv(*this, i, base(o.dst_buf) + o.dst_off, o.bytes, p.peer_world[i],
+                                                   base_tag_ | o.tag, 0);
+        if (h == 0) {
+          --in_flight_;
+          std::snprintf(text_, sizeof text_, "no request slot left for a receive from rank %d", o.peer);
+          fail(req_result::transport);
+        } else if (child_[i] != done_mark) {
+          child_[i] = h;
+        }
+        break;
+      }
+      case coll::op_type::copy:
+        if (o.bytes) std::memcpy(base(o.dst_buf) + o.dst_off, base(o.src_buf) + o.src_off, o.bytes);
+        op_done(i);
+        break;
+      case coll::op_type::reduce:
+        reduce_bytes(p.spec.type, p.spec.op, user_, base(o.src_buf) + o.src_off, base(o.dst_buf) + o.dst_off, o.bytes,
+                     o.dst_first);
+        op_done(i);
+        break;
+    }
+    if (result_ == req_result::transport) return give_up(e);
+  }
+  return done_ == p.ops() ? step::done : step::wait;
+}
+
+// A failed run: nothing starts any more; receives no message matched are cancelled and sends that wait for their
+// receiver are detached, so that the run completes once what is under way has (a peer that called another
+// collective may never match them).
+schedule::step coll_instance::give_up(engine_core& e) noexcept {
+  if (!gave_up_) {
+    gave_up_ = true;
+    for (std::size_t i = 0; i < child_.size(); ++i) {
+      const std::uint64_t h = child_[i];
+      if (h == 0 || h == done_mark) continue;
+      if (e.cancel_child(*this, h) == engine_core::child_fate::detached) {
+        child_[i] = done_mark;
+        --in_flight_;
+      }
+    }
+  }
+  return in_flight_ == 0 ? step::done : step::wait;
+}
+
+void coll_instance::on_child_complete(const completion& c, std::uint64_t token) noexcept {
+  --in_flight_;
+  const auto i = static_cast<std::uint32_t>(token);
+  child_[i] = done_mark;
+  if (result_ == req_result::transport) return;
+  const coll_plan& p = *plan_;
+  const coll::op& o = p.sched.ops[i];
+  const std::string_view kind = coll::kind_name(p.spec.k);
+  if (c.result == req_result::transport) {
+    std::string why;
+    try {
+      if (eng_) why = eng_->describe(c);
+    } catch (const std::exception&) {
+      why.clear();
+    }
+    std::snprintf(text_, sizeof text_, "the %s's %s rank %d failed in the transport: %s", std::string(kind).c_str(),
+                  o.type == coll::op_type::send ? "send to" : "receive from", o.peer, why.c_str());
+    fail(req_result::transport);
+    return;
+  }
+  if (o.type == coll::op_type::recv && !failed_) {  // the first mismatch is the one reported
+    if (c.sig != 0 && c.sig != p.sig) {
+      char what[224];
+      explain_signature(what, sizeof what, p.sig, c.sig, p.spec, o.peer);
+      std::snprintf(text_, sizeof text_, "%s; every rank must call the same collective with the same type, operator, "
+                    "root and count", what);
+      fail(req_result::invalid);
+      op_done(i);
+      return;
+    }
+    if (c.result == req_result::truncated || c.bytes != o.bytes) {
+      const std::string k(kind);
+      if (c.result == req_result::truncated)
+        std::snprintf(text_, sizeof text_, "rank %d sent more than the %llu bytes this rank's %s expects in message %u: "
+                      "the counts (or types) differ between ranks; every rank must pass the same count",
+                      o.peer, static_cast<unsigned long long>(o.bytes), k.c_str(), o.tag);
+      else
+        std::snprintf(text_, sizeof text_, "rank %d sent %llu bytes where this rank's %s expects %llu in message %u: "
+                      "the counts (or types) differ between ranks; every rank must pass the same count",
+                      o.peer, static_cast<unsigned long long>(c.bytes), k.c_str(),
+                      static_cast<unsigned long long>(o.bytes), o.tag);
+      fail(req_result::invalid);
+      op_done(i);
+      return;
+    }
+  }
+  op_done(i);
+}
+
+void coll_instance::retire() noexcept { owner_.retired(*this, failed_ ? text_ : nullptr, request_handle()); }
+
+}  // namespace sidecore::progress

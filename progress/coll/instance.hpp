@@ -1,0 +1,87 @@
+// One run of a plan: the schedule (progress/src/schedule.hpp) that the engine advances. Each send and receive of
+// the plan becomes a child request of the engine (progressed by the progress thread in mode core); copies and
+// reductions run inside advance(), in the progress pass; an operation starts once its dependencies completed, in
+// the plan's order as far as they allow. The state of a run (dependencies left per operation, the ready queue, the
+// children in flight) lives in vectors sized when the instance is prepared: advancing allocates nothing.
+//
+// Failures. A receive whose message is not what this rank's schedule expects (another signature, another size) fails
+// the run with req_result::invalid, but the run goes on to its end: its peers, which may not have seen the mismatch
+// themselves, still get every message they wait for (a truncated receive writes no more than the schedule's size, and
+// every operation stays inside this rank's buffers), so the ranks complete instead of hanging, and each that saw the
+// mismatch says so. A child that fails in the transport ends the run: no operation starts any more, receives that no
+// message matched are cancelled, sends that wait for a clear-to-send are detached (engine_core::cancel_child), and the
+// run completes once its other children have, with req_result::transport. Either way the sentence for engine users
+// comes from coll_executor::describe.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <sidecore/progress/collective.hpp>
+
+#include "engine_core.hpp"
+#include "plan.hpp"
+
+namespace sidecore::progress {
+
+class coll_instance final : public schedule {
+ public:
+  explicit coll_instance(coll_executor& owner) : owner_(owner) {}
+
+  /// Binds the instance to plan `p` of `c` with buffers `b`: per-operation state and scratch sized for it. An
+  /// application thread, while the instance does not run. Throws std::bad_alloc.
+  void prepare(const std::shared_ptr<coll_comm>& c, const std::shared_ptr<const coll_plan>& p, const coll_buffers& b,
+               bool persistent);
+  /// Resets the run state for a start as instance `instance` (the wire tag's) and monitoring number `seq`.
+  void reset(std::uint32_t instance, std::uint64_t seq) noexcept;
+
+  step advance(engine_core& e) noexcept override;
+  void on_child_complete(const completion& c, std::uint64_t token) noexcept override;
+  [[nodiscard]] req_result result() const noexcept override { return result_; }
+  void retire() noexcept override;
+
+  [[nodiscard]] const coll_plan& plan() const noexcept { return *plan_; }
+  [[nodiscard]] coll_comm& comm() const noexcept { return *comm_; }
+  [[nodiscard]] std::uint64_t seq() const noexcept { return seq_; }
+  /// Drops the plan, the communicator and the scratch above `keep_scratch` bytes (a pooled instance).
+  void unbind(std::size_t keep_scratch) noexcept;
+
+  /// A persistent instance's owner and its run: running while started and not retired; released: its owner let go
+  /// of it meanwhile, so retire() deletes it.
+  enum class life : int { idle, running, released };
+  std::atomic<life> state{life::idle};
+
+ private:
+  void op_done(std::uint32_t i) noexcept;
+  step give_up(engine_core& e) noexcept;
+  void fail(req_result why) noexcept;
+  [[nodiscard]] std::byte* base(coll::buffer b) const noexcept;
+
+  coll_executor& owner_;
+  std::shared_ptr<coll_comm> comm_;
+  std::shared_ptr<const coll_plan> plan_;
+  bool persistent_ = false;
+  const std::byte* send_ = nullptr;
+  std::byte* recv_ = nullptr;
+  coll_user_op user_;
+  std::unique_ptr<std::byte[]> scratch_;
+  std::size_t scratch_capacity_ = 0;
+  // run state
+  std::vector<std::uint32_t> remaining_;  // dependencies not yet complete, per operation
+  std::vector<std::uint32_t> ready_;      // operations whose dependencies completed, in that order
+  std::uint32_t head_ = 0, tail_ = 0;     // ready_[head_ .. tail_) wait to start
+  std::vector<std::uint64_t> child_;      // per operation: its child's handle while in flight, 0 before, done_mark after
+  std::uint32_t in_flight_ = 0;           // children started and not complete
+  std::uint32_t done_ = 0;                // operations complete
+  std::uint64_t base_tag_ = 0;            // the wire tag of message 0 of this run
+  std::uint64_t seq_ = 0;
+  bool failed_ = false, gave_up_ = false;
+  req_result result_ = req_result::ok;
+  engine* eng_ = nullptr;                 // for describing a child's transport failure
+  char text_[320] = {};                   // why it failed
+};
+
+}  // namespace sidecore::progress

@@ -1,0 +1,104 @@
+// Collective signatures (signature.hpp).
+#include "signature.hpp"
+
+#include <cstdio>
+#include <string_view>
+
+namespace sidecore::progress {
+namespace {
+
+constexpr std::uint64_t field(std::uint64_t sig, int shift, int bits) noexcept {
+  return (sig >> shift) & ((std::uint64_t{1} << bits) - 1);
+}
+constexpr int kind_shift = 0, type_shift = 4, op_shift = 7, alg_shift = 11, root_shift = 15, count_shift = 27;
+constexpr int kind_width = 4, type_width = 3, op_width = 4, alg_width = 4, root_width = 12, count_width = 21;
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdULL;
+}
+
+// A name from a field, or "?" for a value that is none of ours.
+template <class E, class F>
+std::string_view name_or(std::uint64_t v, int count, F name) noexcept {
+  return v < static_cast<std::uint64_t>(count) ? name(static_cast<E>(v)) : std::string_view("?");
+}
+
+}  // namespace
+
+std::uint64_t coll_signature(const coll::spec& s, coll::algorithm chosen) noexcept {
+  std::uint64_t h = mix(0, s.count);
+  if (s.k == coll::kind::allgatherv)
+    for (std::uint64_t c : s.recv_counts) h = mix(h, c);
+  const bool rooted = s.k == coll::kind::bcast || s.k == coll::kind::reduce || s.k == coll::kind::gather ||
+                      s.k == coll::kind::scatter;
+  const auto root = rooted ? static_cast<std::uint64_t>(s.root) : 0;
+  return (static_cast<std::uint64_t>(s.k) + 1) << kind_shift | static_cast<std::uint64_t>(s.type) << type_shift |
+         static_cast<std::uint64_t>(s.op) << op_shift | static_cast<std::uint64_t>(chosen) << alg_shift |
+         field(root, 0, root_width) << root_shift | (h >> (64 - count_width)) << count_shift;
+}
+
+void explain_signature(char* out, std::size_t n, std::uint64_t mine, std::uint64_t theirs, const coll::spec& s,
+                       int peer) noexcept {
+  if (n == 0) return;
+  out[0] = '\0';
+  std::size_t used = 0;
+  const auto say = [&](auto... args) {
+    if (used >= n) return;
+    const int w = std::snprintf(out + used, n - used, args...);
+    if (w > 0) used += static_cast<std::size_t>(w);
+  };
+  const auto differs = [&](int shift, int width) { return field(mine, shift, width) != field(theirs, shift, width); };
+  const auto both = [&](int shift, int width, std::uint64_t& a, std::uint64_t& b) {
+    a = field(theirs, shift, width);
+    b = field(mine, shift, width);
+  };
+  std::uint64_t a = 0, b = 0;
+  if (differs(kind_shift, kind_width)) {
+    both(kind_shift, kind_width, a, b);
+    const auto k = [](coll::kind x) { return coll::kind_name(x); };
+    const std::string_view ta = a == 0 ? std::string_view("point-to-point") : name_or<coll::kind>(a - 1, coll::kind_count, k);
+    const std::string_view tb = name_or<coll::kind>(b - 1, coll::kind_count, k);
+    say("rank %d called %.*s where this rank called %.*s", peer, static_cast<int>(ta.size()), ta.data(),
+        static_cast<int>(tb.size()), tb.data());
+    return;  // the other fields mean nothing across kinds
+  }
+  const char* sep = "";
+  say("rank %d called %.*s with ", peer, static_cast<int>(coll::kind_name(s.k).size()), coll::kind_name(s.k).data());
+  if (differs(type_shift, type_width)) {
+    both(type_shift, type_width, a, b);
+    const auto t = [](coll::dtype x) { return coll::dtype_name(x); };
+    const std::string_view ta = name_or<coll::dtype>(a, coll::dtype_count, t), tb = name_or<coll::dtype>(b, coll::dtype_count, t);
+    say("%stype %.*s where this rank has %.*s", sep, static_cast<int>(ta.size()), ta.data(), static_cast<int>(tb.size()),
+        tb.data());
+    sep = ", ";
+  }
+  if (differs(op_shift, op_width)) {
+    both(op_shift, op_width, a, b);
+    const auto o = [](coll::reduce_op x) { return coll::reduce_op_name(x); };
+    const std::string_view ta = name_or<coll::reduce_op>(a, coll::reduce_op_count, o),
+                           tb = name_or<coll::reduce_op>(b, coll::reduce_op_count, o);
+    say("%soperator %.*s where this rank has %.*s", sep, static_cast<int>(ta.size()), ta.data(),
+        static_cast<int>(tb.size()), tb.data());
+    sep = ", ";
+  }
+  if (differs(alg_shift, alg_width)) {
+    both(alg_shift, alg_width, a, b);
+    const auto g = [](coll::algorithm x) { return coll::algorithm_name(x); };
+    const std::string_view ta = name_or<coll::algorithm>(a, coll::algorithm_count, g),
+                           tb = name_or<coll::algorithm>(b, coll::algorithm_count, g);
+    say("%salgorithm %.*s where this rank runs %.*s (the SIDECORE_COLL_* settings or set_coll_algorithm differ)", sep,
+        static_cast<int>(ta.size()), ta.data(), static_cast<int>(tb.size()), tb.data());
+    sep = ", ";
+  }
+  if (differs(root_shift, root_width)) {
+    say("%sanother root (this rank has root %d)", sep, s.root);
+    sep = ", ";
+  }
+  if (differs(count_shift, count_width)) {
+    if (s.k == coll::kind::allgatherv) say("%sother receive counts", sep);
+    else say("%sanother count (this rank has count %llu)", sep, static_cast<unsigned long long>(s.count));
+  }
+}
+
+}  // namespace sidecore::progress

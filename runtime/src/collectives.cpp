@@ -1,0 +1,263 @@
+// The collectives of collectives.hpp: one entry (coll_call) checks a call's arguments, turns them into a schedule
+// spec (common/include/sidecore/common/schedule.hpp), gets its plan from the communicator's cache and hands it to the
+// executor (progress/include/sidecore/progress/collective.hpp) as a nonblocking, blocking or persistent call.
+#include <array>
+#include <stdexcept>
+#include <string>
+
+#include <sidecore/instrument/instrument.hpp>
+#include <sidecore/sidecore.hpp>
+
+#include "call_scope.hpp"
+#include "state.hpp"
+
+namespace sidecore {
+
+namespace {
+
+using detail::coll_args;
+using detail::coll_form;
+using detail::coll_op_kind;
+
+// The public names: "sidecore::iallreduce", "sidecore::allreduce", "sidecore::allreduce_init".
+struct call_names {
+  std::array<std::array<std::string, 3>, coll::kind_count> names;
+  call_names() {
+    for (int k = 0; k < coll::kind_count; ++k) {
+      const std::string base(coll::kind_name(static_cast<coll::kind>(k)));
+      names[static_cast<std::size_t>(k)] = {"sidecore::i" + base, "sidecore::" + base, "sidecore::" + base + "_init"};
+    }
+  }
+};
+const call_names& names() {
+  static const call_names n;
+  return n;
+}
+
+using detail::call_scope;
+
+[[noreturn, gnu::cold]] void bad(const char* call, const std::string& what) {
+  throw error(errc::invalid_argument, std::string(call) + ": " + what);
+}
+
+bool reduces(coll::kind k) noexcept {
+  return k == coll::kind::reduce || k == coll::kind::allreduce || k == coll::kind::reduce_scatter_block;
+}
+bool rooted(coll::kind k) noexcept {
+  return k == coll::kind::bcast || k == coll::kind::reduce || k == coll::kind::gather || k == coll::kind::scatter;
+}
+
+const void* const in_place_ptr = static_cast<const void*>(in_place);
+
+// A v-variant array: one non-negative entry per rank, scaled to the schedule's elements.
+std::vector<std::uint64_t> v_array(const char* call, const char* name, std::span<const std::int64_t> a, int size,
+                                   std::uint64_t scale) {
+  if (a.size() != static_cast<std::size_t>(size))
+    bad(call, std::string(name) + " has " + std::to_string(a.size()) + " entries; accepted: one per rank of the "
+              "communicator (" + std::to_string(size) + ")");
+  std::vector<std::uint64_t> out(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i] < 0)
+      bad(call, std::string(name) + "[" + std::to_string(i) + "] is " + std::to_string(a[i]) +
+                    "; accepted: 0 or more elements");
+    out[i] = static_cast<std::uint64_t>(a[i]) * scale;
+  }
+  return out;
+}
+
+// The call as the schedule library sees it. Throws errc::invalid_argument for what this rank can tell is wrong.
+coll::spec make_spec(const char* call, const coll_args& a, const detail::comm_entry& e, std::uint64_t segment) {
+  if (static_cast<unsigned>(a.kind) >= static_cast<unsigned>(coll::kind_count))
+    bad(call, "unknown collective kind " + std::to_string(static_cast<int>(a.kind)));
+  coll::spec s;
+  s.k = static_cast<coll::kind>(a.kind);
+  s.segment_bytes = segment;
+  if (s.k == coll::kind::barrier) return s;
+  if (static_cast<unsigned>(a.type) >= static_cast<unsigned>(coll::dtype_count))
+    bad(call, "type: unknown dtype " + std::to_string(static_cast<int>(a.type)) +
+                  "; accepted: byte, int32, int64, uint64, float32, float64");
+  s.type = static_cast<coll::dtype>(a.type);
+  std::uint64_t scale = 1;  // elements of the schedule per element of the call
+  if (reduces(s.k)) {
+    if (!a.red) bad(call, "no reduction given");
+    if (a.red->user()) {
+      if (!a.red->function()) bad(call, "reduction: the user function is null; pass a function or a built-in op");
+      s.op = coll::reduce_op::user;
+      s.commutative = a.red->commutative();
+    } else {
+      const auto o = static_cast<unsigned>(a.red->builtin());
+      if (o > static_cast<unsigned>(op::maxloc))
+        bad(call, "op: unknown operator " + std::to_string(o) +
+                      "; accepted: sum, prod, min, max, land, lor, band, bor, bxor, minloc, maxloc");
+      s.op = static_cast<coll::reduce_op>(o + 1);  // coll::reduce_op starts with none
+    }
+    const bool pair_op = s.op == coll::reduce_op::minloc || s.op == coll::reduce_op::maxloc;
+    if (a.typed && a.typed_pair != pair_op)
+      bad(call, a.typed_pair ? "op: value_index elements take only minloc and maxloc, not " +
+                                   std::string(coll::reduce_op_name(s.op))
+                             : "op: " + std::string(coll::reduce_op_name(s.op)) +
+                                   " takes value_index<T> elements; pass a span of value_index pairs");
+  } else if (a.typed && a.typed_pair) {
+    // Pairs that are only moved travel as bytes.
+    scale = coll::element_size(s.type, coll::reduce_op::minloc);
+    s.type = coll::dtype::byte;
+  }
+  if (a.count < 0) bad(call, "count is " + std::to_string(a.count) + "; accepted: 0 or more elements");
+  s.count = static_cast<std::uint64_t>(a.count) * scale;
+  if (rooted(s.k)) {
+    if (static_cast<unsigned>(a.root) >= static_cast<unsigned>(e.size))
+      bad(call, "root is " + std::to_string(a.root) + "; accepted: 0 .. " + std::to_string(e.size - 1) +
+                    " (the communicator's size is " + std::to_string(e.size) + ")");
+    s.root = a.root;
+  }
+  // in place: the marker where MPI accepts MPI_IN_PLACE for this kind and rank
+  const bool send_marked = a.send == in_place_ptr, recv_marked = a.recv == in_place_ptr;
+  const bool at_root = e.rank == s.root;
+  if (recv_marked && !(s.k == coll::kind::scatter && at_root))
+    bad(call, "recv is in_place; accepted only as scatter's recv at the root");
+  if (send_marked) {
+    if (s.k == coll::kind::bcast || s.k == coll::kind::scatter)
+      bad(call, "send is in_place; " + std::string(coll::kind_name(s.k)) + " takes in_place only " +
+                    (s.k == coll::kind::scatter ? "as recv, at the root" : "nowhere"));
+    if ((s.k == coll::kind::reduce || s.k == coll::kind::gather) && !at_root)
+      bad(call, "send is in_place on rank " + std::to_string(e.rank) + ", which is not the root (" +
+                    std::to_string(s.root) + "); accepted only at the root");
+  }
+  s.in_place = send_marked || recv_marked;
+  if (s.k == coll::kind::allgatherv) {
+    s.recv_counts = v_array(call, "recv_counts", a.recv_counts, e.size, scale);
+    s.recv_displs = v_array(call, "recv_displs", a.recv_displs, e.size, scale);
+    if (!s.in_place && a.send_count != a.recv_counts[static_cast<std::size_t>(e.rank)])
+      bad(call, "send_count is " + std::to_string(a.send_count) + " but recv_counts[" + std::to_string(e.rank) +
+                    "] (this rank's block) is " + std::to_string(a.recv_counts[static_cast<std::size_t>(e.rank)]) +
+                    "; they must be equal");
+  } else if (s.k == coll::kind::alltoallv) {
+    if (!s.in_place) {
+      s.send_counts = v_array(call, "send_counts", a.send_counts, e.size, scale);
+      s.send_displs = v_array(call, "send_displs", a.send_displs, e.size, scale);
+    }
+    s.recv_counts = v_array(call, "recv_counts", a.recv_counts, e.size, scale);
+    s.recv_displs = v_array(call, "recv_displs", a.recv_displs, e.size, scale);
+  }
+  return s;
+}
+
+// A buffer the plan needs: not null when it must hold bytes; a typed span of exactly the size needed.
+void check_buffer(const char* call, const char* name, const void* p, std::uint64_t need, std::int64_t elems,
+                  std::size_t elem_bytes) {
+  if (p == in_place_ptr) return;
+  if (need > 0 && p == nullptr)
+    bad(call, std::string(name) + " is null but must hold " + std::to_string(need) + " bytes on this rank");
+  if (elems >= 0 && need > 0 && static_cast<std::uint64_t>(elems) * elem_bytes != need)
+    bad(call, std::string(name) + " has " + std::to_string(elems) + " elements; this rank needs " +
+                  std::to_string(need / elem_bytes));
+}
+
+[[noreturn]] void throw_failed(const char* call, const status& st) {
+  throw error(st.error, std::string(call) + " failed: " + detail::last_transport_error());
+}
+
+}  // namespace
+
+const char* detail::coll_call_name(coll_op_kind k, coll_form f) noexcept {
+  return names().names[static_cast<std::size_t>(k)][static_cast<std::size_t>(f)].c_str();
+}
+
+request detail::coll_call(const coll_args& a, const comm& c) {
+  const char* call = static_cast<unsigned>(a.kind) < static_cast<unsigned>(coll::kind_count) &&
+                             static_cast<unsigned>(a.form) <= static_cast<unsigned>(coll_form::persistent)
+                         ? coll_call_name(a.kind, a.form)
+                         : "sidecore::collective";
+  const call_scope scope(a.form == coll_form::blocking ? category::blocking : category::init, call);
+  comm_entry& e = comm_or_throw(c, call + 10);  // without "sidecore::"
+  runtime_state& s = *g_state;
+  const coll::spec spec = make_spec(call, a, e, s.coll_segment.load(std::memory_order_relaxed));
+  const auto alg = static_cast<coll::algorithm>(
+      s.coll_algorithm[static_cast<std::size_t>(spec.k)].load(std::memory_order_relaxed));
+  std::shared_ptr<const progress::coll_plan> plan;
+  try {
+    plan = e.coll->plan(spec, alg);
+  } catch (const std::invalid_argument& x) {
+    bad(call, x.what());
+  }
+  const progress::coll_plan_info info = progress::plan_info(*plan);
+  const std::size_t elem = a.typed && a.typed_pair ? coll::element_size(spec.type == coll::dtype::byte
+                                                                             ? static_cast<coll::dtype>(a.type)
+                                                                             : spec.type,
+                                                                         coll::reduce_op::minloc)
+                                                   : coll::element_size(spec.type, coll::reduce_op::none);
+  check_buffer(call, "send", a.send, info.send_bytes, a.send_elems, elem);
+  check_buffer(call, "recv", a.recv, info.recv_bytes, a.recv_elems, elem);
+  progress::coll_buffers b;
+  b.send = a.send == in_place_ptr ? nullptr : a.send;
+  b.recv = a.recv == in_place_ptr ? nullptr : a.recv;
+  if (spec.op == coll::reduce_op::user) b.user = {a.red->function(), a.red->context()};
+  switch (a.form) {
+    case coll_form::nonblocking:
+      return request_access::make(s.coll->start(e.coll, plan, b, instrument::current_thread_id()));
+    case coll_form::blocking: {
+      request r = request_access::make(s.coll->start(e.coll, plan, b, instrument::current_thread_id()));
+      const status st = wait(r);
+      if (st.error != errc::success) throw_failed(call, st);
+      return {};
+    }
+    case coll_form::persistent: {
+      auto op = std::make_unique<persistent_op>();
+      op->w = persistent_op::what::coll;
+      op->coll = s.coll->create(e.coll, plan, b);
+      progress::coll_persistent* pc = op->coll;
+      try {
+        return request_access::make(s.persistent.add(std::move(op)));
+      } catch (...) {
+        s.coll->destroy(pc);
+        throw;
+      }
+    }
+  }
+  bad(call, "unknown call form " + std::to_string(static_cast<int>(a.form)));
+}
+
+namespace {
+
+coll::kind kind_or_throw(const char* call, std::string_view kind) {
+  const std::optional<coll::kind> k = coll::parse_kind(kind);
+  if (!k) {
+    std::string accepted;
+    for (int i = 0; i < coll::kind_count; ++i)
+      accepted += (i ? ", " : "") + std::string(coll::kind_name(static_cast<coll::kind>(i)));
+    bad(call, "kind \"" + std::string(kind) + "\" is not a collective; accepted: " + accepted);
+  }
+  return *k;
+}
+
+}  // namespace
+
+void set_coll_algorithm(std::string_view kind, std::string_view algorithm) {
+  constexpr const char* call = "sidecore::set_coll_algorithm";
+  detail::runtime_state& s = detail::state_or_throw("set_coll_algorithm");
+  const coll::kind k = kind_or_throw(call, kind);
+  const std::optional<coll::algorithm> a = coll::parse_algorithm(algorithm);
+  if (!a || !coll::supports(k, *a)) {
+    std::string accepted = "auto";
+    for (coll::algorithm x : coll::algorithms_for(k)) accepted += ", " + std::string(coll::algorithm_name(x));
+    bad(call, "algorithm \"" + std::string(algorithm) + "\" does not implement " + std::string(kind) +
+                  "; accepted: " + accepted);
+  }
+  s.coll_algorithm[static_cast<std::size_t>(k)].store(static_cast<std::uint8_t>(*a), std::memory_order_relaxed);
+}
+
+std::vector<std::string> coll_algorithms(std::string_view kind) {
+  std::vector<std::string> out;
+  for (coll::algorithm a : coll::algorithms_for(kind_or_throw("sidecore::coll_algorithms", kind)))
+    out.emplace_back(coll::algorithm_name(a));
+  return out;
+}
+
+void set_coll_segment(std::int64_t bytes) {
+  detail::runtime_state& s = detail::state_or_throw("set_coll_segment");
+  if (bytes < 1024 || bytes > (std::int64_t{1} << 26))
+    bad("sidecore::set_coll_segment", "bytes is " + std::to_string(bytes) + "; accepted: 1024 .. 67108864");
+  s.coll_segment.store(static_cast<std::uint64_t>(bytes), std::memory_order_relaxed);
+}
+
+}  // namespace sidecore

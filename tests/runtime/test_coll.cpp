@@ -1,0 +1,684 @@
+// Collectives against MPI (issue 14, section 4): every kind x algorithm x type x operator on the same data through
+// sidecore and through MPI on the communicator's own MPI_Comm (comm::mpi()), compared element by element;
+// collectives of many communicators in flight at once with point-to-point traffic; persistent requests restarted;
+// bad input. Integer-valued data, so floating-point results are exact whatever order the algorithm combines in.
+//
+// SCTEST_COLL_FULL=1 (ctest label coll-full) widens the matrix: more counts (up to 16 MiB per rank for every kind),
+// every algorithm on every type for the data-moving kinds, and tiny segments.
+#include <mpi.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <sidecore/sidecore.hpp>
+
+#include <sidecore/common/schedule.hpp>
+
+#include "test_util.hpp"
+
+namespace {
+
+using namespace sidecore;
+
+bool full() {
+  const char* v = std::getenv("SCTEST_COLL_FULL");
+  return v && std::strcmp(v, "1") == 0;
+}
+
+// ---- types -------------------------------------------------------------------------------------------------------
+
+template <class T>
+MPI_Datatype mpi_type();
+template <>
+MPI_Datatype mpi_type<std::int32_t>() { return MPI_INT32_T; }
+template <>
+MPI_Datatype mpi_type<std::int64_t>() { return MPI_INT64_T; }
+template <>
+MPI_Datatype mpi_type<std::uint64_t>() { return MPI_UINT64_T; }
+template <>
+MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
+template <>
+MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
+
+// The MPI pair type of value_index<T> (MPI has none for an unsigned 64-bit value: MPI_DATATYPE_NULL).
+template <class T>
+MPI_Datatype mpi_pair();
+template <>
+MPI_Datatype mpi_pair<std::int32_t>() { return MPI_2INT; }
+template <>
+MPI_Datatype mpi_pair<std::int64_t>() { return MPI_LONG_INT; }
+template <>
+MPI_Datatype mpi_pair<std::uint64_t>() { return MPI_DATATYPE_NULL; }
+template <>
+MPI_Datatype mpi_pair<float>() { return MPI_FLOAT_INT; }
+template <>
+MPI_Datatype mpi_pair<double>() { return MPI_DOUBLE_INT; }
+
+MPI_Op mpi_op(op o) {
+  switch (o) {
+    case op::sum: return MPI_SUM;
+    case op::prod: return MPI_PROD;
+    case op::min: return MPI_MIN;
+    case op::max: return MPI_MAX;
+    case op::land: return MPI_LAND;
+    case op::lor: return MPI_LOR;
+    case op::band: return MPI_BAND;
+    case op::bor: return MPI_BOR;
+    case op::bxor: return MPI_BXOR;
+    case op::minloc: return MPI_MINLOC;
+    case op::maxloc: return MPI_MAXLOC;
+  }
+  return MPI_OP_NULL;
+}
+
+const char* op_name(op o) {
+  static const char* const n[] = {"sum", "prod", "min", "max", "land", "lor", "band", "bor", "bxor", "minloc", "maxloc"};
+  return n[static_cast<int>(o)];
+}
+
+// Element i of rank r's input for operator o: small integers, so that sums and products of up to 8 ranks are exact
+// in every type (products: 1 or 2; logical: 0 or 1, with zeros; the rest: 1 .. 50, ties included).
+template <class T>
+T value(op o, int r, std::size_t i) {
+  switch (o) {
+    case op::prod: return static_cast<T>(1 + (static_cast<std::size_t>(r) + i) % 2);
+    case op::land:
+    case op::lor: return static_cast<T>((static_cast<std::size_t>(r) * 5 + i) % 3 == 0 ? 0 : 1);
+    default: return static_cast<T>((static_cast<std::size_t>(r) * 7 + i * 3) % 50 + 1);
+  }
+}
+
+std::string where(const comm& c, const std::string& what) {
+  return what + " (rank " + std::to_string(c.rank()) + " of " + std::to_string(c.size()) + ")";
+}
+
+// ---- reductions --------------------------------------------------------------------------------------------------
+
+// allreduce, reduce at every root, reduce_scatter_block of `count` elements with operator o, compared with MPI.
+template <class T>
+void check_reduction(const comm& c, coll::kind k, op o, std::int64_t count, bool inplace, const std::string& label) {
+  const int p = c.size(), r = c.rank();
+  const std::size_t n = static_cast<std::size_t>(count) * (k == coll::kind::reduce_scatter_block ? p : 1);
+  std::vector<T> in(n), got(n, T{}), want(n, T{});
+  for (std::size_t i = 0; i < n; ++i) in[i] = value<T>(o, r, i);
+  const dtype t = dtype_of<T>;
+  const std::string what = where(c, label + " " + op_name(o) + " count " + std::to_string(count));
+  if (k == coll::kind::allreduce) {
+    if (inplace) got = in;
+    request q = inplace ? iallreduce(in_place, got.data(), count, t, o, c) : iallreduce(in.data(), got.data(), count, t, o, c);
+    const status st = wait(q);
+    ASSERT_EQ(st.error, errc::success) << what;
+    MPI_Allreduce(in.data(), want.data(), static_cast<int>(count), mpi_type<T>(), mpi_op(o), c.mpi());
+    EXPECT_EQ(got, want) << what;
+  } else if (k == coll::kind::reduce) {
+    for (int root = 0; root < p; ++root) {
+      std::fill(got.begin(), got.end(), T{});
+      if (inplace && r == root) got = in;
+      const void* send = inplace && r == root ? static_cast<const void*>(in_place) : in.data();
+      request q = ireduce(send, got.data(), count, t, o, root, c);
+      ASSERT_EQ(wait(q).error, errc::success) << what << " root " << root;
+      MPI_Reduce(in.data(), want.data(), static_cast<int>(count), mpi_type<T>(), mpi_op(o), root, c.mpi());
+      if (r == root) {
+        EXPECT_EQ(got, want) << what << " root " << root;
+      }
+    }
+  } else {
+    if (inplace) got = in;
+    request q = inplace ? ireduce_scatter_block(in_place, got.data(), count, t, o, c)
+                        : ireduce_scatter_block(in.data(), got.data(), count, t, o, c);
+    ASSERT_EQ(wait(q).error, errc::success) << what;
+    MPI_Reduce_scatter_block(in.data(), want.data(), static_cast<int>(count), mpi_type<T>(), mpi_op(o), c.mpi());
+    EXPECT_TRUE(std::equal(want.begin(), want.begin() + count, got.begin())) << what;
+  }
+}
+
+template <class T>
+void check_pair_reduction(const comm& c, coll::kind k, op o, std::int64_t count, const std::string& label) {
+  const int p = c.size(), r = c.rank();
+  const std::size_t n = static_cast<std::size_t>(count) * (k == coll::kind::reduce_scatter_block ? p : 1);
+  std::vector<value_index<T>> in(n), got(n), want(n);
+  for (std::size_t i = 0; i < n; ++i) in[i] = {static_cast<T>((static_cast<std::size_t>(r) * 5 + i * 3) % 4), r};
+  // The reference: MPI where it has the pair type, else every rank's input folded here.
+  if (mpi_pair<T>() != MPI_DATATYPE_NULL) {
+    if (k == coll::kind::reduce_scatter_block)
+      MPI_Reduce_scatter_block(in.data(), want.data(), static_cast<int>(count), mpi_pair<T>(), mpi_op(o), c.mpi());
+    else
+      MPI_Allreduce(in.data(), want.data(), static_cast<int>(count), mpi_pair<T>(), mpi_op(o), c.mpi());
+  } else {
+    std::vector<value_index<T>> all(n * static_cast<std::size_t>(p));
+    MPI_Allgather(in.data(), static_cast<int>(n * sizeof in[0]), MPI_BYTE, all.data(),
+                  static_cast<int>(n * sizeof in[0]), MPI_BYTE, c.mpi());
+    const std::size_t off = k == coll::kind::reduce_scatter_block ? static_cast<std::size_t>(r * count) : 0;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
+      value_index<T> best = all[off + i];
+      for (int q = 1; q < p; ++q) {
+        const value_index<T> x = all[static_cast<std::size_t>(q) * n + off + i];
+        const bool better = o == op::minloc ? x.value < best.value : x.value > best.value;
+        if (better || (x.value == best.value && x.index < best.index)) best = x;
+      }
+      want[i] = best;
+    }
+  }
+  request q = k == coll::kind::reduce_scatter_block
+                  ? ireduce_scatter_block(in.data(), got.data(), count, dtype_of<T>, o, c)
+                  : iallreduce(in.data(), got.data(), count, dtype_of<T>, o, c);
+  const std::string what = where(c, label + " " + op_name(o) + " count " + std::to_string(count));
+  ASSERT_EQ(wait(q).error, errc::success) << what;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
+    ASSERT_EQ(got[i].value, want[i].value) << what << " element " << i;
+    ASSERT_EQ(got[i].index, want[i].index) << what << " element " << i;
+  }
+}
+
+// Every operator on T (minloc/maxloc on value_index<T>), in place too; `ops` false: sum, and bxor or prod only.
+template <class T>
+void reductions_of_type(const comm& c, coll::kind k, const std::string& alg, const std::vector<std::int64_t>& counts,
+                        bool every_op) {
+  const bool integer = std::is_integral_v<T>;
+  const std::string label = std::string(coll::kind_name(k)) + "/" + alg + "/" + std::string(coll::dtype_name(coll::dtype(dtype_of<T>)));
+  for (std::int64_t count : counts) {
+    for (op o : {op::sum, op::prod, op::min, op::max, op::land, op::lor, op::band, op::bor, op::bxor}) {
+      if (!integer && (o == op::land || o == op::lor || o == op::band || o == op::bor || o == op::bxor)) continue;
+      if (!every_op && o != op::sum && o != (integer ? op::bxor : op::prod)) continue;
+      check_reduction<T>(c, k, o, count, false, label);
+    }
+    if (every_op) check_reduction<T>(c, k, op::sum, count, true, label + " in_place");
+    if (k != coll::kind::reduce && (every_op || std::is_same_v<T, double>))
+      for (op o : {op::minloc, op::maxloc}) check_pair_reduction<T>(c, k, o, count, label);
+  }
+}
+
+std::vector<std::string> algorithms(coll::kind k) {
+  std::vector<std::string> a{"auto"};
+  for (const std::string& x : coll_algorithms(coll::kind_name(k))) a.push_back(x);
+  return a;
+}
+
+struct algorithm_guard {  // puts "auto" back whatever the test did
+  std::string kind;
+  ~algorithm_guard() { set_coll_algorithm(kind, "auto"); }
+};
+
+// The default run: every type x operator with the automatic choice, and every algorithm forced on a few of them; the
+// full run (SCTEST_COLL_FULL): every algorithm x type x operator, at more counts.
+TEST(Coll, ReductionsOfEveryAlgorithmTypeAndOperatorMatchMpi) {
+  const comm& c = world();
+  std::vector<std::int64_t> counts{0, 7, 1000};
+  if (full()) counts = {0, 1, 7, 1000, 70000};
+  for (coll::kind k : {coll::kind::allreduce, coll::kind::reduce, coll::kind::reduce_scatter_block}) {
+    algorithm_guard g{std::string(coll::kind_name(k))};
+    for (const std::string& alg : algorithms(k)) {
+      set_coll_algorithm(coll::kind_name(k), alg);
+      const bool every = full() || alg == "auto";
+      const std::vector<std::int64_t> some = every ? counts : std::vector<std::int64_t>{7, 1000};
+      reductions_of_type<std::int32_t>(c, k, alg, some, every);
+      reductions_of_type<double>(c, k, alg, some, every);
+      if (!every) continue;
+      reductions_of_type<std::int64_t>(c, k, alg, some, every);
+      reductions_of_type<std::uint64_t>(c, k, alg, some, every);
+      reductions_of_type<float>(c, k, alg, some, every);
+    }
+  }
+}
+
+// A user operator that is associative but not commutative: composition of affine maps t -> a t + b (mod 65521),
+// each int64 element packing a (high half) and b (low half); x op y applies x, then y. Every rank's result must be
+// x_0 op x_1 op ... op x_{p-1} in rank order; the algorithms that reorder operands give way to ones that do not.
+constexpr std::int64_t prime = 65521;
+std::int64_t affine(std::int64_t a, std::int64_t b) { return (a << 32) | b; }
+std::int64_t compose(std::int64_t x, std::int64_t y) {
+  const std::int64_t a1 = x >> 32, b1 = x & 0xffffffff, a2 = y >> 32, b2 = y & 0xffffffff;
+  return affine(a1 * a2 % prime, (b1 * a2 + b2) % prime);
+}
+void compose_fn(const void* in, void* inout, std::size_t count, void* ctx) {
+  ++*static_cast<int*>(ctx);
+  const auto* x = static_cast<const std::int64_t*>(in);
+  auto* y = static_cast<std::int64_t*>(inout);
+  for (std::size_t i = 0; i < count; ++i) y[i] = compose(x[i], y[i]);
+}
+
+TEST(Coll, NonCommutativeUserOperatorKeepsRankOrderInEveryAlgorithm) {
+  const comm& c = world();
+  const int p = c.size(), r = c.rank();
+  for (coll::kind k : {coll::kind::allreduce, coll::kind::reduce, coll::kind::reduce_scatter_block}) {
+    algorithm_guard g{std::string(coll::kind_name(k))};
+    for (const std::string& alg : algorithms(k)) {
+      set_coll_algorithm(coll::kind_name(k), alg);
+      for (std::int64_t count : {1, 33, 5000}) {
+        const std::size_t n = static_cast<std::size_t>(count) * (k == coll::kind::reduce_scatter_block ? p : 1);
+        std::vector<std::int64_t> in(n), got(n, 0);
+        for (std::size_t i = 0; i < n; ++i) in[i] = affine(2 + (r + static_cast<int>(i)) % 7, 3 * r + static_cast<int>(i % 11));
+        int calls = 0;
+        const reduction red(compose_fn, &calls, false);
+        request q = k == coll::kind::allreduce ? iallreduce(in.data(), got.data(), count, dtype::int64, red, c)
+                    : k == coll::kind::reduce  ? ireduce(in.data(), got.data(), count, dtype::int64, red, 0, c)
+                                               : ireduce_scatter_block(in.data(), got.data(), count, dtype::int64, red, c);
+        ASSERT_EQ(wait(q).error, errc::success);
+        std::vector<std::int64_t> all(n * static_cast<std::size_t>(p));
+        MPI_Allgather(in.data(), static_cast<int>(n), MPI_INT64_T, all.data(), static_cast<int>(n), MPI_INT64_T,
+                      c.mpi());
+        if (k == coll::kind::reduce && r != 0) continue;
+        const std::size_t off = k == coll::kind::reduce_scatter_block ? static_cast<std::size_t>(r * count) : 0;
+        for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
+          std::int64_t want = all[off + i];
+          for (int q2 = 1; q2 < p; ++q2) want = compose(want, all[static_cast<std::size_t>(q2) * n + off + i]);
+          ASSERT_EQ(got[i], want) << where(c, std::string(coll::kind_name(k)) + "/" + alg) << " count " << count
+                                  << " element " << i;
+        }
+      }
+    }
+  }
+}
+
+// ---- data movement ---------------------------------------------------------------------------------------------
+
+std::int32_t mark(int r, std::size_t i) { return static_cast<std::int32_t>(r * 1000003 + static_cast<int>(i)); }
+
+void check_moves(const comm& c, coll::kind k, const std::string& alg, std::int64_t count) {
+  const int p = c.size(), r = c.rank();
+  const auto n = static_cast<std::size_t>(count), pn = n * static_cast<std::size_t>(p);
+  const int ci = static_cast<int>(count);
+  const std::string what = where(c, std::string(coll::kind_name(k)) + "/" + alg + " count " + std::to_string(count));
+  std::vector<std::int32_t> send(pn + static_cast<std::size_t>(p)), got(pn, -1), want(pn, -1);  // allgatherv: + rank
+  for (std::size_t i = 0; i < send.size(); ++i) send[i] = mark(r, i);
+  switch (k) {
+    case coll::kind::barrier: {
+      request q = ibarrier(c);
+      ASSERT_EQ(wait(q).error, errc::success) << what;
+      return;
+    }
+    case coll::kind::bcast:
+      for (int root = 0; root < p; ++root) {
+        got.assign(n, -1);
+        want.assign(n, -1);
+        if (r == root) got.assign(send.begin(), send.begin() + static_cast<std::ptrdiff_t>(n));
+        request q = ibcast(got.data(), count, dtype::int32, root, c);
+        ASSERT_EQ(wait(q).error, errc::success) << what;
+        if (r == root) want = got;
+        MPI_Bcast(want.data(), ci, MPI_INT32_T, root, c.mpi());
+        ASSERT_EQ(got, want) << what << " root " << root;
+      }
+      return;
+    case coll::kind::gather:
+      for (int root = 0; root < p; ++root) {
+        got.assign(pn, -1);
+        want.assign(pn, -1);
+        request q = igather(send.data(), got.data(), count, dtype::int32, root, c);
+        ASSERT_EQ(wait(q).error, errc::success) << what;
+        MPI_Gather(send.data(), ci, MPI_INT32_T, want.data(), ci, MPI_INT32_T, root, c.mpi());
+        if (r == root) {
+          ASSERT_EQ(got, want) << what << " root " << root;
+        }
+      }
+      return;
+    case coll::kind::scatter:
+      for (int root = 0; root < p; ++root) {
+        got.assign(n, -1);
+        want.assign(n, -1);
+        request q = iscatter(send.data(), got.data(), count, dtype::int32, root, c);
+        ASSERT_EQ(wait(q).error, errc::success) << what;
+        MPI_Scatter(send.data(), ci, MPI_INT32_T, want.data(), ci, MPI_INT32_T, root, c.mpi());
+        ASSERT_EQ(got, want) << what << " root " << root;
+      }
+      return;
+    case coll::kind::allgather: {
+      request q = iallgather(send.data(), got.data(), count, dtype::int32, c);
+      ASSERT_EQ(wait(q).error, errc::success) << what;
+      MPI_Allgather(send.data(), ci, MPI_INT32_T, want.data(), ci, MPI_INT32_T, c.mpi());
+      ASSERT_EQ(got, want) << what;
+      // in place: the own block already in recv
+      std::vector<std::int32_t> buf(pn, -1);
+      std::copy(send.begin(), send.begin() + static_cast<std::ptrdiff_t>(n), buf.begin() + static_cast<std::ptrdiff_t>(n) * r);
+      request q2 = iallgather(in_place, buf.data(), count, dtype::int32, c);
+      ASSERT_EQ(wait(q2).error, errc::success) << what << " in_place";
+      ASSERT_EQ(buf, want) << what << " in_place";
+      return;
+    }
+    case coll::kind::alltoall: {
+      request q = ialltoall(send.data(), got.data(), count, dtype::int32, c);
+      ASSERT_EQ(wait(q).error, errc::success) << what;
+      MPI_Alltoall(send.data(), ci, MPI_INT32_T, want.data(), ci, MPI_INT32_T, c.mpi());
+      ASSERT_EQ(got, want) << what;
+      std::vector<std::int32_t> buf(send.begin(), send.begin() + static_cast<std::ptrdiff_t>(pn));
+      request q2 = ialltoall(in_place, buf.data(), count, dtype::int32, c);
+      ASSERT_EQ(wait(q2).error, errc::success) << what << " in_place";
+      ASSERT_EQ(buf, want) << what << " in_place";
+      return;
+    }
+    case coll::kind::allgatherv: {
+      // rank i contributes count + i elements, blocks in reverse rank order with a gap of 3
+      std::vector<std::int64_t> counts(static_cast<std::size_t>(p)), displs(counts.size());
+      std::vector<int> ic(counts.size()), id(counts.size());
+      std::int64_t at = 0;
+      for (int i = p - 1; i >= 0; --i) {
+        counts[static_cast<std::size_t>(i)] = count + i;
+        displs[static_cast<std::size_t>(i)] = at;
+        at += count + i + 3;
+      }
+      for (std::size_t i = 0; i < counts.size(); ++i) {
+        ic[i] = static_cast<int>(counts[i]);
+        id[i] = static_cast<int>(displs[i]);
+      }
+      std::vector<std::int32_t> g(static_cast<std::size_t>(at), -1), w(g.size(), -1);
+      request q = iallgatherv(send.data(), count + r, g.data(), counts, displs, dtype::int32, c);
+      ASSERT_EQ(wait(q).error, errc::success) << what;
+      MPI_Allgatherv(send.data(), static_cast<int>(count + r), MPI_INT32_T, w.data(), ic.data(), id.data(),
+                     MPI_INT32_T, c.mpi());
+      ASSERT_EQ(g, w) << what;
+      return;
+    }
+    case coll::kind::alltoallv: {
+      // rank r sends (r + j) % 3 + count elements to j
+      std::vector<std::int64_t> sc(static_cast<std::size_t>(p)), sd(sc.size()), rc(sc.size()), rd(sc.size());
+      std::vector<int> isc(sc.size()), isd(sc.size()), irc(sc.size()), ird(sc.size());
+      std::int64_t s_at = 0, r_at = 0;
+      for (std::size_t j = 0; j < sc.size(); ++j) {
+        sc[j] = (r + static_cast<std::int64_t>(j)) % 3 + count;
+        rc[j] = (static_cast<std::int64_t>(j) + r) % 3 + count;
+        sd[j] = s_at;
+        rd[j] = r_at + 1;
+        s_at += sc[j];
+        r_at += rc[j] + 1;
+        isc[j] = static_cast<int>(sc[j]);
+        isd[j] = static_cast<int>(sd[j]);
+        irc[j] = static_cast<int>(rc[j]);
+        ird[j] = static_cast<int>(rd[j]);
+      }
+      std::vector<std::int32_t> s(static_cast<std::size_t>(s_at)), g(static_cast<std::size_t>(r_at + 1), -1),
+          w(g.size(), -1);
+      for (std::size_t i = 0; i < s.size(); ++i) s[i] = mark(r, i);
+      request q = ialltoallv(s.data(), sc, sd, g.data(), rc, rd, dtype::int32, c);
+      ASSERT_EQ(wait(q).error, errc::success) << what;
+      MPI_Alltoallv(s.data(), isc.data(), isd.data(), MPI_INT32_T, w.data(), irc.data(), ird.data(), MPI_INT32_T,
+                    c.mpi());
+      ASSERT_EQ(g, w) << what;
+      return;
+    }
+    default: return;
+  }
+}
+
+TEST(Coll, DataMovementOfEveryAlgorithmMatchesMpi) {
+  const comm& c = world();
+  std::vector<std::int64_t> counts{0, 1, 5, 3000};
+  if (full()) counts.push_back(100000);
+  for (coll::kind k : {coll::kind::barrier, coll::kind::bcast, coll::kind::gather, coll::kind::scatter,
+                       coll::kind::allgather, coll::kind::alltoall, coll::kind::allgatherv, coll::kind::alltoallv}) {
+    algorithm_guard g{std::string(coll::kind_name(k))};
+    for (const std::string& alg : algorithms(k)) {
+      set_coll_algorithm(coll::kind_name(k), alg);
+      for (std::int64_t count : counts) check_moves(c, k, alg, count);
+    }
+  }
+}
+
+// 16 MiB per rank: pipelined segments through rendezvous messages (allreduce; bcast and allgather in the full run).
+TEST(Coll, SixteenMiBCollectivesMatchMpi) {
+  const comm& c = world();
+  const int p = c.size(), r = c.rank();
+  const std::int64_t count = (16 << 20) / 8;
+  std::vector<double> in(static_cast<std::size_t>(count)), got(in.size()), want(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<double>((i * 3 + static_cast<std::size_t>(r)) % 1000);
+  allreduce(in.data(), got.data(), count, dtype::float64, op::sum, c);
+  MPI_Allreduce(in.data(), want.data(), static_cast<int>(count), MPI_DOUBLE, MPI_SUM, c.mpi());
+  ASSERT_TRUE(got == want) << where(c, "allreduce 16 MiB");
+  if (!full()) return;
+  got = in;
+  bcast(got.data(), count, dtype::float64, p - 1, c);
+  want = in;
+  MPI_Bcast(want.data(), static_cast<int>(count), MPI_DOUBLE, p - 1, c.mpi());
+  ASSERT_TRUE(got == want) << where(c, "bcast 16 MiB");
+  const std::int64_t block = count / p;
+  std::vector<double> all(static_cast<std::size_t>(block * p)), allw(all.size());
+  allgather(in.data(), all.data(), block, dtype::float64, c);
+  MPI_Allgather(in.data(), static_cast<int>(block), MPI_DOUBLE, allw.data(), static_cast<int>(block), MPI_DOUBLE,
+                c.mpi());
+  ASSERT_TRUE(all == allw) << where(c, "allgather 16 MiB");
+}
+
+// Tiny segments: a large schedule of many messages per transfer.
+TEST(Coll, SmallSegmentsPipelineCorrectly) {
+  const comm& c = world();
+  set_coll_segment(1024);
+  std::vector<std::int64_t> in(20000), got(in.size()), want(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::int64_t>(i) * (c.rank() + 1);
+  for (const std::string& alg : algorithms(coll::kind::allreduce)) {
+    set_coll_algorithm("allreduce", alg);
+    allreduce(in.data(), got.data(), static_cast<std::int64_t>(in.size()), dtype::int64, op::sum, c);
+    MPI_Allreduce(in.data(), want.data(), static_cast<int>(in.size()), MPI_INT64_T, MPI_SUM, c.mpi());
+    EXPECT_EQ(got, want) << where(c, "allreduce/" + alg + " with 1 KiB segments");
+  }
+  set_coll_algorithm("allreduce", "auto");
+  set_coll_segment(128 * 1024);
+}
+
+// ---- typed forms -------------------------------------------------------------------------------------------------
+
+TEST(Coll, TypedSpanFormsMatchTheUntypedOnes) {
+  const comm& c = world();
+  const int p = c.size(), r = c.rank();
+  std::vector<double> x(10, r + 1.0), y(10);
+  allreduce<double>(x, y, op::max, c);
+  EXPECT_EQ(y, std::vector<double>(10, p));
+  std::vector<std::int32_t> block(3, r), all(static_cast<std::size_t>(3 * p));
+  request q = iallgather<std::int32_t>(block, all, c);
+  ASSERT_EQ(wait(q).error, errc::success);
+  for (int i = 0; i < p; ++i) EXPECT_EQ(all[static_cast<std::size_t>(3 * i)], i);
+  std::vector<std::uint64_t> b(4, r == 0 ? 42u : 0u);
+  bcast<std::uint64_t>(b, 0, c);
+  EXPECT_EQ(b, std::vector<std::uint64_t>(4, 42u));
+  std::vector<value_index<float>> pv{{static_cast<float>(r % 2), r}}, pr(1);
+  allreduce<value_index<float>>(pv, pr, op::maxloc, c);
+  EXPECT_EQ(pr[0].value, p > 1 ? 1.0f : 0.0f);
+  EXPECT_EQ(pr[0].index, p > 1 ? 1 : 0);
+  // a span of the wrong size
+  std::vector<double> small(3);
+  const std::string msg = sctest::expect_error(errc::invalid_argument, [&] { allreduce<double>(x, small, op::sum, c); },
+                                               "allreduce span");
+  EXPECT_NE(msg.find("send has 10 elements; this rank needs 3"), std::string::npos) << msg;
+}
+
+// ---- concurrency -------------------------------------------------------------------------------------------------
+
+// Many collectives in flight on world, a dup and a split, started in the same order on every rank and completed
+// in another, with point-to-point messages in between, waited together.
+TEST(Coll, ManyInFlightOnSeveralCommunicatorsWithPointToPoint) {
+  const comm& w = world();
+  comm d = w.dup();
+  comm s = w.split(w.rank() % 2, w.rank());
+  const int rounds = 20;
+  const std::int64_t n = 300;
+  struct slot {
+    std::vector<std::int64_t> in, out;
+  };
+  std::vector<slot> slots(static_cast<std::size_t>(3 * rounds));
+  std::vector<request> reqs;
+  std::vector<std::int64_t> p2p_out(static_cast<std::size_t>(rounds)), p2p_in(static_cast<std::size_t>(rounds), -1);
+  const int right = sctest::right(w.rank(), w.size()), left = sctest::left(w.rank(), w.size());
+  for (int i = 0; i < rounds; ++i) {
+    const comm* cs[3] = {&w, &d, &s};
+    for (int j = 0; j < 3; ++j) {
+      slot& sl = slots[static_cast<std::size_t>(3 * i + j)];
+      sl.in.assign(static_cast<std::size_t>(n), cs[j]->rank() + i + j);
+      sl.out.assign(static_cast<std::size_t>(n), -1);
+      reqs.push_back(iallreduce(sl.in.data(), sl.out.data(), n, dtype::int64, op::sum, *cs[j]));
+    }
+    p2p_out[static_cast<std::size_t>(i)] = w.rank() * 100 + i;
+    reqs.push_back(irecv(&p2p_in[static_cast<std::size_t>(i)], 8, left, i, w));
+    reqs.push_back(isend(&p2p_out[static_cast<std::size_t>(i)], 8, right, i, w));
+  }
+  std::reverse(reqs.begin(), reqs.end());
+  std::vector<status> st(reqs.size());
+  waitall(reqs, st);
+  for (const status& x : st) ASSERT_EQ(x.error, errc::success);
+  for (int i = 0; i < rounds; ++i) {
+    const comm* cs[3] = {&w, &d, &s};
+    for (int j = 0; j < 3; ++j) {
+      const int q = cs[j]->size();
+      // sum over ranks k of (k + i + j) = q (q - 1) / 2 + q (i + j)
+      const std::int64_t want = static_cast<std::int64_t>(q) * (q - 1) / 2 + static_cast<std::int64_t>(q) * (i + j);
+      EXPECT_EQ(slots[static_cast<std::size_t>(3 * i + j)].out, std::vector<std::int64_t>(static_cast<std::size_t>(n), want))
+          << where(*cs[j], "round " + std::to_string(i) + " comm " + std::to_string(j));
+    }
+    EXPECT_EQ(p2p_in[static_cast<std::size_t>(i)], left * 100 + i);
+  }
+  s.free();
+  d.free();
+}
+
+// waitany / testany / testall over collectives mixed with point-to-point.
+TEST(Coll, WaitanyAndTestallMixCollectivesAndPointToPoint) {
+  const comm& w = world();
+  std::int32_t a = w.rank(), sum = -1, token = w.rank(), got = -1;
+  std::vector<request> reqs;
+  reqs.push_back(iallreduce(&a, &sum, 1, dtype::int32, op::sum, w));
+  reqs.push_back(irecv(&got, 4, sctest::left(w.rank(), w.size()), 5, w));
+  reqs.push_back(isend(&token, 4, sctest::right(w.rank(), w.size()), 5, w));
+  reqs.push_back(ibarrier(w));
+  int done = 0;
+  while (done < static_cast<int>(reqs.size())) {
+    status st;
+    const int i = waitany(reqs, &st);
+    ASSERT_GE(i, 0);
+    ASSERT_EQ(st.error, errc::success);
+    ++done;
+  }
+  EXPECT_EQ(waitany(reqs), -1);
+  EXPECT_EQ(sum, w.size() * (w.size() - 1) / 2);
+  EXPECT_EQ(got, sctest::left(w.rank(), w.size()));
+  reqs.clear();
+  reqs.push_back(ibarrier(w));
+  while (!testall(reqs)) {
+  }
+}
+
+// ---- persistent --------------------------------------------------------------------------------------------------
+
+TEST(Coll, PersistentCollectivesRestartWithNewData) {
+  const comm& w = world();
+  const int p = w.size(), r = w.rank();
+  std::vector<std::int64_t> in(100), out(100);
+  request ar = allreduce_init(in.data(), out.data(), 100, dtype::int64, op::sum, w);
+  std::vector<std::int32_t> b(50);
+  request bc = bcast_init(b.data(), 50, dtype::int32, p - 1, w);
+  request ba = barrier_init(w);
+  EXPECT_TRUE(ar.persistent());
+  EXPECT_FALSE(ar.active());
+  for (int it = 0; it < 6; ++it) {
+    std::fill(in.begin(), in.end(), r + it);
+    std::fill(b.begin(), b.end(), r == p - 1 ? it * 7 : -1);
+    std::vector<request*> all{&ar, &bc, &ba};
+    start(ar);
+    start(bc);
+    start(ba);
+    EXPECT_TRUE(ar.active());
+    EXPECT_EQ(wait(ar).error, errc::success);
+    EXPECT_EQ(wait(bc).error, errc::success);
+    EXPECT_EQ(wait(ba).error, errc::success);
+    EXPECT_FALSE(ar.active());
+    EXPECT_EQ(out, std::vector<std::int64_t>(100, static_cast<std::int64_t>(p) * (p - 1) / 2 + p * it)) << it;
+    EXPECT_EQ(b, std::vector<std::int32_t>(50, it * 7)) << it;
+  }
+  // an inactive persistent request: wait returns at once
+  EXPECT_EQ(wait(ar).error, errc::success);
+  // started twice without completion
+  start(ar);
+  sctest::expect_error(errc::invalid_request, [&] { start(ar); }, "start while active");
+  EXPECT_EQ(wait(ar).error, errc::success);
+  // startall and waitall
+  std::vector<request> v;
+  v.push_back(std::move(ar));
+  v.push_back(std::move(ba));
+  startall(v);
+  waitall(v);
+  request_free(v[0]);
+  EXPECT_FALSE(v[0].persistent());
+  sctest::expect_error(errc::invalid_request, [&] { start(v[0]); }, "start after free");
+  // freed while active: the run completes in the background
+  start(bc);
+  request_free(bc);
+  barrier(w);
+}
+
+TEST(Coll, PersistentPointToPointRing) {
+  const comm& w = world();
+  std::int64_t out = 0, in = -1;
+  request s = send_init(&out, 8, sctest::right(w.rank(), w.size()), 9, w);
+  request rq = recv_init(&in, 8, sctest::left(w.rank(), w.size()), 9, w);
+  for (int it = 0; it < 5; ++it) {
+    out = w.rank() * 10 + it;
+    start(rq);
+    start(s);
+    const status st = wait(rq);
+    EXPECT_EQ(st.error, errc::success);
+    EXPECT_EQ(st.source, sctest::left(w.rank(), w.size()));
+    EXPECT_EQ(wait(s).error, errc::success);
+    EXPECT_EQ(in, sctest::left(w.rank(), w.size()) * 10 + it);
+  }
+  sctest::expect_error(errc::invalid_argument, [&] { (void)send_init(&out, 8, w.size(), 9, w); }, "send_init dest");
+}
+
+// ---- bad input -----------------------------------------------------------------------------------------------------
+
+TEST(Coll, BadInputNamesTheArgument) {
+  const comm& w = world();
+  std::vector<float> f(4);
+  std::vector<std::int32_t> i(4 * static_cast<std::size_t>(w.size()));
+  auto expect = [](const std::function<void()>& fn, const char* what, const char* needle) {
+    const std::string m = sctest::expect_error(errc::invalid_argument, fn, what);
+    EXPECT_NE(m.find(needle), std::string::npos) << what << ": " << m;
+  };
+  expect([&] { (void)iallreduce(nullptr, f.data(), 4, dtype::float32, op::sum, w); }, "null send", "send is null");
+  expect([&] { (void)iallreduce(f.data(), f.data() + 1, -1, dtype::float32, op::sum, w); }, "negative count", "count is -1");
+  expect([&] { (void)iallreduce(f.data(), f.data(), 4, dtype::float32, op::band, w); }, "band on float", "band");
+  expect([&] { (void)iallreduce(f.data(), f.data(), 4, dtype::float32, static_cast<op>(99), w); }, "unknown op", "op: unknown");
+  expect([&] { (void)iallreduce(f.data(), f.data(), 4, static_cast<dtype>(42), op::sum, w); }, "unknown type", "dtype 42");
+  expect([&] { (void)ibcast(f.data(), 4, dtype::float32, w.size(), w); }, "root", "root is");
+  expect([&] { (void)ibcast(f.data(), 4, dtype::float32, -1, w); }, "negative root", "root is -1");
+  expect([&] { (void)iallreduce(f.data(), f.data(), 4, dtype::float32, reduction(nullptr), w); }, "null user fn", "null");
+  const std::vector<std::int64_t> short_counts(static_cast<std::size_t>(w.size()) + 1, 1);
+  expect([&] { (void)iallgatherv(i.data(), 1, i.data(), short_counts, short_counts, dtype::int32, w); },
+         "v array length", "recv_counts has");
+  std::vector<std::int64_t> neg(static_cast<std::size_t>(w.size()), 1);
+  neg[0] = -3;
+  expect([&] { (void)ialltoallv(i.data(), neg, neg, i.data() + 1, neg, neg, dtype::int32, w); }, "negative v entry",
+         "send_counts[0] is -3");
+  expect([&] { (void)ibcast(const_cast<void*>(static_cast<const void*>(in_place)), 4, dtype::int32, 0, w); }, "in_place bcast", "in_place");
+  expect([&] { set_coll_algorithm("allreduce", "bruck"); }, "algorithm", "accepted: auto");
+  expect([&] { set_coll_algorithm("allsum", "auto"); }, "kind", "accepted: barrier");
+  expect([&] { set_coll_segment(10); }, "segment", "1024");
+  comm d = w.dup();
+  comm copy = d;
+  d.free();
+  expect([&] { (void)ibarrier(copy); }, "freed comm", "was freed");
+  expect([&] { (void)ibarrier(comm()); }, "null comm", "null");
+}
+
+// Counts that differ between ranks: every rank completes (no hang, no overrun) and a rank that received from a rank
+// with another count reports errc::invalid_argument saying so.
+TEST(Coll, CountsThatDifferBetweenRanksFailTheCollective) {
+  const comm& w = world();
+  if (w.size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  comm d = w.dup();
+  const std::int64_t n = 10 + d.rank();
+  std::vector<std::int32_t> in(static_cast<std::size_t>(n), 1), out(static_cast<std::size_t>(n) + 64, -7);
+  request q = iallreduce(in.data(), out.data(), n, dtype::int32, op::sum, d);
+  const status st = wait(q);
+  // Nothing past this rank's count is written.
+  for (std::size_t i = static_cast<std::size_t>(n); i < out.size(); ++i) ASSERT_EQ(out[i], -7) << "overrun at " << i;
+  EXPECT_EQ(st.error, errc::invalid_argument);
+  // The blocking form throws with the sentence.
+  const std::string m = sctest::expect_error(errc::invalid_argument, [&] {
+    allreduce(in.data(), out.data(), n, dtype::int32, op::sum, d);
+  }, "blocking mismatch");
+  EXPECT_NE(m.find("rank"), std::string::npos) << m;
+  MPI_Barrier(d.mpi());
+  d.free();
+}
+
+}  // namespace

@@ -79,9 +79,12 @@ struct transport_error : std::runtime_error {
 };
 
 /// fi_getinfo for what the engine needs from `provider` (tagged RDM, send-after-send ordering,
-/// FI_THREAD_DOMAIN). Returns fi_getinfo's code; on 0, *info is the provider's
-/// list (free it with fi_freeinfo). The engine opens the first entry; `sidecore info` shows it.
+/// FI_THREAD_DOMAIN); an empty `provider` asks every provider. Returns fi_getinfo's code; on 0, *info is the
+/// provider's list (free it with fi_freeinfo). The engine opens the first entry; `sidecore info` shows it.
 int query_provider(const std::string& provider, struct fi_info** info);
+/// Why sidecore refuses `provider` (a name as fi_info gives it, layered ones included: "udp;ofi_rxd"), although
+/// fi_getinfo offers it; nullptr when it is accepted. engine::open throws transport_error with this reason.
+[[nodiscard]] const char* provider_refusal(const std::string& provider) noexcept;
 
 // ---- request handles ----------------------------------------------------------------------------------------
 

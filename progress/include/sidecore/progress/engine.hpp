@@ -210,7 +210,9 @@ class engine {
   /// Collective among `peers` (address indices, this process's own index `me` excluded or not): one 0-byte
   /// message each way with every peer, progressed until done. Providers that set up a peer connection lazily
   /// on the first send (shm maps the peer's region and answers EAGAIN until the peer has progressed) would
-  /// otherwise hold a rank's first messages back until it calls sidecore again.
+  /// otherwise hold a rank's first messages back until it calls sidecore again. When `me` is among `peers`, then
+  /// one message of each size class (above the inject size, 64 KiB, 256 KiB) around their ring: providers that
+  /// set up a protocol's buffers at its first message (tcp;ofi_rxm) would otherwise delay that message.
   void connect_peers(int me, const std::vector<int>& peers);
 
   /// One progress pass if no other thread is progressing: post submissions, poll the CQ, advance schedules.

@@ -6,6 +6,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -144,8 +145,8 @@ void endpoint::close() noexcept {
 // shm names its shared-memory region (in /dev/shm) after the process id by default ("<pid>:<domain>:<ep>"). A
 // process killed before it closes its endpoint (a job that timed out) leaves that region behind, and a later
 // process that gets the same pid then failed to set up or hung. A name of our own with 64 random bits never
-// meets a leftover: "sidecore-<pid>-<random hex>". (Regions left by killed processes still take /dev/shm space
-// until removed; the README says how.)
+// meets a leftover: "sidecore-<pid>-<random hex>". The name itself is removed once every peer has mapped the
+// region (unlink_shm_region, from engine::connect_peers): only a process killed inside init can leave one.
 void endpoint::name_shm_region() {
   std::random_device rd;
   const std::uint64_t nonce = (std::uint64_t{rd()} << 32) ^ rd() ^ now_ns();
@@ -154,6 +155,15 @@ void endpoint::name_shm_region() {
                               static_cast<unsigned long long>(nonce));
   const int rc = fi_setname(&ep->fid, name, static_cast<std::size_t>(n) + 1);
   if (rc) throw_fi("fi_setname (shm region name)", rc, provider);
+  shm_name = name;
+}
+
+// libfabric's shm creates the region with shm_open(name) at fi_enable, each peer maps it by that name at its
+// first message to us, and the endpoint's close unlinks the name (an unlink already done is ignored there).
+void endpoint::unlink_shm_region() noexcept {
+  if (shm_name.empty()) return;
+  ::shm_unlink(shm_name.c_str());
+  shm_name.clear();
 }
 
 std::vector<char> endpoint::name() const {

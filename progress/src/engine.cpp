@@ -58,6 +58,8 @@ void engine::connect_peers(int me, const std::vector<int>& peers) {
     hs.clear();
   };
   wait_all(handles);
+  // Every peer of this node has sent to us, so each has mapped our shm region: its name can go.
+  core_of(*this).ep.unlink_shm_region();
   // One message of each size class the provider treats apart, around the ring of these peers (each rank sends
   // one and receives one of each): tcp;ofi_rxm allocates and initialises a buffer pool per protocol (eager, SAR,
   // rendezvous) at the first message that needs it; measured with libfabric 1.17, the first eager message above

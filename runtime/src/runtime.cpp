@@ -376,6 +376,7 @@ void init(MPI_Comm user_comm) {
 
   g_state = s.release();
   g_phase.store(static_cast<int>(phase::running), std::memory_order_release);
+  detail::watch_mpi_finalize();
   try {
     detail::instrument_start(*g_state, comm_access::make(0));
   } catch (...) {

@@ -210,7 +210,10 @@ class engine {
   /// Collective among `peers` (address indices, this process's own index `me` excluded or not): one 0-byte
   /// message each way with every peer, progressed until done. Providers that set up a peer connection lazily
   /// on the first send (shm maps the peer's region and answers EAGAIN until the peer has progressed) would
-  /// otherwise hold a rank's first messages back until it calls sidecore again. When `me` is among `peers`, then
+  /// otherwise hold a rank's first messages back until it calls sidecore again. Then, every peer having mapped
+  /// this process's shm region, its name is removed from /dev/shm (no region outlives the job, even one killed
+  /// by SIGKILL): `peers` must hold every rank that will ever talk to this one over shm. When `me` is among
+  /// `peers`, then
   /// one message of each size class (above the inject size, 64 KiB, 256 KiB) around their ring: providers that
   /// set up a protocol's buffers at its first message (tcp;ofi_rxm) would otherwise delay that message.
   void connect_peers(int me, const std::vector<int>& peers);

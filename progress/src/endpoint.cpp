@@ -6,6 +6,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -26,7 +27,31 @@ struct info_deleter {
   void operator()(fi_info* i) const noexcept { fi_freeinfo(i); }
 };
 
+// Providers that open a tagged RDM endpoint with send-after-send ordering but break what sidecore promises, and
+// why (libfabric 1.17, measured with the point-to-point suite at 2 ranks on one host). Refused at init: a job
+// that fails at once with a reason beats one that hangs or reorders later.
+struct refused_provider {
+  const char* name;
+  const char* why;
+};
+constexpr refused_provider refused_providers[] = {
+    {"udp;ofi_rxd",
+     "its sends complete before their data reached the receiver (ofi_rxd retransmits in software, driven by the "
+     "sender's progress), so a rank that completed its sends and stopped calling sidecore leaves its peers waiting "
+     "forever (P2P.TwoThousandReceivesPostedBeforeTheSends hangs)"},
+    {"net",
+     "it delivers messages of one sender and tag out of order although it announces send-after-send ordering "
+     "(P2P.OrderingSameTagSmallMessagesSentBeforeReceives: message 74 arrived before 70); 'net;ofi_rxm' keeps "
+     "order and is accepted"},
+};
+
 }  // namespace
+
+const char* provider_refusal(const std::string& provider) noexcept {
+  for (const refused_provider& r : refused_providers)
+    if (provider == r.name) return r.why;
+  return nullptr;
+}
 
 [[noreturn]] void throw_fi(const char* call, int rc, const std::string& provider) {
   throw transport_error(std::string("libfabric ") + call + " failed on provider '" + provider + "': " +
@@ -45,7 +70,7 @@ int query_provider(const std::string& provider, fi_info** info) {
   hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
   hints->tx_attr->msg_order = FI_ORDER_SAS;  // matching order per (source, tag): MPI's non-overtaking rule
   hints->rx_attr->msg_order = FI_ORDER_SAS;
-  hints->fabric_attr->prov_name = strdup(provider.c_str());
+  if (!provider.empty()) hints->fabric_attr->prov_name = strdup(provider.c_str());
   return fi_getinfo(FI_VERSION(1, 14), nullptr, nullptr, 0, hints.get(), info);
 }
 
@@ -69,6 +94,9 @@ void endpoint::open(std::size_t min_inject) {
   }
   fabric_name = info->fabric_attr->name ? info->fabric_attr->name : "";
   if (info->fabric_attr->prov_name) provider = info->fabric_attr->prov_name;
+  if (const char* why = provider_refusal(provider))
+    throw transport_error("libfabric provider '" + provider + "' is not supported by sidecore: " + why +
+                          "; use shm on one host, tcp;ofi_rxm (the default across hosts), sockets or net;ofi_rxm");
   max_msg_size = info->ep_attr->max_msg_size;
   inject_size = info->tx_attr->inject_size;
   iov_limit = info->tx_attr->iov_limit;
@@ -117,8 +145,8 @@ void endpoint::close() noexcept {
 // shm names its shared-memory region (in /dev/shm) after the process id by default ("<pid>:<domain>:<ep>"). A
 // process killed before it closes its endpoint (a job that timed out) leaves that region behind, and a later
 // process that gets the same pid then failed to set up or hung. A name of our own with 64 random bits never
-// meets a leftover: "sidecore-<pid>-<random hex>". (Regions left by killed processes still take /dev/shm space
-// until removed; the README says how.)
+// meets a leftover: "sidecore-<pid>-<random hex>". The name itself is removed once every peer has mapped the
+// region (unlink_shm_region, from engine::connect_peers): only a process killed inside init can leave one.
 void endpoint::name_shm_region() {
   std::random_device rd;
   const std::uint64_t nonce = (std::uint64_t{rd()} << 32) ^ rd() ^ now_ns();
@@ -127,6 +155,15 @@ void endpoint::name_shm_region() {
                               static_cast<unsigned long long>(nonce));
   const int rc = fi_setname(&ep->fid, name, static_cast<std::size_t>(n) + 1);
   if (rc) throw_fi("fi_setname (shm region name)", rc, provider);
+  shm_name = name;
+}
+
+// libfabric's shm creates the region with shm_open(name) at fi_enable, each peer maps it by that name at its
+// first message to us, and the endpoint's close unlinks the name (an unlink already done is ignored there).
+void endpoint::unlink_shm_region() noexcept {
+  if (shm_name.empty()) return;
+  ::shm_unlink(shm_name.c_str());
+  shm_name.clear();
 }
 
 std::vector<char> endpoint::name() const {

@@ -40,6 +40,12 @@ struct endpoint {
 
   /// Closes everything (the engine does it before it frees the memory its receives are posted into).
   void close() noexcept;
+  /// shm: removes the region's name from /dev/shm (once every peer has mapped the region, the mappings keep it
+  /// alive and nothing needs the name), so that no region outlives the job, even a job killed by SIGKILL.
+  /// Idempotent; nothing for other providers.
+  void unlink_shm_region() noexcept;
+
+  std::string shm_name;  // shm: our region's name until unlink_shm_region
 
  private:
   void open(std::size_t min_inject);

@@ -22,6 +22,11 @@ std::string probe_provider(const std::string& name) {
   fi_info* info = nullptr;
   const int rc = sidecore::progress::query_provider(name, &info);
   if (rc != 0 || !info) return std::string("not available (") + fi_strerror(-rc) + ")";
+  const std::string resolved = info->fabric_attr->prov_name ? info->fabric_attr->prov_name : name;
+  if (const char* why = sidecore::progress::provider_refusal(resolved)) {
+    fi_freeinfo(info);
+    return "offered by libfabric as '" + resolved + "', refused by sidecore: " + why;
+  }
   std::string s = std::string("available: fabric ") + (info->fabric_attr->name ? info->fabric_attr->name : "?") +
                   ", domain " + (info->domain_attr->name ? info->domain_attr->name : "?") + ", max message " +
                   std::to_string(info->ep_attr->max_msg_size) + " B, inject " +

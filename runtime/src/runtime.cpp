@@ -1,6 +1,7 @@
 // Lifecycle, communicators and point-to-point: the public C++ API of sidecore.hpp.
 #include <omp.h>
 
+#include <array>
 #include <cctype>
 #include <cstdio>
 #include <optional>
@@ -232,15 +233,30 @@ detail::comm_entry* make_entry(MPI_Comm mpi, MPI_Comm world, int id, std::size_t
   return e;
 }
 
-// Collective over the parent: the smallest id no member uses yet.
+// Collective over the parent: an id that no member uses. Ids are handed out in increasing order first (a rank's
+// next_comm_id is above every id it ever held, so the largest over the members is free at all of them), which
+// keeps a freed id unused for as long as possible: a stale copy of a freed comm is reported as freed, not taken
+// for a newer one. Once the id space is used up, the lowest id free at every member is reused (one more
+// allreduce, of the members' in-use bitmaps); only the communicators alive at once are limited.
 int agree_comm_id(detail::runtime_state& s, MPI_Comm parent) {
   int mine = s.next_comm_id, id = 0;
   mpi_check(MPI_Allreduce(&mine, &id, 1, MPI_INT, MPI_MAX, parent), "MPI_Allreduce (communicator id)");
-  if (id >= tag::max_comms)
-    throw error(errc::invalid_argument, "too many communicators created: sidecore supports " +
-                                            std::to_string(tag::max_comms - 1) + " dup/split calls per run");
-  s.next_comm_id = id + 1;
-  return id;
+  if (id < tag::max_comms) {
+    s.next_comm_id = id + 1;
+    return id;
+  }
+  constexpr int words = (tag::max_comms + 63) / 64;
+  std::array<std::uint64_t, words> used{}, any{};
+  for (int i = 0; i < tag::max_comms; ++i)
+    if (s.comms[static_cast<std::size_t>(i)].load(std::memory_order_relaxed))
+      used[static_cast<std::size_t>(i / 64)] |= std::uint64_t{1} << (i % 64);
+  mpi_check(MPI_Allreduce(used.data(), any.data(), words, MPI_UINT64_T, MPI_BOR, parent),
+            "MPI_Allreduce (communicator ids in use)");
+  for (int i = 1; i < tag::max_comms; ++i)
+    if ((any[static_cast<std::size_t>(i / 64)] >> (i % 64) & 1) == 0) return i;
+  throw error(errc::invalid_argument, "too many communicators alive at once: sidecore supports " +
+                                          std::to_string(tag::max_comms - 1) +
+                                          " besides world() (free the ones you no longer use)");
 }
 
 // One doorbell per rank in an MPI shared window of the node, so that a rank that sends to a sleeping peer on
@@ -441,6 +457,7 @@ void init(MPI_Comm user_comm) {
 
   g_state = s.release();
   g_phase.store(static_cast<int>(phase::running), std::memory_order_release);
+  detail::watch_mpi_finalize();
   try {
     detail::instrument_start(*g_state, comm_access::make(0));
   } catch (...) {

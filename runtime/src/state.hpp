@@ -91,6 +91,10 @@ inline runtime_state& state_or_throw(const char* what) {
   return *g_state;
 }
 
+/// At init: a program that reaches MPI_Finalize without sidecore::finalize() gets a warning and is finalized there
+/// (an attribute delete callback on MPI_COMM_SELF; finalize_guard.cpp).
+void watch_mpi_finalize();
+
 /// Region hooks (instrumentation); cost one branch when profiling is off.
 void region_enter(std::string_view name) noexcept;
 void region_exit() noexcept;

@@ -1,8 +1,11 @@
 // Lifecycle scenarios, one per run (argv[1]), each a tiny program at 1 or 2 ranks: calls before init, init
 // twice, calls after finalize, init after finalize, a bad setting on one rank only, core mode on one core,
-// SIDECORE_PROGRESS_CORE out of range, a provider that does not exist, finalize with a receive still posted.
+// SIDECORE_PROGRESS_CORE out of range, a provider that does not exist, finalize with a receive still posted, no
+// shm region name left in /dev/shm once init returns, a program that forgets sidecore::finalize().
 // Exit status 0 when every check of the scenario held on this rank; every failed check prints a line.
+#include <dirent.h>
 #include <mpi.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -87,6 +90,41 @@ void ring_once() {
   check(st.ok() && in == 100u + static_cast<std::uint64_t>((me + n - 1) % n), "a ring exchange works");
 }
 
+// The /dev/shm names of this process's shm regions ("sidecore-<pid>-<hex>", progress/src/endpoint.cpp).
+int shm_names_of_this_process() {
+  const std::string prefix = "sidecore-" + std::to_string(::getpid()) + "-";
+  int n = 0;
+  if (DIR* d = ::opendir("/dev/shm")) {
+    while (const dirent* e = ::readdir(d)) n += std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0;
+    ::closedir(d);
+  }
+  return n;
+}
+
+// Checks that only hold after MPI_Finalize (main runs it), and stderr captured up to then.
+std::function<void()> g_after_mpi_finalize;
+std::FILE* g_captured_stderr = nullptr;
+int g_saved_stderr = -1;
+
+void capture_stderr() {
+  std::fflush(stderr);
+  g_captured_stderr = std::tmpfile();
+  g_saved_stderr = ::dup(2);
+  ::dup2(::fileno(g_captured_stderr), 2);
+}
+
+std::string end_capture() {
+  std::fflush(stderr);
+  ::dup2(g_saved_stderr, 2);
+  ::close(g_saved_stderr);
+  std::string text;
+  std::rewind(g_captured_stderr);
+  for (int c; (c = std::fgetc(g_captured_stderr)) != EOF;) text.push_back(static_cast<char>(c));
+  std::fclose(g_captured_stderr);
+  std::fputs(text.c_str(), stderr);  // shown in the test's output as well
+  return text;
+}
+
 int run(const std::string& scenario) {
   using sidecore::errc;
   if (scenario == "before_init") {
@@ -167,6 +205,24 @@ int run(const std::string& scenario) {
     { sidecore::request dropped = sidecore::irecv(&never, 8, sidecore::any_source, 4243); }
     sidecore::finalize();  // warns; must not hang
     check(!sidecore::initialized(), "finalized");
+  } else if (scenario == "no_shm_name_after_init") {
+    sidecore::init();
+    check(shm_names_of_this_process() == 0, "no /dev/shm/sidecore-<pid>-* name is left once init returns (" +
+                                                std::to_string(shm_names_of_this_process()) + " found)");
+    ring_once();  // the peers' mappings keep the region working
+    ring_once();
+    sidecore::finalize();
+  } else if (scenario == "forget_finalize") {
+    sidecore::init();
+    ring_once();
+    capture_stderr();
+    g_after_mpi_finalize = [] {
+      const std::string err = end_capture();
+      check(contains(err, "MPI_Finalize was called before sidecore::finalize()"),
+            "MPI_Finalize warns that sidecore::finalize() was not called");
+      check(!sidecore::initialized(), "sidecore was finalized inside MPI_Finalize");
+      check(shm_names_of_this_process() == 0, "no /dev/shm/sidecore-<pid>-* name is left");
+    };
   } else {
     std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
     return 2;
@@ -192,5 +248,9 @@ int main(int argc, char** argv) {
   int worst = 0;
   MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();
+  if (g_after_mpi_finalize) {
+    g_after_mpi_finalize();
+    if (g_failures) worst = 1;
+  }
   return worst;
 }

@@ -86,7 +86,9 @@ class SIDECORE_API comm {
   [[nodiscard]] int rank() const;
   /// Number of ranks. Throws as rank().
   [[nodiscard]] int size() const;
-  /// Collective: a new communicator with the same ranks and a separate matching context.
+  /// Collective: a new communicator with the same ranks and a separate matching context. The ids of freed
+  /// communicators are reused (the oldest first); dup() and split() throw errc::invalid_argument when 16383
+  /// communicators besides world() are alive at once.
   [[nodiscard]] comm dup() const;
   /// Collective: split by color (>= 0, or -1 to take no part: returns a null comm), ordered by key then rank.
   [[nodiscard]] comm split(int color, int key) const;

@@ -82,9 +82,12 @@ struct transport_error : std::runtime_error {
 };
 
 /// fi_getinfo for what the engine needs from `provider` (tagged RDM, send-after-send ordering,
-/// FI_THREAD_DOMAIN). Returns fi_getinfo's code; on 0, *info is the provider's
-/// list (free it with fi_freeinfo). The engine opens the first entry; `sidecore info` shows it.
+/// FI_THREAD_DOMAIN); an empty `provider` asks every provider. Returns fi_getinfo's code; on 0, *info is the
+/// provider's list (free it with fi_freeinfo). The engine opens the first entry; `sidecore info` shows it.
 int query_provider(const std::string& provider, struct fi_info** info);
+/// Why sidecore refuses `provider` (a name as fi_info gives it, layered ones included: "udp;ofi_rxd"), although
+/// fi_getinfo offers it; nullptr when it is accepted. engine::open throws transport_error with this reason.
+[[nodiscard]] const char* provider_refusal(const std::string& provider) noexcept;
 
 // ---- request handles ----------------------------------------------------------------------------------------
 
@@ -218,7 +221,12 @@ class engine {
   /// Collective among `peers` (address indices, this process's own index `me` excluded or not): one 0-byte
   /// message each way with every peer, progressed until done. Providers that set up a peer connection lazily
   /// on the first send (shm maps the peer's region and answers EAGAIN until the peer has progressed) would
-  /// otherwise hold a rank's first messages back until it calls sidecore again.
+  /// otherwise hold a rank's first messages back until it calls sidecore again. Then, every peer having mapped
+  /// this process's shm region, its name is removed from /dev/shm (no region outlives the job, even one killed
+  /// by SIGKILL): `peers` must hold every rank that will ever talk to this one over shm. When `me` is among
+  /// `peers`, then
+  /// one message of each size class (above the inject size, 64 KiB, 256 KiB) around their ring: providers that
+  /// set up a protocol's buffers at its first message (tcp;ofi_rxm) would otherwise delay that message.
   void connect_peers(int me, const std::vector<int>& peers);
 
   /// One progress pass if no other thread is progressing: post submissions, poll the CQ, advance schedules.

@@ -31,6 +31,7 @@ void coll_instance::prepare(const std::shared_ptr<coll_comm>& c, const std::shar
   }
   comm_ = c;
   plan_ = p;
+  set_xfer_op(static_cast<std::uint8_t>(static_cast<int>(p->spec.k) + 1));  // the instrumentation's op kind
   persistent_ = persistent;
   send_ = static_cast<const std::byte*>(b.send);
   recv_ = static_cast<std::byte*>(b.recv);

@@ -46,6 +46,8 @@ class schedule {
   /// The handle of the schedule's own request, under the progress lock from its acceptance by the engine until
   /// retire() returns (in advance, on_child_complete, result and retire); 0 before it was ever started.
   [[nodiscard]] std::uint64_t request_handle() const noexcept;
+  /// What its children's transfers report as their operation (xfer_event::op); 0, point-to-point, by default.
+  void set_xfer_op(std::uint8_t op) noexcept { xfer_op_ = op; }
 
  private:
   friend class engine_core;
@@ -53,6 +55,7 @@ class schedule {
   schedule* ready_next_ = nullptr;
   bool ready_ = false;
   req* self_ = nullptr;  // the schedule's own request (from acceptance until it is started again)
+  std::uint8_t xfer_op_ = 0;
 };
 
 /// Schedules with completed children, in the order they became ready (intrusive FIFO).

@@ -27,10 +27,28 @@ namespace {
 
 // XFER_BEGIN when the operation is handed to libfabric, XFER_END when its completion is seen. For a receive
 // the transfer cannot start before the buffer is posted, so posting is its earliest possible beginning; the
-// size recorded is the posted size (docs/instrument.md). Every transfer is point-to-point until the engine runs
-// collective schedules; a schedule's transfers will pass their collective's kind.
+// size recorded is the posted size (docs/instrument.md). A collective's transfers carry its kind (xfer_event::op,
+// numbered as instrument::op_kind), so the overlap breaks down per collective kind.
+constexpr instrument::op_kind op_kind_of(coll::kind k) noexcept {
+  return static_cast<instrument::op_kind>(static_cast<int>(k) + 1);
+}
+static_assert(instrument::op_kind_name(op_kind_of(coll::kind::barrier)) == "barrier" &&
+                  instrument::op_kind_name(op_kind_of(coll::kind::alltoallv)) == "alltoallv",
+              "xfer_event::op and the executor number collective kinds as instrument::op_kind does");
+
+// Collective monitoring (seed 002): the executor's arrival (the call starting the instance) and departure (the
+// engine completing this rank's schedule) of every instance; the communicator id and the instance number are the
+// same on every member, which is how the analysis matches ranks' records.
+void coll_arrive_hook(coll::kind k, int comm_id, std::uint64_t seq, std::uint64_t bytes, int comm_size) {
+  instrument::coll_arrive(op_kind_of(k), static_cast<std::uint64_t>(comm_id), seq, bytes,
+                          static_cast<std::uint32_t>(comm_size));
+}
+void coll_depart_hook(int comm_id, std::uint64_t seq) {
+  instrument::coll_depart(static_cast<std::uint64_t>(comm_id), seq);
+}
+
 void xfer_hook(const progress::xfer_event& ev, bool begin) {
-  if (begin) instrument::xfer_begin(ev.id, ev.bytes, ev.peer, ev.owner_thread, instrument::op_kind::p2p);
+  if (begin) instrument::xfer_begin(ev.id, ev.bytes, ev.peer, ev.owner_thread, static_cast<instrument::op_kind>(ev.op));
   else instrument::xfer_end(ev.id, ev.owner_thread);
 }
 
@@ -162,6 +180,7 @@ void instrument_start(runtime_state& s, const comm& world) {
   MPI_Comm_dup(world.mpi(), &g_exchange_comm);
   instrument::synchronize_clock(exchange_over(g_exchange_comm));
   s.eng->set_xfer_hook(&xfer_hook);
+  if (s.coll) s.coll->set_monitor({&coll_arrive_hook, &coll_depart_hook});
   s.eng->set_idle_hook([] { instrument::fold_current_thread(); });
 }
 

@@ -141,6 +141,9 @@ struct xfer_event {
   std::size_t bytes;            ///< the posted size
   int peer;                     ///< rank in the caller's communicator
   std::uint32_t owner_thread;   ///< instrumentation id of the thread that started it
+  /// What the transfer is part of: 0 point-to-point, else a collective of kind k (common/schedule.hpp) as k + 1
+  /// (schedule::set_xfer_op): instrument::op_kind's numbering.
+  std::uint8_t op;
 };
 
 class engine {

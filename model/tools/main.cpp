@@ -1,5 +1,6 @@
-// The `sidecore` command: predict, report, info, simulate, loggp.
+// The `sidecore` command: predict, report, info, simulate, loggp, study.
 // Exit codes: 0 success, 2 usage or input error (message on stderr), 1 internal error.
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 #include "info.hpp"
 #include "loggp.hpp"
 #include "simulate.hpp"
+#include "study.hpp"
 #include "write_file.hpp"
 #include "sidecore/model/analysis.hpp"
 #include "sidecore/common/input_error.hpp"
@@ -134,9 +136,14 @@ int main(int argc, char** argv) {
   CLI::App* simulate = sidecore::tools::add_simulate(app, sa);
   sidecore::tools::loggp_args la;
   CLI::App* loggp = sidecore::tools::add_loggp(app, la);
+  sidecore::tools::study_args sta;
+  CLI::App* study = sidecore::tools::add_study(app, sta);
 
   try {
-    app.parse(argc, argv);
+    // CLI11 takes the arguments in reverse order.
+    std::vector<std::string> args = sidecore::tools::study_argv(argc, argv);
+    std::reverse(args.begin(), args.end());
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
@@ -146,6 +153,7 @@ int main(int argc, char** argv) {
     if (*info) return sidecore::tools::run_info();
     if (*simulate) return sidecore::tools::run_simulate(sa);
     if (*loggp) return sidecore::tools::run_loggp(la);
+    if (*study) return sidecore::tools::run_study(sta);
     if (*predict) {
       const analysis_options opt = make_options(pa);
       const analysis a = analyze(load_input(pa), opt);
@@ -167,7 +175,7 @@ int main(int argc, char** argv) {
       return 0;
     }
   } catch (const input_error& e) {
-    std::cerr << "sidecore " << (*predict ? "predict" : *report ? "report" : *simulate ? "simulate" : *loggp ? "loggp" : "")
+    std::cerr << "sidecore " << (*predict ? "predict" : *report ? "report" : *simulate ? "simulate" : *loggp ? "loggp" : *study ? "study" : "")
               << ": error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {

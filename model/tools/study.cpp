@@ -60,6 +60,13 @@ profile read_run_profile(const std::string& dir, const std::string& run_dir, int
   return make_job_profile(std::move(parts));
 }
 
+// The host's 1-minute load average (0 when /proc/loadavg cannot be read).
+double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double load = 0;
+  return in >> load ? load : 0.0;
+}
+
 int cores_known(const study_record& rec, int case_index) {
   if (rec.settings.cores_per_rank) return *rec.settings.cores_per_rank;
   for (const auto& r : rec.runs)
@@ -175,6 +182,7 @@ int run_study(study_args& a) {
     run_record r;
     r.spec = spec;
     r.command = describe(l);
+    r.load_before = load_average();
     std::cout << head << " " << std::flush;
     const std::string err_path = c.out_dir + "/" + run_dir + "/stderr.txt";
     const child_result res = run_child(l.argv, l.env, c.out_dir + "/" + run_dir + "/stdout.txt", err_path, spec.id);

@@ -139,6 +139,7 @@ TEST(StudyRecord, RoundTripKeepsEveryField) {
   rec.settings.preload_library = "/x/libsidecore-pmpi.so";
   const auto plan = make_plan(rec.settings);
   rec.runs.push_back(done_run(plan[0], 1.5, 1.25, 4, 476));
+  rec.runs.back().load_before = 1.25;
   run_record failed;
   failed.spec = plan[1];
   failed.command = "env X=1 mpiexec";
@@ -157,6 +158,7 @@ TEST(StudyRecord, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.runs[0].spec.id, "c0.calibration.r0");
   EXPECT_EQ(back.runs[0].blocking_calls, 476u);
   EXPECT_DOUBLE_EQ(back.runs[0].t_comp_s, 1.25);
+  EXPECT_DOUBLE_EQ(back.runs[0].load_before, 1.25);
   EXPECT_FALSE(back.runs[1].ok);
   EXPECT_EQ(back.runs[1].stderr_tail, "line 1\nline \"2\"");
   EXPECT_EQ(back.runs[1].spec.kind, run_kind::scaling);
@@ -263,6 +265,17 @@ TEST(StudyCompare, OversubscribedRunsAreNotJudged) {
   EXPECT_NE(cases[0].not_judged[0].find("oversubscribed: 2 ranks x 2 cores each = 4 busy threads on this host's 2 cores"),
             std::string::npos);
   EXPECT_NE(render_text(cases, rec).find("error not judged"), std::string::npos);
+}
+
+TEST(StudyCompare, BusyHostIsNotJudged) {
+  study_record rec = one_rank_study(3);
+  for (auto& r : rec.runs) r.load_before = 7.5;  // other work on a 2-core host
+  const auto cases = compare(rec, load_synthetic, 2);
+  EXPECT_FALSE(cases[0].judged);
+  ASSERT_FALSE(cases[0].not_judged.empty());
+  EXPECT_NE(cases[0].not_judged[0].find("the host was busy: its load average was 7.5 when the runs started (median) on "
+                                        "2 cores"),
+            std::string::npos);
 }
 
 TEST(StudyCompare, OneCorePerRankAndMissingRunsSaidNotGuessed) {

@@ -82,7 +82,8 @@ json run_json(const run_record& r) {
               {"t_comp_s", r.t_comp_s},
               {"n_core", r.n_core},
               {"provider", r.provider},
-              {"blocking_calls", r.blocking_calls}};
+              {"blocking_calls", r.blocking_calls},
+              {"load_before", r.load_before}};
 }
 
 run_record run_from(const json& j, const std::string& source, const std::string& path) {
@@ -104,6 +105,7 @@ run_record run_from(const json& j, const std::string& source, const std::string&
   r.n_core = field<int>(j, "n_core", source, path);
   r.provider = field<std::string>(j, "provider", source, path);
   r.blocking_calls = field<std::uint64_t>(j, "blocking_calls", source, path);
+  if (j.contains("load_before")) r.load_before = field<double>(j, "load_before", source, path);
   return r;
 }
 

@@ -29,6 +29,7 @@ struct run_record {
   int n_core = 0;            ///< rank 0's N_core as its profile says
   std::string provider;
   std::uint64_t blocking_calls = 0;  ///< all ranks
+  double load_before = 0;    ///< the host's 1-minute load average when the run started (other work on the cores)
 };
 
 /// The whole record.

@@ -181,11 +181,11 @@ std::vector<case_result> compare(const study_record& rec, const profile_loader& 
     for (const auto* r : runs.dedicated) loads.push_back(r->load_before);
     // The load average counts the runnable threads of the whole host, the study's previous runs included: beyond
     // the host's cores, other work was taking the cores the runs were timed on.
-    if (const auto load = median(loads); host_cores > 0 && load && *load > host_cores)
+    if (const auto busy_load = median(loads); host_cores > 0 && busy_load && *busy_load > host_cores)
       cr.not_judged.push_back(fmt::format(
           "the host was busy: its load average was {:.1f} when the runs started (median) on {} cores, so other work "
           "took the cores the runs were timed on; run the study on an otherwise idle host",
-          *load, host_cores));
+          *busy_load, host_cores));
     const long busy = static_cast<long>(c.ranks) * cr.cores_per_rank;
     if (host_cores > 0 && busy > host_cores)
       cr.not_judged.push_back(fmt::format(
@@ -198,8 +198,8 @@ std::vector<case_result> compare(const study_record& rec, const profile_loader& 
     if (cr.t_comp_n1_s && cr.t_comp_n_s && *cr.t_comp_n_s > 0 && *cr.t_comp_n1_s > 0) {
       opt.model.scaling = m::scaling_model::from_table(
           {{cr.cores_per_rank - 1, *cr.t_comp_n1_s}, {cr.cores_per_rank, *cr.t_comp_n_s}}, "the study's scaling run");
-      opt.scaling_reason = fmt::format("measured: t_comp {:.4g} s at {} threads (scaling run), {:.4g} s at {} "
-                                       "(calibration), medians of the slowest rank",
+      opt.scaling_reason = fmt::format("t_comp {:.4g} s with N-1 = {} thread(s) (scaling runs), {:.4g} s with N = {} "
+                                       "(calibrations), medians of the slowest rank",
                                        *cr.t_comp_n1_s, cr.cores_per_rank - 1, *cr.t_comp_n_s, cr.cores_per_rank);
     } else {
       opt.scaling_reason = "linear (the paper's assumption): no scaling run finished";
@@ -242,7 +242,7 @@ std::vector<case_result> compare(const study_record& rec, const profile_loader& 
         const double linear_ratio = static_cast<double>(cr.cores_per_rank) / (cr.cores_per_rank - 1);
         if (std::abs(measured_ratio / linear_ratio - 1) > 0.05)
           cr.findings.push_back({"nonlinear-scaling", paper_case("nonlinear-scaling"),
-                                 fmt::format("computation took {:.3f}x as long on {} threads as on {}; linear "
+                                 fmt::format("computation took {:.3f}x as long with {} thread(s) as with {}; linear "
                                              "scaling says {:.3f}x: the measured table is used",
                                              measured_ratio, cr.cores_per_rank - 1, cr.cores_per_rank, linear_ratio)});
       }

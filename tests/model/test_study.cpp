@@ -112,8 +112,9 @@ TEST(StudyConfig, ErrorsNameOptionValueAndAccepted) {
   EXPECT_EQ(parse_alpha_list("0.25,0.5,1"), (std::vector<double>{0.25, 0.5, 1}));
   EXPECT_EQ(error_of([] { (void)parse_alpha_list("0.25,x"); }),
             "--alpha: x: each alpha must be a number in [0, 1] (a list: 0.25,0.5,1)");
+  // An empty item has no value to quote: the message names the option and what is accepted.
   EXPECT_EQ(error_of([] { (void)parse_alpha_list("0.25,"); }),
-            "--alpha: : each alpha must be a number in [0, 1] (a list: 0.25,0.5,1)");
+            "--alpha: each alpha must be a number in [0, 1] (a list: 0.25,0.5,1)");
   EXPECT_EQ(split_words(" a\tb  c "), (std::vector<std::string>{"a", "b", "c"}));
 }
 

@@ -1,5 +1,6 @@
-// The `sidecore` command: predict, report, info, simulate, loggp, whatif.
+// The `sidecore` command: predict, report, info, simulate, loggp, whatif, study.
 // Exit codes: 0 success, 2 usage or input error (message on stderr), 1 internal error.
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "loggp.hpp"
 #include "simulate.hpp"
 #include "whatif.hpp"
+#include "study.hpp"
 #include "write_file.hpp"
 #include "sidecore/model/analysis.hpp"
 #include "sidecore/common/input_error.hpp"
@@ -149,9 +151,14 @@ int main(int argc, char** argv) {
   CLI::App* loggp = sidecore::tools::add_loggp(app, la);
   sidecore::tools::whatif_args wa;
   CLI::App* whatif = sidecore::tools::add_whatif(app, wa);
+  sidecore::tools::study_args sta;
+  CLI::App* study = sidecore::tools::add_study(app, sta);
 
   try {
-    app.parse(argc, argv);
+    // CLI11 takes the arguments in reverse order.
+    std::vector<std::string> args = sidecore::tools::study_argv(argc, argv);
+    std::reverse(args.begin(), args.end());
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
@@ -162,6 +169,7 @@ int main(int argc, char** argv) {
     if (*simulate) return sidecore::tools::run_simulate(sa);
     if (*loggp) return sidecore::tools::run_loggp(la);
     if (*whatif) return sidecore::tools::run_whatif(wa);
+    if (*study) return sidecore::tools::run_study(sta);
     if (*predict) {
       const analysis_options opt = make_options(pa);
       analysis a = analyze(load_input(pa), opt);
@@ -186,7 +194,9 @@ int main(int argc, char** argv) {
     }
   } catch (const input_error& e) {
     std::cerr << "sidecore " << (*predict ? "predict" : *report ? "report" : *simulate ? "simulate" : *loggp ? "loggp"
-                                                                                               : *whatif ? "whatif" : "")
+                                                                                               : *whatif ? "whatif"
+                                                                                               : *study  ? "study"
+                                                                                                         : "")
               << ": error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {

@@ -1,0 +1,249 @@
+// `sidecore study` (study.hpp): the loop over the plan, the record kept after every run, the outputs.
+#include "study.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "sidecore/common/input_error.hpp"
+#include "sidecore/common/profile.hpp"
+#include "study/compare.hpp"
+#include "study/launcher.hpp"
+#include "study/plan.hpp"
+#include "study/record.hpp"
+#include "study/report.hpp"
+#include "write_file.hpp"
+
+namespace sidecore::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace study;
+
+std::string this_program_dir() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : self.parent_path().string();
+}
+
+std::string read_text(const std::string& path, const char* option) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw input_error(option, path, "cannot be read");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Written beside and renamed over: an interrupted write never leaves half a record.
+void save(const std::string& dir, const study_record& rec, const nlohmann::json* comparison) {
+  const std::string path = dir + "/study.json";
+  write_file(path + ".tmp", to_json_text(rec, comparison), "--out");
+  std::error_code ec;
+  fs::rename(path + ".tmp", path, ec);
+  if (ec) throw input_error("--out", path, "cannot be written: " + ec.message());
+}
+
+// The run's job profile; without one (a rank writer that does not merge), the rank profiles merged.
+profile read_run_profile(const std::string& dir, const std::string& run_dir, int ranks) {
+  const std::string job = dir + "/" + run_dir + "/prof.job.json";
+  if (fs::exists(job)) return read_profile_file(job);
+  std::vector<profile> parts;
+  for (int r = 0; r < ranks; ++r) parts.push_back(read_profile_file(fmt::format("{}/{}/prof.{}.json", dir, run_dir, r)));
+  return make_job_profile(std::move(parts));
+}
+
+// The host's 1-minute load average (0 when /proc/loadavg cannot be read).
+double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double load = 0;
+  return in >> load ? load : 0.0;
+}
+
+int cores_known(const study_record& rec, int case_index) {
+  if (rec.settings.cores_per_rank) return *rec.settings.cores_per_rank;
+  for (const auto& r : rec.runs)
+    if (r.ok && r.spec.case_index == case_index && r.spec.kind == run_kind::calibration) return r.n_core;
+  return 0;
+}
+
+}  // namespace
+
+std::vector<std::string> study_argv(int argc, const char* const* argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args.front() != "study") return args;
+  static const char* const own[] = {"-n",      "--inputs",       "--reps",     "--alpha",   "--alpha-option",
+                                    "--out",   "--resume",       "--mpiexec",  "--preload", "--pmpi-library",
+                                    "--cores-per-rank", "--host-cores", "-h", "--help", "--"};
+  auto is_own = [](const std::string& w) {
+    for (const char* o : own)
+      if (w == o || w.rfind(std::string(o) + "=", 0) == 0) return true;
+    return false;
+  };
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") {
+      out.insert(out.end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+      break;
+    }
+    if (args[i] != "--inputs") {
+      out.push_back(args[i]);
+      continue;
+    }
+    const std::size_t before = out.size();
+    while (i + 1 < args.size() && !is_own(args[i + 1])) out.push_back("--inputs=" + args[++i]);
+    if (out.size() == before) out.push_back(args[i]);  // no value: CLI11 says so
+  }
+  return out;
+}
+
+CLI::App* add_study(CLI::App& app, study_args& a) {
+  config& c = a.settings;
+  CLI::App* s = app.add_subcommand(
+      "study", "run the paper's protocol on an app through mpiexec (calibration, scaling, prediction, dedicated run, "
+               "alpha points) and compare the prediction with the measured run");
+  s->add_option("-n", c.ranks, "MPI ranks (default 2)");
+  s->add_option("--inputs", c.inputs, "the study's cases: extra arguments appended to the app's, one quoted string each");
+  s->add_option("--reps", c.reps, "repetitions of every run; the median is compared (default 3)");
+  s->add_option("--alpha", a.alpha_lists, "alpha points of the app's own conversion knob, A1,A2,... in [0, 1]");
+  s->add_option("--alpha-option", c.alpha_option, "the app's option that takes the alpha (apps/md: --alpha)");
+  s->add_option("--out", c.out_dir, "folder of the record, the profiles and the report (default sidecore-study)");
+  s->add_flag("--resume", c.resume, "read OUT/study.json and run only what is missing");
+  s->add_option("--mpiexec", c.mpiexec, "the launcher and its options (default mpiexec)");
+  s->add_flag("--preload", c.preload, "an unmodified MPI app: put libsidecore-pmpi.so in LD_PRELOAD");
+  s->add_option("--pmpi-library", c.preload_library, "the PMPI library for --preload (default: ../lib beside sidecore)");
+  s->add_option("--cores-per-rank", c.cores_per_rank,
+                "cores of each rank (default: N_core of the calibration profile, from the rank's cpuset)");
+  s->add_option("--host-cores", c.host_cores,
+                "cores of the host the ranks share, to detect oversubscription (default: this host's online cores)");
+  s->add_option("app", c.app, "the application and its arguments, after --")->required(false);
+  s->positionals_at_end();
+  return s;
+}
+
+int run_study(study_args& a) {
+  config& c = a.settings;
+  for (const auto& list : a.alpha_lists)
+    for (double v : parse_alpha_list(list)) c.alphas.push_back(v);
+  validate(c);
+  if (c.preload) {
+    if (c.preload_library.empty()) c.preload_library = this_program_dir() + "/../lib/libsidecore-pmpi.so";
+    if (!fs::is_regular_file(c.preload_library))
+      throw input_error("--preload", c.preload_library,
+                        "the PMPI library is not there: build it (target sidecore_pmpi) or give --pmpi-library PATH");
+    c.preload_library = fs::absolute(c.preload_library).string();
+  }
+  std::error_code ec;
+  fs::create_directories(c.out_dir + "/runs", ec);
+  if (ec) throw input_error("--out", c.out_dir, "cannot create the folder: " + ec.message());
+  const std::string record_path = c.out_dir + "/study.json";
+  study_record rec;
+  if (c.resume) {
+    if (!fs::exists(record_path))
+      throw input_error("--resume", record_path, "no study record there: run the study without --resume first");
+    study_record old = parse_record(read_text(record_path, "--resume"), record_path);
+    check_same_study(old.settings, c, record_path);
+    for (auto& r : old.runs)
+      if (r.ok && fs::exists(c.out_dir + "/" + r.profile)) rec.runs.push_back(std::move(r));
+  } else if (fs::exists(record_path)) {
+    throw input_error("--out", c.out_dir,
+                      "already holds a study (study.json): give --resume to continue it, or another --out");
+  }
+  rec.settings = c;
+  const int host_cores = c.host_cores ? *c.host_cores : static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+
+  install_interrupt_handlers();
+  const auto plan = make_plan(c);
+  int failed = 0;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const run_spec& spec = plan[i];
+    const std::string head = fmt::format("[{}/{}] {:<24}", i + 1, plan.size(), spec.id);
+    if (rec.done(spec.id)) {
+      std::cout << head << " done before (kept from the record)\n";
+      continue;
+    }
+    const int cores = cores_known(rec, spec.case_index);
+    if (spec.kind != run_kind::calibration && cores < 2) {
+      std::cout << head
+                << (cores == 0 ? " skipped: no calibration run of this case finished\n"
+                               : " skipped: each rank has 1 core, so there is no N-1 and no core to dedicate\n");
+      continue;
+    }
+    const std::string run_dir = "runs/" + spec.id;
+    fs::create_directories(c.out_dir + "/" + run_dir, ec);
+    const launch l = make_launch(c, spec, cores, fs::absolute(c.out_dir + "/" + run_dir + "/prof.%r.json").string());
+    run_record r;
+    r.spec = spec;
+    r.command = describe(l);
+    r.load_before = load_average();
+    std::cout << head << " " << std::flush;
+    const std::string err_path = c.out_dir + "/" + run_dir + "/stderr.txt";
+    const child_result res = run_child(l.argv, l.env, c.out_dir + "/" + run_dir + "/stdout.txt", err_path, spec.id);
+    r.exit_status = res.exit_status;
+    r.wall_s = res.wall_s;
+    if (res.interrupted) {
+      std::cout << "interrupted\n";
+      save(c.out_dir, rec, nullptr);
+      std::cerr << fmt::format(
+          "sidecore study: interrupted by signal {} during {}: its job was stopped; the {} runs done are kept in {}; "
+          "`sidecore study --resume` with the same arguments runs the rest\n",
+          interrupt_signal(), spec.id, rec.runs.size(), record_path);
+      return 128 + interrupt_signal();
+    }
+    if (res.exit_status != 0) {
+      r.error = fmt::format("exit status {}", res.exit_status);
+    } else {
+      try {
+        const profile p = read_run_profile(c.out_dir, run_dir, c.ranks);
+        r.profile = run_dir + "/prof.job.json";
+        if (!fs::exists(c.out_dir + "/" + r.profile)) write_profile_file(c.out_dir + "/" + r.profile, p);
+        r.t_total_s = p.t_total_s;
+        r.t_comp_s = p.t_comp_s;
+        r.n_core = p.ranks.empty() ? p.n_core : p.ranks.front().n_core;
+        r.provider = p.provider;
+        r.blocking_calls = p[category::blocking].count;
+        r.ok = true;
+      } catch (const input_error& e) {
+        r.error = std::string("no usable profile (is SIDECORE_PROFILE honoured? --preload for an unmodified MPI "
+                              "app): ") + e.what();
+      }
+    }
+    if (!r.ok) r.stderr_tail = file_tail(err_path);
+    rec.runs.push_back(r);
+    save(c.out_dir, rec, nullptr);
+    if (r.ok) {
+      std::cout << fmt::format("{:.3f} s (slowest rank {:.4g} s, computation {:.4g} s, N_core {})\n", r.wall_s,
+                               r.t_total_s, r.t_comp_s, r.n_core);
+      continue;
+    }
+    std::cout << "FAILED\n";
+    std::cerr << fmt::format("sidecore study: run {} failed: {}\n  command: {}\n  stdout and stderr: {}/{}/\n{}\n",
+                             spec.id, r.error, r.command, c.out_dir, run_dir,
+                             r.stderr_tail.empty() ? "  (stderr was empty)" : "  stderr, last lines:\n" + r.stderr_tail);
+    ++failed;
+    break;
+  }
+
+  const auto cases = compare(
+      rec, [&](const run_record& r) { return read_profile_file(c.out_dir + "/" + r.profile); }, host_cores);
+  const nlohmann::json comparison = to_json(cases);
+  save(c.out_dir, rec, &comparison);
+  write_file(c.out_dir + "/report.html", render_html(cases, rec), "--out");
+  write_file(c.out_dir + "/comparison.svg", render_svg(cases), "--out");
+  std::cout << "\n" << render_text(cases, rec);
+  std::cout << fmt::format("\nwrote {0}/study.json, {0}/report.html, {0}/comparison.svg\n", c.out_dir);
+  if (failed) {
+    std::cerr << fmt::format("sidecore study: stopped at a failed run; fix it and continue with --resume\n");
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace sidecore::tools

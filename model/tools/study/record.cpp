@@ -1,0 +1,173 @@
+// The study's JSON record (record.hpp).
+#include "record.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "sidecore/common/input_error.hpp"
+
+namespace sidecore::tools::study {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* schema_name = "sidecore-study";
+constexpr int schema_version = 1;
+
+json settings_json(const config& c) {
+  json j;
+  j["app"] = c.app;
+  j["ranks"] = c.ranks;
+  j["inputs"] = c.inputs;
+  j["reps"] = c.reps;
+  j["alphas"] = c.alphas;
+  j["alpha_option"] = c.alpha_option;
+  j["mpiexec"] = c.mpiexec;
+  j["preload"] = c.preload;
+  j["preload_library"] = c.preload_library;
+  j["cores_per_rank"] = c.cores_per_rank ? json(*c.cores_per_rank) : json(nullptr);
+  j["host_cores"] = c.host_cores ? json(*c.host_cores) : json(nullptr);
+  return j;
+}
+
+// Reads j[key] as T, or throws input_error naming the JSON path.
+template <class T>
+T field(const json& j, const char* key, const std::string& source, const std::string& path) {
+  const std::string where = path.empty() ? key : path + "." + key;
+  if (!j.is_object() || !j.contains(key)) throw input_error(source, where, "missing");
+  try {
+    return j.at(key).get<T>();
+  } catch (const json::exception&) {
+    throw input_error(source, where, fmt::format("has the wrong type: {}", j.at(key).dump()));
+  }
+}
+
+std::optional<int> optional_int(const json& j, const char* key, const std::string& source, const std::string& path) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return field<int>(j, key, source, path);
+}
+
+config settings_from(const json& j, const std::string& source) {
+  config c;
+  const std::string p = "settings";
+  c.app = field<std::vector<std::string>>(j, "app", source, p);
+  c.ranks = field<int>(j, "ranks", source, p);
+  c.inputs = field<std::vector<std::string>>(j, "inputs", source, p);
+  c.reps = field<int>(j, "reps", source, p);
+  c.alphas = field<std::vector<double>>(j, "alphas", source, p);
+  c.alpha_option = field<std::string>(j, "alpha_option", source, p);
+  c.mpiexec = field<std::string>(j, "mpiexec", source, p);
+  c.preload = field<bool>(j, "preload", source, p);
+  c.preload_library = field<std::string>(j, "preload_library", source, p);
+  c.cores_per_rank = optional_int(j, "cores_per_rank", source, p);
+  c.host_cores = optional_int(j, "host_cores", source, p);
+  return c;
+}
+
+json run_json(const run_record& r) {
+  return json{{"id", r.spec.id},
+              {"case", r.spec.case_index},
+              {"kind", run_kind_name(r.spec.kind)},
+              {"alpha", r.spec.alpha},
+              {"rep", r.spec.rep},
+              {"command", r.command},
+              {"ok", r.ok},
+              {"exit_status", r.exit_status},
+              {"stderr_tail", r.stderr_tail},
+              {"error", r.error},
+              {"wall_s", r.wall_s},
+              {"profile", r.profile},
+              {"t_total_s", r.t_total_s},
+              {"t_comp_s", r.t_comp_s},
+              {"n_core", r.n_core},
+              {"provider", r.provider},
+              {"blocking_calls", r.blocking_calls},
+              {"load_before", r.load_before}};
+}
+
+run_record run_from(const json& j, const std::string& source, const std::string& path) {
+  run_record r;
+  r.spec.id = field<std::string>(j, "id", source, path);
+  r.spec.case_index = field<int>(j, "case", source, path);
+  r.spec.kind = parse_run_kind(field<std::string>(j, "kind", source, path), source + ": " + path);
+  r.spec.alpha = field<double>(j, "alpha", source, path);
+  r.spec.rep = field<int>(j, "rep", source, path);
+  r.command = field<std::string>(j, "command", source, path);
+  r.ok = field<bool>(j, "ok", source, path);
+  r.exit_status = field<int>(j, "exit_status", source, path);
+  r.stderr_tail = field<std::string>(j, "stderr_tail", source, path);
+  r.error = field<std::string>(j, "error", source, path);
+  r.wall_s = field<double>(j, "wall_s", source, path);
+  r.profile = field<std::string>(j, "profile", source, path);
+  r.t_total_s = field<double>(j, "t_total_s", source, path);
+  r.t_comp_s = field<double>(j, "t_comp_s", source, path);
+  r.n_core = field<int>(j, "n_core", source, path);
+  r.provider = field<std::string>(j, "provider", source, path);
+  r.blocking_calls = field<std::uint64_t>(j, "blocking_calls", source, path);
+  if (j.contains("load_before")) r.load_before = field<double>(j, "load_before", source, path);
+  return r;
+}
+
+}  // namespace
+
+const run_record* study_record::done(const std::string& id) const {
+  for (const auto& r : runs)
+    if (r.ok && r.spec.id == id) return &r;
+  return nullptr;
+}
+
+std::string to_json_text(const study_record& r, const json* comparison) {
+  json j;
+  j["schema"] = schema_name;
+  j["schema_version"] = schema_version;
+  j["settings"] = settings_json(r.settings);
+  j["runs"] = json::array();
+  for (const auto& run : r.runs) j["runs"].push_back(run_json(run));
+  if (comparison) j["comparison"] = *comparison;
+  return j.dump(2) + "\n";
+}
+
+study_record parse_record(const std::string& text, const std::string& source) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw input_error(source, "", fmt::format("not JSON (byte {}): a study record is written by sidecore study", e.byte));
+  }
+  const auto schema = field<std::string>(j, "schema", source, "");
+  if (schema != schema_name)
+    throw input_error(source, "schema", fmt::format("\"{}\": a study record has schema \"{}\"", schema, schema_name));
+  const int version = field<int>(j, "schema_version", source, "");
+  if (version != schema_version)
+    throw input_error(source, "schema_version", fmt::format("{}: this sidecore reads version {}", version, schema_version));
+  study_record r;
+  r.settings = settings_from(field<json>(j, "settings", source, ""), source);
+  const json runs = field<json>(j, "runs", source, "");
+  if (!runs.is_array()) throw input_error(source, "runs", "must be an array");
+  for (std::size_t i = 0; i < runs.size(); ++i) r.runs.push_back(run_from(runs[i], source, fmt::format("runs[{}]", i)));
+  return r;
+}
+
+void check_same_study(const config& stored, const config& now, const std::string& source) {
+  auto differ = [&](const char* option, const std::string& was, const std::string& is) {
+    throw input_error("--resume", option,
+                      fmt::format("{} holds a study with {} {}, this command asks for {}: resume the same study, or "
+                                  "give another --out",
+                                  source, option, was, is));
+  };
+  const auto words = [](const std::vector<std::string>& v) { return fmt::format("\"{}\"", fmt::join(v, " ")); };
+  if (stored.app != now.app) differ("APP", words(stored.app), words(now.app));
+  if (stored.ranks != now.ranks) differ("-n", std::to_string(stored.ranks), std::to_string(now.ranks));
+  if (stored.inputs != now.inputs) differ("--inputs", words(stored.inputs), words(now.inputs));
+  if (stored.alphas != now.alphas)
+    differ("--alpha", fmt::format("{}", fmt::join(stored.alphas, ",")), fmt::format("{}", fmt::join(now.alphas, ",")));
+  if (stored.alpha_option != now.alpha_option) differ("--alpha-option", stored.alpha_option, now.alpha_option);
+  if (stored.mpiexec != now.mpiexec) differ("--mpiexec", stored.mpiexec, now.mpiexec);
+  if (stored.preload != now.preload) differ("--preload", stored.preload ? "on" : "off", now.preload ? "on" : "off");
+  if (stored.cores_per_rank != now.cores_per_rank)
+    differ("--cores-per-rank", stored.cores_per_rank ? std::to_string(*stored.cores_per_rank) : "(from the profile)",
+           now.cores_per_rank ? std::to_string(*now.cores_per_rank) : "(from the profile)");
+}
+
+}  // namespace sidecore::tools::study

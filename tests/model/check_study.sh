@@ -1,0 +1,64 @@
+#!/bin/sh
+# End-to-end test of `sidecore study` on the smallest input of apps/md: a judged one-rank study, a two-rank study
+# with an alpha point marked oversubscribed, --resume, a failed run, an interrupt, and a bad argument.
+# Usage: check_study.sh SIDECORE MD MPIEXEC WORKDIR
+set -u
+sidecore=$1 md=$2 mpiexec=$3 work=$4
+rm -rf "$work" && mkdir -p "$work"
+fail() { echo "FAIL: $*"; exit 1; }
+app="$md --size 6 --steps 30 --reneigh 10"
+
+# One rank has every core of the host: nothing oversubscribed (--host-cores: as many as the rank sees).
+"$sidecore" study -n 1 --reps 1 --mpiexec "$mpiexec" --out "$work/one" -- $app > "$work/one.txt" 2>&1
+st=$?; cat "$work/one.txt"
+[ $st -eq 0 ] || fail "one-rank study exit status $st"
+grep -q '^\[3/3\] c0.dedicated.r0' "$work/one.txt" || fail "no line for the dedicated run"
+grep -q 'terms of rank 0' "$work/one.txt" || fail "no term table"
+grep -q 'scaling: measured table' "$work/one.txt" || fail "the measured scaling was not used"
+grep -q '"comparison"' "$work/one/study.json" || fail "no comparison in the record"
+grep -q 'sidecore study: the model against measured runs' "$work/one/report.html" || fail "no study section in the report"
+grep -q '<svg' "$work/one/comparison.svg" || fail "no SVG"
+
+# Two ranks on a host said to have 2 cores: every run is made, the comparison is not judged.
+"$sidecore" study -n 2 --reps 1 --alpha 1 --alpha-option=--alpha --host-cores 2 --mpiexec "$mpiexec" \
+  --out "$work/two" -- $app > "$work/two.txt" 2>&1
+st=$?; cat "$work/two.txt"
+[ $st -eq 0 ] || fail "two-rank study exit status $st"
+grep -q 'NOT JUDGED: oversubscribed: 2 ranks x' "$work/two.txt" || fail "oversubscription not said"
+grep -q 'alpha points' "$work/two.txt" || fail "no alpha points"
+grep -Eq '^ +1 +0\.[0-9]{4} ' "$work/two.txt" || fail "no model alpha for the app's alpha 1"
+
+# Resuming a finished study runs nothing; a different study in the same folder is refused.
+"$sidecore" study -n 2 --reps 1 --alpha 1 --alpha-option=--alpha --host-cores 2 --mpiexec "$mpiexec" \
+  --out "$work/two" --resume -- $app > "$work/resume.txt" 2>&1 || fail "resume exit status $?"
+[ "$(grep -c 'done before' "$work/resume.txt")" -eq 4 ] || fail "resume ran again: $(cat "$work/resume.txt")"
+"$sidecore" study -n 1 --reps 1 --out "$work/two" --resume -- $app > "$work/resume2.txt" 2>&1
+st=$?; cat "$work/resume2.txt"
+[ $st -eq 2 ] && grep -q -- '--resume: -n: .* holds a study with -n 2, this command asks for 1' "$work/resume2.txt" ||
+  fail "a different study was resumed"
+
+# A run that fails: its command, exit status and stderr, and exit status 1.
+"$sidecore" study -n 1 --reps 1 --mpiexec "$mpiexec" --out "$work/bad" -- $app --steps=-3 > "$work/bad.txt" 2>&1
+st=$?; cat "$work/bad.txt"
+[ $st -eq 1 ] || fail "failed run: exit status $st"
+grep -q 'run c0.calibration.r0 failed: exit status' "$work/bad.txt" || fail "failure not named"
+grep -q 'command: env .*SIDECORE_PROGRESS=off' "$work/bad.txt" || fail "failed command not printed"
+grep -q "steps" "$work/bad.txt" || fail "the app's stderr not shown"
+
+# SIGINT stops the running job and keeps the record.
+"$sidecore" study -n 1 --reps 1 --mpiexec "$mpiexec" --out "$work/int" -- $md --size 6 --steps 10000000 \
+  > "$work/int.txt" 2>&1 &
+pid=$!
+sleep 3
+kill -INT $pid
+wait $pid
+st=$?; cat "$work/int.txt"
+[ $st -eq 130 ] || fail "interrupt: exit status $st"
+grep -q 'interrupted by signal 2 during c0.calibration.r0' "$work/int.txt" || fail "interrupt not said"
+[ -f "$work/int/study.json" ] || fail "no record after the interrupt"
+
+# Bad arguments: the option, the value, what is accepted; exit status 2.
+"$sidecore" study --reps 0 -- $app > "$work/arg.txt" 2>&1
+st=$?; cat "$work/arg.txt"
+[ $st -eq 2 ] && grep -q -- '--reps: 0: repetitions must be between 1 and 99' "$work/arg.txt" || fail "bad --reps"
+echo "study checks passed"

@@ -1,0 +1,314 @@
+// The parts of `sidecore study` (model/tools/study/): the plan and its launches, medians, the comparison on
+// known profiles, the record's round trip, resuming, the launcher and the error messages.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "model_test_util.hpp"
+#include "study/compare.hpp"
+#include "study/config.hpp"
+#include "study/launcher.hpp"
+#include "study/plan.hpp"
+#include "study/record.hpp"
+#include "study/report.hpp"
+
+namespace {
+
+using namespace sidecore::tools::study;
+using sctest::error_of;
+using sidecore::category;
+using sidecore::profile;
+
+config two_cases() {
+  config c;
+  c.ranks = 2;
+  c.reps = 2;
+  c.inputs = {"--size 4", "--size 6 --steps 3"};
+  c.alphas = {0.5, 1};
+  c.alpha_option = "--alpha";
+  c.app = {"./md", "--check"};
+  return c;
+}
+
+TEST(StudyPlan, RepetitionMajorWithEveryKind) {
+  const auto plan = make_plan(two_cases());
+  ASSERT_EQ(plan.size(), 2u * 2u * 5u);  // cases x reps x (calibration, scaling, dedicated, 2 alphas)
+  EXPECT_EQ(plan[0].id, "c0.calibration.r0");
+  EXPECT_EQ(plan[1].id, "c0.scaling.r0");
+  EXPECT_EQ(plan[2].id, "c0.dedicated.r0");
+  EXPECT_EQ(plan[3].id, "c0.alpha-0.5.r0");
+  EXPECT_EQ(plan[4].id, "c0.alpha-1.r0");
+  EXPECT_EQ(plan[5].id, "c0.calibration.r1");
+  EXPECT_EQ(plan[10].case_index, 1);
+  EXPECT_EQ(plan[3].kind, run_kind::alpha);
+  EXPECT_DOUBLE_EQ(plan[3].alpha, 0.5);
+}
+
+TEST(StudyPlan, LaunchSetsModeThreadsProfileAndAlpha) {
+  config c = two_cases();
+  c.mpiexec = "mpiexec -bind-to core:4";
+  const auto plan = make_plan(c);
+  const launch cal = make_launch(c, plan[0], 4, "/o/prof.%r.json");
+  EXPECT_EQ(describe(cal),
+            "env OMP_NUM_THREADS=4 SIDECORE_PROFILE=/o/prof.%r.json SIDECORE_PROGRESS=off mpiexec -bind-to core:4 -n 2 "
+            "./md --check --size 4");
+  EXPECT_EQ(*make_launch(c, plan[1], 4, "p").env.at("OMP_NUM_THREADS"), "3");
+  const launch ded = make_launch(c, plan[2], 4, "p");
+  EXPECT_FALSE(ded.env.at("OMP_NUM_THREADS").has_value());  // sidecore fences OpenMP off the progress core itself
+  EXPECT_EQ(*ded.env.at("SIDECORE_PROGRESS"), "core");
+  const launch al = make_launch(c, plan[3], 4, "p");
+  ASSERT_GE(al.argv.size(), 2u);
+  EXPECT_EQ(al.argv[al.argv.size() - 2], "--alpha");
+  EXPECT_EQ(al.argv.back(), "0.5");
+  // Unknown core count: the calibration leaves OpenMP its default, every core of the rank's cpuset.
+  EXPECT_FALSE(make_launch(c, plan[0], 0, "p").env.at("OMP_NUM_THREADS").has_value());
+  c.preload = true;
+  c.preload_library = "/lib/libsidecore-pmpi.so";
+  ::unsetenv("LD_PRELOAD");
+  EXPECT_EQ(*make_launch(c, plan[0], 4, "p").env.at("LD_PRELOAD"), "/lib/libsidecore-pmpi.so");
+}
+
+TEST(StudyMedian, OddEvenAndIndex) {
+  EXPECT_FALSE(median({}).has_value());
+  EXPECT_DOUBLE_EQ(*median({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(*median({4, 1, 3, 2}), 2.5);
+  EXPECT_EQ(median_index({5, 1, 3}), 2u);
+  EXPECT_EQ(median_index({4, 1, 3, 2}), 3u);  // the lower middle: 2
+  EXPECT_THROW((void)median_index({}), std::invalid_argument);
+}
+
+TEST(StudyConfig, ErrorsNameOptionValueAndAccepted) {
+  config c = two_cases();
+  c.app.clear();
+  EXPECT_NE(error_of([&] { validate(c); }).find("APP: no application given: put it after --"), std::string::npos);
+  c = two_cases();
+  c.reps = 0;
+  EXPECT_EQ(error_of([&] { validate(c); }), "--reps: 0: repetitions must be between 1 and 99");
+  c = two_cases();
+  c.ranks = 0;
+  EXPECT_EQ(error_of([&] { validate(c); }), "-n: 0: the rank count must be at least 1");
+  c = two_cases();
+  c.alphas = {1.5};
+  EXPECT_EQ(error_of([&] { validate(c); }), "--alpha: 1.5: each alpha must be a number in [0, 1]");
+  c = two_cases();
+  c.alphas = {0.5, 0.5};
+  EXPECT_EQ(error_of([&] { validate(c); }), "--alpha: 0.5: given twice; each alpha point once");
+  c = two_cases();
+  c.alpha_option.clear();
+  EXPECT_NE(error_of([&] { validate(c); }).find("--alpha: 0.5,1: needs --alpha-option=OPTION"), std::string::npos);
+  c = two_cases();
+  c.alpha_option = "alpha";
+  EXPECT_NE(error_of([&] { validate(c); }).find("--alpha-option: alpha: must be an option name"), std::string::npos);
+  c = two_cases();
+  c.mpiexec = "  ";
+  EXPECT_NE(error_of([&] { validate(c); }).find("--mpiexec"), std::string::npos);
+  c = two_cases();
+  c.cores_per_rank = 0;
+  EXPECT_EQ(error_of([&] { validate(c); }), "--cores-per-rank: 0: must be at least 1");
+  EXPECT_EQ(parse_alpha_list("0.25,0.5,1"), (std::vector<double>{0.25, 0.5, 1}));
+  EXPECT_EQ(error_of([] { (void)parse_alpha_list("0.25,x"); }),
+            "--alpha: x: each alpha must be a number in [0, 1] (a list: 0.25,0.5,1)");
+  // An empty item has no value to quote: the message names the option and what is accepted.
+  EXPECT_EQ(error_of([] { (void)parse_alpha_list("0.25,"); }),
+            "--alpha: each alpha must be a number in [0, 1] (a list: 0.25,0.5,1)");
+  EXPECT_EQ(split_words(" a\tb  c "), (std::vector<std::string>{"a", "b", "c"}));
+}
+
+run_record done_run(const run_spec& s, double total, double comp, int n_core, std::uint64_t blocking) {
+  run_record r;
+  r.spec = s;
+  r.command = "env SIDECORE_PROGRESS=off mpiexec -n 1 ./app";
+  r.ok = true;
+  r.profile = "runs/" + s.id + "/prof.job.json";
+  r.t_total_s = total;
+  r.t_comp_s = comp;
+  r.n_core = n_core;
+  r.provider = "shm";
+  r.blocking_calls = blocking;
+  return r;
+}
+
+TEST(StudyRecord, RoundTripKeepsEveryField) {
+  study_record rec;
+  rec.settings = two_cases();
+  rec.settings.cores_per_rank = 4;
+  rec.settings.preload = true;
+  rec.settings.preload_library = "/x/libsidecore-pmpi.so";
+  const auto plan = make_plan(rec.settings);
+  rec.runs.push_back(done_run(plan[0], 1.5, 1.25, 4, 476));
+  rec.runs.back().load_before = 1.25;
+  run_record failed;
+  failed.spec = plan[1];
+  failed.command = "env X=1 mpiexec";
+  failed.exit_status = 137;
+  failed.error = "exit status 137";
+  failed.stderr_tail = "line 1\nline \"2\"";
+  rec.runs.push_back(failed);
+  const nlohmann::json comparison = nlohmann::json::array();
+  const study_record back = parse_record(to_json_text(rec, &comparison), "study.json");
+  EXPECT_EQ(back.settings.app, rec.settings.app);
+  EXPECT_EQ(back.settings.inputs, rec.settings.inputs);
+  EXPECT_EQ(back.settings.alphas, rec.settings.alphas);
+  EXPECT_EQ(back.settings.cores_per_rank, 4);
+  EXPECT_EQ(back.settings.preload_library, "/x/libsidecore-pmpi.so");
+  ASSERT_EQ(back.runs.size(), 2u);
+  EXPECT_EQ(back.runs[0].spec.id, "c0.calibration.r0");
+  EXPECT_EQ(back.runs[0].blocking_calls, 476u);
+  EXPECT_DOUBLE_EQ(back.runs[0].t_comp_s, 1.25);
+  EXPECT_DOUBLE_EQ(back.runs[0].load_before, 1.25);
+  EXPECT_FALSE(back.runs[1].ok);
+  EXPECT_EQ(back.runs[1].stderr_tail, "line 1\nline \"2\"");
+  EXPECT_EQ(back.runs[1].spec.kind, run_kind::scaling);
+  ASSERT_NE(back.done("c0.calibration.r0"), nullptr);
+  EXPECT_EQ(back.done("c0.scaling.r0"), nullptr);  // failed runs are run again on --resume
+}
+
+TEST(StudyRecord, BadRecordsNamed) {
+  EXPECT_NE(error_of([] { (void)parse_record("{", "s.json"); }).find("s.json: not JSON"), std::string::npos);
+  EXPECT_EQ(error_of([] { (void)parse_record(R"({"schema":"x"})", "s.json"); }),
+            "s.json: schema: \"x\": a study record has schema \"sidecore-study\"");
+  EXPECT_EQ(error_of([] { (void)parse_record(R"({"schema":"sidecore-study","schema_version":2})", "s.json"); }),
+            "s.json: schema_version: 2: this sidecore reads version 1");
+  study_record rec;
+  rec.settings = two_cases();
+  auto j = nlohmann::json::parse(to_json_text(rec, nullptr));
+  j["settings"]["ranks"] = "two";
+  EXPECT_EQ(error_of([&] { (void)parse_record(j.dump(), "s.json"); }), "s.json: settings.ranks: has the wrong type: \"two\"");
+}
+
+TEST(StudyResume, SameStudyOnlyMoreRepsAllowed) {
+  config a = two_cases(), b = two_cases();
+  b.reps = 5;
+  EXPECT_EQ(error_of([&] { check_same_study(a, b, "o/study.json"); }), "(no error)");
+  b.ranks = 4;
+  EXPECT_EQ(error_of([&] { check_same_study(a, b, "o/study.json"); }),
+            "--resume: -n: o/study.json holds a study with -n 2, this command asks for 4: resume the same study, or "
+            "give another --out");
+  b = two_cases();
+  b.inputs = {"--size 4"};
+  EXPECT_NE(error_of([&] { check_same_study(a, b, "o/study.json"); }).find("--inputs"), std::string::npos);
+}
+
+// One rank of a known job: 8 s of computation on 2 threads, 14 s on 1 (a scaling of 1.75, not linear's 2), waits.
+profile rank_profile(sidecore::progress_mode mode, double total, double comp) {
+  profile p;
+  p.rank = 0;
+  p.nranks = 1;
+  p.mode = mode;
+  p.provider = "shm";
+  p.n_core = 2;
+  p.t_total_s = total;
+  p.t_comp_s = comp;
+  p[category::wait] = {total - comp - 0.5, 10, 0.01};
+  p[category::other] = {0.5, 2, 0.1};
+  return p;
+}
+
+study_record one_rank_study(int runs_of_each) {
+  study_record rec;
+  rec.settings.ranks = 1;
+  rec.settings.reps = runs_of_each;
+  rec.settings.app = {"./app"};
+  for (const auto& s : make_plan(rec.settings)) {
+    if (s.kind == run_kind::calibration) rec.runs.push_back(done_run(s, 10 + s.rep, 8, 2, 0));
+    if (s.kind == run_kind::scaling) rec.runs.push_back(done_run(s, 16, 14, 2, 0));
+    if (s.kind == run_kind::dedicated) rec.runs.push_back(done_run(s, 15 + s.rep, 14, 2, 0));
+  }
+  return rec;
+}
+
+profile load_synthetic(const run_record& r) {
+  const bool core = r.spec.kind == run_kind::dedicated;
+  return rank_profile(core ? sidecore::progress_mode::core : sidecore::progress_mode::off, r.t_total_s, r.t_comp_s);
+}
+
+TEST(StudyCompare, MeasuredScalingMediansAndError) {
+  const study_record rec = one_rank_study(3);
+  const auto cases = compare(rec, load_synthetic, 2);
+  ASSERT_EQ(cases.size(), 1u);
+  const case_result& c = cases[0];
+  EXPECT_TRUE(c.judged) << (c.not_judged.empty() ? "" : c.not_judged[0]);
+  EXPECT_EQ(c.cores_per_rank, 2);
+  EXPECT_DOUBLE_EQ(*c.t_noprogress_s, 11);  // median of 10, 11, 12
+  EXPECT_DOUBLE_EQ(*c.measured_s, 16);      // median of 15, 16, 17
+  // t_newcomp = 8 * 14/8 (the measured table, not linear's 16); waits at their minimum 10 x 0.01; other 0.5.
+  EXPECT_NEAR(*c.predicted_s, 14 + 0.1 + 0.5, 1e-9);
+  EXPECT_NEAR(*c.error, (14.6 - 16) / 16, 1e-9);
+  ASSERT_FALSE(c.terms.empty());
+  EXPECT_EQ(c.terms.front().name, "computation (t_comp -> t_newcomp)");
+  EXPECT_DOUBLE_EQ(c.terms.front().predicted_s, 14);
+  EXPECT_DOUBLE_EQ(*c.terms.front().measured_s, 14);
+  EXPECT_NE(c.scaling.find("measured"), std::string::npos);
+  bool nonlinear = false;
+  for (const auto& f : c.findings) nonlinear |= f.id == "nonlinear-scaling";
+  EXPECT_TRUE(nonlinear);
+  const auto j = to_json(cases);
+  EXPECT_EQ(j[0]["judged"], true);
+  EXPECT_NEAR(j[0]["predicted_t_dedicated_s"].get<double>(), 14.6, 1e-9);
+  const std::string text = render_text(cases, rec);
+  EXPECT_NE(text.find("error -8."), std::string::npos) << text;
+  const std::string html = render_html(cases, rec);
+  EXPECT_NE(html.find("sidecore study: the model against measured runs"), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+}
+
+TEST(StudyCompare, OversubscribedRunsAreNotJudged) {
+  study_record rec = one_rank_study(1);
+  rec.settings.ranks = 2;  // 2 ranks x 2 cores on a 2-core host
+  const auto cases = compare(rec, load_synthetic, 2);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_FALSE(cases[0].judged);
+  ASSERT_FALSE(cases[0].not_judged.empty());
+  EXPECT_NE(cases[0].not_judged[0].find("oversubscribed: 2 ranks x 2 cores each = 4 busy threads on this host's 2 cores"),
+            std::string::npos);
+  EXPECT_NE(render_text(cases, rec).find("error not judged"), std::string::npos);
+}
+
+TEST(StudyCompare, BusyHostIsNotJudged) {
+  study_record rec = one_rank_study(3);
+  for (auto& r : rec.runs) r.load_before = 7.5;  // other work on a 2-core host
+  const auto cases = compare(rec, load_synthetic, 2);
+  EXPECT_FALSE(cases[0].judged);
+  ASSERT_FALSE(cases[0].not_judged.empty());
+  EXPECT_NE(cases[0].not_judged[0].find("the host was busy: its load average was 7.5 when the runs started (median) on "
+                                        "2 cores"),
+            std::string::npos);
+}
+
+TEST(StudyCompare, OneCorePerRankAndMissingRunsSaidNotGuessed) {
+  study_record rec = one_rank_study(1);
+  for (auto& r : rec.runs) r.n_core = 1;
+  auto cases = compare(rec, load_synthetic, 2);
+  ASSERT_FALSE(cases[0].not_judged.empty());
+  EXPECT_NE(cases[0].not_judged[0].find("each rank had 1 core"), std::string::npos);
+  EXPECT_FALSE(cases[0].predicted_s.has_value());
+  rec.runs.clear();
+  cases = compare(rec, load_synthetic, 2);
+  EXPECT_EQ(cases[0].not_judged[0], "no calibration run finished: nothing to predict from");
+}
+
+TEST(StudyLauncher, ExitStatusAndStderrTail) {
+  const auto dir = std::filesystem::temp_directory_path() / ("sidecore-study-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string out = (dir / "out").string(), err = (dir / "err").string();
+  env_changes env{{"STUDY_TEST_VALUE", "42"}, {"STUDY_TEST_GONE", std::nullopt}};
+  ::setenv("STUDY_TEST_GONE", "x", 1);
+  const child_result r = run_child(
+      {"sh", "-c", "echo \"v=$STUDY_TEST_VALUE g=${STUDY_TEST_GONE-unset}\"; for i in 1 2 3 4; do echo e$i >&2; done; exit 3"},
+      env, out, err, "test");
+  EXPECT_EQ(r.exit_status, 3);
+  EXPECT_FALSE(r.interrupted);
+  EXPECT_EQ(file_tail(out), "v=42 g=unset");
+  EXPECT_EQ(file_tail(err, 2), "e3\ne4");
+  EXPECT_EQ(file_tail(err), "e1\ne2\ne3\ne4");
+  EXPECT_NE(error_of([&] { (void)run_child({"/nonexistent/program"}, {}, out, err, "c0.calibration.r0"); })
+                .find("c0.calibration.r0: /nonexistent/program: cannot start: No such file or directory"),
+            std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace

@@ -146,6 +146,16 @@ class reader {
     return d;
   }
 
+  // A rate (per second): finite, >= 0, with no bound of a run's length (a TSC counts billions a second).
+  double rate(const json& obj, const std::string& path, std::string_view key) const {
+    const json& v = member(obj, path, key);
+    const std::string p = join(path, key);
+    if (!v.is_number()) fail(p, "expected a number per second, got " + type_of(v));
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d < 0) fail(p, "must be a finite rate >= 0, got " + g(d));
+    return d;
+  }
+
   // A byte size: any unsigned 64-bit value (the unbounded last size bin ends at 2^64 - 1).
   std::uint64_t bytes(const json& obj, const std::string& path, std::string_view key) const {
     const json& v = member(obj, path, key);
@@ -441,7 +451,7 @@ class reader {
       require_object(*it, cp);
       event_clock_info c;
       c.source = text(*it, cp, "source");
-      if (it->contains("tsc_hz")) c.tsc_hz = seconds(*it, cp, "tsc_hz");  // a finite rate >= 0, read as seconds are
+      if (it->contains("tsc_hz")) c.tsc_hz = rate(*it, cp, "tsc_hz");
       if (it->contains("note")) c.note = text(*it, cp, "note");
       p.event_clock = std::move(c);
     }

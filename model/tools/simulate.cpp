@@ -84,7 +84,6 @@ int run_simulate(const simulate_args& a) {
     for (const std::string& p : r.problems) std::cerr << "  " << p << "\n";
     return 2;
   }
-  if (timeline) write_file(a.timeline, timeline->json(), "--timeline");
   const sim::loggops_params& p = a.params;
   if (a.format == "json") {
     nlohmann::json j;
@@ -100,6 +99,7 @@ int run_simulate(const simulate_args& a) {
     j["messages"] = r.messages;
     j["size_mismatches"] = r.size_mismatches;
     std::cout << j.dump(2) << "\n";
+    if (timeline) write_file(a.timeline, timeline->json(), "--timeline");
     return 0;
   }
   // LogGOPSim's output: every host up to 16 ranks, else the latest one.
@@ -119,6 +119,8 @@ int run_simulate(const simulate_args& a) {
   if (r.size_mismatches)
     std::cout << fmt::format("note: {} receive(s) matched a message of another size (LogGOPSim then decides eager or "
                              "rendezvous by whichever of the two was posted second)\n", r.size_mismatches);
+  // After the finish times, which come first as in LogGOPSim (a message about replacing the file comes after them).
+  if (timeline) write_file(a.timeline, timeline->json(), "--timeline");
   return 0;
 }
 

@@ -58,7 +58,9 @@ xfer_time_table read_xfer_time_table(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(fmt::format("xfer-time table '{}': not valid JSON: {}", path, e.what()));
   }
-  if (!j.is_object() || j.value("schema", "") != "sidecore-xfer-table") {
+  // value() would throw on a "schema" of another type: compare only a string.
+  const auto schema = j.is_object() ? j.find("schema") : j.end();
+  if (!j.is_object() || schema == j.end() || !schema->is_string() || *schema != "sidecore-xfer-table") {
     throw std::runtime_error(fmt::format("xfer-time table '{}': \"schema\" must be \"sidecore-xfer-table\"", path));
   }
   if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != 1) {

@@ -9,7 +9,8 @@
 BUILD      ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS       ?= $(shell nproc)
-# Tests labelled known-bug document open provider bugs (docs/runtime.md); `ctest -L known-bug` runs them.
+# Tests labelled known-bug document open provider bugs (docs/runtime.md); `ctest -L known-bug` runs them. The
+# exhaustive collectives matrix (1-8 ranks, up to 16 MiB) is labelled coll-full: `ctest -L coll-full` runs it.
 # A failed test is run once more (--repeat until-pass:2); its first failure stays in the output (the multi-rank
 # tests run real transports on a 2-core machine).
 CTEST_ARGS ?=
@@ -71,7 +72,7 @@ overlap: build
 	bench/run-overlap.sh --quick $(BUILD)
 
 test: build clean-shm $(if $(filter 1,$(FUZZ)),fuzz-build)
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --label-exclude known-bug --repeat until-pass:2 $(CTEST_ARGS)
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --label-exclude 'known-bug|coll-full' --repeat until-pass:2 $(CTEST_ARGS)
 ifeq ($(FUZZ),1)
 	ctest --test-dir $(FUZZ_BUILD) --output-on-failure -j $(JOBS)
 endif

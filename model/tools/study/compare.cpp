@@ -179,14 +179,17 @@ std::vector<case_result> compare(const study_record& rec, const profile_loader& 
     std::vector<double> loads;
     for (const auto* r : runs.calibration) loads.push_back(r->load_before);
     for (const auto* r : runs.dedicated) loads.push_back(r->load_before);
-    // The load average counts the runnable threads of the whole host, the study's previous runs included: beyond
-    // the host's cores, other work was taking the cores the runs were timed on.
-    if (const auto busy_load = median(loads); host_cores > 0 && busy_load && *busy_load > host_cores)
-      cr.not_judged.push_back(fmt::format(
-          "the host was busy: its load average was {:.1f} when the runs started (median) on {} cores, so other work "
-          "took the cores the runs were timed on; run the study on an otherwise idle host",
-          *busy_load, host_cores));
     const long busy = static_cast<long>(c.ranks) * cr.cores_per_rank;
+    // The load average counts the runnable threads of the whole host, the study's own previous runs (up to `busy`
+    // threads, decaying over a minute) and the build before it included: beyond the host's cores plus those, other
+    // work was taking the cores the runs were timed on.
+    if (const auto busy_load = median(loads);
+        host_cores > 0 && busy_load && *busy_load > static_cast<double>(host_cores + busy))
+      cr.not_judged.push_back(fmt::format(
+          "the host was busy: its load average was {:.1f} when the runs started (median) on {} cores, more than the "
+          "study's own {} threads explain, so other work took the cores the runs were timed on; run the study on an "
+          "otherwise idle host",
+          *busy_load, host_cores, busy));
     if (host_cores > 0 && busy > host_cores)
       cr.not_judged.push_back(fmt::format(
           "oversubscribed: {} ranks x {} cores each = {} busy threads on this host's {} cores: the times measure "

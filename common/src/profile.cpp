@@ -18,6 +18,7 @@
 #include "sidecore/common/input_error.hpp"
 #include "sidecore/common/input_file.hpp"
 #include "sidecore/common/input_limits.hpp"
+#include "sidecore/common/json_input.hpp"
 #include "sidecore/common/output_file.hpp"
 
 namespace sidecore {
@@ -38,73 +39,6 @@ bool within(double a, double b) { return a <= b * (1 + input_rounding) + 1e-9; }
 double sum_of_times(const std::array<category_totals, category_count>& cats) {
   return std::accumulate(cats.begin(), cats.end(), 0.0, [](double s, const category_totals& t) { return s + t.time_s; });
 }
-
-// Finds where in the document a parse error happened: nlohmann's DOM parser reports only a byte offset, and for a
-// number beyond a double's range (1e400) not even that. Run only after the DOM parse failed.
-class json_path_tracker final : public nlohmann::json_sax<json> {
- public:
-  bool null() override { return value(); }
-  bool boolean(bool) override { return value(); }
-  bool number_integer(number_integer_t) override { return value(); }
-  bool number_unsigned(number_unsigned_t) override { return value(); }
-  bool number_float(number_float_t, const string_t&) override { return value(); }
-  bool string(string_t&) override { return value(); }
-  bool binary(binary_t&) override { return value(); }
-  bool start_object(std::size_t) override { return open(false); }
-  bool key(string_t& k) override {
-    stack_.back().key = k;
-    return true;
-  }
-  bool end_object() override { return close(); }
-  bool start_array(std::size_t) override { return open(true); }
-  bool end_array() override { return close(); }
-  bool parse_error(std::size_t, const std::string& token, const nlohmann::detail::exception& e) override {
-    token_ = token;
-    id_ = e.id;
-    return false;
-  }
-
-  /// The JSON path of the value being read when the error came ("categories.wait.count", "ranks[1].rank"); the
-  /// middle of a path deeper than any profile's is left out, so that the message stays short.
-  [[nodiscard]] std::string path() const {
-    constexpr std::size_t shown = 16;
-    std::string p;
-    for (std::size_t i = 0; i < stack_.size(); ++i) {
-      if (stack_.size() > 2 * shown && i == shown) {
-        p += "...(" + std::to_string(stack_.size() - 2 * shown) + " levels)...";
-        i = stack_.size() - shown;
-      }
-      const frame& f = stack_[i];
-      if (f.array) p += "[" + std::to_string(f.index) + "]";
-      else if (!f.key.empty()) p += (p.empty() ? "" : ".") + f.key;
-    }
-    return p;
-  }
-  [[nodiscard]] const std::string& token() const noexcept { return token_; }
-  [[nodiscard]] int id() const noexcept { return id_; }
-
- private:
-  struct frame {
-    bool array = false;
-    std::size_t index = 0;  // arrays: elements completed, i.e. the index of the one being read
-    std::string key;        // objects: the last key read
-  };
-  bool value() {
-    if (!stack_.empty() && stack_.back().array) ++stack_.back().index;
-    return true;
-  }
-  bool open(bool array) {
-    stack_.push_back(frame{array, 0, {}});
-    return true;
-  }
-  bool close() {
-    stack_.pop_back();
-    return value();
-  }
-  std::vector<frame> stack_;
-  std::string token_;
-  int id_ = 0;
-};
 
 // Validates while reading; every error names the source, the JSON path and what is accepted.
 class reader {
@@ -911,21 +845,7 @@ std::string format_profile(const profile& p) {
 void from_json(const nlohmann::json& j, profile& p) { p = reader("").read(j, "", false); }
 
 profile parse_profile(std::string_view text, const std::string& source) {
-  json j;
-  try {
-    j = json::parse(text.begin(), text.end());
-  } catch (const json::exception& e) {
-    json_path_tracker where;
-    (void)json::sax_parse(text.begin(), text.end(), &where);
-    // nlohmann's out_of_range 406: a number beyond a double (1e400, -1e999).
-    if (where.id() == 406)
-      throw input_error(source, where.path(),
-                        "number " + where.token() + " is not a finite number (beyond the range of a double); "
-                        "accepted: finite numbers, times at most " + g(max_input_seconds) + " s");
-    // e.what() carries nlohmann's description with the byte offset.
-    const std::string at = where.path().empty() ? std::string() : " (in " + where.path() + ")";
-    throw input_error(source, "", "malformed JSON" + at + ": " + e.what());
-  }
+  const json j = parse_json_input(text, source, "finite numbers, times at most " + g(max_input_seconds) + " s");
   return reader(source).read(j, "", false);
 }
 

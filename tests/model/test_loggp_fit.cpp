@@ -199,3 +199,16 @@ TEST(LogGPFit, MeasurementErrorsNameTheField) {
     EXPECT_EQ(std::string(e.what()), "m.json: series[0].n: missing");
   }
 }
+
+TEST(LogGPFit, ParameterFileWithHugeNumberIsNamed) {
+  const auto path = std::filesystem::temp_directory_path() / "sidecore_loggp_huge.json";
+  std::ofstream(path) << R"({"schema": "sidecore-loggp", "version": 1, "series": [ {"g_ns": -1e999} ]})";
+  try {
+    (void)lg::read_loggops_params(path.string(), "shm", 8);
+    FAIL();
+  } catch (const sidecore::input_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("1e999"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(path);
+}

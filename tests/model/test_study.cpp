@@ -168,7 +168,8 @@ TEST(StudyRecord, RoundTripKeepsEveryField) {
 }
 
 TEST(StudyRecord, BadRecordsNamed) {
-  EXPECT_NE(error_of([] { (void)parse_record("{", "s.json"); }).find("s.json: not JSON"), std::string::npos);
+  EXPECT_NE(error_of([] { (void)parse_record("{", "s.json"); }).find("s.json: malformed JSON at byte "), std::string::npos);
+  EXPECT_NE(error_of([] { (void)parse_record(R"({"schema": 1e999})", "s.json"); }).find("1e999"), std::string::npos);
   EXPECT_EQ(error_of([] { (void)parse_record(R"({"schema":"x"})", "s.json"); }),
             "s.json: schema: \"x\": a study record has schema \"sidecore-study\"");
   EXPECT_EQ(error_of([] { (void)parse_record(R"({"schema":"sidecore-study","schema_version":2})", "s.json"); }),

@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "sidecore/common/input_error.hpp"
+#include "sidecore/common/json_input.hpp"
 #include "sidecore/common/input_file.hpp"
 #include "sidecore/common/input_limits.hpp"
 
@@ -90,13 +91,7 @@ measurement read_measurement(const std::string& path) {
   if (!in) throw input_error(path, "", fmt::format("cannot open measurement file: {}", std::strerror(errno)));
   std::stringstream ss;
   ss << in.rdbuf();
-  json j;
-  try {
-    j = json::parse(ss.str());
-  } catch (const json::exception& e) {
-    throw input_error(path, "", fmt::format("malformed JSON: {}", e.what()));
-  }
-  return parse_measurement(j, path);
+  return parse_measurement(parse_json_input(ss.str(), path), path);
 }
 
 json measurement_json(const measurement& m) {
@@ -270,12 +265,7 @@ sidecore::model::sim::loggops_params to_loggops(const series_fit& f, std::uint64
 
 sidecore::model::sim::loggops_params read_loggops_params(const std::string& path, const std::string& transport,
                                                          std::uint64_t bytes) {
-  json j;
-  try {
-    j = json::parse(read_input_file(path, max_profile_bytes, "LogGP parameter file"));
-  } catch (const json::parse_error& e) {
-    throw input_error(path, fmt::format("byte {}", e.byte), "not JSON");
-  }
+  json j = parse_json_input(read_input_file(path, max_profile_bytes, "LogGP parameter file"), path);
   if (!j.is_object() || j.value("schema", "") != "sidecore-loggp")
     throw input_error(path, "schema", "not a sidecore-loggp parameter file (sidecore loggp -o writes one)");
   if (!j.contains("version") || j["version"] != 1)

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sidecore/common/input_error.hpp"
+#include "sidecore/common/json_input.hpp"
 #include "sidecore/common/input_file.hpp"
 
 namespace sidecore::model::sim {
@@ -76,15 +77,7 @@ constexpr long long max_int = 0x7fffffff;
 }  // namespace
 
 rank_trace parse_trace(std::string_view text, const std::string& source) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.what(): "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ... expected ..."
-    std::string what = e.what();
-    if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-    throw input_error(source, fmt::format("byte {}", e.byte), "not a JSON trace: " + what);
-  }
+  const json doc = parse_json_input(text, source);
   const reader rd(source);
   if (!doc.is_object()) rd.fail("", "not a Chrome trace object {\"traceEvents\": [...], \"otherData\": {...}}");
   const json& events = rd.member(doc, "", "traceEvents");

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sidecore/common/input_error.hpp"
+#include "sidecore/common/json_input.hpp"
 
 namespace sidecore::tools::study {
 namespace {
@@ -129,12 +130,7 @@ std::string to_json_text(const study_record& r, const json* comparison) {
 }
 
 study_record parse_record(const std::string& text, const std::string& source) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw input_error(source, "", fmt::format("not JSON (byte {}): a study record is written by sidecore study", e.byte));
-  }
+  const json j = parse_json_input(text, source);
   const auto schema = field<std::string>(j, "schema", source, "");
   if (schema != schema_name)
     throw input_error(source, "schema", fmt::format("\"{}\": a study record has schema \"{}\"", schema, schema_name));

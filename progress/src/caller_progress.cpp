@@ -10,13 +10,13 @@
 // line while callers use it (park_poll_*), so a caller's lock and unlock mostly find the line in its own cache.
 // Which requests a caller may progress is decided once, when each starts (request.hpp, progressor).
 #include <sched.h>
-#include <sys/resource.h>
 
 #include <cstdint>
 
 #include <sidecore/common/common.hpp>
 
 #include "completion.hpp"
+#include "core_sharing.hpp"
 
 namespace sidecore::progress {
 
@@ -26,25 +26,8 @@ constexpr std::uint64_t caller_quiet_ns = 1000;  // no call for this long: the p
 // intervals doubling up to park_poll_max_ns: a caller's lock and unlock find the line in their own cache.
 constexpr std::uint64_t park_poll_min_ns = 250, park_poll_max_ns = 8000;
 constexpr std::uint64_t caller_ask_ns = 2000;    // a caller waits this long for the progress thread to step aside
-// A sched_yield that returns later than this may have run another thread (alone on its core a yield takes
-// ~0.7 us on our VM, 99.9 % under 2.1 us): then the waiter asks the kernel (core_shared).
-constexpr std::uint64_t shared_yield_ns = 1500;
-
-// Once a waiter found its core shared, its next waits sleep at once for this long (a waitall over a window of
-// transfers is many waits), then it spins and looks again.
-constexpr std::uint64_t shared_hold_ns = 10'000'000;
+// Once a waiter found its core shared (core_sharing.hpp), its next waits sleep at once until this time.
 thread_local std::uint64_t tls_shared_until = 0;
-
-// True when the calling thread was switched out involuntarily (preempted, or a yield ran another thread) since
-// its previous call (its first call: since the thread started): its core is shared with another runnable thread.
-bool core_shared() noexcept {
-  static thread_local long seen = 0;
-  rusage u{};
-  if (getrusage(RUSAGE_THREAD, &u) != 0) return false;
-  const bool more = u.ru_nivcsw != seen;
-  seen = u.ru_nivcsw;
-  return more;
-}
 
 // An application thread waits for r (engine::wait).
 void wait_for(engine_core& e, req* r) {

@@ -1,6 +1,7 @@
 // The progress pass (backlogs, submissions, the completion queue, the schedules that are ready), the progress
 // thread's loop (mode core) and the idle policy: when a pass finds nothing, spin, then (block/hybrid) sleep on the
-// doorbell until a submission or a peer rings it, or block_us passes.
+// doorbell until a submission or a peer rings it, or block_us passes; hybrid sleeps at once while the core is
+// found shared (core_sharing.hpp).
 #include <sched.h>
 
 #include <cstdio>
@@ -8,6 +9,7 @@
 
 #include <sidecore/common/common.hpp>
 
+#include "core_sharing.hpp"
 #include "engine_core.hpp"
 #include "futex.hpp"
 
@@ -80,6 +82,8 @@ void engine_core::thread_main(std::function<void()> on_start) {
   // (accounting at busy/idle transitions only) made the core-mode hand-off 3-5x slower (1.2-2.0 us per self
   // round trip instead of 0.4 us); a clock read per pass is also the busy/idle accounting.
   std::uint64_t idle_since = 0;
+  std::uint64_t shared_until = 0;  // hybrid: until then, an idle pass sleeps at once (our core is shared)
+  (void)core_shared();             // involuntary switches count from here, not from the thread's start-up
   std::uint64_t t = now_ns();
   const std::uint64_t spin_ns = std::uint64_t{cfg.spin_us} * 1000;
   const std::uint64_t yield_ns = std::uint64_t{cfg.yield_us} * 1000;
@@ -101,6 +105,8 @@ void engine_core::thread_main(std::function<void()> on_start) {
       t = now;
       continue;
     }
+    // An idle pass that took long was, most likely, preempted: by a thread that shares our core (core_sharing.hpp).
+    if (cfg.idle == idle_policy::hybrid && now - t >= shared_yield_ns && core_shared()) shared_until = now + shared_hold_ns;
     bump(idle_ns, now - t);
     t = now;
     if (idle_since == 0) {
@@ -111,7 +117,7 @@ void engine_core::thread_main(std::function<void()> on_start) {
       cpu_relax();
       continue;
     }
-    if (cfg.idle == idle_policy::hybrid && now - idle_since < spin_ns) {
+    if (cfg.idle == idle_policy::hybrid && now - idle_since < spin_ns && now >= shared_until) {
       // Past yield_us, give the core to whoever else wants it. Measured on a 2-core VM with a peer rank on the
       // progress core: without it, the peer (woken by our doorbell) often waited for the scheduler to end our
       // time slice, 0.2-1.5 ms, and 1 MiB receiver-side overlap fell to 79 %. Alone on its core, a yield is a
@@ -119,6 +125,8 @@ void engine_core::thread_main(std::function<void()> on_start) {
       if (now - idle_since >= yield_ns) {
         bump(yields);
         sched_yield();
+        if (const std::uint64_t after = now_ns(); after - now >= shared_yield_ns && core_shared())
+          shared_until = after + shared_hold_ns;
       } else {
         cpu_relax();
       }

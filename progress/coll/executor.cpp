@@ -22,9 +22,11 @@ class coll_persistent {
   std::uint32_t instance_id;  // the wire tag's instance, the same for every start
 };
 
-coll_executor::coll_executor(engine& e) : eng_(e) {}
+coll_executor::coll_executor(engine& e) : eng_(e), mismatches_(std::make_unique<mismatches>()) {
+  core_of(eng_).coll_msgs = {&mismatches::on_notice, &mismatches::on_unexpected, mismatches_.get()};
+}
 
-coll_executor::~coll_executor() = default;
+coll_executor::~coll_executor() { core_of(eng_).coll_msgs = {}; }
 
 std::uint64_t coll_executor::start(const std::shared_ptr<coll_comm>& c, const std::shared_ptr<const coll_plan>& p,
                                    const coll_buffers& b, std::uint32_t owner_thread) {

@@ -15,6 +15,8 @@ namespace sidecore::progress {
 namespace {
 // child_[i] of an operation whose child completed (a handle is never ~0: engine.hpp's handles have bit 63 clear).
 constexpr std::uint64_t done_mark = ~std::uint64_t{0};
+// The token of an abort notice's send (an operation's token is its index, below 2^32 - 1).
+constexpr std::uint64_t notice_token = ~std::uint32_t{0};
 }  // namespace
 
 void coll_instance::prepare(const std::shared_ptr<coll_comm>& c, const std::shared_ptr<const coll_plan>& p,
@@ -59,8 +61,9 @@ void coll_instance::reset(std::uint32_t instance, std::uint64_t seq) noexcept {
   in_flight_ = 0;
   done_ = 0;
   base_tag_ = tag::make_coll(comm_->id(), instance, 0);
+  instance_ = instance & tag::coll_instance_bits;
   seq_ = seq;
-  failed_ = gave_up_ = false;
+  failed_ = gave_up_ = ending_ = notify_ = listed_ = false;
   result_ = req_result::ok;
   text_[0] = '\0';
 }
@@ -90,9 +93,59 @@ void coll_instance::fail(req_result why) noexcept {
   result_ = why;
 }
 
+void coll_instance::mismatch() noexcept {
+  fail(req_result::invalid);
+  ending_ = notify_ = true;
+}
+
+void coll_instance::mismatch_with(int src_rank, std::uint64_t theirs) noexcept {
+  if (!failed_) {
+    char what[224];
+    explain_signature(what, sizeof what, plan_->sig, theirs, plan_->spec, src_rank);
+    std::snprintf(text_, sizeof text_, "%s; every rank must call the same collective with the same type, operator, "
+                  "root and count", what);
+  }
+  mismatch();
+  if (eng_) core_of(*eng_).ready.push(this);
+}
+
+void coll_instance::abort_by(int src_rank, const char* text, std::size_t len) noexcept {
+  if (!failed_) {
+    const std::string k(coll::kind_name(plan_->spec.k));
+    std::snprintf(text_, sizeof text_, "rank %d found that the ranks' %s calls differ: %.*s", src_rank, k.c_str(),
+                  static_cast<int>(std::min<std::size_t>(len, mismatches::text_max)), text);
+    fail(req_result::invalid);
+  }
+  ending_ = true;
+  if (eng_) core_of(*eng_).ready.push(this);
+}
+
+// Every other rank of the communicator gets the sentence (as much as an eager message takes), best effort: a notice
+// that finds no request slot is not sent.
+void coll_instance::send_notices(engine_core& e) noexcept {
+  notify_ = false;
+  const std::size_t len = std::min({std::strlen(text_), sizeof notice_, e.cfg.eager_max});
+  std::memcpy(notice_, text_, len);
+  const int me = comm_->rank();
+  for (int r = 0; r < comm_->size(); ++r) {
+    if (r == me) continue;
+    ++in_flight_;
+    if (e.start_child_send(*this, notice_token, notice_, len, comm_->world(r), base_tag_ | tag::coll_abort_msg, me,
+                           plan_->sig) == 0)
+      --in_flight_;
+  }
+}
+
 schedule::step coll_instance::advance(engine_core& e) noexcept {
   eng_ = &e;
-  if (result_ == req_result::transport) return give_up(e);
+  if (!listed_) {
+    listed_ = true;
+    owner_.mismatches_->listed(*this);
+  }
+  if (result_ == req_result::transport || ending_) {
+    if (notify_) send_notices(e);
+    return give_up(e);
+  }
   const coll_plan& p = *plan_;
   const int me = comm_->rank();
   while (head_ < tail_) {
@@ -160,6 +213,7 @@ schedule::step coll_instance::give_up(engine_core& e) noexcept {
 
 void coll_instance::on_child_complete(const completion& c, std::uint64_t token) noexcept {
   --in_flight_;
+  if (token == notice_token) return;
   const auto i = static_cast<std::uint32_t>(token);
   child_[i] = done_mark;
   if (result_ == req_result::transport) return;
@@ -184,8 +238,7 @@ void coll_instance::on_child_complete(const completion& c, std::uint64_t token) 
       explain_signature(what, sizeof what, p.sig, c.sig, p.spec, o.peer);
       std::snprintf(text_, sizeof text_, "%s; every rank must call the same collective with the same type, operator, "
                     "root and count", what);
-      fail(req_result::invalid);
-      op_done(i);
+      mismatch();
       return;
     }
     if (c.result == req_result::truncated || c.bytes != o.bytes) {
@@ -199,14 +252,17 @@ void coll_instance::on_child_complete(const completion& c, std::uint64_t token) 
                       "the counts (or types) differ between ranks; every rank must pass the same count",
                       o.peer, static_cast<unsigned long long>(c.bytes), k.c_str(),
                       static_cast<unsigned long long>(o.bytes), o.tag);
-      fail(req_result::invalid);
-      op_done(i);
+      mismatch();
       return;
     }
   }
   op_done(i);
 }
 
-void coll_instance::retire() noexcept { owner_.retired(*this, failed_ ? text_ : nullptr, request_handle()); }
+void coll_instance::retire() noexcept {
+  if (listed_) owner_.mismatches_->retired(*this);
+  listed_ = false;
+  owner_.retired(*this, failed_ ? text_ : nullptr, request_handle());
+}
 
 }  // namespace sidecore::progress

@@ -5,13 +5,13 @@
 // children in flight) lives in vectors sized when the instance is prepared: advancing allocates nothing.
 //
 // Failures. A receive whose message is not what this rank's schedule expects (another signature, another size) fails
-// the run with req_result::invalid, but the run goes on to its end: its peers, which may not have seen the mismatch
-// themselves, still get every message they wait for (a truncated receive writes no more than the schedule's size, and
-// every operation stays inside this rank's buffers), so the ranks complete instead of hanging, and each that saw the
-// mismatch says so. A child that fails in the transport ends the run: no operation starts any more, receives that no
-// message matched are cancelled, sends that wait for a clear-to-send are detached (engine_core::cancel_child), and the
-// run completes once its other children have, with req_result::transport. Either way the sentence for engine users
-// comes from coll_executor::describe.
+// the run with req_result::invalid and ends it, after telling every other rank of the communicator (mismatches.hpp:
+// their schedules may have another shape and wait for messages this one never sends); a rank told so ends its run the
+// same way. A child that fails in the transport ends the run too, with req_result::transport. Ending a run: no
+// operation starts any more, receives that no message matched are cancelled, sends that wait for a clear-to-send are
+// detached (engine_core::cancel_child), and the run completes once its other children have (a truncated receive
+// wrote no more than the schedule's size; every operation stays inside this rank's buffers). The sentence for engine
+// users comes from coll_executor::describe.
 #pragma once
 
 #include <atomic>
@@ -22,6 +22,7 @@
 
 #include <sidecore/progress/collective.hpp>
 
+#include "mismatches.hpp"
 #include "engine_core.hpp"
 #include "plan.hpp"
 
@@ -46,6 +47,14 @@ class coll_instance final : public schedule {
   [[nodiscard]] const coll_plan& plan() const noexcept { return *plan_; }
   [[nodiscard]] coll_comm& comm() const noexcept { return *comm_; }
   [[nodiscard]] std::uint64_t seq() const noexcept { return seq_; }
+  /// The wire tag's instance number of this run.
+  [[nodiscard]] std::uint32_t instance() const noexcept { return instance_; }
+  /// Rank `src_rank` of the communicator (-1: not known) found that the ranks' calls differ and said `text`: this run
+  /// ends with req_result::invalid (under the progress lock; the instance is advanced next).
+  void abort_by(int src_rank, const char* text, std::size_t len) noexcept;
+  /// A message from rank `src_rank` (-1: not known) carries signature `theirs`, not this run's: this rank saw the
+  /// mismatch; the run ends with req_result::invalid and tells the other ranks (under the progress lock).
+  void mismatch_with(int src_rank, std::uint64_t theirs) noexcept;
   /// Drops the plan, the communicator and the scratch above `keep_scratch` bytes (a pooled instance).
   void unbind(std::size_t keep_scratch) noexcept;
 
@@ -55,7 +64,10 @@ class coll_instance final : public schedule {
   std::atomic<life> state{life::idle};
 
  private:
+  friend class mismatches;
   void op_done(std::uint32_t i) noexcept;
+  void mismatch() noexcept;  // this rank saw it: end the run, tell the others
+  void send_notices(engine_core& e) noexcept;
   step give_up(engine_core& e) noexcept;
   void fail(req_result why) noexcept;
   [[nodiscard]] std::byte* base(coll::buffer b) const noexcept;
@@ -78,7 +90,13 @@ class coll_instance final : public schedule {
   std::uint32_t done_ = 0;                // operations complete
   std::uint64_t base_tag_ = 0;            // the wire tag of message 0 of this run
   std::uint64_t seq_ = 0;
+  std::uint32_t instance_ = 0;
   bool failed_ = false, gave_up_ = false;
+  bool ending_ = false;          // a mismatch (ours or a peer's): the run ends (give_up)
+  bool notify_ = false;          // ours: the abort notices are still to be sent
+  bool listed_ = false;          // in the executor's mismatches (from the first advance to retire)
+  coll_instance* watch_next_ = nullptr;
+  char notice_[mismatches::text_max] = {};  // the notices' text (alive until they completed)
   req_result result_ = req_result::ok;
   engine* eng_ = nullptr;                 // for describing a child's transport failure
   char text_[320] = {};                   // why it failed

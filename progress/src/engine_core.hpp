@@ -219,6 +219,15 @@ class engine_core final : public engine {
   std::thread thread;
   xfer_hook on_xfer = nullptr;
   idle_hook on_idle = nullptr;
+  // The collectives executor's view of collective messages no posted receive took (progress/coll/mismatches.hpp;
+  // the executor installs it): called under the progress lock with an abort notice (tag::is_coll_abort) and its
+  // text, or with a message held as unexpected and its signature.
+  struct coll_msg_hooks {
+    void (*notice)(void* ctx, std::uint64_t tag, std::uint32_t src_index, const char* text, std::size_t len) noexcept =
+        nullptr;
+    void (*unexpected)(void* ctx, std::uint64_t tag, std::uint32_t src_index, std::uint64_t sig) noexcept = nullptr;
+    void* ctx = nullptr;
+  } coll_msgs;
   req* own = nullptr;  // the request the caller is posting itself (its handle is not out yet)
   std::atomic<bool> warned_full{false};
   std::atomic<bool> engine_failed{false};

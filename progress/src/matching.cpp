@@ -5,6 +5,8 @@
 #include <cstring>
 #include <new>
 
+#include <sidecore/progress/tag.hpp>
+
 #include "completion.hpp"
 
 namespace sidecore::progress {
@@ -78,6 +80,8 @@ void engine_core::hold_unexpected(const wire_hdr& h, const char* data) {
   else matching.unexp_head = m;
   matching.unexp_tail = m;
   bump(unexpected);
+  if ((h.tag >> tag::kind_shift) == static_cast<std::uint64_t>(tag::kind::collective) && coll_msgs.unexpected)
+    coll_msgs.unexpected(coll_msgs.ctx, h.tag, h.src_index, sig_of(h));
 }
 
 // A receive still in the posted list completes as canceled; a matched one goes on (MPI's rule).

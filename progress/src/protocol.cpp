@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include <sidecore/progress/tag.hpp>
+
 #include "completion.hpp"
 
 namespace sidecore::progress {
@@ -203,8 +205,13 @@ void engine_core::on_message(rx_buffer* b, std::size_t len) {
     std::memcpy(&h, b->buf, hdr_size);
     const char* data = b->buf + hdr_size;
     if (h.type == wire_eager && h.version == wire_version && h.size == len - hdr_size) {
-      if (req* r = match_posted(h)) deliver_eager(r, h, data);
-      else hold_unexpected(h, data);
+      if (tag::is_coll_abort(h.tag)) [[unlikely]] {
+        if (coll_msgs.notice) coll_msgs.notice(coll_msgs.ctx, h.tag, h.src_index, data, h.size);
+      } else if (req* r = match_posted(h)) {
+        deliver_eager(r, h, data);
+      } else {
+        hold_unexpected(h, data);
+      }
       // An eager message that was not injected completes at the sender once we took it.
       if (len > inject_size_) ring_peer(static_cast<int>(h.src_index));
     } else if (h.version != wire_version) {

@@ -681,4 +681,35 @@ TEST(Coll, CountsThatDifferBetweenRanksFailTheCollective) {
   d.free();
 }
 
+// Counts so different that the ranks' schedules differ in shape (another algorithm, another number of segments and
+// messages): still no hang and no overrun; every rank reports the mismatch.
+TEST(Coll, CountsThatChangeTheScheduleFailTheCollective) {
+  const comm& w = world();
+  if (w.size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  comm d = w.dup();
+  for (const std::int64_t big : {std::int64_t{300}, std::int64_t{100000}}) {
+    const std::int64_t n = d.rank() == 0 ? 2 : big;  // rank 0: recursive doubling, one message; others: more
+    std::vector<std::int32_t> in(static_cast<std::size_t>(n), 1), out(static_cast<std::size_t>(n) + 64, -7);
+    request q = iallreduce(in.data(), out.data(), n, dtype::int32, op::sum, d);
+    const status st = wait(q);
+    for (std::size_t i = static_cast<std::size_t>(n); i < out.size(); ++i) ASSERT_EQ(out[i], -7) << "overrun at " << i;
+    EXPECT_EQ(st.error, errc::invalid_argument) << "count " << n;
+    // The communicator stays usable.
+    std::int32_t one = 1, sum = 0;
+    allreduce(&one, &sum, 1, dtype::int32, op::sum, d);
+    EXPECT_EQ(sum, d.size());
+  }
+  // Another collective altogether: the last rank broadcasts where the others reduce.
+  std::vector<std::int32_t> in(50000, 1), out(50000, 0);
+  const std::string m = sctest::expect_error(errc::invalid_argument, [&] {
+    if (d.rank() == d.size() - 1) bcast(out.data(), 50000, dtype::int32, 0, d);
+    else allreduce(in.data(), out.data(), 50000, dtype::int32, op::sum, d);
+  }, "bcast against allreduce");
+  EXPECT_NE(m.find("rank"), std::string::npos) << m;
+  std::int32_t one = 1, sum = 0;
+  allreduce(&one, &sum, 1, dtype::int32, op::sum, d);
+  EXPECT_EQ(sum, d.size());
+  d.free();
+}
+
 }  // namespace

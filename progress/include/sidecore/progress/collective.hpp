@@ -37,6 +37,7 @@ struct coll_monitor {
 
 class coll_plan;
 class coll_instance;
+class mismatches;
 
 /// A communicator as the collectives see it: its id (the wire tag's), this rank and the engine address index of
 /// every rank, the counters that name its collective instances alike on every rank, and its cache of built
@@ -134,6 +135,7 @@ class coll_executor {
 
   engine& eng_;
   coll_monitor monitor_;
+  std::unique_ptr<mismatches> mismatches_;  // under the progress lock (progress/coll/mismatches.hpp)
   std::mutex pool_mutex_;
   std::vector<std::unique_ptr<coll_instance>> instances_;  // every pooled instance, free or running
   std::vector<coll_instance*> free_;

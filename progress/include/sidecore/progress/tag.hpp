@@ -37,7 +37,10 @@ inline constexpr int coll_instance_shift = 28;
 inline constexpr std::uint32_t coll_instance_bits = (1U << 20) - 1;
 inline constexpr std::uint32_t coll_seq_bits = (1U << 19) - 1;     // nonblocking and blocking instances
 inline constexpr std::uint32_t coll_persistent = 1U << 19;         // instance bit of a persistent collective
-inline constexpr std::uint64_t coll_msg_bits = user_bits;          // schedule tags 0 .. 2^28 - 1
+inline constexpr std::uint64_t coll_msg_bits = user_bits;          // schedule tags 0 .. 2^28 - 2
+/// The message number of an instance's abort notice: a rank that found the ranks' calls to differ tells every rank
+/// of the communicator (docs/collectives.md, "Signatures and mismatches"). No schedule uses it.
+inline constexpr std::uint32_t coll_abort_msg = static_cast<std::uint32_t>(coll_msg_bits);
 
 /// The tag of message `msg` (a schedule tag, <= coll_msg_bits) of collective instance `instance` on `comm`.
 constexpr std::uint64_t make_coll(int comm, std::uint32_t instance, std::uint32_t msg) noexcept {
@@ -50,6 +53,10 @@ constexpr std::uint32_t coll_instance_of(std::uint64_t t) noexcept {
   return static_cast<std::uint32_t>(t >> coll_instance_shift) & coll_instance_bits;
 }
 
+/// True for the tag of a collective instance's abort notice.
+constexpr bool is_coll_abort(std::uint64_t t) noexcept {
+  return (t >> kind_shift) == static_cast<std::uint64_t>(kind::collective) && (t & user_bits) == coll_abort_msg;
+}
 constexpr std::uint64_t ignore_user() noexcept { return user_bits; }
 constexpr int user_of(std::uint64_t t) noexcept { return static_cast<int>(t & user_bits); }
 constexpr int comm_of(std::uint64_t t) noexcept { return static_cast<int>((t >> comm_shift) & comm_bits); }

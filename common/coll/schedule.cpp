@@ -255,6 +255,7 @@ algorithm choose(const spec& s, int size) noexcept {
       return bytes > 2048 && s.count >= pof2 ? algorithm::rabenseifner : algorithm::binomial;
     case kind::allreduce:
       if (bytes <= 2048 || s.count < pof2) return algorithm::recursive_doubling;
+      if (p == 2 && bytes <= 128 * 1024) return algorithm::recursive_doubling;  // docs/collectives.md
       if (commutative(s) && p != pof2 && bytes >= 512 * 1024) return algorithm::ring;
       return algorithm::rabenseifner;
     case kind::gather:

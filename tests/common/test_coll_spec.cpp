@@ -81,6 +81,9 @@ TEST(CollChoose, FollowsTheDocumentedThresholds) {
   // allreduce: recursive doubling up to 2 KiB, ring for big vectors on non-powers of two, else Rabenseifner
   EXPECT_EQ(coll::choose(make_spec(kind::allreduce, 256, dtype::float64, reduce_op::sum), 16), A::recursive_doubling);
   EXPECT_EQ(coll::choose(make_spec(kind::allreduce, 257, dtype::float64, reduce_op::sum), 16), A::rabenseifner);
+  // ... and on 2 ranks up to 128 KiB, where Rabenseifner's second step costs more than the half reduction it saves
+  EXPECT_EQ(coll::choose(make_spec(kind::allreduce, 16384, dtype::float64, reduce_op::sum), 2), A::recursive_doubling);
+  EXPECT_EQ(coll::choose(make_spec(kind::allreduce, 16385, dtype::float64, reduce_op::sum), 2), A::rabenseifner);
   EXPECT_EQ(coll::choose(make_spec(kind::allreduce, 1 << 20, dtype::float64, reduce_op::sum), 16), A::rabenseifner);
   EXPECT_EQ(coll::choose(make_spec(kind::allreduce, 1 << 16, dtype::float64, reduce_op::sum), 12), A::ring);
   EXPECT_EQ(coll::choose(make_spec(kind::allreduce, (1 << 16) - 1, dtype::float64, reduce_op::sum), 12), A::rabenseifner);

@@ -26,7 +26,13 @@ coll_executor::coll_executor(engine& e) : eng_(e), mismatches_(std::make_unique<
   core_of(eng_).coll_msgs = {&mismatches::on_notice, &mismatches::on_unexpected, mismatches_.get()};
 }
 
-coll_executor::~coll_executor() { core_of(eng_).coll_msgs = {}; }
+coll_executor::~coll_executor() { detach(); }
+
+void coll_executor::detach() noexcept {
+  if (detached_) return;
+  detached_ = true;
+  core_of(eng_).coll_msgs = {};
+}
 
 std::uint64_t coll_executor::start(const std::shared_ptr<coll_comm>& c, const std::shared_ptr<const coll_plan>& p,
                                    const coll_buffers& b, std::uint32_t owner_thread) {
@@ -93,8 +99,9 @@ std::uint64_t coll_executor::start(coll_persistent& pc, std::uint32_t owner_thre
 
 void coll_executor::destroy(coll_persistent* pc) noexcept {
   if (!pc) return;
-  // Running: its retire() deletes it. Idle: nothing else holds it.
-  if (pc->inst->state.exchange(coll_instance::life::released, std::memory_order_acq_rel) != coll_instance::life::running)
+  // Running: its retire() deletes it, unless no run completes any more (detach). Idle: nothing else holds it.
+  if (pc->inst->state.exchange(coll_instance::life::released, std::memory_order_acq_rel) != coll_instance::life::running ||
+      detached_)
     delete pc->inst;
   delete pc;
 }

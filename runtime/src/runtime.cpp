@@ -514,6 +514,7 @@ void finalize() {
   s.eng->stop_thread();
   detail::instrument_finish(s, comm_access::make(0), -1.0);  // t_total: the measured window, as t_comp
   g_phase.store(static_cast<int>(phase::finalized), std::memory_order_release);
+  s.coll->detach();
   s.eng.reset();  // first: the provider lets go of the buffers of operations still in flight (scratch included)
   for (auto& p : s.persistent.clear())
     if (p->coll) s.coll->destroy(p->coll);

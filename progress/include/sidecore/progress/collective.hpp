@@ -120,7 +120,12 @@ class coll_executor {
   /// Starts it again; returns the engine handle of this run's request. The caller never starts one that runs.
   [[nodiscard]] std::uint64_t start(coll_persistent& pc, std::uint32_t owner_thread);
   /// Releases it: now if it is not running, else when its run completes (the run goes on; its request completes).
+  /// After detach(): now, running or not (no run completes any more).
   void destroy(coll_persistent* pc) noexcept;
+
+  /// Finalize, before the engine is destroyed: the engine calls into the executor no more, no run will complete,
+  /// and the executor (destroy, its destructor) leaves the engine alone from here on.
+  void detach() noexcept;
 
   /// The sentence saying why the collective behind `handle` completed with req_result::invalid or transport
   /// (which rank disagreed on what, or which transfer failed): asked once its request completed, with its result.
@@ -136,6 +141,7 @@ class coll_executor {
   engine& eng_;
   coll_monitor monitor_;
   std::unique_ptr<mismatches> mismatches_;  // under the progress lock (progress/coll/mismatches.hpp)
+  bool detached_ = false;
   std::mutex pool_mutex_;
   std::vector<std::unique_ptr<coll_instance>> instances_;  // every pooled instance, free or running
   std::vector<coll_instance*> free_;

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "sidecore/common/input_error.hpp"
+#include "sidecore/common/schedule.hpp"
 
 namespace sidecore::model::sim {
 
@@ -37,15 +38,41 @@ std::string where(const rank_trace& t, std::uint32_t call) {
 
 // Completed posts of every rank: which done completed which post (requests are numbered by handle, and a handle is
 // reused once its request is consumed, so a done belongs to the latest post of that handle still open).
+// Whether a call is one of sidecore's collectives (blocking, nonblocking or persistent: "sidecore::allreduce",
+// "sidecore::iallreduce", "sidecore::allreduce_init").
+bool is_collective_call(const std::string& name) {
+  constexpr std::string_view prefix = "sidecore::";
+  if (name.rfind(prefix, 0) != 0) return false;
+  std::string_view k = std::string_view(name).substr(prefix.size());
+  if (k.size() > 5 && k.substr(k.size() - 5) == "_init") k.remove_suffix(5);
+  for (int i = 0; i < coll::kind_count; ++i) {
+    const std::string_view n = coll::kind_name(static_cast<coll::kind>(i));
+    if (k == n || (k.size() == n.size() + 1 && k.front() == 'i' && k.substr(1) == n)) return true;
+  }
+  return false;
+}
+
 void link_dones(linked_traces& lt, std::vector<std::vector<std::vector<const traced_done*>>>& done_of_post) {
-  for (const rank_trace& t : lt.ranks) {
+  for (rank_trace& t : lt.ranks) {
+    const bool collectives = std::any_of(t.calls.begin(), t.calls.end(),
+                                         [](const traced_call& c) { return is_collective_call(c.name); });
+    std::size_t untraced = 0;
     auto& pod = lt.post_of_done.emplace_back(t.calls.size());
     auto& dop = done_of_post.emplace_back(t.calls.size());
     std::unordered_map<std::uint64_t, post_ref> open;
     for (std::uint32_t i = 0; i < t.calls.size(); ++i) {
-      const traced_call& c = t.calls[i];
+      traced_call& c = t.calls[i];
       dop[i].assign(c.posts.size(), nullptr);
       for (std::uint32_t q = 0; q < c.posts.size(); ++q) open[c.posts[q].req] = {i, q};
+      // A collective's completion (its start is not traced): out of the replay, the call keeps its measured time.
+      if (collectives) {
+        const auto before = c.dones.size();
+        std::erase_if(c.dones, [&](const traced_done& d) { return !open.contains(d.req); });
+        if (c.dones.size() != before) {
+          c.untraced = true;
+          untraced += before - c.dones.size();
+        }
+      }
       for (const traced_done& d : c.dones) {
         auto it = open.find(d.req);
         if (it == open.end())
@@ -56,6 +83,10 @@ void link_dones(linked_traces& lt, std::vector<std::vector<std::vector<const tra
         open.erase(it);
       }
     }
+    if (untraced)
+      lt.warnings.push_back(fmt::format("{}: {} completion(s) of sidecore collectives: their messages are not in the "
+                                        "trace; each call that completed one replays as its measured time",
+                                        t.source, untraced));
   }
 }
 
@@ -246,7 +277,7 @@ schedule build_scenario(const linked_traces& lt, scenario sc, const whatif_optio
       // A call without operations is waiting or bookkeeping: the replay recomputes waiting; calls of category
       // "other" (communicator creation, through MPI) keep their measured time as computation.
       if (c.posts.empty() && c.dones.empty()) {
-        if (c.category == "other") pending += (c.t1_ns - c.t0_ns) * factor;
+        if (c.category == "other" || c.untraced) pending += (c.t1_ns - c.t0_ns) * factor;
         continue;
       }
       bool produces = false;

@@ -39,6 +39,10 @@ struct traced_call {
   double t0_ns = 0, t1_ns = 0;  ///< from the rank's trace origin
   std::vector<traced_post> posts;
   std::vector<traced_done> dones;
+  /// The call completed a request the trace does not show starting: a collective's (sidecore's collectives record
+  /// their completion, not their messages). Set by link_traces, which takes those dones out; the replay keeps the
+  /// call's measured time.
+  bool untraced = false;
 };
 
 /// What one rank's trace file holds for the replay.

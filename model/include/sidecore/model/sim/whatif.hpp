@@ -55,8 +55,10 @@ struct linked_traces {
 
 /// Checks and links the traces of one run (one per rank, in any order). Throws sidecore::input_error naming the
 /// file: a trace cut at SIDECORE_TRACE_MAX_EVENTS (the replay would simulate a shorter run), ranks missing or
-/// repeated, traces of different runs (nranks), a "done" for a request never posted, and every completed send or
-/// receive that has no partner (up to 10 named, by rank, call, time, peer, communicator and tag).
+/// repeated, traces of different runs (nranks), a "done" for a request never posted (in the trace of a rank that
+/// called sidecore's collectives, such a done is the collective's: taken out, its call marked untraced, with a
+/// warning), and every completed send or receive that has no partner (up to 10 named, by rank, call, time, peer,
+/// communicator and tag).
 /// Receives that never completed, and sends that never completed and were never received, are left out with a
 /// warning.
 [[nodiscard]] linked_traces link_traces(std::vector<rank_trace> traces);

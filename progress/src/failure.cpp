@@ -60,8 +60,9 @@ void engine_core::fail_in_flight() noexcept {
 }
 
 std::string engine::describe(const completion& c) const {
-  if (c.result != req_result::transport) return {};
   const auto& e = static_cast<const engine_core&>(*this);
+  if (c.result == req_result::peer_failed) return e.peer_failure_text(c.peer_index);
+  if (c.result != req_result::transport) return {};
   const std::string peer = c.peer_index >= 0 ? "address " + std::to_string(c.peer_index) : "any address";
   const std::string code = std::string(fi_strerror(c.fi_err)) + " (" + std::to_string(c.fi_err) + ")";
   switch (c.what) {

@@ -57,6 +57,10 @@ struct alignas(64) req {
   bool posted = false;             // the transfer began (instrumentation: XFER_BEGIN was recorded)
   std::atomic<bool> cancel_ack{false};  // the engine has processed a cancel entry for this request
   std::atomic<bool> waiter{false};      // an application thread sleeps on `state` (futex)
+  // A send whose peer died while the provider held it (fi_tsendv, fi_tsend) and could not cancel it: it completed
+  // to its owner with peer_failed, but its context is the provider's until the provider's own completion; whichever
+  // of that completion and the owner's read comes second frees the slot (liveness.cpp, retire_read).
+  std::atomic<bool> provider_holds{false};
   failure what = failure::none;    // result transport: the step that failed (engine::describe)
   // Completion target: nullptr, the user's handle (state word, waiter futex, orphan exchange); else the schedule
   // this request is a child of (told by schedule::on_child_complete, then advanced from its ready list).
@@ -96,7 +100,9 @@ inline void read_result(const req& r, completion& out) noexcept {
   out.source = r.op == req_kind::recv ? (r.source >= 0 ? r.source : r.peer) : -1;
   out.kind = r.op;
   out.result = r.result;
-  if (r.result == req_result::transport) [[unlikely]] {
+  // transport or peer_failed (adjacent in req_result)
+  if (static_cast<std::uint8_t>(static_cast<std::uint8_t>(r.result) - static_cast<std::uint8_t>(req_result::transport)) <
+      2) [[unlikely]] {
     out.what = r.what;
     out.fi_err = r.fi_err;
     out.peer_index = r.peer_world;

@@ -100,12 +100,15 @@ void engine_core::accept(req* r) {
     return;
   }
   if (r->op == req_kind::recv) {
-    accept_recv(r);
+    accept_recv(r);  // a receive from a dead peer may still take a message kept from before its death
   } else if (r->op == req_kind::send) {
     r->stage.store(req_stage::taken, std::memory_order_relaxed);
+    if (live.any && refuse_dead(r)) [[unlikely]]
+      return;
     post_or_backlog(r);
   } else {
     accept_schedule(r);
+    if (live.any) [[unlikely]] (void)refuse_dead(r);
   }
 }
 

@@ -30,6 +30,7 @@ enum {
   SC_ERR_TOPOLOGY = 8,
   SC_ERR_TRANSPORT = 9,
   SC_ERR_MPI = 10,
+  SC_ERR_PEER_FAILED = 11, /* the rank the operation involves died; sc_last_error names it (docs/failures.md) */
   SC_ERR_INTERNAL = 99
 };
 
@@ -52,6 +53,10 @@ typedef struct sc_status {
 SIDECORE_C_API int sc_init(MPI_Comm comm);
 /** Collective: as sidecore::finalize. */
 SIDECORE_C_API int sc_finalize(void);
+/** As sidecore::failed_ranks: writes up to `capacity` ranks of the world communicator found dead to `ranks` and
+ *  their number (which may exceed capacity) to *count. SC_ERR_INVALID_ARGUMENT when count is NULL, or ranks is
+ *  NULL with capacity > 0, or capacity < 0. */
+SIDECORE_C_API int sc_failed_ranks(int* ranks, int capacity, int* count);
 /** The end of one iteration, for SIDECORE_PROGRESS=auto: as sidecore::step. SC_SUCCESS, or
  *  SC_ERR_INVALID_ARGUMENT when called by another thread than init's or inside an OpenMP parallel region (in mode
  *  auto), SC_ERR_NOT_INITIALIZED outside init..finalize. */

@@ -126,7 +126,7 @@ bool engine::wait(std::uint64_t handle, completion& out) {
     return false;
   wait_for(e, r);
   read_result(*r, out);
-  e.release_read(r);
+  e.release_read(r, out.result);
   return true;
 }
 

@@ -127,7 +127,7 @@ test_result engine::test(std::uint64_t handle, completion& out) noexcept {
   if (!r) return test_result::stale;
   if (!is_complete(r)) return test_result::pending;
   read_result(*r, out);
-  e.release_read(r);
+  e.release_read(r, out.result);
   return test_result::done;
 }
 

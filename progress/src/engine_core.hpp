@@ -85,6 +85,7 @@ class engine_core final : public engine {
   bool drain_submissions() { return !queue.empty_hint() && drain_queue(); }
   bool drain_queue();  // caller holds the lock: drain_submissions' work once the queue has entries
   void accept(req* r);  // caller holds the lock: takes a started request (matching, protocol, or its schedule)
+  [[gnu::cold, gnu::noinline]] bool accept_refused(req* r) noexcept;  // accept, once the engine failed or a peer died
   // Who may progress a request of `len` bytes: the policy, applied once when it starts (request.hpp, progressor).
   [[nodiscard]] progressor progressor_for(std::size_t len) const noexcept {
     return len < caller_limit ? progressor::any : progressor::thread;
@@ -176,9 +177,10 @@ class engine_core final : public engine {
            live.dead[static_cast<std::size_t>(index)] != 0;
   }
   [[nodiscard]] std::string peer_failure_text(int index) const;
-  // wait/test, after reading a result: frees the slot, unless the provider still holds it (complete_held).
-  void release_read(req* r) noexcept {
-    if (r->provider_holds.load(std::memory_order_relaxed)) [[unlikely]] {
+  // wait/test, after reading result `res`: frees the slot, unless the provider still holds it (complete_held: only
+  // ever a peer_failed request).
+  void release_read(req* r, req_result res) noexcept {
+    if (res == req_result::peer_failed && r->provider_holds.load(std::memory_order_relaxed)) [[unlikely]] {
       retire_read(r);
       return;
     }
@@ -267,6 +269,7 @@ class engine_core final : public engine {
   std::atomic<bool> warned_full{false};
   std::atomic<bool> engine_failed{false};
   bool warned_version = false;
+  bool refusing = false;  // the engine failed or a peer died: accept looks at each request (accept_refused)
   std::uint32_t idle_calls = 0;  // engine::progress() calls that found nothing (liveness checks on every 64th)
   bool in_flight_failed = false;
   char fatal_text[256] = {};  // why the engine failed (fail_engine), written once before engine_failed is set

@@ -58,10 +58,7 @@ void engine_core::check_peers(std::uint64_t now) noexcept {
   bool all = live.watch_all.load(std::memory_order_relaxed);
   for (std::uint32_t i = 0, slots = pool.slots(); i < slots && !all; ++i) {
     const req* r = pool.at(i);
-    const auto st = r->state.load(std::memory_order_acquire);
-    if (st != static_cast<std::uint32_t>(req_state::pending) && st != static_cast<std::uint32_t>(req_state::orphan))
-      continue;
-    if (r->stage.load(std::memory_order_relaxed) == req_stage::none) continue;  // not taken yet
+    if (!taken_in_flight(*r)) continue;
     if (involves_any_peer(r)) all = true;
     else if (static_cast<std::size_t>(r->peer_world) < n) live.involved[static_cast<std::size_t>(r->peer_world)] = 1;
   }
@@ -104,6 +101,7 @@ void engine_core::fail_peer(int index, const char* how) noexcept {
     return;
   live.dead[static_cast<std::size_t>(index)] = 1;
   live.any = true;
+  refusing = true;
   try {
     const std::lock_guard<std::mutex> g(live.order_mutex);
     live.order.push_back(index);
@@ -153,11 +151,8 @@ void engine_core::fail_peer_requests(int p) noexcept {
   const std::uint32_t n = pool.slots();
   for (std::uint32_t i = 0; i < n; ++i) {
     req* r = pool.at(i);
-    const auto st = r->state.load(std::memory_order_acquire);
-    if (st != static_cast<std::uint32_t>(req_state::pending) && st != static_cast<std::uint32_t>(req_state::orphan))
-      continue;
+    if (!taken_in_flight(*r)) continue;  // one not taken yet is refused when it is (accept)
     const req_stage stage = r->stage.load(std::memory_order_relaxed);
-    if (stage == req_stage::none) continue;  // not taken yet: refused when it is (accept)
     if (r->op == req_kind::schedule) {
       if (r->sched && r->sched->on_peer_failed(p)) ready.push(r->sched);
     } else if (r->op == req_kind::recv && stage == req_stage::posted) {

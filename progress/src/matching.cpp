@@ -34,7 +34,7 @@ void engine_core::accept_recv(req* r) {
     return;
   }
   // From a peer found dead, with no message of it kept from before its death: nothing will come.
-  if (live.any && peer_dead(r->peer_world)) [[unlikely]] {
+  if (peer_dead(r->peer_world)) [[unlikely]] {
     r->stage.store(req_stage::taken, std::memory_order_relaxed);
     fail_with_peer(r);
     return;

@@ -194,7 +194,7 @@ void engine_core::take_self_send(req* r, const wire_hdr& h) {
 
 // A ready-to-send matched receive r: post a receive for what r takes, then (post()) clear the sender to send it.
 void engine_core::start_rendezvous(req* r, const wire_hdr& h) {
-  if (live.any && peer_dead(static_cast<int>(h.src_index))) [[unlikely]] {  // its data will never come
+  if (peer_dead(static_cast<int>(h.src_index))) [[unlikely]] {  // its data will never come
     r->peer_world = static_cast<int>(h.src_index);
     fail_with_peer(r);
     return;

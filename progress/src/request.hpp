@@ -92,6 +92,14 @@ struct alignas(64) req {
   int fi_err = 0;
 };
 
+/// Whether the engine has r in flight: started, not complete (pending, or orphaned by its owner), and taken by the
+/// lock holder (one still in the submission queue is dealt with when it is drained). For the scans of failures.
+[[nodiscard]] inline bool taken_in_flight(const req& r) noexcept {
+  const auto st = r.state.load(std::memory_order_acquire);
+  return (st == static_cast<std::uint32_t>(req_state::pending) || st == static_cast<std::uint32_t>(req_state::orphan)) &&
+         r.stage.load(std::memory_order_relaxed) != req_stage::none;
+}
+
 /// What a completed request reports. A receive's source is the sender's rank from the header (the posted source
 /// for one cancelled before any message matched it, when it names one).
 inline void read_result(const req& r, completion& out) noexcept {

@@ -531,7 +531,7 @@ int sc_alltoallv_init(const void* send, const int64_t* send_counts, const int64_
 
 const char* sc_error_name(int code) {
   if (code == SC_ERR_INTERNAL) return "internal";
-  if (code < 0 || code > SC_ERR_MPI) return "unknown";
+  if (code < 0 || code > SC_ERR_PEER_FAILED) return "unknown";
   return sidecore::errc_name(static_cast<sidecore::errc>(code));
 }
 const char* sc_last_error(void) { return t_last_error.c_str(); }

@@ -46,7 +46,7 @@ typedef struct sc_status {
   int source;     /* -1 for sends */
   int tag;        /* -1 for sends */
   size_t bytes;   /* bytes received */
-  int error;      /* SC_SUCCESS, SC_ERR_TRUNCATED or SC_ERR_CANCELED */
+  int error;      /* SC_SUCCESS, SC_ERR_TRUNCATED, SC_ERR_CANCELED, SC_ERR_TRANSPORT or SC_ERR_PEER_FAILED */
 } sc_status;
 
 /** Collective: as sidecore::init. */
@@ -76,7 +76,7 @@ SIDECORE_C_API int sc_irecv(void* buf, int64_t bytes, int source, int tag, sc_co
 SIDECORE_C_API int sc_send(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm);
 SIDECORE_C_API int sc_recv(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_status* status);
 /** Completion. status may be NULL. sc_wait returns the request's own error (SC_ERR_TRUNCATED,
- *  SC_ERR_CANCELED) as well as filling status.error. *index is -1 when no request is active / completed. */
+ *  SC_ERR_CANCELED, SC_ERR_PEER_FAILED, ...) as well as filling status.error. *index is -1 when no request is active / completed. */
 SIDECORE_C_API int sc_wait(sc_request* req, sc_status* status);
 SIDECORE_C_API int sc_test(sc_request* req, int* flag, sc_status* status);
 SIDECORE_C_API int sc_waitall(int count, sc_request* reqs, sc_status* statuses);

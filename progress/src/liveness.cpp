@@ -171,6 +171,8 @@ void engine_core::fail_peer_requests(int p) noexcept {
 void engine_core::fail_with_peer(req* r) noexcept {
   r->act = req_act::none;
   r->result = req_result::peer_failed;
+  r->what = failure::none;
+  r->fi_err = 0;
   if (r->op == req_kind::recv) r->bytes = 0;
   complete(r);
 }
@@ -188,6 +190,8 @@ void engine_core::fail_in_flight_with_peer(req* r) noexcept {
   }
   r->act = req_act::none;
   r->result = req_result::peer_failed;
+  r->what = failure::none;
+  r->fi_err = 0;
   if (r->op == req_kind::recv) {
     r->bytes = 0;
     // Its cancellation completes it (handle_error keeps the result).

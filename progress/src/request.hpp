@@ -57,9 +57,10 @@ struct alignas(64) req {
   bool posted = false;             // the transfer began (instrumentation: XFER_BEGIN was recorded)
   std::atomic<bool> cancel_ack{false};  // the engine has processed a cancel entry for this request
   std::atomic<bool> waiter{false};      // an application thread sleeps on `state` (futex)
-  // A send whose peer died while the provider held it (fi_tsendv, fi_tsend) and could not cancel it: it completed
-  // to its owner with peer_failed, but its context is the provider's until the provider's own completion; whichever
-  // of that completion and the owner's read comes second frees the slot (liveness.cpp, retire_read).
+  // An operation whose peer died while the provider held it and could not cancel it (a send: fi_tsendv, fi_tsend;
+  // a rendezvous receive whose fi_cancel failed): it completed to its owner with peer_failed, but its context is the
+  // provider's until the provider's own completion; whichever of that completion and the owner's read comes second
+  // frees the slot (liveness.cpp, retire_read).
   std::atomic<bool> provider_holds{false};
   failure what = failure::none;    // result transport: the step that failed (engine::describe)
   // Completion target: nullptr, the user's handle (state word, waiter futex, orphan exchange); else the schedule

@@ -144,7 +144,7 @@ std::string coll_executor::describe(std::uint64_t handle, const completion& c) c
       if (n.handle == handle && handle != 0) return n.text;
   }
   if (c.result == req_result::invalid) return "the ranks called the collective with arguments that differ";
-  if (c.result == req_result::transport) return eng_.describe(c);
+  if (c.result == req_result::transport || c.result == req_result::peer_failed) return eng_.describe(c);
   return {};
 }
 

@@ -87,7 +87,11 @@ void coll_instance::op_done(std::uint32_t i) noexcept {
 }
 
 void coll_instance::fail(req_result why) noexcept {
-  if (why == req_result::transport) result_ = why;  // a transport failure ends the run, even after a mismatch
+  // A transport failure or a dead peer ends the run, even after a mismatch.
+  if (why == req_result::transport || why == req_result::peer_failed) {
+    if (ended()) return;  // the first is the one reported
+    result_ = why;
+  }
   if (failed_) return;
   failed_ = true;
   result_ = why;
@@ -142,7 +146,7 @@ schedule::step coll_instance::advance(engine_core& e) noexcept {
     listed_ = true;
     owner_.mismatches_->listed(*this);
   }
-  if (result_ == req_result::transport || ending_) {
+  if (ended() || ending_) {
     if (notify_) send_notices(e);
     return give_up(e);
   }
@@ -188,7 +192,7 @@ schedule::step coll_instance::advance(engine_core& e) noexcept {
         op_done(i);
         break;
     }
-    if (result_ == req_result::transport) return give_up(e);
+    if (ended()) return give_up(e);
   }
   return done_ == p.ops() ? step::done : step::wait;
 }
@@ -216,10 +220,17 @@ void coll_instance::on_child_complete(const completion& c, std::uint64_t token) 
   if (token == notice_token) return;
   const auto i = static_cast<std::uint32_t>(token);
   child_[i] = done_mark;
-  if (result_ == req_result::transport) return;
+  if (ended()) return;
   const coll_plan& p = *plan_;
   const coll::op& o = p.sched.ops[i];
   const std::string_view kind = coll::kind_name(p.spec.k);
+  if (c.result == req_result::peer_failed) {
+    std::snprintf(text_, sizeof text_, "the %s's %s rank %d failed: that rank died (rank %d of sidecore::world())",
+                  std::string(kind).c_str(), o.type == coll::op_type::send ? "send to" : "receive from", o.peer,
+                  c.peer_index);
+    fail(req_result::peer_failed);
+    return;
+  }
   if (c.result == req_result::transport) {
     std::string why;
     try {
@@ -257,6 +268,20 @@ void coll_instance::on_child_complete(const completion& c, std::uint64_t token) 
     }
   }
   op_done(i);
+}
+
+bool coll_instance::on_peer_failed(int address) noexcept {
+  const coll_comm& c = *comm_;
+  for (int r = 0; r < c.size(); ++r) {
+    if (c.world(r) != address) continue;
+    if (!ended()) {
+      std::snprintf(text_, sizeof text_, "the %s could not complete: rank %d of its communicator (rank %d of "
+                    "sidecore::world()) died", std::string(coll::kind_name(plan_->spec.k)).c_str(), r, address);
+      fail(req_result::peer_failed);
+    }
+    return true;
+  }
+  return false;
 }
 
 void coll_instance::retire() noexcept {

@@ -42,6 +42,7 @@ class coll_instance final : public schedule {
   step advance(engine_core& e) noexcept override;
   void on_child_complete(const completion& c, std::uint64_t token) noexcept override;
   [[nodiscard]] req_result result() const noexcept override { return result_; }
+  bool on_peer_failed(int address) noexcept override;
   void retire() noexcept override;
 
   [[nodiscard]] const coll_plan& plan() const noexcept { return *plan_; }
@@ -70,6 +71,10 @@ class coll_instance final : public schedule {
   void send_notices(engine_core& e) noexcept;
   step give_up(engine_core& e) noexcept;
   void fail(req_result why) noexcept;
+  // The run cannot go on: a transport failure, or a dead peer (the run gives up, whatever else it found).
+  [[nodiscard]] bool ended() const noexcept {
+    return result_ == req_result::transport || result_ == req_result::peer_failed;
+  }
   [[nodiscard]] std::byte* base(coll::buffer b) const noexcept;
 
   coll_executor& owner_;

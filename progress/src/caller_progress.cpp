@@ -107,6 +107,8 @@ void wait_for(engine_core& e, req* r) {
     const bool did = e.progress_locked();
     bool yield_now = false;
     if (!did && !is_complete(r) && (++rounds & 63) == 0) {
+      e.watch_peers(now_ns());
+      if (is_complete(r)) continue;  // its peer was found dead
       if (waited_enough()) e.sleep_locked(g);
       else yield_now = now_ns() - start >= yield_ns;
     }
@@ -124,7 +126,7 @@ bool engine::wait(std::uint64_t handle, completion& out) {
     return false;
   wait_for(e, r);
   read_result(*r, out);
-  e.pool.release(r);
+  e.release_read(r, out.result);
   return true;
 }
 

@@ -27,6 +27,11 @@ void engine_core::handle_entries(const fi_cq_tagged_entry* e, int n) {
       continue;
     }
     req* r = static_cast<req*>(e[i].op_context);  // ctx is the first member of req
+    if (r->provider_holds.load(std::memory_order_relaxed)) [[unlikely]] {  // completed already: its peer died
+      if (r->op == req_kind::recv) --rdv_recvs_posted;
+      late_completion(r);
+      continue;
+    }
     // A send's eager message or rendezvous data went out, or a receive's rendezvous data arrived (its result
     // and byte count were set when it matched).
     if (r->op == req_kind::recv) {  // only rendezvous data receives complete through the CQ
@@ -65,13 +70,26 @@ void engine_core::handle_error() {
   }
   req* r = static_cast<req*>(err.op_context);
   if (r->op == req_kind::recv) --rdv_recvs_posted;  // a rendezvous data receive (the only receives posted)
-  if (code == FI_ECANCELED) {
-    // A receive we cancelled: as a cancel, or after its clear-to-send failed (protocol.cpp: already a failure).
-    if (r->result != req_result::transport) {
-      r->result = req_result::canceled;
-      r->bytes = 0;
-    }
+  if (r->provider_holds.load(std::memory_order_relaxed)) {  // completed already: its peer died
+    late_completion(r);
+    return;
+  }
+  if (code == FI_ECANCELED && (r->result == req_result::transport || r->result == req_result::peer_failed)) {
+    // A receive we cancelled after its clear-to-send failed (protocol.cpp) or its peer died (liveness.cpp).
     complete(r);
+    return;
+  }
+  // sidecore never cancels a provider's operation otherwise (a user's cancel unlinks a posted receive): the
+  // provider dropped it by itself, as tcp;ofi_rxm does with a transfer whose connection broke. Like a reset
+  // connection, that is the peer's failure, not this request's.
+  if ((code == FI_ECANCELED || peer_gone(code)) && r->peer_world >= 0) {
+    const int peer = r->peer_world;
+    const bool recv = r->op == req_kind::recv;
+    fail_with_peer(r);  // r may be freed from here on
+    char why[160];
+    std::snprintf(why, sizeof why, "provider '%s' completed a %s it with an error: %s (%d)", provider_.c_str(),
+                  recv ? "receive from" : "send to", fi_strerror(code), code);
+    fail_peer(peer, why);
     return;
   }
   fail_request(r, failure::error_completion, code);
@@ -109,7 +127,7 @@ test_result engine::test(std::uint64_t handle, completion& out) noexcept {
   if (!r) return test_result::stale;
   if (!is_complete(r)) return test_result::pending;
   read_result(*r, out);
-  e.pool.release(r);
+  e.release_read(r, out.result);
   return test_result::done;
 }
 

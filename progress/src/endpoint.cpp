@@ -196,6 +196,10 @@ void engine::add_addresses(const char* names, std::size_t count, int me) {
   e.ep.insert(names, count);
   e.my_index = static_cast<std::uint32_t>(me);
   e.self_index = e.cfg.self_path ? e.my_index : ~std::uint32_t{0};
+  e.live.dead.assign(count, 0);
+  e.live.heard.assign(count, 0);
+  e.live.heard_seen.assign(count, 0);
+  e.live.silent_since.assign(count, 0);
 }
 
 void engine::connect(MPI_Comm comm) {

@@ -22,6 +22,7 @@
 #include "backlog.hpp"
 #include "doorbell.hpp"
 #include "endpoint.hpp"
+#include "liveness.hpp"
 #include "matching.hpp"
 #include "mpmc_queue.hpp"
 #include "progress_lock.hpp"
@@ -83,7 +84,23 @@ class engine_core final : public engine {
   // passes find the queue empty, and then cost one load.
   bool drain_submissions() { return !queue.empty_hint() && drain_queue(); }
   bool drain_queue();  // caller holds the lock: drain_submissions' work once the queue has entries
-  void accept(req* r);  // caller holds the lock: takes a started request (matching, protocol, or its schedule)
+  // The holder of the progress lock takes a started request: a receive into matching, a send into the protocol, a
+  // schedule onto the ready list. Once the engine failed or a peer died, accept_refused looks at it first. Inline:
+  // on the small-message path (submit), where an out-of-line call cost 7 instructions per round trip.
+  void accept(req* r) {
+    if (refusing) [[unlikely]] {
+      if (accept_refused(r)) return;
+    }
+    if (r->op == req_kind::recv) {
+      accept_recv(r);
+    } else if (r->op == req_kind::send) {
+      r->stage.store(req_stage::taken, std::memory_order_relaxed);
+      post_or_backlog(r);
+    } else {
+      accept_schedule(r);
+    }
+  }
+  [[gnu::cold, gnu::noinline]] bool accept_refused(req* r) noexcept;  // submit.cpp
   // Who may progress a request of `len` bytes: the policy, applied once when it starts (request.hpp, progressor).
   [[nodiscard]] progressor progressor_for(std::size_t len) const noexcept {
     return len < caller_limit ? progressor::any : progressor::thread;
@@ -127,6 +144,7 @@ class engine_core final : public engine {
   req* match_posted(const wire_hdr& h) noexcept;
   void hold_unexpected(const wire_hdr& h, const char* data);
   void do_cancel(req* r);  // caller holds the lock
+  void unlink_posted(req* r) noexcept;  // takes a receive out of the posted list
 
   // ---- backlogs (backlog.cpp) -----------------------------------------------------------------------------
   void post_or_backlog(req* r);  // caller holds the lock
@@ -154,6 +172,39 @@ class engine_core final : public engine {
   void fail_engine(const char* what, int fi_err) noexcept;
   void fail_in_flight() noexcept;  // poll_cq, once the engine failed: completes what it had taken
   [[nodiscard]] bool failed() const noexcept { return engine_failed.load(std::memory_order_relaxed); }
+
+  // ---- peer liveness (liveness.cpp) -----------------------------------------------------------------------
+  // From a pass that found nothing to do (caller holds the lock): the liveness check, when it is due.
+  void watch_peers(std::uint64_t now) noexcept {
+    if (now >= live.next_check_ns) [[unlikely]] check_peers(now);
+  }
+  void check_peers(std::uint64_t now) noexcept;
+  void fail_peer(int index, const char* how) noexcept;  // caller holds the lock
+  void fail_peer_requests(int index) noexcept;
+  void fail_with_peer(req* r) noexcept;            // completes r with peer_failed
+  void fail_in_flight_with_peer(req* r) noexcept;  // the same for one the provider may hold
+  void complete_held(req* r) noexcept;
+  void late_completion(req* r) noexcept;  // the provider's completion of a request complete_held completed
+  void retire_read(req* r) noexcept;
+  bool refuse_dead(req* r) noexcept;  // accept, once a peer died: fails a new request that involves a dead peer
+  [[nodiscard]] bool peer_dead(int index) const noexcept {
+    return live.any && index >= 0 && static_cast<std::size_t>(index) < live.dead.size() &&
+           live.dead[static_cast<std::size_t>(index)] != 0;
+  }
+  [[nodiscard]] std::string peer_failure_text(int index) const;
+  // wait/test, after reading result `res`: frees the slot, unless the provider still holds it (complete_held: only
+  // ever a peer_failed request).
+  void release_read(req* r, req_result res) noexcept {
+    if (res == req_result::peer_failed && r->provider_holds.load(std::memory_order_relaxed)) [[unlikely]] {
+      retire_read(r);
+      return;
+    }
+    pool.release(r);
+  }
+  // A message from address `src` (on_message), for SIDECORE_PEER_TIMEOUT.
+  void heard_from(std::uint32_t src) noexcept {
+    if (src < live.heard.size()) ++live.heard[src];
+  }
 
   // ---- schedules (schedule.cpp) ---------------------------------------------------------------------------
   /// An application thread: starts schedule `s` behind a new request and returns its handle (advance() follows
@@ -209,6 +260,7 @@ class engine_core final : public engine {
   match_state matching;
   rx_buffers rx;
   ready_list ready;
+  peer_liveness live;
   // Rendezvous data receives posted to the provider, and how many may be: the provider's receive queue
   // (rx_attr->size) less the receive buffers, so that data receives can never crowd the receive buffers out.
   std::size_t rdv_recvs_posted = 0, rdv_recv_limit = 1;
@@ -232,6 +284,8 @@ class engine_core final : public engine {
   std::atomic<bool> warned_full{false};
   std::atomic<bool> engine_failed{false};
   bool warned_version = false;
+  bool refusing = false;  // the engine failed or a peer died: accept looks at each request (accept_refused)
+  std::uint32_t idle_calls = 0;  // engine::progress() calls that found nothing (liveness checks on every 64th)
   bool in_flight_failed = false;
   char fatal_text[256] = {};  // why the engine failed (fail_engine), written once before engine_failed is set
 

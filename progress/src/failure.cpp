@@ -25,6 +25,7 @@ void engine_core::fail_engine(const char* what, int fi_err) noexcept {
   std::snprintf(fatal_text, sizeof(fatal_text), "%s failed on provider '%s': %s (%d)", what, provider_.c_str(),
                 fi_strerror(fi_err), fi_err);
   engine_failed.store(true, std::memory_order_release);
+  refusing = true;
   cq_read_max = 0;  // poll_cq reads no more, and fails what is in flight (fail_in_flight) at its next call
   std::fprintf(stderr,
                "sidecore: error: %s; the progression engine stopped: requests in flight and every later one "
@@ -44,11 +45,7 @@ void engine_core::fail_in_flight() noexcept {
   const std::uint32_t n = pool.slots();
   for (std::uint32_t i = 0; i < n; ++i) {
     req* r = pool.at(i);
-    const auto st = r->state.load(std::memory_order_acquire);
-    if (st != static_cast<std::uint32_t>(req_state::pending) && st != static_cast<std::uint32_t>(req_state::orphan))
-      continue;
-    // Not taken yet: its submission fails when it is drained (accept).
-    if (r->stage.load(std::memory_order_relaxed) == req_stage::none) continue;
+    if (!taken_in_flight(*r)) continue;  // one not taken yet fails when it is drained (accept)
     // A schedule's request completes through its schedule: made ready, it finishes with the failure (run_ready),
     // after its children, failed here, have reported to it.
     if (r->op == req_kind::schedule) ready.push(r->sched);
@@ -60,8 +57,9 @@ void engine_core::fail_in_flight() noexcept {
 }
 
 std::string engine::describe(const completion& c) const {
-  if (c.result != req_result::transport) return {};
   const auto& e = static_cast<const engine_core&>(*this);
+  if (c.result == req_result::peer_failed) return e.peer_failure_text(c.peer_index);
+  if (c.result != req_result::transport) return {};
   const std::string peer = c.peer_index >= 0 ? "address " + std::to_string(c.peer_index) : "any address";
   const std::string code = std::string(fi_strerror(c.fi_err)) + " (" + std::to_string(c.fi_err) + ")";
   switch (c.what) {

@@ -33,6 +33,12 @@ void engine_core::accept_recv(req* r) {
     delete m;
     return;
   }
+  // From a peer found dead, with no message of it kept from before its death: nothing will come.
+  if (peer_dead(r->peer_world)) [[unlikely]] {
+    r->stage.store(req_stage::taken, std::memory_order_relaxed);
+    fail_with_peer(r);
+    return;
+  }
   r->stage.store(req_stage::posted, std::memory_order_relaxed);
   r->mnext = 0;
   r->mprev = matching.posted_tail;
@@ -84,15 +90,19 @@ void engine_core::hold_unexpected(const wire_hdr& h, const char* data) {
     coll_msgs.unexpected(coll_msgs.ctx, h.tag, h.src_index, sig_of(h));
 }
 
+void engine_core::unlink_posted(req* r) noexcept {
+  const std::uint32_t prev = r->mprev, next = r->mnext;
+  if (prev) pool.at(prev - 1)->mnext = next;
+  else matching.posted_head = next;
+  if (next) pool.at(next - 1)->mprev = prev;
+  else matching.posted_tail = prev;
+  r->stage.store(req_stage::taken, std::memory_order_relaxed);
+}
+
 // A receive still in the posted list completes as canceled; a matched one goes on (MPI's rule).
 void engine_core::do_cancel(req* r) {
   if (r->stage.load(std::memory_order_relaxed) == req_stage::posted) {
-    const std::uint32_t prev = r->mprev, next = r->mnext;
-    if (prev) pool.at(prev - 1)->mnext = next;
-    else matching.posted_head = next;
-    if (next) pool.at(next - 1)->mprev = prev;
-    else matching.posted_tail = prev;
-    r->stage.store(req_stage::taken, std::memory_order_relaxed);
+    unlink_posted(r);
     r->result = req_result::canceled;
     r->bytes = 0;
     complete(r);

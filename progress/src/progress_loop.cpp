@@ -30,7 +30,10 @@ bool engine::progress() {
   engine_core& e = core_of(*this);
   const progress_guard g = e.lock_caller();
   if (!g) return false;
-  return e.progress_locked();
+  if (e.progress_locked()) return true;
+  // Nothing to do: a caller polling with test() waits on something (every 64th idle call looks at the peers).
+  if ((++e.idle_calls & 63) == 0) e.watch_peers(now_ns());
+  return false;
 }
 
 void engine_core::sleep_locked(progress_guard& g) {
@@ -109,6 +112,7 @@ void engine_core::thread_main(std::function<void()> on_start) {
     if (cfg.idle == idle_policy::hybrid && now - t >= shared_yield_ns && core_shared()) shared_until = now + shared_hold_ns;
     bump(idle_ns, now - t);
     t = now;
+    watch_peers(now);
     if (idle_since == 0) {
       idle_since = now;
       if (on_idle) on_idle();

@@ -125,7 +125,18 @@ op_status engine_core::post(req* r) {
       return op_status::ok;
   }
   const op_status st = classify(rc);
-  if (st == op_status::fatal) fail_request(r, call, static_cast<int>(-rc));
+  if (st == op_status::fatal) [[unlikely]] {
+    const int peer = r->peer_world;
+    if (peer_gone(static_cast<int>(-rc)) && peer >= 0) {  // the peer's connection is gone: its failure (liveness.cpp)
+      fail_with_peer(r);
+      char why[160];
+      std::snprintf(why, sizeof why, "%s to it failed on provider '%s': %s (%d)", failure_name(call), provider_.c_str(),
+                    fi_strerror(static_cast<int>(-rc)), static_cast<int>(-rc));
+      fail_peer(peer, why);
+    } else {
+      fail_request(r, call, static_cast<int>(-rc));
+    }
+  }
   return st;
 }
 
@@ -183,6 +194,11 @@ void engine_core::take_self_send(req* r, const wire_hdr& h) {
 
 // A ready-to-send matched receive r: post a receive for what r takes, then (post()) clear the sender to send it.
 void engine_core::start_rendezvous(req* r, const wire_hdr& h) {
+  if (peer_dead(static_cast<int>(h.src_index))) [[unlikely]] {  // its data will never come
+    r->peer_world = static_cast<int>(h.src_index);
+    fail_with_peer(r);
+    return;
+  }
   const std::size_t n = h.size < r->len ? h.size : r->len;
   r->result = h.size > r->len ? req_result::truncated : req_result::ok;
   r->bytes = n;
@@ -204,6 +220,7 @@ void engine_core::on_message(rx_buffer* b, std::size_t len) {
   if (len >= hdr_size) {
     std::memcpy(&h, b->buf, hdr_size);
     const char* data = b->buf + hdr_size;
+    if (live.timeout_ns != 0) [[unlikely]] heard_from(h.src_index);
     if (h.type == wire_eager && h.version == wire_version && h.size == len - hdr_size) {
       if (tag::is_coll_abort(h.tag)) [[unlikely]] {
         if (coll_msgs.notice) coll_msgs.notice(coll_msgs.ctx, h.tag, h.src_index, data, h.size);
@@ -228,7 +245,10 @@ void engine_core::on_message(rx_buffer* b, std::size_t len) {
       } else {
         drop_message("is a clear-to-send for no pending send", &h, len);
       }
-    } else {
+    } else if (h.type == wire_ping) {
+      // Refused for now: the peer asks again (liveness.cpp).
+      if (h.src_index < live.dead.size()) (void)inject_hdr(ping_hdr(my_index, wire_pong), ep.addr(static_cast<int>(h.src_index)));
+    } else if (h.type != wire_pong) {  // an answer only counts as heard (above)
       drop_message("is malformed", &h, len);
     }
   } else {

@@ -57,6 +57,11 @@ struct alignas(64) req {
   bool posted = false;             // the transfer began (instrumentation: XFER_BEGIN was recorded)
   std::atomic<bool> cancel_ack{false};  // the engine has processed a cancel entry for this request
   std::atomic<bool> waiter{false};      // an application thread sleeps on `state` (futex)
+  // An operation whose peer died while the provider held it and could not cancel it (a send: fi_tsendv, fi_tsend;
+  // a rendezvous receive whose fi_cancel failed): it completed to its owner with peer_failed, but its context is the
+  // provider's until the provider's own completion; whichever of that completion and the owner's read comes second
+  // frees the slot (liveness.cpp, retire_read).
+  std::atomic<bool> provider_holds{false};
   failure what = failure::none;    // result transport: the step that failed (engine::describe)
   // Completion target: nullptr, the user's handle (state word, waiter futex, orphan exchange); else the schedule
   // this request is a child of (told by schedule::on_child_complete, then advanced from its ready list).
@@ -88,6 +93,14 @@ struct alignas(64) req {
   int fi_err = 0;
 };
 
+/// Whether the engine has r in flight: started, not complete (pending, or orphaned by its owner), and taken by the
+/// lock holder (one still in the submission queue is dealt with when it is drained). For the scans of failures.
+[[nodiscard]] inline bool taken_in_flight(const req& r) noexcept {
+  const auto st = r.state.load(std::memory_order_acquire);
+  return (st == static_cast<std::uint32_t>(req_state::pending) || st == static_cast<std::uint32_t>(req_state::orphan)) &&
+         r.stage.load(std::memory_order_relaxed) != req_stage::none;
+}
+
 /// What a completed request reports. A receive's source is the sender's rank from the header (the posted source
 /// for one cancelled before any message matched it, when it names one).
 inline void read_result(const req& r, completion& out) noexcept {
@@ -96,7 +109,9 @@ inline void read_result(const req& r, completion& out) noexcept {
   out.source = r.op == req_kind::recv ? (r.source >= 0 ? r.source : r.peer) : -1;
   out.kind = r.op;
   out.result = r.result;
-  if (r.result == req_result::transport) [[unlikely]] {
+  // transport or peer_failed (adjacent in req_result)
+  if (static_cast<std::uint8_t>(static_cast<std::uint8_t>(r.result) - static_cast<std::uint8_t>(req_result::transport)) <
+      2) [[unlikely]] {
     out.what = r.what;
     out.fi_err = r.fi_err;
     out.peer_index = r.peer_world;

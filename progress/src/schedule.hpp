@@ -38,6 +38,13 @@ class schedule {
   virtual void on_child_complete(const completion& c, std::uint64_t token) noexcept = 0;
   /// The result the schedule's request completes with once advance() said done (a failed child: transport).
   [[nodiscard]] virtual req_result result() const noexcept { return req_result::ok; }
+  /// Under the progress lock: engine address `address` was found dead (liveness.cpp), while the schedule was pending
+  /// or when it starts. A schedule whose ranks include it records req_result::peer_failed as its result, gives up
+  /// at its next advance() and returns true; false: it does not involve that peer (the default: involves none).
+  virtual bool on_peer_failed(int address) noexcept {
+    (void)address;
+    return false;
+  }
   /// Called once after the last advance(), before the schedule's request completes: the engine no longer touches
   /// the schedule, and its owner may free or reuse it.
   virtual void retire() noexcept {}

@@ -6,6 +6,7 @@
 
 #include <rdma/fi_errno.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <sys/types.h>
 
@@ -30,6 +31,13 @@ enum class op_status : std::uint8_t { ok, retry, fatal };
     case op_status::fatal: return "fatal";
   }
   return "unknown";
+}
+
+/// Whether a provider's error code (positive) on an operation with a peer says the peer is gone: its connection
+/// was reset, refused, aborted or is no more, or its host cannot be reached (tcp;ofi_rxm reports a dead peer so).
+[[nodiscard]] constexpr bool peer_gone(int code) noexcept {
+  return code == FI_ECONNRESET || code == FI_ECONNABORTED || code == FI_ECONNREFUSED || code == FI_ENOTCONN ||
+         code == FI_EHOSTUNREACH || code == FI_EHOSTDOWN || code == EPIPE || code == FI_ESHUTDOWN;
 }
 
 /// The libfabric call a failure names ("fi_tsend"), or what else failed.

@@ -91,22 +91,22 @@ engine_core::inline_result engine_core::send_inline(const void* buf, std::size_t
   return inline_result::sent;
 }
 
-// The holder of the progress lock takes a started request: a receive into matching, a send into the protocol, a
-// schedule onto the ready list. Once the engine has failed, a request fails here.
-void engine_core::accept(req* r) {
-  if (failed()) [[unlikely]] {
+// accept, once the engine failed or a peer died: true when it took r here. A failed engine fails every request; a
+// send to a dead peer fails; a schedule whose communicator holds a dead peer gives up at its first advance. A receive
+// goes on to matching, where one from a dead peer may still take a message kept from before its death.
+bool engine_core::accept_refused(req* r) noexcept {
+  if (failed()) {
     r->stage.store(req_stage::taken, std::memory_order_relaxed);
     fail_request(r, failure::engine, 0);
-    return;
+    return true;
   }
-  if (r->op == req_kind::recv) {
-    accept_recv(r);
-  } else if (r->op == req_kind::send) {
-    r->stage.store(req_stage::taken, std::memory_order_relaxed);
-    post_or_backlog(r);
-  } else {
+  if (r->op == req_kind::recv) return false;
+  if (r->op == req_kind::schedule) {
     accept_schedule(r);
+    (void)refuse_dead(r);
+    return true;
   }
+  return refuse_dead(r);
 }
 
 // Hands an entry to whoever progresses. With the lock (mode off: free; mode core: given up by the progress thread,

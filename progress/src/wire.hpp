@@ -28,6 +28,9 @@ enum wire_type : std::uint8_t {
   /// Never on the wire: a rendezvous-sized send to this process, held in the unexpected list until a receive
   /// takes it (cookie: the send's handle; the receive copies straight from the send's buffer, protocol.cpp).
   wire_self_rts = 4,
+  // SIDECORE_PEER_TIMEOUT (liveness.cpp): "are you there?" to a peer silent for half the timeout, and its answer.
+  wire_ping = 5,
+  wire_pong = 6,
 };
 
 /// The header of every sidecore message that goes through the receive buffers (eager data, ready-to-send,
@@ -87,6 +90,14 @@ inline wire_hdr rts_hdr(std::uint64_t tag, std::size_t len, std::uint64_t handle
 }
 
 /// Clear-to-send: how many bytes the receiver takes of the send named by `cookie`.
+/// A liveness question (wire_ping) or its answer (wire_pong) from `index`: header only.
+inline wire_hdr ping_hdr(std::uint32_t index, std::uint8_t type = wire_ping) noexcept {
+  wire_hdr h{};
+  h.src_index = index;
+  h.type = type;
+  return h;
+}
+
 inline wire_hdr cts_hdr(std::size_t take, std::uint64_t cookie, std::uint32_t receiver_index) noexcept {
   wire_hdr h{};
   h.size = take;

@@ -52,7 +52,8 @@ void to_c(const sidecore::status& s, sc_status* out) {
 
 // A request's error as the call's code; a transport failure's sentence becomes sc_last_error.
 int status_code(const sidecore::status& s) {
-  if (s.error == sidecore::errc::transport || s.error == sidecore::errc::invalid_argument)
+  if (s.error == sidecore::errc::transport || s.error == sidecore::errc::invalid_argument ||
+      s.error == sidecore::errc::peer_failed)
     t_last_error = sidecore::detail::last_transport_error();
   return s.ok() ? SC_SUCCESS : static_cast<int>(s.error);
 }
@@ -225,6 +226,19 @@ extern "C" {
 
 int sc_init(MPI_Comm comm) { return guarded([&] { sidecore::init(comm); return 0; }); }
 int sc_finalize(void) { return guarded([] { sidecore::finalize(); return 0; }); }
+int sc_failed_ranks(int* ranks, int capacity, int* count) {
+  return guarded([&] {
+    if (!count) throw sidecore::error(sidecore::errc::invalid_argument, "sc_failed_ranks: count is NULL");
+    if (capacity < 0 || (capacity > 0 && !ranks))
+      throw sidecore::error(sidecore::errc::invalid_argument,
+                            "sc_failed_ranks: capacity=" + std::to_string(capacity) +
+                                (capacity < 0 ? " is negative; accepted: 0 or more" : " with ranks NULL"));
+    const std::vector<int> dead = sidecore::failed_ranks();
+    for (std::size_t i = 0; i < dead.size() && i < static_cast<std::size_t>(capacity); ++i) ranks[i] = dead[i];
+    *count = static_cast<int>(dead.size());
+    return 0;
+  });
+}
 int sc_step(void) { return guarded([] { sidecore::step(); return 0; }); }
 int sc_rank(int* rank) {
   return guarded([&] {
@@ -517,7 +531,7 @@ int sc_alltoallv_init(const void* send, const int64_t* send_counts, const int64_
 
 const char* sc_error_name(int code) {
   if (code == SC_ERR_INTERNAL) return "internal";
-  if (code < 0 || code > SC_ERR_MPI) return "unknown";
+  if (code < 0 || code > SC_ERR_PEER_FAILED) return "unknown";
   return sidecore::errc_name(static_cast<sidecore::errc>(code));
 }
 const char* sc_last_error(void) { return t_last_error.c_str(); }

@@ -5,6 +5,10 @@
 #include <cctype>
 #include <cstdio>
 #include <optional>
+#include <vector>
+
+#include <sched.h>
+#include <unistd.h>
 #include <string>
 
 #include <sidecore/instrument/instrument.hpp>
@@ -48,6 +52,9 @@ namespace {
 
 using detail::call_scope;
 
+// The ranks found dead by the time finalize returned (failed_ranks() after finalize).
+std::vector<int> g_failed_ranks;
+
 [[noreturn, gnu::cold, gnu::noinline]] void throw_bad_request(const request& r, const char* what) {
   if (r.handle() == 0)
     throw error(errc::invalid_request, std::string("sidecore::") + what +
@@ -84,6 +91,10 @@ thread_local std::string t_request_error;
       break;
     case progress::req_result::invalid:
       st.error = errc::invalid_argument;
+      note_error(s, c, handle);
+      break;
+    case progress::req_result::peer_failed:
+      st.error = errc::peer_failed;
       note_error(s, c, handle);
       break;
   }
@@ -276,6 +287,7 @@ void setup_doorbells(detail::runtime_state& s, MPI_Comm world) {
             "MPI_Win_allocate_shared (doorbells)");
   progress::doorbell* mine = aligned_bell(base);
   new (mine) progress::doorbell();
+  mine->pid.store(static_cast<std::int32_t>(getpid()), std::memory_order_relaxed);  // peers check it lives
   MPI_Barrier(s.node);
   int local = 0, nranks = 0;
   MPI_Comm_size(s.node, &local);
@@ -341,6 +353,7 @@ const char* errc_name(errc code) noexcept {
     case errc::topology: return "topology";
     case errc::transport: return "transport";
     case errc::mpi: return "mpi";
+    case errc::peer_failed: return "peer_failed";
   }
   return "unknown";
 }
@@ -440,6 +453,7 @@ void init(MPI_Comm user_comm) {
   try {
     agree("opening the libfabric endpoint");
     s->eng->connect(world);
+    s->eng->set_peer_timeout(s->cfg.peer_timeout_s);
   } catch (const progress::transport_error& e) {
     MPI_Comm_free(&world);
     throw error(errc::transport, std::string("sidecore::init: ") + e.what());
@@ -500,13 +514,18 @@ void finalize() {
   if (s.autom) s.autom->finish();  // collective: every agreement started is completed
   detail::comm_entry* w = s.comms[0].load();
   // Wait for every rank while still progressing, so a peer that needs our progress to finish its own
-  // transfers (rendezvous) is not left hanging in a barrier.
+  // transfers (rendezvous) is not left hanging in a barrier. A dead rank never enters it: the engine watches every
+  // peer meanwhile, and once one is found dead the barrier is left (the live ranks leave it as they find the death).
+  s.eng->watch_all_peers();
   MPI_Request barrier;
   mpi_check(MPI_Ibarrier(w->mpi, &barrier), "MPI_Ibarrier");
-  for (int done = 0; !done;) {
+  for (int done = 0; !done && s.eng->failed_peer_count() == 0;) {
     MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
     if (!s.eng->thread_running()) s.eng->progress();
+    else sched_yield();  // the progress thread watches the peers
   }
+  g_failed_ranks = s.eng->failed_peers();
+  const bool peer_died = !g_failed_ranks.empty();
   const std::size_t left = s.eng->requests_in_use();
   if (left > 0)
     std::fprintf(stderr, "sidecore: warning: rank %d: %zu request(s) still in flight at finalize; they are dropped\n",
@@ -519,16 +538,23 @@ void finalize() {
   for (auto& p : s.persistent.clear())
     if (p->coll) s.coll->destroy(p->coll);
   s.coll.reset();
-  if (s.bell_window != MPI_WIN_NULL) MPI_Win_free(&s.bell_window);
-  if (s.node != MPI_COMM_NULL) MPI_Comm_free(&s.node);
+  // MPI_Win_free is collective (MPICH waits for every rank of the node in it), and the barrier above may still be
+  // pending on world's duplicate: with a dead rank, MPI's objects are left to the end of the process.
+  if (!peer_died && s.bell_window != MPI_WIN_NULL) MPI_Win_free(&s.bell_window);
+  if (!peer_died && s.node != MPI_COMM_NULL) MPI_Comm_free(&s.node);
   for (auto& slot : s.comms) {
     detail::comm_entry* e = slot.exchange(nullptr);
     if (!e) continue;
-    MPI_Comm_free(&e->mpi);
+    if (!peer_died) MPI_Comm_free(&e->mpi);
     delete e;
   }
   delete g_state;
   g_state = nullptr;
+}
+
+std::vector<int> failed_ranks() {
+  if (g_phase.load(std::memory_order_acquire) == static_cast<int>(phase::running)) return g_state->eng->failed_peers();
+  return g_failed_ranks;
 }
 
 bool initialized() noexcept { return g_phase.load(std::memory_order_acquire) == static_cast<int>(phase::running); }
@@ -688,6 +714,8 @@ void send(const void* buf, std::int64_t bytes, int dest, int t, const comm& c) {
   if (st.error == errc::transport)
     throw error(errc::transport,
                 "sidecore::send to rank " + std::to_string(dest) + " failed in the transport: " + t_request_error);
+  if (st.error == errc::peer_failed)
+    throw error(errc::peer_failed, "sidecore::send to rank " + std::to_string(dest) + " failed: " + t_request_error);
 }
 
 status recv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {

@@ -187,6 +187,18 @@ std::vector<setting_def> make_table() {
                  s.block_us = static_cast<std::uint32_t>(parse_unsigned("SIDECORE_BLOCK_US", v, 10, 1000000));
                },
                [](const settings& s) { return std::to_string(s.block_us); }});
+  t.push_back({"SIDECORE_PEER_TIMEOUT", "0", "a number of seconds 0..1000000",
+               "a rank on another node from which nothing arrived for half this time, while a request of this rank "
+               "waits on it, is asked whether it lives; if it still says nothing by the full time, it is declared "
+               "dead and every request involving it completes with errc::peer_failed (docs/failures.md). A live "
+               "rank answers when it progresses: its progress thread in mode core, its next sidecore call in mode "
+               "off, so set it above the longest time a rank computes without calling sidecore. 0: never by time; "
+               "a rank on another node is then found dead only by the provider's errors (a reset connection). "
+               "Ranks on this node are found dead within about 20 ms of waiting on them, whatever this says.",
+               [](settings& s, const std::string& v) {
+                 s.peer_timeout_s = parse_seconds("SIDECORE_PEER_TIMEOUT", v, 0, 1e6);
+               },
+               [](const settings& s) { return fmt_seconds(s.peer_timeout_s); }});
   t.push_back({"SIDECORE_CALLER_PROGRESS", "on", "on, off",
                "core mode: on: an application thread that posts or waits for an eager-sized operation (at most "
                "SIDECORE_EAGER_MAX bytes) while no other application thread progresses does the work itself "

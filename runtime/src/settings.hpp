@@ -39,6 +39,7 @@ struct settings {
   std::uint32_t spin_us = 5000;
   std::uint32_t yield_us = 2;
   std::uint32_t block_us = 1000;
+  double peer_timeout_s = 0;  // SIDECORE_PEER_TIMEOUT; 0: a peer on another node is never declared dead by time
   bool caller_progress = true;
   bool self_path = true;
   std::string provider;  // empty: automatic

@@ -192,6 +192,7 @@ TEST_F(BadInput, ErrorNamesAreStable) {
   EXPECT_STREQ(sidecore::errc_name(errc::topology), "topology");
   EXPECT_STREQ(sidecore::errc_name(errc::transport), "transport");
   EXPECT_STREQ(sidecore::errc_name(errc::mpi), "mpi");
+  EXPECT_STREQ(sidecore::errc_name(errc::peer_failed), "peer_failed");
 }
 
 TEST_F(BadInput, InitTwiceWhileRunning) {

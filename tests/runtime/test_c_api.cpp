@@ -41,6 +41,8 @@ TEST_F(CApi, CodesMatchErrcAndHaveNames) {
   EXPECT_EQ(SC_ERR_TOPOLOGY, static_cast<int>(sidecore::errc::topology));
   EXPECT_EQ(SC_ERR_TRANSPORT, static_cast<int>(sidecore::errc::transport));
   EXPECT_EQ(SC_ERR_MPI, static_cast<int>(sidecore::errc::mpi));
+  EXPECT_EQ(SC_ERR_PEER_FAILED, static_cast<int>(sidecore::errc::peer_failed));
+  EXPECT_STREQ(sc_error_name(SC_ERR_PEER_FAILED), "peer_failed");
   EXPECT_STREQ(sc_error_name(SC_SUCCESS), "success");
   EXPECT_STREQ(sc_error_name(SC_ERR_TRUNCATED), "truncated");
   EXPECT_STREQ(sc_error_name(SC_ERR_INVALID_REQUEST), "invalid_request");

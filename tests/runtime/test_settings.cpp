@@ -62,7 +62,7 @@ void expect_clear_rejection(const std::string& name, const std::string& value,
 
 const std::vector<std::string> all_names = {
     "SIDECORE_PROGRESS",     "SIDECORE_PROGRESS_CORE", "SIDECORE_IDLE",       "SIDECORE_SPIN_US",
-    "SIDECORE_YIELD_US",     "SIDECORE_BLOCK_US",     "SIDECORE_CALLER_PROGRESS", "SIDECORE_SELF_PATH", "SIDECORE_PROVIDER",      "SIDECORE_SUBMIT_QUEUE", "SIDECORE_CQ_BATCH",
+    "SIDECORE_YIELD_US",     "SIDECORE_BLOCK_US",     "SIDECORE_PEER_TIMEOUT", "SIDECORE_CALLER_PROGRESS", "SIDECORE_SELF_PATH", "SIDECORE_PROVIDER",      "SIDECORE_SUBMIT_QUEUE", "SIDECORE_CQ_BATCH",
     "SIDECORE_EAGER_MAX",    "SIDECORE_RECV_BUFFERS",
     "SIDECORE_VERBOSE",      "SIDECORE_PROFILE",       "SIDECORE_TRACE",      "SIDECORE_TRACE_MAX_EVENTS",
     "SIDECORE_SIZE_BINS",    "SIDECORE_XFER_TABLE",    "SIDECORE_RING_EVENTS",  "SIDECORE_COLL_SAMPLES",
@@ -110,6 +110,7 @@ TEST(SettingsTable, DefaultValues) {
   EXPECT_EQ(def.spin_us, 5000u);
   EXPECT_EQ(def.yield_us, 2u);
   EXPECT_EQ(def.block_us, 1000u);
+  EXPECT_EQ(def.peer_timeout_s, 0.0);
   EXPECT_TRUE(def.provider.empty());
   EXPECT_EQ(def.submit_queue, 4096u);
   EXPECT_EQ(def.cq_batch, 16u);
@@ -132,6 +133,7 @@ TEST(SettingsTable, ValidValuesParseAndRoundTrip) {
       {"SIDECORE_SPIN_US", {"0", "20", "10000000"}},
       {"SIDECORE_YIELD_US", {"0", "2", "10000000"}},
       {"SIDECORE_BLOCK_US", {"10", "100", "1000000"}},
+      {"SIDECORE_PEER_TIMEOUT", {"0", "0.5", "30", "1000000"}},
       {"SIDECORE_PROVIDER", {"shm", "tcp;ofi_rxm", "verbs;ofi_rxm", "efa"}},
       {"SIDECORE_SUBMIT_QUEUE", {"2", "1024", "4096", "1048576"}},
       {"SIDECORE_CQ_BATCH", {"1", "16", "64"}},
@@ -201,6 +203,8 @@ TEST(SettingsTable, ValidValuesGiveTheRightFields) {
   EXPECT_TRUE(parsed("SIDECORE_CALLER_PROGRESS", "on").caller_progress);
   EXPECT_EQ(parsed("SIDECORE_SPIN_US", "20").spin_us, 20u);
   EXPECT_EQ(parsed("SIDECORE_BLOCK_US", "100").block_us, 100u);
+  EXPECT_EQ(parsed("SIDECORE_PEER_TIMEOUT", "30").peer_timeout_s, 30.0);
+  EXPECT_EQ(parsed("SIDECORE_PEER_TIMEOUT", "0").peer_timeout_s, 0.0);
   EXPECT_EQ(parsed("SIDECORE_PROVIDER", "tcp;ofi_rxm").provider, "tcp;ofi_rxm");
   EXPECT_EQ(parsed("SIDECORE_SUBMIT_QUEUE", "1024").submit_queue, 1024u);
   EXPECT_EQ(parsed("SIDECORE_CQ_BATCH", "64").cq_batch, 64u);
@@ -273,6 +277,7 @@ TEST(SettingsTable, RejectsJunkForEveryVariable) {
       {"SIDECORE_SPIN_US", {"", "abc", "1e3", "+5", "10000001", "99999999999999999999999", "0x10", "5 5"}},
       {"SIDECORE_YIELD_US", {"", "-1", "10000001", "2us"}},
       {"SIDECORE_BLOCK_US", {"9", "0", "1000001", "ten"}},
+      {"SIDECORE_PEER_TIMEOUT", {"-1", "1000001", "ten", "5s", "nan"}},
       {"SIDECORE_PROVIDER", {"", "   ", "shm,tcp", "shm tcp"}},
       {"SIDECORE_SUBMIT_QUEUE", {"0", "1", "3", "4097", "2097152", "big"}},
       {"SIDECORE_CQ_BATCH", {"0", "65", "-3"}},

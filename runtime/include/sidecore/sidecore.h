@@ -30,6 +30,7 @@ enum {
   SC_ERR_TOPOLOGY = 8,
   SC_ERR_TRANSPORT = 9,
   SC_ERR_MPI = 10,
+  SC_ERR_PEER_FAILED = 11, /* the rank the operation involves died; sc_last_error names it (docs/failures.md) */
   SC_ERR_INTERNAL = 99
 };
 
@@ -45,13 +46,17 @@ typedef struct sc_status {
   int source;     /* -1 for sends */
   int tag;        /* -1 for sends */
   size_t bytes;   /* bytes received */
-  int error;      /* SC_SUCCESS, SC_ERR_TRUNCATED or SC_ERR_CANCELED */
+  int error;      /* SC_SUCCESS, SC_ERR_TRUNCATED, SC_ERR_CANCELED, SC_ERR_TRANSPORT or SC_ERR_PEER_FAILED */
 } sc_status;
 
 /** Collective: as sidecore::init. */
 SIDECORE_C_API int sc_init(MPI_Comm comm);
 /** Collective: as sidecore::finalize. */
 SIDECORE_C_API int sc_finalize(void);
+/** As sidecore::failed_ranks: writes up to `capacity` ranks of the world communicator found dead to `ranks` and
+ *  their number (which may exceed capacity) to *count. SC_ERR_INVALID_ARGUMENT when count is NULL, or ranks is
+ *  NULL with capacity > 0, or capacity < 0. */
+SIDECORE_C_API int sc_failed_ranks(int* ranks, int capacity, int* count);
 /** The end of one iteration, for SIDECORE_PROGRESS=auto: as sidecore::step. SC_SUCCESS, or
  *  SC_ERR_INVALID_ARGUMENT when called by another thread than init's or inside an OpenMP parallel region (in mode
  *  auto), SC_ERR_NOT_INITIALIZED outside init..finalize. */
@@ -71,7 +76,7 @@ SIDECORE_C_API int sc_irecv(void* buf, int64_t bytes, int source, int tag, sc_co
 SIDECORE_C_API int sc_send(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm);
 SIDECORE_C_API int sc_recv(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_status* status);
 /** Completion. status may be NULL. sc_wait returns the request's own error (SC_ERR_TRUNCATED,
- *  SC_ERR_CANCELED) as well as filling status.error. *index is -1 when no request is active / completed. */
+ *  SC_ERR_CANCELED, SC_ERR_PEER_FAILED, ...) as well as filling status.error. *index is -1 when no request is active / completed. */
 SIDECORE_C_API int sc_wait(sc_request* req, sc_status* status);
 SIDECORE_C_API int sc_test(sc_request* req, int* flag, sc_status* status);
 SIDECORE_C_API int sc_waitall(int count, sc_request* reqs, sc_status* statuses);

@@ -25,6 +25,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <sidecore/common/common.hpp>
 
@@ -43,6 +44,10 @@ enum class errc : int {
   topology,             ///< the core reservation cannot be made (e.g. one core only)
   transport,            ///< libfabric reported an error
   mpi,                  ///< an MPI call made by sidecore failed
+  /// (status, or thrown by the blocking calls) the rank the operation involves died: a send to it, a receive from
+  /// it, an any-source receive pending when a death was found, a collective whose communicator holds it. The
+  /// message names that rank (of world()); docs/failures.md says what a survivor can still do.
+  peer_failed,
 };
 
 /// Stable lower-case name of an error code ("invalid_argument", "truncated", ...).
@@ -70,8 +75,8 @@ struct status {
   /// Bytes received. For a truncated message: the buffer size, and never a byte past it; whether the part
   /// that fits is written depends on the provider (shm writes it, tcp;ofi_rxm in libfabric 1.17 does not).
   std::size_t bytes = 0;
-  /// success, truncated, canceled, or transport (the provider failed the operation; send() throws with why, and
-  /// the C API's sc_last_error says it)
+  /// success, truncated, canceled, transport (the provider failed the operation; send() throws with why, and
+  /// the C API's sc_last_error says it), or peer_failed (the rank it involves died; likewise)
   errc error = errc::success;
   [[nodiscard]] bool ok() const noexcept { return error == errc::success; }
   [[nodiscard]] bool canceled() const noexcept { return error == errc::canceled; }
@@ -149,7 +154,14 @@ SIDECORE_API void init(MPI_Comm comm = MPI_COMM_WORLD);
 /// closes the endpoint. Operations still in flight are dropped, with a warning saying how many; their buffers
 /// are not touched after finalize returns. Throws errc::not_initialized
 /// when not initialized. After finalize, init may not be called again (errc::already_initialized).
+/// With a rank found dead (failed_ranks()), it waits for the live ranks only, until it finds the death itself if
+/// it had not yet (about 20 ms on one node; SIDECORE_PEER_TIMEOUT across nodes), and frees no MPI object that
+/// needs the dead rank. MPICH's MPI_Finalize then waits for the dead rank forever: a survivor should end with
+/// exit() instead of calling MPI_Finalize (docs/failures.md).
 SIDECORE_API void finalize();
+/// The ranks of world() found dead so far, in the order they were found; after finalize, those found until then.
+/// Empty before init and in a job where every rank lives.
+[[nodiscard]] SIDECORE_API std::vector<int> failed_ranks();
 /// True between init() and finalize().
 [[nodiscard]] SIDECORE_API bool initialized() noexcept;
 /// The communicator given to init(). Never throws: before init or after finalize the handle it returns makes

@@ -72,6 +72,9 @@ struct engine_stats {
 struct alignas(64) doorbell {
   std::atomic<std::uint32_t> seq{0};       ///< futex word, bumped by every ring
   std::atomic<std::uint32_t> sleepers{0};  ///< threads of the owner sleeping on seq
+  /// The owner's process id, written once before the doorbells are shared: a peer on the node that waits on
+  /// this process checks with kill(pid, 0) whether it still lives (progress/src/liveness.cpp). 0: unknown.
+  std::atomic<std::int32_t> pid{0};
 };
 
 /// Thrown for libfabric or bootstrap failures while the engine is set up (engine::open, connect); the runtime
@@ -108,17 +111,19 @@ inline constexpr std::uint64_t runtime_bit = std::uint64_t{1} << 62;
 
 /// What a request is: a send, a receive, or a schedule (a collective's rounds of child operations).
 enum class req_kind : std::uint8_t { send, recv, schedule };
-/// Completion result, mapped by the runtime to sidecore::errc. `invalid`: a schedule found that the ranks' arguments
+/// Completion result, mapped by the runtime to sidecore::errc. `peer_failed`: the peer the request involves (for
+/// an any-source receive: a peer that died while it was posted; for a schedule: a rank of its communicator) is
+/// dead (progress/src/liveness.cpp); peer_index names it. `invalid`: a schedule found that the ranks' arguments
 /// disagree (a collective whose counts, types, operators or roots differ between ranks; the collective layer says
-/// which, progress/coll/).
-enum class req_result : std::uint8_t { ok = 0, truncated, canceled, transport, invalid };
+/// which, progress/coll/). transport and peer_failed are adjacent: read_result tests both with one comparison.
+enum class req_result : std::uint8_t { ok = 0, truncated, canceled, transport, peer_failed, invalid };
 /// For a request that completed with req_result::transport: the libfabric call that failed, an error completion
 /// the provider delivered for it, or a failure of the whole engine (its completion queue) while it was in flight.
 enum class failure : std::uint8_t { none, fi_tsend, fi_tsendv, fi_tinject, fi_trecv, error_completion, engine };
 
 /// What a completed request reports (engine::wait, engine::test). Filled by the engine, which writes what, fi_err
-/// and peer_index only for req_result::transport (no default values: the small-message path writes only what it
-/// reports).
+/// and peer_index only for req_result::transport and peer_failed (no default values: the small-message path writes
+/// only what it reports).
 struct completion {
   std::size_t bytes;   ///< bytes sent, or received (truncated: what the buffer took; canceled: 0)
   std::uint64_t tag;   ///< recv: the message's sidecore tag (tag.hpp)
@@ -127,7 +132,7 @@ struct completion {
   req_result result;
   failure what;        ///< transport: the step that failed
   int fi_err;          ///< transport: the provider's error code (positive), 0 if none
-  int peer_index;      ///< transport: the peer's engine address index, -1 if none
+  int peer_index;      ///< transport, peer_failed: the peer's engine address index, -1 if none
   /// Written only for the children of a schedule (schedule::on_child_complete): for a receive, the signature the
   /// matched message carried (start_child_send's `sig`; 0 when it carried none).
   std::uint64_t sig;
@@ -213,8 +218,24 @@ class engine {
   /// reused meanwhile. False if the handle names no live request.
   bool cancel(std::uint64_t handle);
   /// A sentence saying why a request completed with req_result::transport ("fi_tsend to address 3 failed on
-  /// provider 'tcp;ofi_rxm': Connection reset by peer (104)"); empty for any other result.
+  /// provider 'tcp;ofi_rxm': Connection reset by peer (104)") or peer_failed (which address died, how it was
+  /// seen); empty for any other result.
   [[nodiscard]] std::string describe(const completion& c) const;
+
+  // Peer failure (progress/src/liveness.cpp; docs/failures.md). A peer found dead stays dead: every request
+  // involving it completes with req_result::peer_failed, and later ones fail when the engine takes them.
+
+  /// Addresses found dead so far, in the order they were found (any thread; a snapshot).
+  [[nodiscard]] std::vector<int> failed_peers() const;
+  /// How many addresses were found dead (any thread, one load).
+  [[nodiscard]] std::size_t failed_peer_count() const noexcept;
+  /// From now on the liveness checks look at every peer, not only those a pending request involves: finalize,
+  /// which waits for every rank, calls it.
+  void watch_all_peers() noexcept;
+  /// SIDECORE_PEER_TIMEOUT: a peer on another node (no doorbell, so no process id to check) from which nothing
+  /// arrived for this long while a request involving it is pending is declared dead. 0 (the default): never by
+  /// time; only the provider's errors on that peer say it died. Call before traffic.
+  void set_peer_timeout(double seconds) noexcept;
 
   /// Doorbells shared with the ranks of this node: `mine` is this process's, `peers[i]` that of address index i
   /// (nullptr for ranks on other nodes, whose messages are seen within block_us instead). Without a call, a

@@ -1,0 +1,175 @@
+// A rank dies (SIGKILL) while the others have operations with it in flight; run under
+// `mpiexec -disable-auto-cleanup` (hydra otherwise kills the whole job), at 2 or 3 ranks, by peer_failure.sh.
+//
+// Rank 1 dies. Before that, rank 0 posts what must fail: a receive from rank 1 that it never sends, a 16 MiB
+// receive whose ready-to-send rank 1 sends just before it dies (the transfer is cut off after its clear-to-send), an
+// any-source receive nobody sends to, a rendezvous send rank 1 never receives; ranks 0 and 2 start an allreduce rank
+// 1 never joins. Each completes with errc::peer_failed, never canceled, within a few seconds; later requests
+// involving rank 1 (a receive from it, an eager and a rendezvous send to it, a blocking send, a new collective) fail
+// at once; rank 2 still exchanges 8 B and 1 MiB with rank 0 both ways; finalize returns; failed_ranks() is {1}.
+// Each survivor prints "peer_failure: rank R: passed" and ends with exit(0) without MPI_Finalize (MPICH's waits
+// for the dead rank: docs/failures.md). Every failed check prints a line with FAILED.
+#include <mpi.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sidecore/sidecore.h>
+#include <sidecore/sidecore.hpp>
+#include <sidecore/collectives.hpp>
+
+namespace {
+
+using clk = std::chrono::steady_clock;
+using sidecore::errc;
+
+int g_rank = 0;
+int g_failures = 0;
+constexpr double deadline_s = 10;  // a failure must be reported well within this (detection: ~20 ms on one node)
+
+void check(bool ok, const std::string& what) {
+  if (ok) return;
+  ++g_failures;
+  std::fprintf(stderr, "peer_failure: rank %d: FAILED: %s\n", g_rank, what.c_str());
+}
+
+// Polls r until it completes or the deadline passes (a hang is reported as a failure, not left to ctest's timeout).
+sidecore::status wait_bounded(sidecore::request& r, const char* what) {
+  const auto t0 = clk::now();
+  sidecore::status st;
+  while (!sidecore::test(r, &st)) {
+    if (std::chrono::duration<double>(clk::now() - t0).count() > deadline_s) {
+      check(false, std::string(what) + ": still pending after " + std::to_string(deadline_s) + " s");
+      std::fflush(stderr);
+      std::_Exit(3);
+    }
+    std::this_thread::yield();
+  }
+  return st;
+}
+
+void expect_peer_failed(sidecore::request& r, const char* what) {
+  const sidecore::status st = wait_bounded(r, what);
+  check(st.error == errc::peer_failed,
+        std::string(what) + ": completed with " + sidecore::errc_name(st.error) + ", expected peer_failed");
+}
+
+void expect_ok(sidecore::request& r, const char* what) {
+  const sidecore::status st = wait_bounded(r, what);
+  check(st.error == errc::success, std::string(what) + ": completed with " + sidecore::errc_name(st.error));
+}
+
+// Rank 0 and rank 2 after the death: 8 B and 1 MiB each way, contents checked.
+void exchange_with_live_peer(int peer) {
+  for (std::size_t n : {std::size_t{8}, std::size_t{1} << 20}) {
+    std::vector<unsigned char> out(n), in(n, 0);
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<unsigned char>(i * 7 + g_rank);
+    sidecore::request rr = sidecore::irecv(in.data(), static_cast<std::int64_t>(n), peer, 40);
+    sidecore::request sr = sidecore::isend(out.data(), static_cast<std::int64_t>(n), peer, 40);
+    expect_ok(sr, "send to the live rank");
+    expect_ok(rr, "receive from the live rank");
+    bool same = true;
+    for (std::size_t i = 0; i < n && same; ++i) same = in[i] == static_cast<unsigned char>(i * 7 + peer);
+    check(same, "the " + std::to_string(n) + "-byte message from the live rank differs");
+  }
+}
+
+void survivor(int nranks) {
+  constexpr std::size_t big = std::size_t{16} << 20;
+  std::vector<char> small(64), large(big), rdv(std::size_t{1} << 20, 'r'), any(64);
+  std::vector<double> red_in(8, 1.0), red_out(8, 0.0);
+  sidecore::request never, cut, any_src, rdv_send;
+  if (g_rank == 0) {
+    never = sidecore::irecv(small.data(), 64, 1, 1);
+    cut = sidecore::irecv(large.data(), static_cast<std::int64_t>(big), 1, 2);
+    any_src = sidecore::irecv(any.data(), 64, sidecore::any_source, 5);
+    rdv_send = sidecore::isend(rdv.data(), static_cast<std::int64_t>(rdv.size()), 1, 3);
+  }
+  sidecore::request coll = sidecore::iallreduce(red_in.data(), red_out.data(), 8, sidecore::dtype::float64,
+                                                sidecore::op::sum);
+  MPI_Barrier(MPI_COMM_WORLD);  // rank 1 dies after this
+  const auto t0 = clk::now();
+  if (g_rank == 0) {
+    expect_peer_failed(never, "a receive from the dead rank");
+    expect_peer_failed(cut, "a 16 MiB receive cut off by the death");
+    expect_peer_failed(any_src, "an any-source receive pending at the death");
+    expect_peer_failed(rdv_send, "a 1 MiB send the dead rank never received");
+  }
+  expect_peer_failed(coll, "an allreduce the dead rank never joined");
+  const double seen_s = std::chrono::duration<double>(clk::now() - t0).count();
+  check(seen_s < deadline_s, "the failures took " + std::to_string(seen_s) + " s");
+
+  // Later requests involving the dead rank fail at once; the message names it.
+  sidecore::request r1 = sidecore::irecv(small.data(), 64, 1, 6);
+  expect_peer_failed(r1, "a receive from the dead rank posted after its death");
+  sidecore::request s1 = sidecore::isend(small.data(), 4096, 1, 7);
+  (void)wait_bounded(s1, "a 4 KiB send to the dead rank");  // may be taken by the provider at once (docs/failures.md)
+  sidecore::request s2 = sidecore::isend(rdv.data(), static_cast<std::int64_t>(rdv.size()), 1, 8);
+  expect_peer_failed(s2, "a 1 MiB send to the dead rank after its death");
+  try {
+    sidecore::send(rdv.data(), static_cast<std::int64_t>(rdv.size()), 1, 9);
+    check(false, "a blocking send to the dead rank returned");
+  } catch (const sidecore::error& e) {
+    check(e.code() == errc::peer_failed && std::string(e.what()).find("peer rank 1 failed") != std::string::npos,
+          std::string("a blocking send to the dead rank threw ") + sidecore::errc_name(e.code()) + ": " + e.what());
+  }
+  sidecore::request c2 = sidecore::iallreduce(red_in.data(), red_out.data(), 8, sidecore::dtype::float64,
+                                              sidecore::op::sum);
+  expect_peer_failed(c2, "an allreduce started after the death");
+  // The C API's code and message.
+  sc_request cr = SC_REQUEST_NULL;
+  check(sc_irecv(small.data(), 64, 1, 10, SC_COMM_WORLD, &cr) == SC_SUCCESS, "sc_irecv from the dead rank");
+  const int code = sc_wait(&cr, nullptr);
+  check(code == SC_ERR_PEER_FAILED && std::string(sc_last_error()).find("peer rank 1") != std::string::npos,
+        "sc_wait on a receive from the dead rank: " + std::to_string(code) + " (" + sc_last_error() + ")");
+
+  if (nranks > 2) exchange_with_live_peer(g_rank == 0 ? 2 : 0);
+
+  const auto f0 = clk::now();
+  sidecore::finalize();
+  const double fin_s = std::chrono::duration<double>(clk::now() - f0).count();
+  check(fin_s < deadline_s, "finalize took " + std::to_string(fin_s) + " s");
+  const std::vector<int> dead = sidecore::failed_ranks();
+  check(dead.size() == 1 && dead[0] == 1, "failed_ranks() does not say {1}");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  int nranks = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  if (nranks < 2) {
+    std::fprintf(stderr, "peer_failure: needs 2 or more ranks\n");
+    return 2;
+  }
+  // The rank that dies runs in mode off whatever the others do: its data moves only inside its own sidecore calls,
+  // and it makes none after its last isend, so the 16 MiB transfer is cut after its clear-to-send every time.
+  if (g_rank == 1) setenv("SIDECORE_PROGRESS", "off", 1);
+  try {
+    sidecore::init();
+    if (g_rank == 1) {
+      // A 16 MiB send to rank 0: its ready-to-send goes out inside isend, then this rank dies.
+      std::vector<char> big(std::size_t{16} << 20, 'x');
+      sidecore::request r = sidecore::isend(big.data(), static_cast<std::int64_t>(big.size()), 0, 2);
+      MPI_Barrier(MPI_COMM_WORLD);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      std::raise(SIGKILL);
+    }
+    survivor(nranks);
+  } catch (const std::exception& e) {
+    check(false, std::string("exception: ") + e.what());
+  }
+  if (g_failures == 0) std::fprintf(stderr, "peer_failure: rank %d: passed\n", g_rank);
+  std::fflush(stderr);
+  std::fflush(stdout);
+  // No MPI_Finalize: MPICH's waits for every rank, the dead one included.
+  std::exit(g_failures == 0 ? 0 : 1);
+}

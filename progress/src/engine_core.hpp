@@ -260,6 +260,7 @@ class engine_core final : public engine {
   match_state matching;
   rx_buffers rx;
   ready_list ready;
+  std::uint32_t schedules_running = 0;  // accepted and not finished (the idle policy's core-sharing rule)
   peer_liveness live;
   // Rendezvous data receives posted to the provider, and how many may be: the provider's receive queue
   // (rx_attr->size) less the receive buffers, so that data receives can never crowd the receive buffers out.

@@ -1,7 +1,7 @@
 // The progress pass (backlogs, submissions, the completion queue, the schedules that are ready), the progress
 // thread's loop (mode core) and the idle policy: when a pass finds nothing, spin, then (block/hybrid) sleep on the
-// doorbell until a submission or a peer rings it, or block_us passes; hybrid sleeps at once while the core is
-// found shared (core_sharing.hpp).
+// doorbell until a submission or a peer rings it, or block_us passes; hybrid sleeps at once while collectives run
+// and the core is found shared (core_sharing.hpp).
 #include <sched.h>
 
 #include <cstdio>
@@ -109,7 +109,10 @@ void engine_core::thread_main(std::function<void()> on_start) {
       continue;
     }
     // An idle pass that took long was, most likely, preempted: by a thread that shares our core (core_sharing.hpp).
-    if (cfg.idle == idle_policy::hybrid && now - t >= shared_yield_ns && core_shared()) shared_until = now + shared_hold_ns;
+    // Only while collectives run: each of their steps waits for a peer, and one on our core waited a scheduler tick
+    // per step behind our spinning; a point-to-point transfer's peer fares better with us spinning (below).
+    if (cfg.idle == idle_policy::hybrid && schedules_running != 0 && now - t >= shared_yield_ns && core_shared())
+      shared_until = now + progress_shared_hold_ns;
     bump(idle_ns, now - t);
     t = now;
     watch_peers(now);
@@ -129,8 +132,9 @@ void engine_core::thread_main(std::function<void()> on_start) {
       if (now - idle_since >= yield_ns) {
         bump(yields);
         sched_yield();
-        if (const std::uint64_t after = now_ns(); after - now >= shared_yield_ns && core_shared())
-          shared_until = after + shared_hold_ns;
+        if (const std::uint64_t after = now_ns();
+            schedules_running != 0 && after - now >= shared_yield_ns && core_shared())
+          shared_until = after + progress_shared_hold_ns;
       } else {
         cpu_relax();
       }

@@ -32,6 +32,7 @@ void engine_core::accept_schedule(req* r) {
   r->stage.store(req_stage::taken, std::memory_order_relaxed);
   schedule* s = r->sched;
   s->self_ = r;
+  ++schedules_running;
   ready.push(s);
 }
 
@@ -142,6 +143,7 @@ std::uint64_t schedule::request_handle() const noexcept { return self_ ? request
 
 void engine_core::finish(schedule* s, req_result result, failure what) noexcept {
   req* r = s->self_;
+  --schedules_running;
   ready.remove(s);
   r->sched = nullptr;
   r->result = result;

@@ -3,15 +3,17 @@
 #   1. the point-to-point suite in modes off and core, and the collectives suite;
 #   2. the same traffic with the link rate-limited (tc tbf);
 #   3. the link set down and up again in the middle of the transfers: TCP retransmits, every message arrives once
-#      (the suites check contents, order and counts).
+#      (the suites check contents, order and counts);
+#   4. a rank killed mid-transfer (peer_failure.cpp, as peer_failure.sh runs it): the survivor's requests complete
+#      with errc::peer_failed and it finalizes.
 # Needs root and iproute2; otherwise it says why and exits 77 (ctest: skipped). The namespaces, the veth pair and
 # the qdisc are made here with names unique to this run, on private addresses that exist only inside the two
 # namespaces, and removed on every exit (a trap). Each run has a timeout: a hang fails the test, it never stalls it.
-# usage: two_hosts.sh <mpiexec> <test_runtime_p2p> <test_runtime_coll>
+# usage: two_hosts.sh <mpiexec> <test_runtime_p2p> <test_runtime_coll> <test_runtime_peer_failure>
 #   PER_RUN=seconds per run (300); TWO_HOSTS_ONLY=<case name> runs one case; TWO_HOSTS_ENV='VAR=value ...' adds
 #   to the ranks' environment (FI_LOG_LEVEL=warn, to see what libfabric says).
 set -u
-mpiexec=$1 p2p=$2 coll=$3
+mpiexec=$1 p2p=$2 coll=$3 peer_failure=$4
 PER_RUN=${PER_RUN:-300}
 
 skip() { echo "two_hosts: SKIPPED: $*"; exit 77; }
@@ -83,5 +85,24 @@ for ns in "$nsa" "$nsb"; do ip netns exec "$ns" tc qdisc del dev scv0 root; done
 flapper=$!
 run p2p.link_down_up core "$p2p" --gtest_filter="$transfers" --gtest_repeat=3
 wait "$flapper"
+
+# A rank killed: see peer_failure.sh for why each rank runs under a shell that ignores SIGUSR1 and why success is
+# read from the survivor's output (mpiexec returns the dead rank's status).
+if [[ -z ${TWO_HOSTS_ONLY:-} || peer_failure == ${TWO_HOSTS_ONLY} ]]; then
+  echo "== peer_failure (rank 1 killed mid-transfer)"
+  rank_cmd=(sh -c 'trap "" USR1; "$0"' "$peer_failure")
+  timeout -k 10 "$PER_RUN" "$mpiexec" -disable-auto-cleanup \
+    -n 1 ip netns exec "$nsa" env "${env_vars[@]}" SIDECORE_PEER_TIMEOUT=5 "${rank_cmd[@]}" : \
+    -n 1 ip netns exec "$nsb" env "${env_vars[@]}" SIDECORE_PEER_TIMEOUT=5 "${rank_cmd[@]}" >"$out/peer_failure.log" 2>&1
+  rc=$?
+  if [ "$rc" -ne 124 ] && grep -q '^peer_failure: rank 0: passed$' "$out/peer_failure.log" &&
+     ! grep -q FAILED "$out/peer_failure.log"; then
+    echo "ok: peer_failure (the survivor passed)"
+  else
+    echo "FAILED: peer_failure (mpiexec exit $rc); last lines of $out/peer_failure.log:"
+    tail -n 20 "$out/peer_failure.log"
+    failed=1
+  fi
+fi
 
 exit $failed

@@ -2,9 +2,10 @@
 // hooks, the peer connections made at start-up. See engine_core.hpp for where everything else lives.
 #include <sidecore/progress/engine.hpp>
 
-#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
+#include <sidecore/common/common.hpp>
 #include <sidecore/progress/tag.hpp>
 
 #include "engine_core.hpp"
@@ -41,39 +42,56 @@ engine_core::~engine_core() {
   }
 }
 
-void engine::connect_peers(int me, const std::vector<int>& peers) {
+void engine::connect_peers(int me, const std::vector<int>& node_peers, int nranks, double timeout_s) {
   std::vector<std::uint64_t> handles;
+  std::vector<int> peer_of;  // per handle
   char dummy = 0;
   const std::uint64_t t = tag::make(tag::kind::internal, 0, 1);
-  for (int p : peers) {
+  for (int p : node_peers) {
     if (p == me) continue;
     handles.push_back(start_recv(&dummy, 0, t, 0, p, p, 0));
     handles.push_back(start_send(&dummy, 0, p, t, p, me, 0));
+    peer_of.insert(peer_of.end(), {p, p});
   }
-  const auto wait_all = [this](std::vector<std::uint64_t>& hs) {
-    for (std::uint64_t h : hs) {
+  const std::uint64_t deadline = timeout_s > 0 ? now_ns() + static_cast<std::uint64_t>(timeout_s * 1e9) : 0;
+  const auto wait_all = [&](std::vector<std::uint64_t>& hs) {
+    for (std::size_t i = 0; i < hs.size(); ++i) {
       completion c;
-      if (!is_inline(h)) (void)wait(h, c);  // a send the provider took at once has nothing to wait for
+      if (is_inline(hs[i])) continue;  // a send the provider took at once has nothing to wait for
+      if (deadline == 0) {
+        (void)wait(hs[i], c);
+        continue;
+      }
+      // The thread is not started yet (init): this thread progresses.
+      while (test(hs[i], c) == test_result::pending) {
+        if (!progress() && now_ns() > deadline) {
+          char secs[32];
+          std::snprintf(secs, sizeof secs, "%g", timeout_s);
+          throw transport_error("no exchange with peer rank " + std::to_string(peer_of[i]) + " completed within " +
+                                secs + " s (SIDECORE_PEER_TIMEOUT) on provider '" + provider_ +
+                                "': is the link to that rank's host up?");
+        }
+      }
     }
     hs.clear();
   };
   wait_all(handles);
   // Every peer of this node has sent to us, so each has mapped our shm region: its name can go.
   core_of(*this).ep.unlink_shm_region();
-  // One message of each size class the provider treats apart, around the ring of these peers (each rank sends
+  // One message of each size class the provider treats apart, around the ring of all ranks (each rank sends
   // one and receives one of each): tcp;ofi_rxm allocates and initialises a buffer pool per protocol (eager, SAR,
   // rendezvous) at the first message that needs it; measured with libfabric 1.17, the first eager message above
   // the inject size mapped and touched 16.5 MiB (~96 ms on a quiet 2-core VM, over 600 ms loaded) and the first
-  // 64 KiB message 190-440 ms. The pools belong to the endpoint, so one message per class is enough.
-  const auto mine = std::find(peers.begin(), peers.end(), me);
-  if (mine == peers.end() || peers.size() < 2) return;
-  const std::size_t n = peers.size(), pos = static_cast<std::size_t>(mine - peers.begin());
-  const int next = peers[(pos + 1) % n], prev = peers[(pos + n - 1) % n];
+  // 64 KiB message 190-440 ms. The pools belong to the endpoint, so one message per class is enough; the ring
+  // reaches every endpoint, also where each node holds one rank.
+  if (nranks < 2 || me < 0 || me >= nranks) return;
+  const int next = (me + 1) % nranks, prev = (me + nranks - 1) % nranks;
   for (std::size_t len : {inject_size_, std::size_t{64} << 10, std::size_t{256} << 10}) {
     if (len > max_msg_size_) break;
     std::vector<char> out(len), in(len);
     handles.push_back(start_recv(in.data(), len, t, 0, prev, prev, 0));
     handles.push_back(start_send(out.data(), len, next, t, next, me, 0));
+    peer_of.assign({prev, next});
     wait_all(handles);
   }
 }

@@ -313,7 +313,7 @@ void setup_doorbells(detail::runtime_state& s, MPI_Comm world) {
   s.eng->set_doorbells(mine, std::move(peers));
   int me = 0;
   MPI_Comm_rank(world, &me);
-  s.eng->connect_peers(me, local_ranks);
+  s.eng->connect_peers(me, local_ranks, nranks, s.cfg.peer_timeout_s);
 }
 
 // The collectives' settings must be the same on every rank: another algorithm or segment size is another message
@@ -467,7 +467,11 @@ void init(MPI_Comm user_comm) {
   for (std::size_t k = 0; k < s->coll_algorithm.size(); ++k)
     s->coll_algorithm[k].store(static_cast<std::uint8_t>(s->cfg.coll_algorithm[k]), std::memory_order_relaxed);
   s->coll_segment.store(s->cfg.coll_segment, std::memory_order_relaxed);
-  setup_doorbells(*s, world);
+  try {
+    setup_doorbells(*s, world);
+  } catch (const progress::transport_error& e) {
+    throw error(errc::transport, std::string("sidecore::init: ") + e.what());
+  }
 
   g_state = s.release();
   g_phase.store(static_cast<int>(phase::running), std::memory_order_release);

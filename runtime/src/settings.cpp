@@ -194,7 +194,9 @@ std::vector<setting_def> make_table() {
                "rank answers when it progresses: its progress thread in mode core, its next sidecore call in mode "
                "off, so set it above the longest time a rank computes without calling sidecore. 0: never by time; "
                "a rank on another node is then found dead only by the provider's errors (a reset connection). "
-               "Ranks on this node are found dead within about 20 ms of waiting on them, whatever this says.",
+               "Ranks on this node are found dead within about 20 ms of waiting on them, whatever this says. "
+               "Set, it also bounds init's start-up exchange with the ranks of this node: init fails naming a rank "
+               "it cannot reach.",
                [](settings& s, const std::string& v) {
                  s.peer_timeout_s = parse_seconds("SIDECORE_PEER_TIMEOUT", v, 0, 1e6);
                },

@@ -1,7 +1,9 @@
 // Init and a ping-pong on the provider SIDECORE_PROVIDER names, at 2 ranks (every_provider.sh runs it on each
 // provider fi_getinfo offers). argv[1] "accepted": init succeeds, messages of 0 B to 4 MiB (eager, injected,
 // rendezvous) go both ways with their bytes intact, finalize returns. "refused": init fails on every rank with
-// errc::transport and a message naming the provider and saying why. Exit status 0 when every check held.
+// errc::transport and a message naming the provider and saying why. "unreachable": init fails on every rank with
+// errc::transport naming the peer it could not reach (two_hosts.sh: the link down). Exit status 0 when every check
+// held.
 #include <mpi.h>
 
 #include <cstdint>
@@ -61,14 +63,14 @@ int main(int argc, char** argv) {
   const std::string expect = argc > 1 ? argv[1] : "";
   const char* env = std::getenv("SIDECORE_PROVIDER");
   const std::string provider = env ? env : "";
-  if ((expect != "accepted" && expect != "refused") || provider.empty()) {
-    std::fprintf(stderr, "usage: SIDECORE_PROVIDER=<name> mpiexec -n 2 provider_pingpong accepted|refused\n");
+  if ((expect != "accepted" && expect != "refused" && expect != "unreachable") || provider.empty()) {
+    std::fprintf(stderr, "usage: SIDECORE_PROVIDER=<name> mpiexec -n 2 provider_pingpong accepted|refused|unreachable\n");
     MPI_Finalize();
     return 2;
   }
   try {
     sidecore::init();
-    check(expect == "accepted", "init succeeded on provider '" + provider + "', which sidecore should refuse");
+    check(expect == "accepted", "init succeeded on provider '" + provider + "', where it should fail (" + expect + ")");
     check(sidecore::info().provider == provider, "runs provider '" + sidecore::info().provider + "'");
     if (sidecore::size() == 2) pingpong();
     sidecore::finalize();
@@ -76,6 +78,9 @@ int main(int argc, char** argv) {
     const std::string msg = e.what();
     if (expect == "accepted") {
       check(false, "provider '" + provider + "': " + sidecore::errc_name(e.code()) + ": " + msg);
+    } else if (expect == "unreachable") {
+      check(e.code() == sidecore::errc::transport, std::string("code ") + sidecore::errc_name(e.code()));
+      check(msg.find("no exchange with peer rank") != std::string::npos, "init names the peer it cannot reach: " + msg);
     } else {
       check(e.code() == sidecore::errc::transport, std::string("refusal code ") + sidecore::errc_name(e.code()));
       check(msg.find(provider) != std::string::npos && msg.find("not supported by sidecore") != std::string::npos,

@@ -9,11 +9,12 @@
 # Needs root and iproute2; otherwise it says why and exits 77 (ctest: skipped). The namespaces, the veth pair and
 # the qdisc are made here with names unique to this run, on private addresses that exist only inside the two
 # namespaces, and removed on every exit (a trap). Each run has a timeout: a hang fails the test, it never stalls it.
-# usage: two_hosts.sh <mpiexec> <test_runtime_p2p> <test_runtime_coll> <test_runtime_peer_failure>
+#   5. the link down from the start: init fails on both ranks within SIDECORE_PEER_TIMEOUT, naming the peer.
+# usage: two_hosts.sh <mpiexec> <test_runtime_p2p> <test_runtime_coll> <test_runtime_peer_failure> <provider_pingpong>
 #   PER_RUN=seconds per run (300); TWO_HOSTS_ONLY=<case name> runs one case; TWO_HOSTS_ENV='VAR=value ...' adds
 #   to the ranks' environment (FI_LOG_LEVEL=warn, to see what libfabric says).
 set -u
-mpiexec=$1 p2p=$2 coll=$3 peer_failure=$4
+mpiexec=$1 p2p=$2 coll=$3 peer_failure=$4 pingpong=$5
 PER_RUN=${PER_RUN:-300}
 
 skip() { echo "two_hosts: SKIPPED: $*"; exit 77; }
@@ -103,6 +104,24 @@ if [[ -z ${TWO_HOSTS_ONLY:-} || peer_failure == ${TWO_HOSTS_ONLY} ]]; then
     tail -n 20 "$out/peer_failure.log"
     failed=1
   fi
+fi
+
+# The link down while the ranks make their connections (init): with SIDECORE_PEER_TIMEOUT set, init fails on both
+# ranks naming the peer it cannot reach, instead of waiting for the link.
+if [[ -z ${TWO_HOSTS_ONLY:-} || link_down_at_init == ${TWO_HOSTS_ONLY} ]]; then
+  echo "== link_down_at_init"
+  ip -n "$nsa" link set scv0 down
+  if timeout -k 10 "$PER_RUN" "$mpiexec" \
+      -n 1 ip netns exec "$nsa" env "${env_vars[@]}" SIDECORE_PEER_TIMEOUT=3 "$pingpong" unreachable : \
+      -n 1 ip netns exec "$nsb" env "${env_vars[@]}" SIDECORE_PEER_TIMEOUT=3 "$pingpong" unreachable \
+      >"$out/link_down_at_init.log" 2>&1; then
+    echo "ok: link_down_at_init (init failed on both ranks, naming the peer)"
+  else
+    echo "FAILED: link_down_at_init (exit $?); last lines of $out/link_down_at_init.log:"
+    tail -n 20 "$out/link_down_at_init.log"
+    failed=1
+  fi
+  ip -n "$nsa" link set scv0 up
 fi
 
 exit $failed

@@ -147,8 +147,10 @@ class SIDECORE_API request {
 /// Collective over `comm`: reads the SIDECORE_* settings, reserves the progress core (mode core), opens the
 /// libfabric endpoint and exchanges addresses through MPI. MPI must be initialized. Throws
 /// errc::already_initialized if called twice, errc::bad_setting for a rejected variable, errc::topology when
-/// core mode cannot reserve a core, errc::transport when no provider fits, errc::mpi when MPI is not
-/// initialized.
+/// core mode cannot reserve a core, errc::transport when no provider fits (or, with SIDECORE_PEER_TIMEOUT set, when
+/// the start-up exchange with a rank of this node does not complete within it: the message names that rank),
+/// errc::mpi when MPI is not initialized. After a transport failure the MPI objects init made stay allocated (freeing
+/// them is collective with ranks that may not answer): end the job (MPI_Abort).
 SIDECORE_API void init(MPI_Comm comm = MPI_COMM_WORLD);
 /// Collective: waits for every rank, stops the progress thread, writes the profile/trace when asked, and
 /// closes the endpoint. Operations still in flight are dropped, with a warning saying how many; their buffers

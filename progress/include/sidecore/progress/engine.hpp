@@ -242,16 +242,18 @@ class engine {
   /// process-private doorbell serves (submissions from this process's threads still wake the sleeper). Call
   /// before traffic; the memory must outlive the engine.
   void set_doorbells(doorbell* mine, std::vector<doorbell*> peers);
-  /// Collective among `peers` (address indices, this process's own index `me` excluded or not): one 0-byte
-  /// message each way with every peer, progressed until done. Providers that set up a peer connection lazily
-  /// on the first send (shm maps the peer's region and answers EAGAIN until the peer has progressed) would
-  /// otherwise hold a rank's first messages back until it calls sidecore again. Then, every peer having mapped
-  /// this process's shm region, its name is removed from /dev/shm (no region outlives the job, even one killed
-  /// by SIGKILL): `peers` must hold every rank that will ever talk to this one over shm. When `me` is among
-  /// `peers`, then
-  /// one message of each size class (above the inject size, 64 KiB, 256 KiB) around their ring: providers that
-  /// set up a protocol's buffers at its first message (tcp;ofi_rxm) would otherwise delay that message.
-  void connect_peers(int me, const std::vector<int>& peers);
+  /// Collective over every rank (`nranks` addresses, this process's own index `me`). First one 0-byte message each
+  /// way with every peer of `node_peers` (this node's ranks, `me` included or not), progressed until done: providers
+  /// that set up a peer connection lazily on the first send (shm maps the peer's region and answers EAGAIN until the
+  /// peer has progressed) would otherwise hold a rank's first messages back until it calls sidecore again. Then,
+  /// every node peer having mapped this process's shm region, its name is removed from /dev/shm (no region outlives
+  /// the job, even one killed by SIGKILL): `node_peers` must hold every rank that will ever talk to this one over
+  /// shm. Then one message of each size class (above the inject size, 64 KiB, 256 KiB) around the ring of all
+  /// ranks, from `me - 1` and to `me + 1`: providers that set up a protocol's buffers at its first message
+  /// (tcp;ofi_rxm, whose pools belong to the endpoint) would otherwise delay that message, on every node.
+  /// `timeout_s` > 0: throws transport_error naming the peer when the exchanges with it have not completed within
+  /// that time (a link that is down: tcp;ofi_rxm answers every send with EAGAIN while its connect fails); 0: waits.
+  void connect_peers(int me, const std::vector<int>& node_peers, int nranks, double timeout_s = 0);
 
   /// One progress pass if no other thread is progressing: post submissions, poll the CQ, advance schedules.
   /// Returns true when it found work. Never blocks, never throws.

@@ -25,6 +25,7 @@
 #include "liveness.hpp"
 #include "matching.hpp"
 #include "mpmc_queue.hpp"
+#include "node_rings.hpp"
 #include "progress_lock.hpp"
 #include "request_pool.hpp"
 #include "rx_buffers.hpp"
@@ -129,7 +130,17 @@ class engine_core final : public engine {
     copy_bytes(out + hdr_size, data, h.size);
     return fi_tinject(ep.ep, out, hdr_size + h.size, dest, ctrl_tag);
   }
-  void on_message(rx_buffer* b, std::size_t len);  // caller holds the lock
+  // A control or eager message (header h, n bytes of data) to address `dest`: through its node ring when it has
+  // one, else one fi_tinject (the caller checked that header and data fit the inject size). 0, -FI_EAGAIN when
+  // the ring or the provider has no room now, or the provider's code. Caller holds the lock.
+  ssize_t send_msg(int dest, const wire_hdr& h, const void* data, std::size_t n) noexcept {
+    if (ring_out* o = fastpath.to(dest)) return ring_write(*o, h, data, n) ? 0 : -FI_EAGAIN;
+    return n ? inject_eager(h, data, ep.addr(dest)) : inject_hdr(h, ep.addr(dest));
+  }
+  void on_message(rx_buffer* b, std::size_t len);  // caller holds the lock: a receive buffer the CQ gave back
+  // One message (header and data, `len` bytes at `msg`), from a receive buffer or a node ring (`from_ring`: its
+  // sender completed the send when it wrote it). Caller holds the lock.
+  void on_wire(const char* msg, std::size_t len, bool from_ring);
   void deliver_eager(req* r, const wire_hdr& h, const char* data);
   // Messages to this process (protocol.cpp): an eager one is matched or held as if it had arrived; a larger one
   // waits, as a wire_self_rts entry, for the receive that copies from its buffer (take_self_send).
@@ -145,6 +156,9 @@ class engine_core final : public engine {
   void hold_unexpected(const wire_hdr& h, const char* data);
   void do_cancel(req* r);  // caller holds the lock
   void unlink_posted(req* r) noexcept;  // takes a receive out of the posted list
+
+  // ---- node rings (node_rings.cpp) ------------------------------------------------------------------------
+  bool poll_rings();  // caller holds the lock: the messages our node peers wrote; true if any
 
   // ---- backlogs (backlog.cpp) -----------------------------------------------------------------------------
   void post_or_backlog(req* r);  // caller holds the lock
@@ -259,6 +273,7 @@ class engine_core final : public engine {
   backlogs backlog;
   match_state matching;
   rx_buffers rx;
+  node_rings fastpath;
   ready_list ready;
   std::uint32_t schedules_running = 0;  // accepted and not finished (the idle policy's core-sharing rule)
   peer_liveness live;

@@ -20,6 +20,7 @@ bool engine_core::progress_locked() {
   bool did = false;
   if (!rx.unposted.empty() || backlog.any()) did = retry_backlog();
   did |= drain_submissions();
+  if (fastpath.on) did |= poll_rings();
   did |= poll_cq() > 0;
   if (backlog.any()) did |= retry_backlog();
   if (ready.head) [[unlikely]] did |= run_ready();
@@ -45,7 +46,7 @@ void engine_core::sleep_locked(progress_guard& g) {
   // Re-check after announcing ourselves: a submission queued, or a message that arrived before a peer could
   // see us asleep.
   const bool quiet = queue.empty_hint() && !stop.load(std::memory_order_acquire) &&
-                     lock.rings_pending.load(std::memory_order_relaxed) == 0 && poll_cq() == 0;
+                     lock.rings_pending.load(std::memory_order_relaxed) == 0 && poll_cq() == 0 && !fastpath.pending();
   g.release();
   if (quiet) futex_wait_shared(&bells.mine->seq, seq, cfg.block_us);
   bells.mine->sleepers.fetch_sub(1, std::memory_order_relaxed);

@@ -28,6 +28,15 @@ op_status engine_core::post(req* r) {
     case req_act::eager: {
       wire_hdr h = eager_hdr(r->tag, r->len, static_cast<std::uint32_t>(r->data), my_index);
       if (r->parent) [[unlikely]] set_sig(h, r->sig);
+      if (ring_out* o = fastpath.to(r->peer_world)) {
+        // Copied into the peer's ring: complete at once, as an injected message. A full ring waits in the backlog.
+        if (!ring_write(*o, h, r->buf, r->len)) return op_status::retry;
+        begin_xfer(r);
+        const int peer = r->peer_world;
+        complete(r);
+        ring_peer(peer);
+        return op_status::ok;
+      }
       if (hdr_size + r->len <= inject_size_) {
         // Header and data in one inject: the buffer is reusable at once and no completion entry will come.
         rc = inject_eager(h, r->buf, peer_addr);
@@ -58,7 +67,7 @@ op_status engine_core::post(req* r) {
     case req_act::rts: {
       wire_hdr h = rts_hdr(r->tag, r->len, request_pool::handle_of(r), static_cast<std::uint32_t>(r->data), my_index);
       if (r->parent) [[unlikely]] set_sig(h, r->sig);
-      rc = inject_hdr(h, peer_addr);
+      rc = send_msg(r->peer_world, h, nullptr, 0);
       call = failure::fi_tinject;
       if (rc == 0) {
         bump(rendezvous);
@@ -98,7 +107,7 @@ op_status engine_core::post(req* r) {
       }
       break;
     case req_act::cts: {
-      rc = inject_hdr(cts_hdr(r->rdv_n, r->cookie, my_index), peer_addr);
+      rc = send_msg(r->peer_world, cts_hdr(r->rdv_n, r->cookie, my_index), nullptr, 0);
       call = failure::fi_tinject;
       if (rc == 0) {
         r->act = req_act::none;
@@ -213,13 +222,21 @@ void engine_core::start_rendezvous(req* r, const wire_hdr& h) {
   post_or_backlog(r);
 }
 
-// A message in receive buffer b: match it (eager data, ready-to-send) or act on it (clear-to-send), then give
-// the buffer back to the provider.
+// A message in receive buffer b: read it, then give the buffer back to the provider.
 void engine_core::on_message(rx_buffer* b, std::size_t len) {
+  on_wire(b->buf, len, false);
+  // Given back to the provider at the start of the next progress pass, not now: the fi_trecv would sit between
+  // this message's arrival and the return of the wait that waits for it (measured on shm, self ping-pong).
+  // The other buffers stay posted meanwhile.
+  rx.unposted.push_back(b);
+}
+
+// A message: match it (eager data, ready-to-send) or act on it (clear-to-send).
+void engine_core::on_wire(const char* msg, std::size_t len, bool from_ring) {
   wire_hdr h;
   if (len >= hdr_size) {
-    std::memcpy(&h, b->buf, hdr_size);
-    const char* data = b->buf + hdr_size;
+    std::memcpy(&h, msg, hdr_size);
+    const char* data = msg + hdr_size;
     if (live.timeout_ns != 0) [[unlikely]] heard_from(h.src_index);
     if (h.type == wire_eager && h.version == wire_version && h.size == len - hdr_size) {
       if (tag::is_coll_abort(h.tag)) [[unlikely]] {
@@ -230,7 +247,7 @@ void engine_core::on_message(rx_buffer* b, std::size_t len) {
         hold_unexpected(h, data);
       }
       // An eager message that was not injected completes at the sender once we took it.
-      if (len > inject_size_) ring_peer(static_cast<int>(h.src_index));
+      if (!from_ring && len > inject_size_) ring_peer(static_cast<int>(h.src_index));
     } else if (h.version != wire_version) {
       drop_message("is of another wire version", &h, len);
     } else if (h.type == wire_rts) {
@@ -254,10 +271,6 @@ void engine_core::on_message(rx_buffer* b, std::size_t len) {
   } else {
     drop_message("is shorter than a sidecore header", nullptr, len);
   }
-  // Given back to the provider at the start of the next progress pass, not now: the fi_trecv would sit between
-  // this message's arrival and the return of the wait that waits for it (measured on shm, self ping-pong).
-  // The other buffers stay posted meanwhile.
-  rx.unposted.push_back(b);
 }
 
 // A message that is not one of ours, or not for anything we have: counted and reported. One of another wire version

@@ -15,8 +15,9 @@ std::uint64_t engine::start_send(const void* buf, std::size_t len, int dest, std
   // An eager message that fits one inject completes here, without instrumentation (its XFER records name a slot).
   bool may_lock = true;
   // To this process every eager size completes here (matched or held, one copy, no provider).
+  // To a peer with a node ring likewise (copied into the ring).
   if (may_inline && len <= eager_max_ && !e.on_xfer &&
-      (hdr_size + len <= inject_size_ || static_cast<std::uint32_t>(dest) == e.self_index)) {
+      (hdr_size + len <= inject_size_ || static_cast<std::uint32_t>(dest) == e.self_index || e.fastpath.to(dest))) {
     const engine_core::inline_result res = e.send_inline(buf, len, dest, tag, sender_rank);
     if (res == engine_core::inline_result::sent) return inline_handle(len);
     may_lock = res != engine_core::inline_result::no_lock;  // asked once already (mode core: up to caller_ask_ns)
@@ -85,7 +86,7 @@ engine_core::inline_result engine_core::send_inline(const void* buf, std::size_t
     bump(completions);
     return inline_result::sent;
   }
-  if (inject_eager(h, buf, ep.addr(dest)) != 0) return inline_result::refused;
+  if (send_msg(dest, h, buf, len) != 0) return inline_result::refused;
   bump(completions);
   ring_peer(dest);
   return inline_result::sent;

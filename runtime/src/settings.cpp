@@ -223,6 +223,15 @@ std::vector<setting_def> make_table() {
                  s.self_path = parse_enum<bool>("SIDECORE_SELF_PATH", v, {{"on", true}, {"off", false}}, "on, off");
                },
                [](const settings& s) { return std::string(s.self_path ? "on" : "off"); }});
+  t.push_back({"SIDECORE_SHM_FASTPATH", "on", "on, off",
+               "on: eager and control messages between the ranks of one node go through rings in memory they share "
+               "(one per ordered pair of ranks, read by the same progress pass), not through the provider; "
+               "rendezvous data still goes through the provider. Ranks on other nodes always use the provider. "
+               "off: every message goes through the provider.",
+               [](settings& s, const std::string& v) {
+                 s.shm_fastpath = parse_enum<bool>("SIDECORE_SHM_FASTPATH", v, {{"on", true}, {"off", false}}, "on, off");
+               },
+               [](const settings& s) { return std::string(s.shm_fastpath ? "on" : "off"); }});
   t.push_back({"SIDECORE_PROVIDER", "(auto)", "a libfabric provider name as `fi_info -l` lists it, e.g. shm, "
                                               "tcp;ofi_rxm, verbs;ofi_rxm, efa, cxi, psm2",
                "libfabric provider. Automatic: shm when every rank is on one host, tcp;ofi_rxm otherwise.",

@@ -42,6 +42,7 @@ struct settings {
   double peer_timeout_s = 0;  // SIDECORE_PEER_TIMEOUT; 0: a peer on another node is never declared dead by time
   bool caller_progress = true;
   bool self_path = true;
+  bool shm_fastpath = true;  // SIDECORE_SHM_FASTPATH: node rings between the ranks of a node
   std::string provider;  // empty: automatic
   std::size_t submit_queue = 4096;
   std::size_t cq_batch = 16;

@@ -856,4 +856,35 @@ TEST_F(P2P, MoreUnexpectedMessagesThanReceiveBuffers) {
   sidecore::waitall(sends);
 }
 
+// Between the ranks of a node eager messages go through rings of 64 KiB (SIDECORE_SHM_FASTPATH, progress/src/
+// node_rings.hpp): 3,000 messages of every eager size (7 MB) sent before any receive fill the ring many times over
+// and wrap it at every record size. A sender whose ring is full waits (its sends in the backlog) until the
+// receiver reads; nothing is lost, duplicated or reordered. With the fast path off the same goes through the
+// provider.
+TEST_F(P2P, FullNodeRingsHoldSendersBackAndLoseNothing) {
+  constexpr int n = 3000;
+  const std::size_t sizes[] = {8, 0, 100, 4000, 8 * kib, 1, 5000, 40};
+  constexpr int nsizes = static_cast<int>(sizeof(sizes) / sizeof(sizes[0]));
+  const auto size_of = [&](int i) { return sizes[static_cast<std::size_t>(i % nsizes)]; };
+  std::vector<std::vector<std::uint8_t>> out(n);
+  std::vector<request> sends(n);
+  for (int i = 0; i < n; ++i) {
+    auto& o = out[static_cast<std::size_t>(i)];
+    o.resize(std::max<std::size_t>(size_of(i), 1));
+    sctest::fill(o, static_cast<std::uint64_t>(rank * 100003 + i), size_of(i));
+    sends[static_cast<std::size_t>(i)] =
+        sidecore::isend(o.data(), static_cast<std::int64_t>(size_of(i)), right(rank, size), 1470);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::vector<std::uint8_t> in(8 * kib);
+  const int from = left(rank, size);
+  for (int i = 0; i < n; ++i) {
+    const status st = sidecore::recv(in.data(), static_cast<std::int64_t>(in.size()), from, 1470);
+    ASSERT_TRUE(st.ok()) << i;
+    ASSERT_EQ(st.bytes, size_of(i)) << "message " << i << " lost or overtaken";
+    ASSERT_EQ(sctest::first_mismatch(in.data(), static_cast<std::uint64_t>(from * 100003 + i), size_of(i)), -1) << i;
+  }
+  sidecore::waitall(sends);
+}
+
 }  // namespace

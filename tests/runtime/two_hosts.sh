@@ -41,7 +41,9 @@ ip -n "$nsa" link set "$veth_a" name scv0 && ip -n "$nsb" link set "$veth_b" nam
 ip -n "$nsa" addr add 10.213.0.1/30 dev scv0 && ip -n "$nsb" addr add 10.213.0.2/30 dev scv0 || exit 1
 for ns in "$nsa" "$nsb"; do ip -n "$ns" link set lo up && ip -n "$ns" link set scv0 up || exit 1; done
 
-env_vars=(SIDECORE_PROVIDER='tcp;ofi_rxm' FI_TCP_IFACE=scv0 ${TWO_HOSTS_ENV:-})
+# MPI counts both namespaces as one node (one host, one /dev/shm): the node rings would carry the control messages
+# past the link. Two real hosts share no memory, so the fast path is off here.
+env_vars=(SIDECORE_PROVIDER='tcp;ofi_rxm' FI_TCP_IFACE=scv0 SIDECORE_SHM_FASTPATH=off ${TWO_HOSTS_ENV:-})
 failed=0
 # run NAME MODE PROGRAM ARGS...: one rank in each namespace.
 run() {

@@ -242,6 +242,21 @@ class engine {
   /// process-private doorbell serves (submissions from this process's threads still wake the sleeper). Call
   /// before traffic; the memory must outlive the engine.
   void set_doorbells(doorbell* mine, std::vector<doorbell*> peers);
+
+  /// The node-local fast path (progress/src/node_rings.hpp): bytes of one ring, its control lines and data, for a
+  /// rank whose largest eager message is `eager_max` bytes. The runtime places one per ordered pair of the node's
+  /// ranks in memory they share, 64-byte aligned.
+  [[nodiscard]] static std::size_t node_ring_bytes(std::size_t eager_max) noexcept;
+  /// Makes the `bytes` at `ring` an empty ring. Its owner (the reader) calls it before the memory is shared.
+  static void init_node_ring(void* ring, std::size_t bytes) noexcept;
+  /// Gives the engine its node's rings, by engine address index: `inbox[i]`, the ring address i writes to us (in
+  /// our memory); `outbox[i]`, the ring we write to address i (in its memory); nullptr for addresses on other
+  /// nodes. From then on every eager and control message to an address with a ring goes through it, and the
+  /// progress pass reads the inboxes; rendezvous data still goes through the provider. A peer whose rings are too
+  /// small for our largest eager message (a smaller SIDECORE_EAGER_MAX) keeps the provider. Call after
+  /// connect_peers (its exchanges must go through the provider: shm maps a peer's region at the first) and before
+  /// the progress thread starts.
+  void set_node_rings(const std::vector<void*>& inbox, const std::vector<void*>& outbox);
   /// Collective over every rank (`nranks` addresses, this process's own index `me`). First one 0-byte message each
   /// way with every peer of `node_peers` (this node's ranks, `me` included or not), progressed until done: providers
   /// that set up a peer connection lazily on the first send (shm maps the peer's region and answers EAGAIN until the

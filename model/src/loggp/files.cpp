@@ -2,11 +2,7 @@
 #include "sidecore/model/loggp/files.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -87,11 +83,7 @@ measurement parse_measurement(const json& j, const std::string& source) {
 }
 
 measurement read_measurement(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw input_error(path, "", fmt::format("cannot open measurement file: {}", std::strerror(errno)));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_measurement(parse_json_input(ss.str(), path), path);
+  return parse_measurement(parse_json_input(read_input_file(path, max_profile_bytes, "measurement file"), path), path);
 }
 
 json measurement_json(const measurement& m) {

@@ -200,6 +200,26 @@ TEST(LogGPFit, MeasurementErrorsNameTheField) {
   }
 }
 
+// Found by fuzz_loggp_params: a last_bytes of -1 was converted to the eager limit S (undefined).
+TEST(LogGPFit, ParameterFileLastBytesMustBeASize) {
+  const auto path = std::filesystem::temp_directory_path() / "sidecore_loggp_last_bytes.json";
+  for (const char* bad : {"-1", "0.5", "1e30"}) {
+    std::ofstream(path) << R"({"schema": "sidecore-loggp", "version": 1, "series": [{"transport": "shm", "ranges": [)"
+                        << R"({"first_bytes": 1, "last_bytes": )" << bad
+                        << R"(, "L_ns": 1, "o_s_ns": 1, "O_s_ns_per_byte": 0, "o_r_ns": 1, "O_r_ns_per_byte": 0, )"
+                        << R"("g_ns": 1, "G_ns_per_byte": 0}]}]})";
+    try {
+      (void)lg::read_loggops_params(path.string(), "shm", 8);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const sidecore::input_error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                path.string() + ": series[0].ranges[0].last_bytes: " + nlohmann::json::parse(bad).dump() +
+                    " is not accepted; accepted: a size in bytes, 1 .. 2^64 - 1");
+    }
+  }
+  std::filesystem::remove(path);
+}
+
 TEST(LogGPFit, ParameterFileWithHugeNumberIsNamed) {
   const auto path = std::filesystem::temp_directory_path() / "sidecore_loggp_huge.json";
   std::ofstream(path) << R"({"schema": "sidecore-loggp", "version": 1, "series": [ {"g_ns": -1e999} ]})";

@@ -292,7 +292,12 @@ sidecore::model::sim::loggops_params read_loggops_params(const std::string& path
     p.g = std::max(0.0, num(r, rp, "g_ns"));
     p.G = std::max(0.0, num(r, rp, "G_ns_per_byte"));
     const json& changes = s.value("protocol_changes_after_bytes", json::array());
-    const double last = num(s["ranges"].back(), fmt::format("{}.ranges[{}]", at, s["ranges"].size() - 1), "last_bytes");
+    const std::string lp = fmt::format("{}.ranges[{}]", at, s["ranges"].size() - 1);
+    const double last = num(s["ranges"].back(), lp, "last_bytes");
+    // S falls back to it: a size, since converting a negative or a too large double to an integer is undefined.
+    if (!(last >= 1 && last < 0x1p64))
+      throw input_error(path, lp + ".last_bytes",
+                        fmt::format("{} is not accepted; accepted: a size in bytes, 1 .. 2^64 - 1", last));
     p.S = changes.is_array() && !changes.empty() && changes[0].is_number_unsigned() ? changes[0].get<std::uint64_t>()
                                                                                      : static_cast<std::uint64_t>(last);
     return p;

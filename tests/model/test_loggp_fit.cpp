@@ -190,6 +190,25 @@ TEST(LogGPFit, MeasurementErrorsNameTheField) {
   j = lg::measurement_json(m);
   j["version"] = 2;
   EXPECT_THROW((void)lg::parse_measurement(j, "m.json"), sidecore::input_error);
+  // Found by fuzz_loggp_measurement: a schema, provider or mode that is not a string escaped as nlohmann's
+  // type_error (the command's "internal error").
+  j = lg::measurement_json(m);
+  j["schema"] = nlohmann::json::array();
+  try {
+    (void)lg::parse_measurement(j, "m.json");
+    FAIL();
+  } catch (const sidecore::input_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "m.json: schema: not a sidecore PRTT measurement (\"schema\" must be \"sidecore-prtt\")");
+  }
+  j = lg::measurement_json(m);
+  j["series"][0]["mode"] = 3;
+  try {
+    (void)lg::parse_measurement(j, "m.json");
+    FAIL();
+  } catch (const sidecore::input_error& e) {
+    EXPECT_EQ(std::string(e.what()), "m.json: series[0].mode: 3 is not accepted; accepted: a string");
+  }
   j = lg::measurement_json(m);
   j["series"][0].erase("n");
   try {

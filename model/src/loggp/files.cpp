@@ -32,10 +32,20 @@ double time_field(const json& j, const char* key, const std::string& path, const
   return v.get<double>();
 }
 
+// j[key] as a string, or "" when it is absent (nlohmann's value() would throw its own type_error for a
+// value that is not a string, which no caller expects).
+std::string optional_string(const json& j, const char* key, const std::string& path, const std::string& source) {
+  if (!j.is_object() || !j.contains(key)) return "";
+  const json& v = j[key];
+  if (!v.is_string())
+    throw input_error(source, path + "." + key, fmt::format("{} is not accepted; accepted: a string", v.dump()));
+  return v.get<std::string>();
+}
+
 }  // namespace
 
 measurement parse_measurement(const json& j, const std::string& source) {
-  if (!j.is_object() || j.value("schema", "") != "sidecore-prtt")
+  if (!j.is_object() || !j.contains("schema") || j["schema"] != "sidecore-prtt")
     throw input_error(source, "schema", "not a sidecore PRTT measurement (\"schema\" must be \"sidecore-prtt\")");
   if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != 1)
     throw input_error(source, "version",
@@ -51,8 +61,8 @@ measurement parse_measurement(const json& j, const std::string& source) {
     const json& t = field(s, "transport", sp, source);
     if (!t.is_string()) throw input_error(source, sp + ".transport", "must be a string");
     ps.transport = t.get<std::string>();
-    ps.provider = s.value("provider", "");
-    ps.mode = s.value("mode", "");
+    ps.provider = optional_string(s, "provider", sp, source);
+    ps.mode = optional_string(s, "mode", sp, source);
     const json& n = field(s, "n", sp, source);
     if (!n.is_number_integer() || n.get<int>() < 2)
       throw input_error(source, sp + ".n", fmt::format("{} is not accepted; accepted: an integer >= 2", n.dump()));

@@ -239,6 +239,20 @@ TEST(LogGPFit, ParameterFileLastBytesMustBeASize) {
   std::filesystem::remove(path);
 }
 
+// Found by fuzz_loggp_params: a schema that is not a string escaped as nlohmann's type_error.
+TEST(LogGPFit, ParameterFileSchemaNotAString) {
+  const auto path = std::filesystem::temp_directory_path() / "sidecore_loggp_schema.json";
+  std::ofstream(path) << R"({"schema": ["sidecore-loggp"], "version": 1})";
+  try {
+    (void)lg::read_loggops_params(path.string(), "shm", 8);
+    FAIL();
+  } catch (const sidecore::input_error& e) {
+    EXPECT_EQ(std::string(e.what()), path.string() + ": schema: not a sidecore-loggp parameter file (sidecore loggp "
+                                                     "-o writes one)");
+  }
+  std::filesystem::remove(path);
+}
+
 TEST(LogGPFit, ParameterFileWithHugeNumberIsNamed) {
   const auto path = std::filesystem::temp_directory_path() / "sidecore_loggp_huge.json";
   std::ofstream(path) << R"({"schema": "sidecore-loggp", "version": 1, "series": [ {"g_ns": -1e999} ]})";

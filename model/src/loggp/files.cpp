@@ -268,7 +268,7 @@ sidecore::model::sim::loggops_params to_loggops(const series_fit& f, std::uint64
 sidecore::model::sim::loggops_params read_loggops_params(const std::string& path, const std::string& transport,
                                                          std::uint64_t bytes) {
   json j = parse_json_input(read_input_file(path, max_profile_bytes, "LogGP parameter file"), path);
-  if (!j.is_object() || j.value("schema", "") != "sidecore-loggp")
+  if (!j.is_object() || !j.contains("schema") || j["schema"] != "sidecore-loggp")
     throw input_error(path, "schema", "not a sidecore-loggp parameter file (sidecore loggp -o writes one)");
   if (!j.contains("version") || j["version"] != 1)
     throw input_error(path, "version", fmt::format("{} is not accepted; accepted: 1", j.value("version", json()).dump()));

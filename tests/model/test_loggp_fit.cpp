@@ -209,6 +209,19 @@ TEST(LogGPFit, MeasurementErrorsNameTheField) {
   } catch (const sidecore::input_error& e) {
     EXPECT_EQ(std::string(e.what()), "m.json: series[0].mode: 3 is not accepted; accepted: a string");
   }
+  // Integers beyond an int were wrapped (4294967297 read as version 1, 4294967301 as n = 5).
+  j = lg::measurement_json(m);
+  j["version"] = std::uint64_t{4294967297};
+  EXPECT_THROW((void)lg::parse_measurement(j, "m.json"), sidecore::input_error);
+  j = lg::measurement_json(m);
+  j["series"][0]["n"] = std::uint64_t{4294967301};
+  try {
+    (void)lg::parse_measurement(j, "m.json");
+    FAIL();
+  } catch (const sidecore::input_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "m.json: series[0].n: 4294967301 is not accepted; accepted: an integer, 2 .. 2147483647");
+  }
   j = lg::measurement_json(m);
   j["series"][0].erase("n");
   try {

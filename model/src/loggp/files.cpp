@@ -2,6 +2,8 @@
 #include "sidecore/model/loggp/files.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cmath>
 #include <stdexcept>
 
@@ -47,7 +49,7 @@ std::string optional_string(const json& j, const char* key, const std::string& p
 measurement parse_measurement(const json& j, const std::string& source) {
   if (!j.is_object() || !j.contains("schema") || j["schema"] != "sidecore-prtt")
     throw input_error(source, "schema", "not a sidecore PRTT measurement (\"schema\" must be \"sidecore-prtt\")");
-  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != 1)
+  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"] != 1)
     throw input_error(source, "version",
                       fmt::format("unknown version {}; accepted: 1", j.contains("version") ? j["version"].dump() : "(none)"));
   measurement m;
@@ -64,8 +66,12 @@ measurement parse_measurement(const json& j, const std::string& source) {
     ps.provider = optional_string(s, "provider", sp, source);
     ps.mode = optional_string(s, "mode", sp, source);
     const json& n = field(s, "n", sp, source);
-    if (!n.is_number_integer() || n.get<int>() < 2)
-      throw input_error(source, sp + ".n", fmt::format("{} is not accepted; accepted: an integer >= 2", n.dump()));
+    // Compared as the integer JSON holds: get<int>() would wrap 4294967301 to 5.
+    const bool n_fits = n.is_number_unsigned() ? n.get<std::uint64_t>() <= INT_MAX
+                                               : n.is_number_integer() && n.get<std::int64_t>() <= INT_MAX;
+    if (!n_fits || n.get<std::int64_t>() < 2)
+      throw input_error(source, sp + ".n",
+                        fmt::format("{} is not accepted; accepted: an integer, 2 .. {}", n.dump(), INT_MAX));
     ps.n = n.get<int>();
     const json& pts = field(s, "points", sp, source);
     if (!pts.is_array() || pts.size() < 2) throw input_error(source, sp + ".points", "must be an array of >= 2 sizes");

@@ -1,11 +1,12 @@
 #!/bin/sh
 # Longer fuzzing runs (`make fuzz`): each harness SECONDS seconds, one after the other, new inputs kept in the build
 # folder, crashes saved as BUILD/artifacts/<harness>-crash-*. Usage: fuzz/run.sh BUILD SECONDS [HARNESS...]
-# (harnesses: profile mpip scaling_table xfer_table; default all). Exit status 1 when a harness found a crash.
+# (harnesses: profile mpip scaling_table xfer_table goal trace loggp_measurement loggp_params study_record; default
+# all). Exit status 1 when a harness found a crash.
 set -u
 build=$1 seconds=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
-[ $# -gt 0 ] || set -- profile mpip scaling_table xfer_table
+[ $# -gt 0 ] || set -- profile mpip scaling_table xfer_table goal trace loggp_measurement loggp_params study_record
 status=0
 for h in "$@"; do
   exe=$build/fuzz_$h

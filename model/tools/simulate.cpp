@@ -6,13 +6,12 @@
 #include <sstream>
 #include <iostream>
 #include <optional>
-#include <stdexcept>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "sidecore/common/input_error.hpp"
-#include "sidecore/model/sim/generators.hpp"
+#include "sidecore/model/sim/collective.hpp"
 #include "sidecore/model/sim/goal.hpp"
 #include "sidecore/model/sim/timeline.hpp"
 #include "write_file.hpp"
@@ -23,7 +22,8 @@ namespace sim = sidecore::model::sim;
 
 CLI::App* add_simulate(CLI::App& app, simulate_args& a) {
   CLI::App* c = app.add_subcommand(
-      "simulate", "simulate a GOAL schedule (LogGOPSim's format) with the LogGOPS model and print each rank's finish time");
+      "simulate", "simulate a GOAL schedule (LogGOPSim's format) or one of sidecore's collectives (--pattern) with the "
+      "LogGOPS model and print each rank's finish time");
   c->add_option("goal", a.goal_file, "GOAL text file (LogGOPSim's schedule language)");
   c->add_option("-L", a.params.L, "latency L in ns (default 2500)");
   c->add_option("-o", a.params.o, "CPU overhead o per message in ns (default 1500)");
@@ -34,11 +34,18 @@ CLI::App* add_simulate(CLI::App& app, simulate_args& a) {
   c->add_flag("-b,--batchmode", a.batch, "print only the latest finishing rank, whatever the rank count");
   c->add_flag("--all-hosts", a.all_hosts, "print every rank's finish time, also above 16 ranks");
   c->add_option("--format", a.format, "output: text (default) or json")->check(CLI::IsMember({"text", "json"}));
-  c->add_option("--pattern", a.pattern, "simulate a generated schedule instead of a file: binomial-bcast")
-      ->check(CLI::IsMember({"binomial-bcast"}));
-  c->add_option("--ranks", a.ranks, "ranks of the generated schedule");
-  c->add_option("--bytes", a.bytes, "message size of the generated schedule (default 8)");
-  c->add_option("--root", a.root, "root of the generated broadcast (default 0)");
+  c->add_option("--pattern", a.pattern,
+                "simulate sidecore's schedule of a collective instead of a file: KIND[:ALGORITHM] as the "
+                "SIDECORE_COLL_* settings name them (allreduce:ring, bcast, alltoall:bruck; auto when left out), or "
+                "binomial-bcast (= bcast:binomial)");
+  c->add_option("--ranks", a.ranks, "ranks of the collective (1 .. 2147483647)");
+  c->add_option("--bytes", a.bytes,
+                "bytes of the collective: the buffer of bcast, reduce, allreduce; each rank's block of the others "
+                "(default 8; reductions sum float64, so a multiple of 8)");
+  c->add_option("--root", a.root, "root of bcast, reduce, gather, scatter (default 0)");
+  c->add_option("--segment", a.segment, "pipelining segment in bytes, as SIDECORE_COLL_SEGMENT (default 131072)");
+  c->add_option("--reduce-ns-per-byte", a.reduce_ns_per_byte, "CPU time of a collective's reductions (default 0)");
+  c->add_option("--copy-ns-per-byte", a.copy_ns_per_byte, "CPU time of a collective's local copies (default 0)");
   c->add_option("--write-goal", a.write_goal, "also write the simulated schedule as a GOAL file");
   c->add_option("--timeline", a.timeline,
                 "write the simulation's timeline as Chrome trace-event JSON (Perfetto): CPUs' calcs and o, messages");
@@ -47,17 +54,29 @@ CLI::App* add_simulate(CLI::App& app, simulate_args& a) {
 
 namespace {
 
+void check_cost(double v, const char* option) {
+  if (!std::isfinite(v) || v < 0)
+    throw input_error(option, "", fmt::format("{} is not accepted; accepted: a number of nanoseconds per byte >= 0", v));
+}
+
 sim::schedule load(const simulate_args& a) {
   if (!a.pattern.empty()) {
     if (!a.goal_file.empty()) throw input_error("--pattern", "", "give either a GOAL file or --pattern, not both");
-    if (a.ranks == 0) throw input_error("--ranks", "", "--pattern needs --ranks N (N >= 1)");
-    try {
-      return sim::binomial_broadcast(a.ranks, a.bytes, a.root);
-    } catch (const std::invalid_argument& e) {
-      throw input_error("--pattern", "", e.what());
-    }
+    sim::collective_call call = sim::parse_collective_pattern(a.pattern);
+    if (!a.ranks) throw input_error("--ranks", "", "--pattern needs --ranks N (accepted: 1 .. 2147483647)");
+    if (a.root && !sim::has_root(call.kind))
+      throw input_error("--root", "", fmt::format("{} has no root; accepted: --root only with bcast, reduce, gather, "
+                                                  "scatter", sidecore::coll::kind_name(call.kind)));
+    check_cost(a.reduce_ns_per_byte, "--reduce-ns-per-byte");
+    check_cost(a.copy_ns_per_byte, "--copy-ns-per-byte");
+    call.ranks = *a.ranks;
+    call.bytes = a.bytes;
+    call.root = a.root.value_or(0);
+    call.segment_bytes = a.segment;
+    return sim::build_collective(call, {a.reduce_ns_per_byte, a.copy_ns_per_byte});
   }
-  if (a.goal_file.empty()) throw input_error("GOAL", "", "no input: give a GOAL file or --pattern binomial-bcast --ranks N");
+  if (a.goal_file.empty())
+    throw input_error("GOAL", "", "no input: give a GOAL file or --pattern KIND[:ALGORITHM] --ranks N");
   return sim::read_goal_file(a.goal_file);
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -16,10 +17,13 @@ struct simulate_args {
   bool batch = false;     // LogGOPSim's -b: never print every host
   bool all_hosts = false; // print every host even above 16 ranks
   std::string format = "text";
-  std::string pattern;    // generated schedule instead of a file
-  std::uint32_t ranks = 0;
+  std::string pattern;    // KIND[:ALGORITHM]: a collective's schedule instead of a file
+  std::optional<std::int64_t> ranks;  // signed and optional: "-3" and a missing --ranks are named, not wrapped
   std::uint64_t bytes = 8;
-  std::uint32_t root = 0;
+  std::optional<std::int64_t> root;   // refused for kinds without a root
+  std::uint64_t segment = 0;          // 0: the schedules' default segment
+  double reduce_ns_per_byte = 0;
+  double copy_ns_per_byte = 0;
   std::string write_goal;
   std::string timeline;   // Chrome trace of the simulation
 };

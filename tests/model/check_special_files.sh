@@ -25,6 +25,7 @@ for spec in "$work/fifo|a FIFO (named pipe)" "/dev/zero|a character device" "$wo
   check "$p" "$k" predict --mpip "$p" --cores 16
   check "$p" "$k" report "$p" -o "$work/r.html"
   check "$p" "$k" predict --scaling-table "$p" "$data/kripke_case1_off.json"
+  check "$p" "$k" loggp "$p"
 done
 [ $fails -eq 0 ] && echo "PASS: every reader refused every special file at once"
 [ $fails -eq 0 ]

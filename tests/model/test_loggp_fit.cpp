@@ -179,25 +179,72 @@ TEST(LogGPFit, FilesRoundTripAndOutputs) {
 TEST(LogGPFit, MeasurementErrorsNameTheField) {
   lg::measurement m;
   m.series.push_back(make(8192, eager, rndv, 0.0));
+  auto error_of = [](const nlohmann::json& j) {
+    try {
+      (void)lg::parse_measurement(j, "m.json");
+    } catch (const sidecore::input_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
   nlohmann::json j = lg::measurement_json(m);
   j["series"][0]["points"][3]["prttn_ns"] = -5;
-  try {
-    (void)lg::parse_measurement(j, "m.json");
-    FAIL();
-  } catch (const sidecore::input_error& e) {
-    EXPECT_EQ(std::string(e.what()), "m.json: series[0].points[3].prttn_ns: -5 is not a time in ns >= 0");
-  }
+  EXPECT_EQ(error_of(j), "m.json: series[0].points[3].prttn_ns: -5 is not a time in ns >= 0");
   j = lg::measurement_json(m);
   j["version"] = 2;
-  EXPECT_THROW((void)lg::parse_measurement(j, "m.json"), sidecore::input_error);
+  EXPECT_EQ(error_of(j), "m.json: version: unknown version 2; accepted: 1");
+  // Found by fuzz_loggp_measurement: a schema, provider or mode that is not a string escaped as nlohmann's
+  // type_error (the command's "internal error").
+  j = lg::measurement_json(m);
+  j["schema"] = nlohmann::json::array();
+  EXPECT_EQ(error_of(j), "m.json: schema: not a sidecore PRTT measurement (\"schema\" must be \"sidecore-prtt\")");
+  j = lg::measurement_json(m);
+  j["series"][0]["mode"] = 3;
+  EXPECT_EQ(error_of(j), "m.json: series[0].mode: 3 is not accepted; accepted: a string");
+  // Integers beyond an int were wrapped (4294967297 read as version 1, 4294967301 as n = 5).
+  j = lg::measurement_json(m);
+  j["version"] = std::uint64_t{4294967297};
+  EXPECT_EQ(error_of(j), "m.json: version: unknown version 4294967297; accepted: 1");
+  j = lg::measurement_json(m);
+  j["series"][0]["n"] = std::uint64_t{4294967301};
+  EXPECT_EQ(error_of(j), "m.json: series[0].n: 4294967301 is not accepted; accepted: an integer, 2 .. 2147483647");
   j = lg::measurement_json(m);
   j["series"][0].erase("n");
+  EXPECT_EQ(error_of(j), "m.json: series[0].n: missing");
+}
+
+// Found by fuzz_loggp_params: a last_bytes of -1 was converted to the eager limit S (undefined).
+TEST(LogGPFit, ParameterFileLastBytesMustBeASize) {
+  const auto path = std::filesystem::temp_directory_path() / "sidecore_loggp_last_bytes.json";
+  for (const char* bad : {"-1", "0.5", "1e30"}) {
+    std::ofstream(path) << R"({"schema": "sidecore-loggp", "version": 1, "series": [{"transport": "shm", "ranges": [)"
+                        << R"({"first_bytes": 1, "last_bytes": )" << bad
+                        << R"(, "L_ns": 1, "o_s_ns": 1, "O_s_ns_per_byte": 0, "o_r_ns": 1, "O_r_ns_per_byte": 0, )"
+                        << R"("g_ns": 1, "G_ns_per_byte": 0}]}]})";
+    try {
+      (void)lg::read_loggops_params(path.string(), "shm", 8);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const sidecore::input_error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                path.string() + ": series[0].ranges[0].last_bytes: " + nlohmann::json::parse(bad).dump() +
+                    " is not accepted; accepted: a size in bytes, 1 .. 2^64 - 1");
+    }
+  }
+  std::filesystem::remove(path);
+}
+
+// Found by fuzz_loggp_params: a schema that is not a string escaped as nlohmann's type_error.
+TEST(LogGPFit, ParameterFileSchemaNotAString) {
+  const auto path = std::filesystem::temp_directory_path() / "sidecore_loggp_schema.json";
+  std::ofstream(path) << R"({"schema": ["sidecore-loggp"], "version": 1})";
   try {
-    (void)lg::parse_measurement(j, "m.json");
+    (void)lg::read_loggops_params(path.string(), "shm", 8);
     FAIL();
   } catch (const sidecore::input_error& e) {
-    EXPECT_EQ(std::string(e.what()), "m.json: series[0].n: missing");
+    EXPECT_EQ(std::string(e.what()), path.string() + ": schema: not a sidecore-loggp parameter file (sidecore loggp "
+                                                     "-o writes one)");
   }
+  std::filesystem::remove(path);
 }
 
 TEST(LogGPFit, ParameterFileWithHugeNumberIsNamed) {

@@ -179,6 +179,26 @@ TEST(StudyRecord, BadRecordsNamed) {
   auto j = nlohmann::json::parse(to_json_text(rec, nullptr));
   j["settings"]["ranks"] = "two";
   EXPECT_EQ(error_of([&] { (void)parse_record(j.dump(), "s.json"); }), "s.json: settings.ranks: has the wrong type: \"two\"");
+  // Numbers that are not integers of the field's type (found by fuzz_study_record: nlohmann's conversion of
+  // 27777777777777777777, read as a float, to int is undefined).
+  EXPECT_EQ(error_of([] { (void)parse_record(R"({"schema":"sidecore-study","schema_version":27777777777777777777})",
+                                             "s.json"); }),
+            "s.json: schema_version: 2.777777777777778e+19 is not accepted; accepted: an integer in "
+            "-2147483648..2147483647");
+  j["settings"]["ranks"] = 1e300;
+  EXPECT_EQ(error_of([&] { (void)parse_record(j.dump(), "s.json"); }),
+            "s.json: settings.ranks: 1e+300 is not accepted; accepted: an integer in -2147483648..2147483647");
+  j["settings"]["ranks"] = 2.5;
+  EXPECT_EQ(error_of([&] { (void)parse_record(j.dump(), "s.json"); }),
+            "s.json: settings.ranks: 2.5 is not accepted; accepted: an integer in -2147483648..2147483647");
+  j["settings"]["ranks"] = std::uint64_t{1} << 40;
+  EXPECT_EQ(error_of([&] { (void)parse_record(j.dump(), "s.json"); }),
+            "s.json: settings.ranks: 1099511627776 is not accepted; accepted: an integer in -2147483648..2147483647");
+  rec.runs.push_back(done_run(make_plan(rec.settings)[0], 1.5, 1.25, 4, 476));
+  j = nlohmann::json::parse(to_json_text(rec, nullptr));
+  j["runs"][0]["blocking_calls"] = -1;
+  EXPECT_EQ(error_of([&] { (void)parse_record(j.dump(), "s.json"); }),
+            "s.json: runs[0].blocking_calls: -1 is not accepted; accepted: an integer in 0..18446744073709551615");
 }
 
 TEST(StudyResume, SameStudyOnlyMoreRepsAllowed) {

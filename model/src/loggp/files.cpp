@@ -2,11 +2,9 @@
 #include "sidecore/model/loggp/files.hpp"
 
 #include <algorithm>
-#include <cerrno>
+#include <climits>
+#include <cstdint>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -36,12 +34,22 @@ double time_field(const json& j, const char* key, const std::string& path, const
   return v.get<double>();
 }
 
+// j[key] as a string, or "" when it is absent (nlohmann's value() would throw its own type_error for a
+// value that is not a string, which no caller expects).
+std::string optional_string(const json& j, const char* key, const std::string& path, const std::string& source) {
+  if (!j.is_object() || !j.contains(key)) return "";
+  const json& v = j[key];
+  if (!v.is_string())
+    throw input_error(source, path + "." + key, fmt::format("{} is not accepted; accepted: a string", v.dump()));
+  return v.get<std::string>();
+}
+
 }  // namespace
 
 measurement parse_measurement(const json& j, const std::string& source) {
-  if (!j.is_object() || j.value("schema", "") != "sidecore-prtt")
+  if (!j.is_object() || !j.contains("schema") || j["schema"] != "sidecore-prtt")
     throw input_error(source, "schema", "not a sidecore PRTT measurement (\"schema\" must be \"sidecore-prtt\")");
-  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != 1)
+  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"] != 1)
     throw input_error(source, "version",
                       fmt::format("unknown version {}; accepted: 1", j.contains("version") ? j["version"].dump() : "(none)"));
   measurement m;
@@ -55,11 +63,15 @@ measurement parse_measurement(const json& j, const std::string& source) {
     const json& t = field(s, "transport", sp, source);
     if (!t.is_string()) throw input_error(source, sp + ".transport", "must be a string");
     ps.transport = t.get<std::string>();
-    ps.provider = s.value("provider", "");
-    ps.mode = s.value("mode", "");
+    ps.provider = optional_string(s, "provider", sp, source);
+    ps.mode = optional_string(s, "mode", sp, source);
     const json& n = field(s, "n", sp, source);
-    if (!n.is_number_integer() || n.get<int>() < 2)
-      throw input_error(source, sp + ".n", fmt::format("{} is not accepted; accepted: an integer >= 2", n.dump()));
+    // Compared as the integer JSON holds: get<int>() would wrap 4294967301 to 5.
+    const bool n_fits = n.is_number_unsigned() ? n.get<std::uint64_t>() <= INT_MAX
+                                               : n.is_number_integer() && n.get<std::int64_t>() <= INT_MAX;
+    if (!n_fits || n.get<std::int64_t>() < 2)
+      throw input_error(source, sp + ".n",
+                        fmt::format("{} is not accepted; accepted: an integer, 2 .. {}", n.dump(), INT_MAX));
     ps.n = n.get<int>();
     const json& pts = field(s, "points", sp, source);
     if (!pts.is_array() || pts.size() < 2) throw input_error(source, sp + ".points", "must be an array of >= 2 sizes");
@@ -87,11 +99,7 @@ measurement parse_measurement(const json& j, const std::string& source) {
 }
 
 measurement read_measurement(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw input_error(path, "", fmt::format("cannot open measurement file: {}", std::strerror(errno)));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_measurement(parse_json_input(ss.str(), path), path);
+  return parse_measurement(parse_json_input(read_input_file(path, max_profile_bytes, "measurement file"), path), path);
 }
 
 json measurement_json(const measurement& m) {
@@ -266,7 +274,7 @@ sidecore::model::sim::loggops_params to_loggops(const series_fit& f, std::uint64
 sidecore::model::sim::loggops_params read_loggops_params(const std::string& path, const std::string& transport,
                                                          std::uint64_t bytes) {
   json j = parse_json_input(read_input_file(path, max_profile_bytes, "LogGP parameter file"), path);
-  if (!j.is_object() || j.value("schema", "") != "sidecore-loggp")
+  if (!j.is_object() || !j.contains("schema") || j["schema"] != "sidecore-loggp")
     throw input_error(path, "schema", "not a sidecore-loggp parameter file (sidecore loggp -o writes one)");
   if (!j.contains("version") || j["version"] != 1)
     throw input_error(path, "version", fmt::format("{} is not accepted; accepted: 1", j.value("version", json()).dump()));
@@ -300,7 +308,12 @@ sidecore::model::sim::loggops_params read_loggops_params(const std::string& path
     p.g = std::max(0.0, num(r, rp, "g_ns"));
     p.G = std::max(0.0, num(r, rp, "G_ns_per_byte"));
     const json& changes = s.value("protocol_changes_after_bytes", json::array());
-    const double last = num(s["ranges"].back(), fmt::format("{}.ranges[{}]", at, s["ranges"].size() - 1), "last_bytes");
+    const std::string lp = fmt::format("{}.ranges[{}]", at, s["ranges"].size() - 1);
+    const double last = num(s["ranges"].back(), lp, "last_bytes");
+    // S falls back to it: a size, since converting a negative or a too large double to an integer is undefined.
+    if (!(last >= 1 && last < 0x1p64))
+      throw input_error(path, lp + ".last_bytes",
+                        fmt::format("{} is not accepted; accepted: a size in bytes, 1 .. 2^64 - 1", last));
     p.S = changes.is_array() && !changes.empty() && changes[0].is_number_unsigned() ? changes[0].get<std::uint64_t>()
                                                                                      : static_cast<std::uint64_t>(last);
     return p;

@@ -1,6 +1,11 @@
 // The study's JSON record (record.hpp).
 #include "record.hpp"
 
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -32,11 +37,22 @@ json settings_json(const config& c) {
   return j;
 }
 
-// Reads j[key] as T, or throws input_error naming the JSON path.
+// Reads j[key] as T, or throws input_error naming the JSON path. A number read into an integer must be an integer
+// within T's range: nlohmann converts a float (27777777777777777777 is read as one) or a wider integer with a bare
+// cast, undefined beyond the range.
 template <class T>
 T field(const json& j, const char* key, const std::string& source, const std::string& path) {
   const std::string where = path.empty() ? key : path + "." + key;
   if (!j.is_object() || !j.contains(key)) throw input_error(source, where, "missing");
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    const json& v = j.at(key);
+    const bool fits = v.is_number_unsigned()  ? std::in_range<T>(v.get<std::uint64_t>())
+                      : v.is_number_integer() ? std::in_range<T>(v.get<std::int64_t>())
+                                              : !v.is_number();  // not a number: the wrong type, below
+    if (!fits)
+      throw input_error(source, where, fmt::format("{} is not accepted; accepted: an integer in {}..{}", v.dump(),
+                                                   std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+  }
   try {
     return j.at(key).get<T>();
   } catch (const json::exception&) {

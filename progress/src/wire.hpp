@@ -33,8 +33,8 @@ enum wire_type : std::uint8_t {
   wire_pong = 6,
 };
 
-/// The header of every sidecore message that goes through the receive buffers (eager data, ready-to-send,
-/// clear-to-send). 40 bytes; eager data follows it.
+/// The header of every sidecore message that goes through the receive buffers or the node rings (eager data,
+/// ready-to-send, clear-to-send). 40 bytes; eager data follows it.
 struct wire_hdr {
   std::uint64_t tag = 0;        // sidecore tag (kind | communicator | user tag)
   std::uint64_t size = 0;       // eager: data bytes; rts: message size; cts: bytes the receiver takes
@@ -89,7 +89,6 @@ inline wire_hdr rts_hdr(std::uint64_t tag, std::size_t len, std::uint64_t handle
   return h;
 }
 
-/// Clear-to-send: how many bytes the receiver takes of the send named by `cookie`.
 /// A liveness question (wire_ping) or its answer (wire_pong) from `index`: header only.
 inline wire_hdr ping_hdr(std::uint32_t index, std::uint8_t type = wire_ping) noexcept {
   wire_hdr h{};
@@ -98,6 +97,7 @@ inline wire_hdr ping_hdr(std::uint32_t index, std::uint8_t type = wire_ping) noe
   return h;
 }
 
+/// Clear-to-send: how many bytes the receiver takes of the send named by `cookie`.
 inline wire_hdr cts_hdr(std::size_t take, std::uint64_t cookie, std::uint32_t receiver_index) noexcept {
   wire_hdr h{};
   h.size = take;

@@ -57,3 +57,17 @@ bench_run() {
   fi
   return $rc
 }
+
+# awk functions for the drivers' summaries: median and min / max of a space-separated list of numbers
+awk_stats='
+  function median(list,   n, a, i, j, t) {
+    n = split(list, a, " "); if (n == 0) return ""
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  function minmax(list, which,   n, a, i, x) {
+    n = split(list, a, " "); x = a[1]
+    for (i = 2; i <= n; i++) if ((which == "min" && a[i] + 0 < x + 0) || (which == "max" && a[i] + 0 > x + 0)) x = a[i]
+    return x
+  }
+'

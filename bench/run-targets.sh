@@ -16,19 +16,6 @@ source "$here/lib.sh"
 
 cycles=9 build="" OUT="" peer_idle=block paired=31 paired_runs=8 core_peer=last
 targets=(-v lat_off=1.3 -v lat_core=2.5 -v bw_min=0.9)  # issue 2's bounds, for both summaries below
-# median and min / max of a space-separated list of numbers, for both summaries below
-awk_stats='
-  function median(list,   n, a, i, j, t) {
-    n = split(list, a, " "); if (n == 0) return ""
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
-  function minmax(list, which,   n, a, i, x) {
-    n = split(list, a, " "); x = a[1]
-    for (i = 2; i <= n; i++) if ((which == "min" && a[i] + 0 < x + 0) || (which == "max" && a[i] + 0 > x + 0)) x = a[i]
-    return x
-  }
-'
 usage="usage: $0 [--cycles=N] [--paired=N] [--paired-runs=N] [--peer-idle=block|hybrid|spin] [--core-peer=last|first] [--out=DIR] [BUILD_DIR]"
 for a in "$@"; do
   case $a in

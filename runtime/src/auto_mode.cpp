@@ -28,12 +28,16 @@ thread_local bool t_owner = false;
 constexpr double min_comp_share = 0.01;
 
 // Completes an MPI request while progressing the engine, so that a peer whose transfer needs our progress
-// (rendezvous in mode off) is not left waiting for a rank that waits for it.
-void complete_progressing(runtime_state& s, MPI_Request& r) {
+// (rendezvous in mode off) is not left waiting for a rank that waits for it. false when a rank was found dead
+// meanwhile: an agreement it never joins never completes, and the request is left to the end of the process (as
+// finalize leaves MPI's objects once a rank died).
+[[nodiscard]] bool complete_progressing(runtime_state& s, MPI_Request& r) {
   for (int done = 0; !done;) {
+    if (s.eng->failed_peer_count() != 0) return false;
     MPI_Test(&r, &done, MPI_STATUS_IGNORE);
     if (!done && !s.eng->thread_running()) s.eng->progress();
   }
+  return true;
 }
 
 }  // namespace
@@ -78,6 +82,9 @@ auto_controller::auto_controller(runtime_state& s, MPI_Comm world, int rank) : s
 auto_controller::~auto_controller() {
   g_auto_watch.store(false, std::memory_order_relaxed);
   t_owner = false;
+  // An agreement a dead rank never joined stays pending, and freeing a nonblocking collective's request is erroneous
+  // in MPI: it is left to the end of the process with the communicator, as finalize leaves MPI's objects then.
+  if (abandoned_) return;
   if (req_ != MPI_REQUEST_NULL) MPI_Request_free(&req_);
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
@@ -162,7 +169,11 @@ void auto_controller::step() {
       close_window("steps");
       MPI_Request r = req_;
       req_ = MPI_REQUEST_NULL;
-      complete_progressing(s_, r);
+      if (!complete_progressing(s_, r)) {  // a rank died: no verdict can be agreed any more
+        phase_ = phase::done;
+        abandoned_ = true;
+        return;
+      }
       decide(true);
     } else if (phase_ == phase::armed && every.per == auto_recheck::unit::steps &&
                static_cast<double>(steps_) >= every.every) {
@@ -283,18 +294,19 @@ void auto_controller::finish() {
   if (phase_ == phase::window) close_window("finalize");
   // Every rank must have posted as many agreements as the rank that posted most (a time window may have closed on
   // one rank and not on another): the ranks behind post neutral ones.
+  // A dead rank never joins: every rank is watched from here, and a death found ends the agreements.
+  s_.eng->watch_all_peers();
   int most = 0;
   MPI_Request r;
   MPI_Iallreduce(&posted_, &most, 1, MPI_INT, MPI_MAX, s_.comms[0].load()->mpi, &r);
-  complete_progressing(s_, r);
-  if (phase_ == phase::agreeing) {
-    complete_progressing(s_, req_);
-    decide(false);
-  }
-  while (posted_ < most) {
+  const bool live = complete_progressing(s_, r) && (phase_ != phase::agreeing || complete_progressing(s_, req_));
+  if (live && phase_ == phase::agreeing) decide(false);
+  bool more = live;
+  while (more && posted_ < most) {
     post(vote{vote_pair{0.0, rank_}, vote_pair{0.0, rank_}, vote_pair{0.0, rank_}, vote_pair{0.0, rank_}});
-    complete_progressing(s_, req_);
+    more = complete_progressing(s_, req_);
   }
+  abandoned_ = !more;
   phase_ = phase::done;
 }
 

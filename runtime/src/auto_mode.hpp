@@ -90,6 +90,7 @@ class auto_controller {
   category call_cat_ = category::other;
   // the agreement
   MPI_Request req_ = MPI_REQUEST_NULL;
+  bool abandoned_ = false;  // a rank died during an agreement: req_ and comm_ are left to the end of the process
   vote mine_{}, agreed_{};
   int posted_ = 0;
   auto_decision pending_;  // the decision being agreed (this rank's half)

@@ -184,7 +184,7 @@ void instrument_start(runtime_state& s, const comm& world) {
   s.eng->set_idle_hook([] { instrument::fold_current_thread(); });
 }
 
-void instrument_finish(runtime_state& s, const comm& world, double t_total_s) {
+void instrument_finish(runtime_state& s, const comm& world, double t_total_s, const std::vector<int>& dead_ranks) {
   if (!instrument::enabled()) return;
   // The progress thread's accounting, in core mode only: off mode has no progress thread (the engine's figures
   // would be the application threads' own polling), and the schema writes the section in core mode only.
@@ -197,16 +197,34 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s) {
   const int n_core = s.cfg.n_core > 0 ? s.cfg.n_core : s.topo->cores();
   // Mode auto: the mode the run ended in (the auto section says when it switched).
   instrument::set_run_info(s.core_active ? "core" : "off", s.eng->provider(), n_core, t_total_s);
-  try {
-    instrument::analyze_collectives(exchange_over(g_exchange_comm));
-  } catch (const std::exception& e) {  // the profile is still written, without the cross-rank figures
-    std::fprintf(stderr, "sidecore: rank %d: the collectives' cross-rank analysis failed: %s\n", world.rank(), e.what());
+  const bool live = dead_ranks.empty();
+  if (live) {
+    try {
+      instrument::analyze_collectives(exchange_over(g_exchange_comm));
+    } catch (const std::exception& e) {  // the profile is still written, without the cross-rank figures
+      std::fprintf(stderr, "sidecore: rank %d: the collectives' cross-rank analysis failed: %s\n", world.rank(), e.what());
+    }
+    MPI_Comm_free(&g_exchange_comm);
   }
-  MPI_Comm_free(&g_exchange_comm);
   instrument::set_trace_info(s.eng->eager_max(), s.eng->inject_size(), s.fence.threads);
   if (!s.cfg.profile_path.empty()) {
     const std::string mine = with_auto_section(s, instrument::rank_profile_json());
     instrument::write_text_file(instrument::path_for_rank(s.cfg.profile_path, world.rank()), mine);
+    if (!live) {
+      // The lowest live rank speaks for the job (rank 0 may be the dead one).
+      int lowest = 0;
+      while (std::find(dead_ranks.begin(), dead_ranks.end(), lowest) != dead_ranks.end()) ++lowest;
+      if (world.rank() == lowest) {
+        std::string who;
+        for (int d : dead_ranks) who += (who.empty() ? "" : ", ") + std::to_string(d);
+        std::fprintf(stderr,
+                     "sidecore: warning: the job profile %s was not written: rank(s) %s died, and gathering it needs "
+                     "every rank; each live rank wrote its own (%s)\n",
+                     instrument::job_path(s.cfg.profile_path).c_str(), who.c_str(), s.cfg.profile_path.c_str());
+      }
+      instrument::stop();
+      return;
+    }
     // Rank 0 gathers every rank's profile and writes the job profile.
     int len = static_cast<int>(mine.size());
     std::vector<int> lens(static_cast<std::size_t>(world.size()));

@@ -337,19 +337,32 @@ void setup_doorbells(detail::runtime_state& s, MPI_Comm world) {
   if (fastpath) s.eng->set_node_rings(inbox, outbox);
 }
 
-// The collectives' settings must be the same on every rank: another algorithm or segment size is another message
-// pattern, which would hang or fail the first collective. Every rank learns of a difference and throws.
-void agree_coll_settings(const detail::settings& cfg, MPI_Comm comm) {
-  constexpr int n = coll::kind_count + 1;
+// Settings that must be the same on every rank, each for its own reason: the collectives' (another algorithm or
+// segment size is another message pattern, which would hang or fail the first collective); mode auto (its window
+// and agreements are collective: a rank without it never joins them); SIDECORE_EAGER_MAX (a larger eager message
+// than a peer's receive buffers is lost at the peer). Every rank learns of a difference and throws.
+void agree_shared_settings(const detail::settings& cfg, MPI_Comm comm) {
+  constexpr int n = coll::kind_count + 3;
+  constexpr int at_auto = coll::kind_count + 1, at_eager = coll::kind_count + 2;
   long long mine[n], lo[n], hi[n];
   for (int k = 0; k < coll::kind_count; ++k) mine[k] = static_cast<long long>(cfg.coll_algorithm[static_cast<std::size_t>(k)]);
   mine[coll::kind_count] = static_cast<long long>(cfg.coll_segment);
+  mine[at_auto] = cfg.mode == detail::progress_mode::automatic ? 1 : 0;
+  mine[at_eager] = static_cast<long long>(cfg.eager_max);
   mpi_check(MPI_Allreduce(mine, lo, n, MPI_LONG_LONG, MPI_MIN, comm), "MPI_Allreduce (collective settings)");
   mpi_check(MPI_Allreduce(mine, hi, n, MPI_LONG_LONG, MPI_MAX, comm), "MPI_Allreduce (collective settings)");
   for (int k = 0; k < n; ++k) {
     if (lo[k] == hi[k]) continue;
     std::string var = "SIDECORE_COLL_SEGMENT", value = std::to_string(cfg.coll_segment);
-    if (k < coll::kind_count) {
+    if (k == at_auto) {
+      throw error(errc::bad_setting, std::string("sidecore::init: SIDECORE_PROGRESS=auto on some ranks only (this rank: ") +
+                                         detail::mode_name(cfg.mode) + "); mode auto decides for the whole job: give "
+                                         "every rank auto, or none");
+    }
+    if (k == at_eager) {
+      var = "SIDECORE_EAGER_MAX";
+      value = std::to_string(cfg.eager_max);
+    } else if (k < coll::kind_count) {
       var = "SIDECORE_COLL_";
       for (char ch : coll::kind_name(static_cast<coll::kind>(k))) var += static_cast<char>(std::toupper(ch));
       value = std::string(coll::algorithm_name(cfg.coll_algorithm[static_cast<std::size_t>(k)]));
@@ -430,7 +443,7 @@ void init(MPI_Comm user_comm) {
                                          " (that rank printed why); no rank is initialized");
   };
   agree("settings and topology");
-  agree_coll_settings(s->cfg, user_comm);
+  agree_shared_settings(s->cfg, user_comm);
 
   MPI_Comm world = MPI_COMM_NULL;
   mpi_check(MPI_Comm_dup(user_comm, &world), "MPI_Comm_dup");
@@ -556,7 +569,7 @@ void finalize() {
     std::fprintf(stderr, "sidecore: warning: rank %d: %zu request(s) still in flight at finalize; they are dropped\n",
                  w->rank, left);
   s.eng->stop_thread();
-  detail::instrument_finish(s, comm_access::make(0), -1.0);  // t_total: the measured window, as t_comp
+  detail::instrument_finish(s, comm_access::make(0), -1.0, g_failed_ranks);  // t_total: the measured window, as t_comp
   g_phase.store(static_cast<int>(phase::finalized), std::memory_order_release);
   s.coll->detach();
   s.eng.reset();  // first: the provider lets go of the buffers of operations still in flight (scratch included)

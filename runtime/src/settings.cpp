@@ -130,7 +130,8 @@ std::vector<setting_def> make_table() {
                "calibration run). core: a progress thread pinned to a reserved core moves data in the background, and "
                "OpenMP is fenced off that core. auto: starts as off, profiles a window (SIDECORE_AUTO_STEPS iterations "
                "marked with sidecore::step(), or SIDECORE_AUTO_WINDOW seconds), applies the dedicated-core model on "
-               "every rank, and switches every rank to core when the job's slowest rank is predicted faster with it.",
+               "every rank, and switches every rank to core when the job's slowest rank is predicted faster with it "
+               "(auto must be every rank's or none's: init checks).",
                [](settings& s, const std::string& v) {
                  s.mode = parse_enum<progress_mode>(
                      "SIDECORE_PROGRESS", v,
@@ -258,7 +259,8 @@ std::vector<setting_def> make_table() {
   t.push_back({"SIDECORE_EAGER_MAX", "8192", "an integer 0..65536 (bytes)",
                "Largest message sent eagerly: header and data in one message, copied out of a receive buffer at the "
                "receiver. Larger messages go by rendezvous (ready-to-send, clear-to-send, then the data straight "
-               "into the posted buffer): one more round trip, no copy. 0: every message with data by rendezvous.",
+               "into the posted buffer): one more round trip, no copy. 0: every message with data by rendezvous. Every "
+               "rank must have the same value (init checks).",
                [](settings& s, const std::string& v) { s.eager_max = parse_unsigned("SIDECORE_EAGER_MAX", v, 0, 65536); },
                [](const settings& s) { return std::to_string(s.eager_max); }});
   t.push_back({"SIDECORE_RECV_BUFFERS", "64", "an integer 2..4096",

@@ -101,8 +101,11 @@ void region_exit() noexcept;
 
 /// Instrumentation at init (after the engine is up; may calibrate with a ping-pong) and at finalize (profile
 /// per rank, job profile on rank 0, trace). Both do nothing when SIDECORE_PROFILE and SIDECORE_TRACE are unset.
+/// `dead_ranks` (finalize: the ranks found dead): when not empty, nothing collective is done (a dead rank never
+/// joins): each survivor writes its own profile and trace, without the collectives' cross-rank figures, and the job
+/// profile is not written (rank 0, or the lowest live rank, says why).
 void instrument_start(runtime_state& s, const comm& world);
-void instrument_finish(runtime_state& s, const comm& world, double t_total_s);
+void instrument_finish(runtime_state& s, const comm& world, double t_total_s, const std::vector<int>& dead_ranks);
 
 /// The sentence saying why this thread's last request that completed with errc::transport failed (empty if none).
 const std::string& last_transport_error() noexcept;

@@ -193,6 +193,14 @@ int run(const std::string& scenario) {
     expect_error(errc::bad_setting, [] { sidecore::init(); }, "init while another rank has a bad setting",
                  {"another rank"});
     check(!sidecore::initialized(), "not initialized after a failed init");
+  } else if (scenario == "differs_auto") {
+    expect_error(errc::bad_setting, [] { sidecore::init(); }, "init with SIDECORE_PROGRESS=auto on one rank only",
+                 {"SIDECORE_PROGRESS=auto on some ranks only", "every rank auto, or none"});
+    check(!sidecore::initialized(), "not initialized after a failed init");
+  } else if (scenario == "differs_eager") {
+    expect_error(errc::bad_setting, [] { sidecore::init(); }, "init with SIDECORE_EAGER_MAX differing between ranks",
+                 {"SIDECORE_EAGER_MAX differs between ranks", "give every rank the same value"});
+    check(!sidecore::initialized(), "not initialized after a failed init");
   } else if (scenario == "topology_one_core") {
     expect_error(errc::topology, [] { sidecore::init(); }, "core mode on one core",
                  {"SIDECORE_PROGRESS=core", "2 cores", "SIDECORE_PROGRESS=off"});

@@ -151,8 +151,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   // The rank that dies runs in mode off whatever the others do: its data moves only inside its own sidecore calls,
-  // and it makes none after its last isend, so the 16 MiB transfer is cut after its clear-to-send every time.
-  if (g_rank == 1) setenv("SIDECORE_PROGRESS", "off", 1);
+  // and it makes none after its last isend, so the 16 MiB transfer is cut after its clear-to-send every time. Mode
+  // auto must be every rank's or none's (init checks), and starts in mode off.
+  const char* mode = std::getenv("SIDECORE_PROGRESS");
+  if (g_rank == 1 && !(mode && std::string(mode) == "auto")) setenv("SIDECORE_PROGRESS", "off", 1);
   try {
     sidecore::init();
     if (g_rank == 1) {

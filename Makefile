@@ -1,7 +1,7 @@
 # sidecore — the two commands of a fresh machine:
 #   make demo   install missing Debian packages, configure, build, then `sidecore study` on apps/md: the model's
 #               prediction against the measured dedicated-core run (docs/study.md)
-#   make test   the same set-up, then the whole test suite (ASAN=1: also the whole suite under ASan+UBSan)
+#   make test   the same set-up, then the whole test suite, plainly built and under ASan+UBSan (ASAN=0: plain only)
 #   make overlap  the overlap micro-benchmark (sidecore, raw libfabric and MPICH, 2 ranks; bench/README.md)
 # Both are idempotent. BUILD=dir and BUILD_TYPE=Debug|Release|RelWithDebInfo|Asan|Tsan choose the build.
 #   make fuzz   the libFuzzer harnesses of every input reader, FUZZ_SECONDS each (fuzz/README.md)
@@ -21,7 +21,7 @@ FUZZ_BUILD   ?= $(BUILD)/fuzz
 FUZZ_SECONDS ?= 300
 # `make test` also builds the ASan+UBSan configuration (no benchmarks) and runs the whole suite under it (ASAN=0
 # leaves it out): CI runs both within its time budget.
-ASAN         ?= 0
+ASAN         ?= 1
 ASAN_BUILD   ?= build-asan
 
 # Debian packages the build, the tests and the benchmarks need.

@@ -42,7 +42,7 @@ count() {
 }
 
 echo "== run-instructions.sh: $bin/bench_self_loop under callgrind, $n and $short round trips, SIDECORE_PROGRESS=${SIDECORE_PROGRESS:-off}"
-for impl in sidecore sidecore-self raw; do
+for impl in sidecore sidecore-self raw mpi; do
   count "$impl" "$n" >"$tmp/long.$impl"
   count "$impl" "$short" >"$tmp/short.$impl"
   echo

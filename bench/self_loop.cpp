@@ -1,8 +1,8 @@
 // bench_self_loop: the 8-byte self round trip (irecv, isend, wait the send, wait the receive) of rank 0 with
-// itself, `--iterations=N` times (default 100000), with sidecore (mode from SIDECORE_PROGRESS) or raw libfabric
-// (`--impl=raw`). Not a timing program: bench/run-instructions.sh runs it under valgrind's callgrind and divides
+// itself, `--iterations=N` times (default 100000), with sidecore (mode from SIDECORE_PROGRESS), raw libfabric
+// (`--impl=raw`) or the system MPI (`--impl=mpi`). Not a timing program: bench/run-instructions.sh runs it under valgrind's callgrind and divides
 // the instructions each library executed by N — a figure the VM's noise cannot move, for comparing builds.
-// One rank only: `mpiexec -n 1 bin/bench_self_loop [--impl=sidecore|raw] [--iterations=N]`.
+// One rank only: `mpiexec -n 1 bin/bench_self_loop [--impl=sidecore|raw|mpi] [--iterations=N]`.
 #include <mpi.h>
 
 #include <cstdio>
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/transport_fabric.hpp"
+#include "common/transport_mpi.hpp"
 #include "common/transport_sidecore.hpp"
 
 namespace {
@@ -37,7 +38,7 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a.rfind("--impl=", 0) == 0) impl = a.substr(7);
     else if (a.rfind("--iterations=", 0) == 0) n = std::strtol(a.c_str() + 13, nullptr, 10);
-    else scb::die("unknown option '" + a + "'; accepted: --impl=sidecore|raw, --iterations=N");
+    else scb::die("unknown option '" + a + "'; accepted: --impl=sidecore|raw|mpi, --iterations=N");
   }
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -49,8 +50,11 @@ int main(int argc, char** argv) {
   } else if (impl == "raw") {
     scb::fabric_transport t;
     loop(t, n);
+  } else if (impl == "mpi") {
+    scb::mpi_transport t;
+    loop(t, n);
   } else {
-    scb::die("--impl=" + impl + " is not accepted: give sidecore or raw");
+    scb::die("--impl=" + impl + " is not accepted: give sidecore, raw or mpi");
   }
   std::printf("# bench_self_loop: %s, %ld iterations\n", impl.c_str(), n);
   MPI_Finalize();

@@ -80,6 +80,11 @@ void sender(std::size_t count, std::size_t bytes) {
 }
 
 void receiver(std::size_t count, std::size_t bytes, double bound_mb, double progress_s) {
+  // The receive window's buffers are this program's, not the storm's: touched before the baseline.
+  std::vector<std::vector<unsigned char>> in(window, std::vector<unsigned char>(bytes + 1, 1));
+  std::vector<sidecore::request> reqs(window);
+  std::vector<sidecore::status> st(window);
+  std::vector<unsigned char> want(bytes);
   const double rss0 = status_mb("VmRSS");
   const auto t0 = clk::now();
   // Progress without matching the storm: only the "all started" message and a receive nothing sends to.
@@ -98,10 +103,6 @@ void receiver(std::size_t count, std::size_t bytes, double bound_mb, double prog
   check(started == count, "the \"all started\" message says " + std::to_string(started));
 
   const auto t2 = clk::now();
-  std::vector<std::vector<unsigned char>> in(window, std::vector<unsigned char>(bytes + 1));
-  std::vector<sidecore::request> reqs(window);
-  std::vector<sidecore::status> st(window);
-  std::vector<unsigned char> want(bytes);
   std::size_t bad = 0;
   for (std::size_t base = 0; base < count; base += window) {
     const std::size_t n = count - base < window ? count - base : window;

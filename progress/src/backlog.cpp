@@ -37,6 +37,7 @@ bool engine_core::retry_backlog(backlog_fifo& b) {
 bool engine_core::retry_backlog() {
   bool did = false;
   if (!rx.unposted.empty()) did |= repost_rx();
+  if (credits_pending()) did |= retry_credits();  // before the sends: a send waiting for credits came first
   if (backlog.send.head) did |= retry_backlog(backlog.send);
   if (backlog.recv.head) did |= retry_backlog(backlog.recv);
   return did;

@@ -200,6 +200,7 @@ void engine::add_addresses(const char* names, std::size_t count, int me) {
   e.live.heard.assign(count, 0);
   e.live.heard_seen.assign(count, 0);
   e.live.silent_since.assign(count, 0);
+  e.setup_credits(count);
 }
 
 void engine::connect(MPI_Comm comm) {

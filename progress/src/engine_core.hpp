@@ -20,6 +20,7 @@
 #include <sidecore/progress/engine.hpp>
 
 #include "backlog.hpp"
+#include "credits.hpp"
 #include "doorbell.hpp"
 #include "endpoint.hpp"
 #include "liveness.hpp"
@@ -165,6 +166,19 @@ class engine_core final : public engine {
   bool retry_backlog();          // caller holds the lock
   bool retry_backlog(backlog_fifo& b);
 
+  // ---- credits: flow control per peer (credits.hpp, credits.cpp) -------------------------------------------
+  void setup_credits(std::size_t addresses);
+  bool take_credit(req* r);  // caller holds the lock; false: r waits for the peer's credits
+  void spend_eager(req* r) noexcept;
+  void on_credit(const wire_hdr& h);
+  bool grant_credits(std::uint32_t p);
+  void owe_credit(std::uint32_t p, bool eager_taken);
+  void owe_eager_credit(std::uint32_t p);
+  void give_credits(std::uint32_t p);
+  bool retry_credits();  // the progress pass: true if it did anything
+  [[nodiscard]] bool credits_pending() const noexcept { return !credits.granted.empty() || !credits.unsent.empty(); }
+  void forget_credits(std::uint32_t p) noexcept;
+
   // ---- receive buffers (rx_buffers.cpp) -------------------------------------------------------------------
   void setup_rx_buffers();
   ssize_t post_rx(rx_buffer* b) noexcept;  // caller holds the lock; fi_trecv's code
@@ -271,6 +285,7 @@ class engine_core final : public engine {
   progress_lock lock;
   doorbells bells;
   backlogs backlog;
+  credit_state credits;
   match_state matching;
   rx_buffers rx;
   node_rings fastpath;

@@ -40,6 +40,9 @@ void engine_core::fail_in_flight() noexcept {
   in_flight_failed = true;
   matching.posted_head = matching.posted_tail = 0;
   backlog = {};
+  for (std::uint32_t p = 0; p < credits.waiting.size(); ++p) forget_credits(p);
+  credits.granted.clear();
+  credits.unsent.clear();
   rx.unposted.clear();
   rdv_recvs_posted = 0;
   const std::uint32_t n = pool.slots();

@@ -134,6 +134,7 @@ void engine_core::fail_peer_requests(int p) noexcept {
     b->head = kept_head;
     b->tail = kept_tail;
   }
+  forget_credits(static_cast<std::uint32_t>(p));  // its sends waiting for credits are failed below
   // A ready-to-send from p that no receive took: its data will never come. Eager data from p that arrived before
   // it died stays for the receives to come (MPI keeps a message that was sent).
   for (unexpected_msg *m = matching.unexp_head, *prev = nullptr; m;) {

@@ -26,8 +26,11 @@ void engine_core::accept_recv(req* r) {
     else matching.unexp_head = m->next;
     if (matching.unexp_tail == m) matching.unexp_tail = prev;
     r->stage.store(req_stage::matched, std::memory_order_relaxed);
-    if (h.type == wire_eager) deliver_eager(r, h, m->data);
-    else if (h.type == wire_self_rts) take_self_send(r, h);
+    if (h.type == wire_eager) {
+      deliver_eager(r, h, m->data);
+      // Its sender's eager credit (a message to this process through the self path took none).
+      if (h.src_index != self_index) owe_eager_credit(h.src_index);
+    } else if (h.type == wire_self_rts) take_self_send(r, h);
     else start_rendezvous(r, h);
     std::free(m->data);
     delete m;

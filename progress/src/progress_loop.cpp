@@ -18,11 +18,11 @@ namespace sidecore::progress {
 bool engine_core::progress_locked() {
   bump(polls);
   bool did = false;
-  if (!rx.unposted.empty() || backlog.any()) did = retry_backlog();
+  if (!rx.unposted.empty() || backlog.any() || credits_pending()) did = retry_backlog();
   did |= drain_submissions();
   if (fastpath.on) did |= poll_rings();
   did |= poll_cq() > 0;
-  if (backlog.any()) did |= retry_backlog();
+  if (backlog.any() || credits_pending()) did |= retry_backlog();
   if (ready.head) [[unlikely]] did |= run_ready();
   return did;
 }

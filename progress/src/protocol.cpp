@@ -24,6 +24,9 @@ op_status engine_core::post(req* r) {
   ssize_t rc = 0;
   failure call = failure::none;
   const fi_addr_t peer_addr = r->peer_world >= 0 ? ep.addr(r->peer_world) : FI_ADDR_UNSPEC;
+  // A message on the control tag takes a credit of its peer (credits.cpp): none left, it waits for the peer to
+  // give some back; no eager credit left, an eager message goes as a ready-to-send.
+  if ((r->act == req_act::eager || r->act == req_act::rts) && !r->credited && !take_credit(r)) return op_status::ok;
   switch (r->act) {
     case req_act::eager: {
       wire_hdr h = eager_hdr(r->tag, r->len, static_cast<std::uint32_t>(r->data), my_index);
@@ -70,6 +73,7 @@ op_status engine_core::post(req* r) {
       rc = send_msg(r->peer_world, h, nullptr, 0);
       call = failure::fi_tinject;
       if (rc == 0) {
+        r->rdv = true;
         bump(rendezvous);
         r->act = req_act::none;  // waits for the clear-to-send; the transfer begins with the data (below)
         ring_peer(r->peer_world);
@@ -241,10 +245,13 @@ void engine_core::on_wire(const char* msg, std::size_t len, bool from_ring) {
     if (h.type == wire_eager && h.version == wire_version && h.size == len - hdr_size) {
       if (tag::is_coll_abort(h.tag)) [[unlikely]] {
         if (coll_msgs.notice) coll_msgs.notice(coll_msgs.ctx, h.tag, h.src_index, data, h.size);
+        owe_credit(h.src_index, true);
       } else if (req* r = match_posted(h)) {
         deliver_eager(r, h, data);
+        owe_credit(h.src_index, true);
       } else {
         hold_unexpected(h, data);
+        owe_credit(h.src_index, false);  // its eager credit comes back when a receive takes it (accept_recv)
       }
       // An eager message that was not injected completes at the sender once we took it.
       if (!from_ring && len > inject_size_) ring_peer(static_cast<int>(h.src_index));
@@ -253,9 +260,12 @@ void engine_core::on_wire(const char* msg, std::size_t len, bool from_ring) {
     } else if (h.type == wire_rts) {
       if (req* r = match_posted(h)) start_rendezvous(r, h);
       else hold_unexpected(h, nullptr);
+      owe_credit(h.src_index, false);
+    } else if (h.type == wire_credit) {
+      on_credit(h);
     } else if (h.type == wire_cts) {
       req* r = pool.lookup(h.cookie);
-      if (r && r->op == req_kind::send && r->act == req_act::none && r->len > eager_max_) {
+      if (r && r->op == req_kind::send && r->act == req_act::none && r->rdv) {
         r->rdv_n = h.size;
         r->act = req_act::data_send;
         post_or_backlog(r);

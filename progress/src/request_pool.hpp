@@ -70,6 +70,8 @@ class request_pool {
   void release(req* r) noexcept {
     r->gen.store((r->gen.load(std::memory_order_relaxed) + 1) & gen_mask, std::memory_order_relaxed);
     r->posted = false;
+    r->credited = false;
+    r->rdv = false;
     r->act = req_act::none;
     r->stage.store(req_stage::none, std::memory_order_relaxed);
     r->parent = nullptr;

@@ -103,10 +103,16 @@ engine_core::child_fate engine_core::cancel_child(schedule& parent, std::uint64_
     return child_fate::completes;
   }
   // A rendezvous send whose data has not gone to the provider: its ready-to-send waits for a clear-to-send (or
-  // still for the provider, in the backlog), or its data waits in the backlog. An eager send, or data the provider
-  // has, completes by itself.
-  const bool waits = r->len > eager_max_ && !r->posted && (r->act == req_act::none || r->act == req_act::rts ||
-                                                           r->act == req_act::data_send);
+  // still for the provider or for credits), or its data waits in the backlog. An eager send not sent yet (it waits
+  // for credits, or in the backlog) goes as a bare ready-to-send instead: without an eager credit it would have
+  // become one, whose clear-to-send the peer that gave up never sends. An eager send the provider has completes
+  // by itself.
+  if (r->act == req_act::eager && !r->posted) {
+    if (r->credited) ++credits.left[static_cast<std::size_t>(r->peer_world)].eager;  // it took one: not needed now
+    r->act = req_act::rts;
+  }
+  const bool waits = (r->len > eager_max_ || r->rdv || r->act == req_act::rts) && !r->posted &&
+                     (r->act == req_act::none || r->act == req_act::rts || r->act == req_act::data_send);
   if (!waits) return child_fate::completes;
   r->buf = nullptr;
   r->parent = nullptr;

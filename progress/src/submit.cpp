@@ -86,7 +86,12 @@ engine_core::inline_result engine_core::send_inline(const void* buf, std::size_t
     bump(completions);
     return inline_result::sent;
   }
+  // Flow control (credits.cpp): one send and one eager credit of the peer, or the slot path decides.
+  peer_credits& left = credits.left[static_cast<std::size_t>(dest)];
+  if ((left.send == 0) | (left.eager == 0)) return inline_result::refused;
   if (send_msg(dest, h, buf, len) != 0) return inline_result::refused;
+  --left.send;
+  --left.eager;
   bump(completions);
   ring_peer(dest);
   return inline_result::sent;

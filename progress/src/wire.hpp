@@ -18,8 +18,9 @@ namespace sidecore::progress {
 
 /// The version of the header below. A receiver drops a message of another version with a warning (protocol.cpp):
 /// a peer built from another sidecore would otherwise be read field by field as if it were ours. Version 2: the
-/// six bytes after the version carry a collective's signature.
-inline constexpr std::uint8_t wire_version = 2;
+/// six bytes after the version carry a collective's signature. Version 3: credits (wire_credit; a sender waits for
+/// them, so a peer that never gives any back would stall it).
+inline constexpr std::uint8_t wire_version = 3;
 
 enum wire_type : std::uint8_t {
   wire_eager = 1,
@@ -31,6 +32,8 @@ enum wire_type : std::uint8_t {
   // SIDECORE_PEER_TIMEOUT (liveness.cpp): "are you there?" to a peer silent for half the timeout, and its answer.
   wire_ping = 5,
   wire_pong = 6,
+  /// Credits given back (credits.hpp): size send credits, cookie eager credits. Header only.
+  wire_credit = 7,
 };
 
 /// The header of every sidecore message that goes through the receive buffers or the node rings (eager data,

@@ -475,6 +475,8 @@ void init(MPI_Comm user_comm) {
   ec.cq_batch = s->cfg.cq_batch;
   ec.eager_max = s->cfg.eager_max;
   ec.recv_buffers = s->cfg.recv_buffers;
+  ec.send_credits = s->cfg.send_credits;
+  ec.eager_credits = s->cfg.eager_credits;
   int thread_level = MPI_THREAD_SINGLE;
   MPI_Query_thread(&thread_level);
   ec.serialized_callers = thread_level != MPI_THREAD_MULTIPLE;
@@ -488,6 +490,13 @@ void init(MPI_Comm user_comm) {
     agree("opening the libfabric endpoint");
     s->eng->connect(world);
     s->eng->set_peer_timeout(s->cfg.peer_timeout_s);
+    int me = 0;
+    MPI_Comm_rank(world, &me);
+    if (me == 0 && nranks > 1) {
+      const std::string w = detail::memory_budget_warning(s->cfg, static_cast<std::uint64_t>(nranks - 1),
+                                                          s->eng->provider());
+      if (!w.empty()) std::fputs(w.c_str(), stderr);
+    }
   } catch (const progress::transport_error& e) {
     MPI_Comm_free(&world);
     throw error(errc::transport, std::string("sidecore::init: ") + e.what());

@@ -270,6 +270,30 @@ std::vector<setting_def> make_table() {
                  s.recv_buffers = parse_unsigned("SIDECORE_RECV_BUFFERS", v, 2, 4096);
                },
                [](const settings& s) { return std::to_string(s.recv_buffers); }});
+  t.push_back({"SIDECORE_SEND_CREDITS", "64", "an integer 2..65536 (messages per peer)",
+               "Flow control: eager messages and ready-to-sends a sender may have sent to one peer that the peer has "
+               "not read out of its receive buffers yet; more wait at the sender until the peer's progress gives "
+               "credits back. Bounds what a provider holds for a flood (tcp;ofi_rxm: a 16 KiB buffer each).",
+               [](settings& s, const std::string& v) {
+                 s.send_credits = parse_unsigned("SIDECORE_SEND_CREDITS", v, 2, 65536);
+               },
+               [](const settings& s) { return std::to_string(s.send_credits); }});
+  t.push_back({"SIDECORE_EAGER_CREDITS", "16", "an integer 0..65536 (messages per peer)",
+               "Flow control: eager messages a peer may hold unexpected (received, no receive posted yet, data "
+               "copied) from one sender; beyond them the sender sends eager-sized messages by rendezvous (a "
+               "header only; the data stays in its buffer until matched). 0: no eager message at all.",
+               [](settings& s, const std::string& v) {
+                 s.eager_credits = parse_unsigned("SIDECORE_EAGER_CREDITS", v, 0, 65536);
+               },
+               [](const settings& s) { return std::to_string(s.eager_credits); }});
+  t.push_back({"SIDECORE_MEMORY_BUDGET", "1024", "an integer 1..1048576 (MiB)",
+               "What the engine's size settings may let it hold at most (receive buffers, submission queue, and per "
+               "peer the unexpected eager data and the provider's buffers that the credits allow); init warns once "
+               "when the settings exceed it (docs/runtime.md, \"Memory budget\").",
+               [](settings& s, const std::string& v) {
+                 s.memory_budget_mib = parse_unsigned("SIDECORE_MEMORY_BUDGET", v, 1, 1U << 20);
+               },
+               [](const settings& s) { return std::to_string(s.memory_budget_mib); }});
   t.push_back({"SIDECORE_VERBOSE", "0", "0, 1, 2",
                "1: print the configuration chosen at init on rank 0 (mode, provider, reserved core, OpenMP threads). "
                "2: on every rank.",
@@ -470,6 +494,46 @@ settings read_settings() {
   }
   check_auto_settings(s);
   return s;
+}
+
+
+memory_estimate estimate_memory(const settings& s, std::uint64_t peers, std::uint64_t provider_buffer) {
+  memory_estimate m;
+  m.recv_buffers = static_cast<std::uint64_t>(s.recv_buffers) * (s.eager_max + 40);
+  m.submit_queue = static_cast<std::uint64_t>(s.submit_queue) * 64;  // one cache line per entry (mpmc_queue.hpp)
+  m.unexpected_eager = peers * s.eager_credits * s.eager_max;
+  m.provider = peers * s.send_credits * provider_buffer;
+  return m;
+}
+
+std::uint64_t provider_buffer_bytes(const std::string& provider, const settings& s) {
+  if (provider.find("ofi_rxm") == std::string::npos) return s.eager_max + 40;
+  const char* v = std::getenv("FI_OFI_RXM_BUFFER_SIZE");
+  char* end = nullptr;
+  const unsigned long long n = v && *v ? std::strtoull(v, &end, 10) : 0;
+  return n && end && *end == 0 ? n : 16384;
+}
+
+std::string memory_budget_warning(const settings& s, std::uint64_t peers, const std::string& provider) {
+  const memory_estimate m = estimate_memory(s, peers, provider_buffer_bytes(provider, s));
+  const std::uint64_t budget = static_cast<std::uint64_t>(s.memory_budget_mib) << 20;
+  if (m.total() <= budget) return {};
+  const auto mib = [](std::uint64_t b) {
+    char out[32];
+    std::snprintf(out, sizeof out, "%.1f", static_cast<double>(b) / (1 << 20));
+    return std::string(out);
+  };
+  return "sidecore: warning: the engine's settings let it hold up to " + mib(m.total()) +
+         " MiB per process, more than SIDECORE_MEMORY_BUDGET=" + std::to_string(s.memory_budget_mib) +
+         " MiB: receive buffers " + mib(m.recv_buffers) + " MiB (SIDECORE_RECV_BUFFERS=" +
+         std::to_string(s.recv_buffers) + " x SIDECORE_EAGER_MAX=" + std::to_string(s.eager_max) +
+         " + 40 B), submission queue " + mib(m.submit_queue) + " MiB (SIDECORE_SUBMIT_QUEUE=" +
+         std::to_string(s.submit_queue) + "), unexpected eager data " + mib(m.unexpected_eager) + " MiB (" +
+         std::to_string(peers) + " peers x SIDECORE_EAGER_CREDITS=" + std::to_string(s.eager_credits) +
+         " x SIDECORE_EAGER_MAX), provider buffers " + mib(m.provider) + " MiB (" + std::to_string(peers) +
+         " peers x SIDECORE_SEND_CREDITS=" + std::to_string(s.send_credits) + " x " +
+         std::to_string(provider_buffer_bytes(provider, s)) + " B on " + provider +
+         "); lower those settings or raise the budget (docs/runtime.md, \"Memory budget\")\n";
 }
 
 }  // namespace sidecore::detail

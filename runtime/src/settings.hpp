@@ -48,6 +48,9 @@ struct settings {
   std::size_t cq_batch = 16;
   std::size_t eager_max = 8192;
   std::size_t recv_buffers = 64;
+  std::size_t send_credits = 64;        // SIDECORE_SEND_CREDITS (progress/src/credits.hpp)
+  std::size_t eager_credits = 16;       // SIDECORE_EAGER_CREDITS
+  std::size_t memory_budget_mib = 1024;  // SIDECORE_MEMORY_BUDGET
   int verbose = 0;
   // SIDECORE_PROGRESS=auto: the window (steps, or seconds when auto_steps is 0), re-checks, forced verdict
   std::uint32_t auto_steps = 0;
@@ -98,6 +101,21 @@ void check_auto_settings(const settings& s);
 
 /// Parses one value (used by read_settings and by the unit tests). Throws as read_settings.
 void parse_setting(settings& s, std::string_view name, const std::string& value);
+
+/// The most the engine's size settings let it hold (docs/runtime.md, "Memory budget"), in bytes: its receive
+/// buffers and submission queue, and for each of `peers` other ranks the unexpected eager data its eager credits
+/// allow and the provider's buffers its send credits allow (`provider_buffer` bytes per message a provider holds
+/// before sidecore reads it: tcp;ofi_rxm's bounce buffer, FI_OFI_RXM_BUFFER_SIZE).
+struct memory_estimate {
+  std::uint64_t recv_buffers = 0, submit_queue = 0, unexpected_eager = 0, provider = 0;
+  [[nodiscard]] std::uint64_t total() const noexcept { return recv_buffers + submit_queue + unexpected_eager + provider; }
+};
+[[nodiscard]] memory_estimate estimate_memory(const settings& s, std::uint64_t peers, std::uint64_t provider_buffer);
+/// The provider's buffer per message it holds (estimate_memory): FI_OFI_RXM_BUFFER_SIZE (16 KiB unset) for an rxm
+/// provider, else a receive buffer's size (the provider's own queue, which shm bounds itself).
+[[nodiscard]] std::uint64_t provider_buffer_bytes(const std::string& provider, const settings& s);
+/// The warning init prints once (rank 0) when estimate_memory exceeds SIDECORE_MEMORY_BUDGET; empty when within.
+[[nodiscard]] std::string memory_budget_warning(const settings& s, std::uint64_t peers, const std::string& provider);
 
 // Strict parsers shared by the table (exposed for tests).
 [[nodiscard]] std::uint64_t parse_unsigned(std::string_view var, const std::string& value, std::uint64_t lo,

@@ -63,7 +63,8 @@ void expect_clear_rejection(const std::string& name, const std::string& value,
 const std::vector<std::string> all_names = {
     "SIDECORE_PROGRESS",     "SIDECORE_PROGRESS_CORE", "SIDECORE_IDLE",       "SIDECORE_SPIN_US",
     "SIDECORE_YIELD_US",     "SIDECORE_BLOCK_US",     "SIDECORE_PEER_TIMEOUT", "SIDECORE_CALLER_PROGRESS", "SIDECORE_SELF_PATH", "SIDECORE_SHM_FASTPATH", "SIDECORE_PROVIDER",      "SIDECORE_SUBMIT_QUEUE", "SIDECORE_CQ_BATCH",
-    "SIDECORE_EAGER_MAX",    "SIDECORE_RECV_BUFFERS",
+    "SIDECORE_EAGER_MAX",    "SIDECORE_RECV_BUFFERS",  "SIDECORE_SEND_CREDITS", "SIDECORE_EAGER_CREDITS",
+    "SIDECORE_MEMORY_BUDGET",
     "SIDECORE_VERBOSE",      "SIDECORE_PROFILE",       "SIDECORE_TRACE",      "SIDECORE_TRACE_MAX_EVENTS",
     "SIDECORE_SIZE_BINS",    "SIDECORE_XFER_TABLE",    "SIDECORE_RING_EVENTS",  "SIDECORE_COLL_SAMPLES",
     "SIDECORE_NCORE",
@@ -139,6 +140,9 @@ TEST(SettingsTable, ValidValuesParseAndRoundTrip) {
       {"SIDECORE_CQ_BATCH", {"1", "16", "64"}},
       {"SIDECORE_EAGER_MAX", {"0", "8192", "65536"}},
       {"SIDECORE_RECV_BUFFERS", {"2", "64", "4096"}},
+      {"SIDECORE_SEND_CREDITS", {"2", "64", "65536"}},
+      {"SIDECORE_EAGER_CREDITS", {"0", "16", "65536"}},
+      {"SIDECORE_MEMORY_BUDGET", {"1", "1024", "1048576"}},
       {"SIDECORE_CALLER_PROGRESS", {"on", "off", " off "}},
       {"SIDECORE_SELF_PATH", {"on", "off"}},
       {"SIDECORE_SHM_FASTPATH", {"on", "off"}},
@@ -211,6 +215,9 @@ TEST(SettingsTable, ValidValuesGiveTheRightFields) {
   EXPECT_EQ(parsed("SIDECORE_CQ_BATCH", "64").cq_batch, 64u);
   EXPECT_EQ(parsed("SIDECORE_EAGER_MAX", "0").eager_max, 0u);
   EXPECT_EQ(parsed("SIDECORE_RECV_BUFFERS", "128").recv_buffers, 128u);
+  EXPECT_EQ(parsed("SIDECORE_SEND_CREDITS", "256").send_credits, 256u);
+  EXPECT_EQ(parsed("SIDECORE_EAGER_CREDITS", "0").eager_credits, 0u);
+  EXPECT_EQ(parsed("SIDECORE_MEMORY_BUDGET", "4096").memory_budget_mib, 4096u);
   EXPECT_EQ(parsed("SIDECORE_VERBOSE", "2").verbose, 2);
   EXPECT_EQ(parsed("SIDECORE_PROFILE", "p.json").profile_path, "p.json");
   EXPECT_EQ(parsed("SIDECORE_TRACE", "t.json").trace_path, "t.json");
@@ -284,6 +291,9 @@ TEST(SettingsTable, RejectsJunkForEveryVariable) {
       {"SIDECORE_CQ_BATCH", {"0", "65", "-3"}},
       {"SIDECORE_EAGER_MAX", {"65537", "-1", "8k", ""}},
       {"SIDECORE_RECV_BUFFERS", {"0", "1", "4097", "many"}},
+      {"SIDECORE_SEND_CREDITS", {"0", "1", "65537", "-2", "lots"}},
+      {"SIDECORE_EAGER_CREDITS", {"-1", "65537", "16k", ""}},
+      {"SIDECORE_MEMORY_BUDGET", {"0", "1048577", "1G", ""}},
       {"SIDECORE_CALLER_PROGRESS", {"", "yes", "1", "ON"}},
       {"SIDECORE_SELF_PATH", {"", "provider", "0"}},
       {"SIDECORE_SHM_FASTPATH", {"", "rings", "1"}},
@@ -411,3 +421,21 @@ TEST_F(ReadSettings, UnknownVariableIsReported) {
 }
 
 }  // namespace
+
+// The memory budget (docs/runtime.md, "Memory budget"): what the size settings let the engine hold, and the warning
+// init prints when that exceeds SIDECORE_MEMORY_BUDGET, naming every term's settings.
+TEST(Settings, MemoryBudgetCountsEverySizeSettingAndWarnsBeyondIt) {
+  d::settings s = parsed("SIDECORE_RECV_BUFFERS", "64");
+  const d::memory_estimate m = d::estimate_memory(s, 3, 16384);
+  EXPECT_EQ(m.recv_buffers, 64u * (8192 + 40));
+  EXPECT_EQ(m.submit_queue, 4096u * 64);
+  EXPECT_EQ(m.unexpected_eager, 3u * 16 * 8192);
+  EXPECT_EQ(m.provider, 3u * 64 * 16384);
+  EXPECT_EQ(d::provider_buffer_bytes("shm", s), 8192u + 40);
+  EXPECT_TRUE(d::memory_budget_warning(s, 3, "tcp;ofi_rxm").empty()) << "the defaults fit the default budget";
+  s.memory_budget_mib = 1;
+  const std::string w = d::memory_budget_warning(s, 3, "tcp;ofi_rxm");
+  for (const char* part : {"SIDECORE_MEMORY_BUDGET=1", "SIDECORE_RECV_BUFFERS=64", "SIDECORE_SUBMIT_QUEUE=4096",
+                           "SIDECORE_EAGER_CREDITS=16", "SIDECORE_SEND_CREDITS=64", "3 peers"})
+    EXPECT_THAT(w, HasSubstr(part));
+}

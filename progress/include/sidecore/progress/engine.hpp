@@ -36,6 +36,11 @@ struct engine_config {
   std::size_t cq_batch = 16;         ///< completions read per fi_cq_read
   std::size_t eager_max = 8192;      ///< largest message sent eagerly (header + data, one message); larger: rendezvous
   std::size_t recv_buffers = 64;     ///< receive buffers posted for eager and control messages
+  /// Flow control per peer (progress/src/credits.hpp): eager messages and ready-to-sends a peer has not read out
+  /// of its receive buffers yet (more wait at the sender), and eager messages it holds unexpected (more go by
+  /// rendezvous).
+  std::size_t send_credits = 64;
+  std::size_t eager_credits = 16;
   /// The application promises that no two of its threads call sidecore at the same time (MPI thread level
   /// SINGLE, FUNNELED or SERIALIZED): mode off then takes no lock, as MPI libraries do below THREAD_MULTIPLE.
   bool serialized_callers = false;

@@ -213,6 +213,20 @@ std::string first_line(const char* s) {
   return nl == std::string::npos ? x : x.substr(0, nl);
 }
 
+// The first "model name" of /proc/cpuinfo ("unknown" where there is none, as on some ARM kernels): the figures
+// of a measurement depend on the processor, so the file says which one.
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const auto first = line.find_first_not_of(" \t", colon + 1);
+    return first == std::string::npos ? std::string("unknown") : line.substr(first);
+  }
+  return "unknown";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -231,7 +245,12 @@ int main(int argc, char** argv) {
   MPI_Get_library_version(mpi_version, &len);
   std::string cmd;
   for (int i = 0; i < argc; ++i) cmd += (i ? " " : "") + std::string(argv[i]);
-  m.machine = {{"host", host}, {"command", cmd}, {"mpi", first_line(mpi_version)}, {"ranks", 2}};
+  m.machine = {{"host", host},
+               {"cpu_model", cpu_model()},
+               {"online_cpus", ::sysconf(_SC_NPROCESSORS_ONLN)},
+               {"command", cmd},
+               {"mpi", first_line(mpi_version)},
+               {"ranks", 2}};
 
   if (o.sidecore) {
     sidecore::init(MPI_COMM_WORLD);

@@ -7,13 +7,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "sidecore/common/input_error.hpp"
+#include "sidecore/common/input_file.hpp"
 #include "sidecore/common/profile.hpp"
 #include "study/compare.hpp"
 #include "study/launcher.hpp"
@@ -32,14 +32,6 @@ std::string this_program_dir() {
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   return ec ? std::string(".") : self.parent_path().string();
-}
-
-std::string read_text(const std::string& path, const char* option) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(option, path, "cannot be read");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // Written beside and renamed over: an interrupted write never leaves half a record.
@@ -148,7 +140,7 @@ int run_study(study_args& a) {
   if (c.resume) {
     if (!fs::exists(record_path))
       throw input_error("--resume", record_path, "no study record there: run the study without --resume first");
-    study_record old = parse_record(read_text(record_path, "--resume"), record_path);
+    study_record old = parse_record(read_input_file(record_path, max_record_bytes, "study record"), record_path);
     check_same_study(old.settings, c, record_path);
     for (auto& r : old.runs)
       if (r.ok && fs::exists(c.out_dir + "/" + r.profile)) rec.runs.push_back(std::move(r));

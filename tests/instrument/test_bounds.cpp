@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <string>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -320,6 +322,32 @@ TEST(XferTable, ReadsFileAndNamesItInErrors) {
   EXPECT_THROW((void)si::read_xfer_time_table(path), std::runtime_error);
   EXPECT_THROW((void)si::read_xfer_time_table(path + ".missing"), std::runtime_error);
   std::remove(path.c_str());
+}
+
+// End to end: the table `sidecore loggp --xfer-table` writes is what SIDECORE_XFER_TABLE reads. The measurement is
+// tests/model/data/loggp/synthetic_prtt.json, made from known LogGP parameters (its "machine" note): up to 8192 B
+// o_s = 250 + 0.02 (s-1), o_r = 300 + 0.03 (s-1), L = 900, G = 0.08 ns/B; beyond, o_s = 1500 + 0.001 (s-1),
+// o_r = 1200 + 0.002 (s-1), L = 1400, G = 0.07. The table holds PRTT(1,0,s)/2 = o_s + L + (s-1) G + o_r, which the
+// fit gives back exactly from noiseless points.
+TEST(XferTable, ReadsTheTableOfSidecoreLoggp) {
+#if defined(SIDECORE_CLI) && defined(SIDECORE_MODEL_TEST_DATA)
+  const std::string path = ::testing::TempDir() + "loggp_xfer_table.json";
+  std::remove(path.c_str());
+  const std::string cmd = std::string("'") + SIDECORE_CLI + "' loggp '" + SIDECORE_MODEL_TEST_DATA +
+                          "/loggp/synthetic_prtt.json' --xfer-table '" + path + "' > /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  const si::xfer_time_table t = si::read_xfer_time_table(path);
+  EXPECT_EQ(t.source(), path);
+  EXPECT_EQ(t.nanoseconds(1), 1450);  // 250 + 900 + 300
+  // 1000 B lies between the measured 768 and 1024 B: interpolated on the fitted line,
+  // 250 + 19.98 + 900 + 79.92 + 300 + 29.97 = 1579.87 ns.
+  EXPECT_NEAR(t.seconds(1000) * 1e9, 1579.87, 0.01);
+  // 65536 B, in the second protocol range: 1500 + 65.535 + 1400 + 4587.45 + 1200 + 131.07 = 8884.055 ns.
+  EXPECT_NEAR(t.seconds(65536) * 1e9, 8884.055, 0.01);
+  std::remove(path.c_str());
+#else
+  GTEST_SKIP() << "the sidecore command (target sidecore_cli) is not built";
+#endif
 }
 
 // SIDECORE_XFER_TABLE naming a FIFO, /dev/zero or a directory: refused at once (issue 17: it read forever or blocked).

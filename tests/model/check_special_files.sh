@@ -25,7 +25,19 @@ for spec in "$work/fifo|a FIFO (named pipe)" "/dev/zero|a character device" "$wo
   check "$p" "$k" predict --mpip "$p" --cores 16
   check "$p" "$k" report "$p" -o "$work/r.html"
   check "$p" "$k" predict --scaling-table "$p" "$data/kripke_case1_off.json"
+  check "$p" "$k" predict "$data/kripke_case1_off.json" --trace "$p"
   check "$p" "$k" loggp "$p"
+  check "$p" "$k" simulate "$p"
+  check "$p" "$k" whatif "$p"
+  check "$p" "$k" whatif --scaling "$p" "$data/sim/pingpong.0.json" "$data/sim/pingpong.1.json"
+  check "$p" "$k" whatif --loggp "$p" "$data/sim/pingpong.0.json" "$data/sim/pingpong.1.json"
+done
+# `study --resume` reads OUT/study.json: the record itself is the FIFO, a link to /dev/zero, a directory.
+mkdir -p "$work/study_fifo" "$work/study_zero" "$work/study_dir/study.json" &&
+  mkfifo "$work/study_fifo/study.json" && ln -s /dev/zero "$work/study_zero/study.json" || { echo "FAIL: setup"; exit 1; }
+for spec in "study_fifo|a FIFO (named pipe)" "study_zero|a character device" "study_dir|a directory"; do
+  d=$work/${spec%%|*} k=${spec#*|}
+  check "$d/study.json" "$k" study --resume --out "$d" -- /bin/true
 done
 [ $fails -eq 0 ] && echo "PASS: every reader refused every special file at once"
 [ $fails -eq 0 ]

@@ -4,14 +4,10 @@
 // a word is read whole, and is a keyword only when it is exactly one.
 #include "sidecore/model/sim/goal.hpp"
 
-#include <cerrno>
 #include <cstdint>
 #include <limits>
-#include <cstring>
-#include <fstream>
 #include <optional>
 #include <ostream>
-#include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -19,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "sidecore/common/input_error.hpp"
+#include "sidecore/common/input_file.hpp"
 
 namespace sidecore::model::sim {
 
@@ -394,12 +391,7 @@ schedule parse_goal(std::string_view text, const std::string& source) {
 }
 
 schedule read_goal_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(path, "", fmt::format("cannot open GOAL file: {}", std::strerror(errno)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw input_error(path, "", "read error");
-  return parse_goal(ss.str(), path);
+  return parse_goal(read_input_file(path, max_goal_bytes, "GOAL file"), path);
 }
 
 void write_goal(const schedule& s, std::ostream& out) {

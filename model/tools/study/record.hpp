@@ -2,6 +2,7 @@
 // every run done with its measurements or its failure, and the comparison. --resume reads it back.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -43,6 +44,10 @@ struct study_record {
 
 /// Serialises the record, with the comparison (comparison.hpp) under "comparison" when given.
 [[nodiscard]] std::string to_json_text(const study_record& r, const nlohmann::json* comparison);
+/// Largest record --resume reads: each run keeps at most 8 KiB of stderr (file_tail) and a few hundred bytes more,
+/// so thousands of runs stay far below it.
+inline constexpr std::size_t max_record_bytes = std::size_t{256} << 20;
+
 /// Parses a record; throws input_error naming `source` and the field on a wrong schema, version or field.
 [[nodiscard]] study_record parse_record(const std::string& text, const std::string& source);
 

@@ -17,7 +17,8 @@ namespace sidecore::model::loggp {
 
 /// A measurement file: where it was measured and one series per transport.
 struct measurement {
-  nlohmann::json machine = nlohmann::json::object();  ///< host, CPU, ranks' placement: free-form, copied through
+  /// Free-form, copied through unread; what the probe writes there: docs/loggp.md, "Files".
+  nlohmann::json machine = nlohmann::json::object();
   std::vector<prtt_series> series;
 };
 

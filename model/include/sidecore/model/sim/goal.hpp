@@ -14,6 +14,7 @@
 // a rank block, a rank or peer out of range, a label defined twice, a dependency cycle).
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -27,8 +28,12 @@ namespace sidecore::model::sim {
 /// what was found.
 [[nodiscard]] schedule parse_goal(std::string_view text, const std::string& source);
 
-/// Reads and parses a GOAL file; an unreadable file is an input_error naming it.
+/// Reads and parses a GOAL file: a regular file of at most max_goal_bytes (a FIFO, a device or a directory is
+/// refused without reading). An unreadable, special or oversized file is an input_error naming it.
 [[nodiscard]] schedule read_goal_file(const std::string& path);
+
+/// Largest GOAL file read (4 GiB, as for traces: about 10^8 operations of 40 bytes of text).
+inline constexpr std::uint64_t max_goal_bytes = 4ULL << 30;
 
 /// Writes `s` as GOAL text that parse_goal (and LogGOPSim's txt2bin) read back to the same
 /// schedule. Operations keep their labels; unlabelled ones are named "o<index in the rank>".

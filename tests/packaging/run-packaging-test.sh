@@ -25,7 +25,9 @@ cxx=${CXX:-c++}
 cc=${CC:-cc}
 
 run_consumer() {  # $1: the consumer executable
-  OMP_NUM_THREADS=1 "$mpiexec" -n 2 "$1"
+  # CONSUMER_PRELOAD (the Asan build): the sanitizer runtime libsidecore needs, which must come first in the
+  # consumer's library list (the consumer itself is built without -fsanitize, as a user's project is).
+  OMP_NUM_THREADS=1 "$mpiexec" -n 2 ${CONSUMER_PRELOAD:+env LD_PRELOAD=$CONSUMER_PRELOAD} "$1"
 }
 
 configure_and_build() {  # $1: source dir, $2: build dir of the consumer; the rest: how to find sidecore

@@ -82,7 +82,7 @@ void exchange_with_live_peer(int peer) {
 
 void survivor(int nranks) {
   constexpr std::size_t big = std::size_t{16} << 20;
-  std::vector<char> small(64), large(big), rdv(std::size_t{1} << 20, 'r'), any(64);
+  std::vector<char> small(64), four_kib(4096), large(big), rdv(std::size_t{1} << 20, 'r'), any(64);
   std::vector<double> red_in(8, 1.0), red_out(8, 0.0);
   sidecore::request never, cut, any_src, rdv_send;
   if (g_rank == 0) {
@@ -108,7 +108,7 @@ void survivor(int nranks) {
   // Later requests involving the dead rank fail at once; the message names it.
   sidecore::request r1 = sidecore::irecv(small.data(), 64, 1, 6);
   expect_peer_failed(r1, "a receive from the dead rank posted after its death");
-  sidecore::request s1 = sidecore::isend(small.data(), 4096, 1, 7);
+  sidecore::request s1 = sidecore::isend(four_kib.data(), 4096, 1, 7);
   (void)wait_bounded(s1, "a 4 KiB send to the dead rank");  // may be taken by the provider at once (docs/failures.md)
   sidecore::request s2 = sidecore::isend(rdv.data(), static_cast<std::int64_t>(rdv.size()), 1, 8);
   expect_peer_failed(s2, "a 1 MiB send to the dead rank after its death");

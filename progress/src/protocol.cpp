@@ -31,18 +31,10 @@ op_status engine_core::post(req* r) {
     case req_act::eager: {
       wire_hdr h = eager_hdr(r->tag, r->len, static_cast<std::uint32_t>(r->data), my_index);
       if (r->parent) [[unlikely]] set_sig(h, r->sig);
-      if (ring_out* o = fastpath.to(r->peer_world)) {
-        // Copied into the peer's ring: complete at once, as an injected message. A full ring waits in the backlog.
-        if (!ring_write(*o, h, r->buf, r->len)) return op_status::retry;
-        begin_xfer(r);
-        const int peer = r->peer_world;
-        complete(r);
-        ring_peer(peer);
-        return op_status::ok;
-      }
-      if (hdr_size + r->len <= inject_size_) {
-        // Header and data in one inject: the buffer is reusable at once and no completion entry will come.
-        rc = inject_eager(h, r->buf, peer_addr);
+      if (fastpath.to(r->peer_world) || hdr_size + r->len <= inject_size_) {
+        // Header and data copied into the peer's node ring, or in one inject: the buffer is reusable at once and no
+        // completion entry will come. A full ring answers -FI_EAGAIN, as the provider does: the send backlog.
+        rc = send_msg(r->peer_world, h, r->buf, r->len);
         call = failure::fi_tinject;
         if (rc == 0) {
           begin_xfer(r);

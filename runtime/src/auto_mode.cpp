@@ -299,14 +299,13 @@ void auto_controller::finish() {
   int most = 0;
   MPI_Request r;
   MPI_Iallreduce(&posted_, &most, 1, MPI_INT, MPI_MAX, s_.comms[0].load()->mpi, &r);
-  const bool live = complete_progressing(s_, r) && (phase_ != phase::agreeing || complete_progressing(s_, req_));
+  bool live = complete_progressing(s_, r) && (phase_ != phase::agreeing || complete_progressing(s_, req_));
   if (live && phase_ == phase::agreeing) decide(false);
-  bool more = live;
-  while (more && posted_ < most) {
+  while (live && posted_ < most) {
     post(vote{vote_pair{0.0, rank_}, vote_pair{0.0, rank_}, vote_pair{0.0, rank_}, vote_pair{0.0, rank_}});
-    more = complete_progressing(s_, req_);
+    live = complete_progressing(s_, req_);
   }
-  abandoned_ = !more;
+  abandoned_ = !live;
   phase_ = phase::done;
 }
 

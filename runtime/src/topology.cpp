@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include <sidecore/sidecore.hpp>
 
@@ -15,6 +16,15 @@ topology::topology() {
   allowed_ = hwloc_bitmap_alloc();
   if (hwloc_get_cpubind(topo_, allowed_, HWLOC_CPUBIND_PROCESS) != 0 || hwloc_bitmap_iszero(allowed_))
     hwloc_bitmap_copy(allowed_, hwloc_topology_get_allowed_cpuset(topo_));
+  // With OMP_PROC_BIND set, libgomp binds the initial thread to its first place while the program loads, before
+  // any of our code runs: the binding read above is then one place, not the rank's cpuset. OpenMP's places were
+  // made from the cpuset the process started with, so they are added back.
+  for (int p = 0; p < omp_get_num_places(); ++p) {
+    std::vector<int> ids(static_cast<std::size_t>(omp_get_place_num_procs(p)));
+    omp_get_place_proc_ids(p, ids.data());
+    for (const int id : ids)
+      if (id >= 0) hwloc_bitmap_set(allowed_, static_cast<unsigned>(id));
+  }
   hwloc_bitmap_and(allowed_, allowed_, hwloc_topology_get_allowed_cpuset(topo_));
   const int ncores = hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_CORE);
   for (int i = 0; i < ncores; ++i) {

@@ -54,11 +54,12 @@ TEST(StudyPlan, LaunchSetsModeThreadsProfileAndAlpha) {
   const auto plan = make_plan(c);
   const launch cal = make_launch(c, plan[0], 4, "/o/prof.%r.json");
   EXPECT_EQ(describe(cal),
-            "env OMP_NUM_THREADS=4 SIDECORE_PROFILE=/o/prof.%r.json SIDECORE_PROGRESS=off mpiexec -bind-to core:4 -n 2 "
-            "./md --check --size 4");
+            "env OMP_NUM_THREADS=4 OMP_PLACES=cores OMP_PROC_BIND=close SIDECORE_PROFILE=/o/prof.%r.json "
+            "SIDECORE_PROGRESS=off mpiexec -bind-to core:4 -n 2 ./md --check --size 4");
   EXPECT_EQ(*make_launch(c, plan[1], 4, "p").env.at("OMP_NUM_THREADS"), "3");
   const launch ded = make_launch(c, plan[2], 4, "p");
   EXPECT_FALSE(ded.env.at("OMP_NUM_THREADS").has_value());  // sidecore fences OpenMP off the progress core itself
+  EXPECT_FALSE(ded.env.contains("OMP_PLACES"));               // ... and binds each thread to one application core
   EXPECT_EQ(*ded.env.at("SIDECORE_PROGRESS"), "core");
   const launch al = make_launch(c, plan[3], 4, "p");
   ASSERT_GE(al.argv.size(), 2u);
@@ -70,6 +71,24 @@ TEST(StudyPlan, LaunchSetsModeThreadsProfileAndAlpha) {
   c.preload_library = "/lib/libsidecore-pmpi.so";
   ::unsetenv("LD_PRELOAD");
   EXPECT_EQ(*make_launch(c, plan[0], 4, "p").env.at("LD_PRELOAD"), "/lib/libsidecore-pmpi.so");
+}
+
+// The scaling table compares computations placed alike: one thread per core in every run.
+TEST(StudyPlan, ModeOffRunsBindOneThreadPerCoreUnlessTheUserPlacesThreads) {
+  config c = two_cases();
+  const auto plan = make_plan(c);
+  ::unsetenv("OMP_PLACES");
+  ::unsetenv("OMP_PROC_BIND");
+  const launch scaling = make_launch(c, plan[1], 4, "p");
+  EXPECT_EQ(*scaling.env.at("OMP_PLACES"), "cores");
+  EXPECT_EQ(*scaling.env.at("OMP_PROC_BIND"), "close");
+  EXPECT_EQ(*make_launch(c, plan[0], 0, "p").env.at("OMP_PLACES"), "cores");  // the first calibration too
+  c.preload = true;  // the PMPI library narrows the process to the application cores: `cores` are those
+  EXPECT_EQ(*make_launch(c, plan[2], 4, "p").env.at("OMP_PLACES"), "cores");
+  ::setenv("OMP_PROC_BIND", "spread", 1);
+  EXPECT_FALSE(make_launch(c, plan[0], 4, "p").env.contains("OMP_PLACES"));
+  EXPECT_FALSE(make_launch(c, plan[1], 4, "p").env.contains("OMP_PROC_BIND"));
+  ::unsetenv("OMP_PROC_BIND");
 }
 
 TEST(StudyMedian, OddEvenAndIndex) {

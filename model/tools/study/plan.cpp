@@ -55,6 +55,20 @@ launch make_launch(const config& c, const run_spec& r, int cores_per_rank, const
   if (r.kind == run_kind::calibration && cores_per_rank > 0) l.env["OMP_NUM_THREADS"] = std::to_string(cores_per_rank);
   else if (r.kind == run_kind::scaling) l.env["OMP_NUM_THREADS"] = std::to_string(cores_per_rank - 1);
   else l.env["OMP_NUM_THREADS"] = std::nullopt;
+  // The computation must be placed alike in every run, or the scaling table measures the placement: in core mode
+  // each OpenMP thread is bound to one application core (sidecore's fence; the PMPI library narrows the process
+  // to the application cores before OpenMP starts, so `cores` are those), so the runs in mode off bind one thread
+  // per core too, N-1 threads leaving the last core (the one core mode reserves by default) idle. Places the user
+  // set are theirs to keep.
+  const auto user_set = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v != nullptr && *v != '\0';
+  };
+  const bool bind = !user_set("OMP_PLACES") && !user_set("OMP_PROC_BIND") && (!core || c.preload);
+  if (bind) {
+    l.env["OMP_PLACES"] = "cores";
+    l.env["OMP_PROC_BIND"] = "close";
+  }
   if (c.preload) {
     const char* old = std::getenv("LD_PRELOAD");
     l.env["LD_PRELOAD"] = old && *old ? c.preload_library + ":" + old : c.preload_library;

@@ -296,6 +296,28 @@ TEST(StudyCompare, MeasuredScalingMediansAndError) {
   EXPECT_NE(html.find("<svg"), std::string::npos);
 }
 
+// Repetitions that spread more than the targets the model is judged by are said to, with their range.
+TEST(StudyCompare, NoisyRepetitionsAreFound) {
+  study_record rec = one_rank_study(3);  // calibrations 10-12 s, dedicated 15-17 s, scaling 14 s each
+  auto cases = compare(rec, load_synthetic, 2);
+  EXPECT_NEAR(*cases[0].spread_calibration, 2.0 / 11, 1e-12);
+  EXPECT_NEAR(*cases[0].spread_dedicated, 2.0 / 16, 1e-12);
+  EXPECT_DOUBLE_EQ(*cases[0].spread_scaling, 0);
+  const auto noisy = [](const case_result& c) {
+    for (const auto& f : c.findings)
+      if (f.id == "noisy-runs") return f.text;
+    return std::string();
+  };
+  EXPECT_NE(noisy(cases[0]).find("calibrations 10-12 s (18 % of their median), dedicated runs 15-17 s (12 %"),
+            std::string::npos)
+      << noisy(cases[0]);
+  EXPECT_NEAR(to_json(cases)[0]["spread"]["dedicated"].get<double>(), 0.125, 1e-12);
+  for (auto& r : rec.runs) r.t_total_s = r.spec.kind == run_kind::dedicated ? 16 : r.spec.kind == run_kind::calibration ? 11 : 16;
+  cases = compare(rec, load_synthetic, 2);
+  EXPECT_EQ(noisy(cases[0]), "");
+  EXPECT_FALSE(compare(one_rank_study(1), load_synthetic, 2)[0].spread_dedicated.has_value());  // one run: no spread
+}
+
 TEST(StudyCompare, OversubscribedRunsAreNotJudged) {
   study_record rec = one_rank_study(1);
   rec.settings.ranks = 2;  // 2 ranks x 2 cores on a 2-core host

@@ -61,6 +61,9 @@ struct case_result {
   std::string scaling;               ///< the scaling model used, and why
   std::optional<double> predicted_s, measured_s, error;
   std::optional<double> predicted_speedup, measured_speedup;
+  /// (max - min) / median over the repetitions: calibration and dedicated wall times, scaling runs' computation;
+  /// nullopt with fewer than two runs. Above 5 % the finding "noisy-runs" says so.
+  std::optional<double> spread_calibration, spread_scaling, spread_dedicated;
   std::string predicted_verdict;     ///< the model's headline
   bool judged = false;
   std::vector<std::string> not_judged;  ///< why not, in words, each with what to do

@@ -12,12 +12,15 @@
 #include <hwloc/glibc-sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <new>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -116,7 +119,12 @@ void fence_openmp(core_state& s, int app_cores) {
   const auto place_procs = omp_fn<int (*)(int)>("omp_get_place_num_procs");
   const auto place_ids = omp_fn<void (*)(int, int*)>("omp_get_place_proc_ids");
   if (num_places == nullptr || place_procs == nullptr || place_ids == nullptr) return;
-  for (int p = 0; p < num_places(); ++p) {
+  // With OMP_PROC_BIND=close, a team of T threads started by the main thread (bound to place 0) fills places
+  // 0..T-1: a later place holding the reserved core is never used (the study's OMP_PLACES=cores with N-1 threads).
+  const auto proc_bind = omp_fn<int (*)()>("omp_get_proc_bind");
+  constexpr int omp_proc_bind_close = 3;
+  const int used = proc_bind != nullptr && proc_bind() == omp_proc_bind_close ? max_threads() : num_places();
+  for (int p = 0; p < std::min(used, num_places()); ++p) {
     std::vector<int> ids(static_cast<std::size_t>(place_procs(p)));
     place_ids(p, ids.data());
     for (const int id : ids) {
@@ -151,6 +159,11 @@ void set_up() {
   }
   if (hwloc_get_cpubind(t.topo, t.allowed, HWLOC_CPUBIND_PROCESS) != 0 || hwloc_bitmap_iszero(t.allowed))
     hwloc_bitmap_copy(t.allowed, hwloc_topology_get_allowed_cpuset(t.topo));
+  cpu_set_t places;
+  CPU_ZERO(&places);
+  add_openmp_places(places);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &places)) hwloc_bitmap_set(t.allowed, static_cast<unsigned>(cpu));
   hwloc_bitmap_and(t.allowed, t.allowed, hwloc_topology_get_allowed_cpuset(t.topo));
   std::vector<hwloc_obj_t> cores;
   for (const hwloc_obj_type_t type : {HWLOC_OBJ_CORE, HWLOC_OBJ_PU}) {  // some VMs expose PUs without cores
@@ -198,8 +211,19 @@ void set_up() {
   s.active = true;
 }
 
+// `LD_PRELOAD=libsidecore-pmpi.so mpiexec ...` preloads the launcher too. A launcher fenced off the reserved core
+// hands its narrowed CPU mask down to every rank it starts, which then finds one core and cannot reserve it.
+bool is_launcher() {
+  static constexpr std::string_view launchers[] = {"mpiexec", "mpiexec.hydra", "mpiexec.mpich", "mpirun",
+                                                   "hydra_pmi_proxy", "orterun", "orted", "prterun", "prted",
+                                                   "srun", "slurmstepd"};
+  const std::string_view name = program_invocation_short_name;
+  return std::find(std::begin(launchers), std::end(launchers), name) != std::end(launchers);
+}
+
 // After the constructors of the program's libraries (libgomp's, MPI's), before main.
 __attribute__((constructor)) void load_time_setup() {
+  if (is_launcher()) return;
   try {
     set_up();
   } catch (const std::exception& e) {
@@ -209,4 +233,21 @@ __attribute__((constructor)) void load_time_setup() {
 }
 
 }  // namespace
+
+void add_openmp_places(cpu_set_t& set) noexcept {
+  const auto num_places = omp_fn<int (*)()>("omp_get_num_places");
+  const auto place_procs = omp_fn<int (*)(int)>("omp_get_place_num_procs");
+  const auto place_ids = omp_fn<void (*)(int, int*)>("omp_get_place_proc_ids");
+  if (num_places == nullptr || place_procs == nullptr || place_ids == nullptr) return;
+  try {
+    for (int p = 0; p < num_places(); ++p) {
+      std::vector<int> ids(static_cast<std::size_t>(std::max(0, place_procs(p))));
+      place_ids(p, ids.data());
+      for (const int id : ids)
+        if (id >= 0 && id < CPU_SETSIZE) CPU_SET(id, &set);
+    }
+  } catch (const std::bad_alloc&) {  // the mask as it was: the count errs low, never crashes the application
+  }
+}
+
 }  // namespace sidecore::instrument::pmpi::core

@@ -92,6 +92,7 @@ int cores_from_affinity() {
   cpu_set_t set;
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  core::add_openmp_places(set);
   const int n = CPU_COUNT(&set);
   return n > 0 ? n : 1;
 }

@@ -12,6 +12,8 @@
 // value, what is accepted) and the default kept, as for the profiler's settings.
 #pragma once
 
+#include <sched.h>
+
 #include <atomic>
 #include <string>
 
@@ -35,6 +37,11 @@ enum class engine { mpich, sidecore };
 /// Cores the process could run on before the fence narrowed the main thread's CPU mask (the model's N_core, the
 /// reserved core included); 0 when the library did not look (mode off).
 [[nodiscard]] int process_cores() noexcept;
+
+/// Adds to `set` the CPUs of OpenMP's places, when the process has OpenMP and places: with OMP_PROC_BIND set,
+/// libgomp binds the main thread to its first place as the program loads, so the thread's CPU mask is then one
+/// place, not the cpuset the launcher gave the rank; the places were made from that cpuset.
+void add_openmp_places(cpu_set_t& set) noexcept;
 
 /// MPI_Init / MPI_Init_thread through PMPI: in core mode with MPI_THREAD_MULTIPLE and the chosen engine started on
 /// the reserved core (`provided` gets the level MPICH gave); otherwise exactly the application's call (`provided`

@@ -420,8 +420,9 @@ std::vector<setting_def> make_table() {
                "Largest piece a collective moves at once: every message, copy and reduction larger than this is cut "
                "into segments that travel one after another, so that a large collective pipelines (segment i is "
                "forwarded or reduced while segment i+1 arrives) and the progress thread interleaves them with other "
-               "work. Smaller segments pipeline more but cost a message each. Every rank must have the same value "
-               "(init checks).",
+               "work. Smaller segments pipeline more but cost a message each. Algorithms with nothing to pipeline "
+               "send whole messages: pairwise and linear ones, and on 2 ranks every one that reduces nothing. "
+               "Every rank must have the same value (init checks).",
                [](settings& s, const std::string& v) {
                  s.coll_segment = parse_unsigned("SIDECORE_COLL_SEGMENT", v, 1024, std::uint64_t{1} << 26);
                },

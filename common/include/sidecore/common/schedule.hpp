@@ -129,7 +129,9 @@ struct spec {
   /// Largest message a pipelined algorithm sends at once (0: default_segment_bytes). Every message, copy and
   /// reduction larger than this is cut into segments of this size (rounded down to whole elements), each its own
   /// operation, so that the DAG lets one segment travel while the next is received or reduced (tiny segments on
-  /// large buffers make large schedules: a runtime setting should keep this in the KiB range).
+  /// large buffers make large schedules: a runtime setting should keep this in the KiB range). Algorithms with
+  /// nothing to pipeline send whole messages whatever this says: those that only deliver (pairwise, linear) and,
+  /// on 2 ranks, every algorithm that reduces nothing.
   std::uint64_t segment_bytes = 0;
   /// reduce_op::user only: whether the callback is commutative (the built-in operators always are). When false,
   /// every rank's result is x_0 op x_1 op ... op x_{p-1} in rank order: build() refuses the algorithms that

@@ -81,6 +81,13 @@ sim::schedule load(const simulate_args& a) {
 }
 
 std::string ns_text(double t) { return fmt::format("{}", std::llround(t)); }
+// The seconds of "Maximum finishing time at host H: T (X s)": LogGOPSim writes the integer T divided by 1e9 with
+// std::cout's default format (%g, six significant digits: 1435023 ns is "0.00143502 s"), so this does the same.
+std::string seconds_text(double t) {
+  std::ostringstream out;
+  out << static_cast<double>(std::llround(t)) / 1e9;
+  return out.str();
+}
 
 }  // namespace
 
@@ -129,7 +136,7 @@ int run_simulate(const simulate_args& a) {
     for (std::uint32_t i = 1; i < s.num_ranks(); ++i)
       if (r.finish_ns[i] > r.finish_ns[host]) host = i;
     std::cout << fmt::format("Maximum finishing time at host {}: {} ({} s)\n", host, ns_text(r.finish_ns[host]),
-                             r.finish_ns[host] / 1e9);
+                             seconds_text(r.finish_ns[host]));
   }
   std::cout << fmt::format("LogGOPS: L={} o={} g={} G={} O={} S={}; {} ranks ({} CPU, {} NIC each); {}\n", p.L, p.o,
                            p.g, p.G, p.O, p.S, s.num_ranks(), s.num_cpus(), s.num_nics(), s.source());

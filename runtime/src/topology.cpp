@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -144,9 +145,12 @@ omp_fence_report fence_openmp(const topology& topo, int reserved) {
   if (rep.user_places) {
     rep.notes.push_back(std::string("OMP_PLACES/OMP_PROC_BIND set by the user (") + (places ? places : "") + " / " +
                         (bind ? bind : "") + "): respected, sidecore does not bind OpenMP threads");
-    // Check the places against the reserved core: the user may have given OpenMP the progress core.
+    // Check the places against the reserved core: the user may have given OpenMP the progress core. With
+    // OMP_PROC_BIND=close, a team of T threads started by the main thread (bound to place 0) fills places 0..T-1:
+    // a later place holding the reserved core is never used.
     const int nplaces = omp_get_num_places();
-    for (int p = 0; p < nplaces; ++p) {
+    const int used = omp_get_proc_bind() == omp_proc_bind_close ? std::min(rep.threads, nplaces) : nplaces;
+    for (int p = 0; p < used; ++p) {
       const int nids = omp_get_place_num_procs(p);
       std::vector<int> ids(static_cast<std::size_t>(nids));
       omp_get_place_proc_ids(p, ids.data());

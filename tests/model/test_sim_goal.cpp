@@ -125,6 +125,11 @@ TEST(SimGoal, Errors) {
             "t.goal: line 3, column 1: expected \"num_ranks\", \"rank\", an operation (\"send\", \"recv\", \"calc\"), "
             "a label, \"}\", a comment or the end of the line; found \"3:\"");
   EXPECT_EQ(error_of("num_ranks 0\n"), "t.goal: line 1, column 11: num_ranks 0: a schedule needs at least 1 rank");
+  // A count the reader would have to allocate for (the fuzzer's out-of-memory input said 4294967294).
+  EXPECT_EQ(error_of("num_ranks 16777217\n"),
+            "t.goal: line 1, column 11: num_ranks 16777217: too many ranks (reading and simulating keep state for "
+            "every rank, before any operation); accepted: 1..16777216");
+  EXPECT_NE(error_of("num_ranks 4294967294\n").find("num_ranks 4294967294: too many ranks"), std::string::npos);
   EXPECT_EQ(error_of("num_ranks 2\nnum_ranks 3\n"),
             "t.goal: line 2, column 12: num_ranks 3 contradicts num_ranks 2 given on line 1");
   EXPECT_EQ(error_of("/* never closed\nnum_ranks 1\n"),

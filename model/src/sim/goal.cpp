@@ -191,6 +191,13 @@ class goal_parser {
       skip_ws();
       fail("num_ranks 0: a schedule needs at least 1 rank");
     }
+    if (n > max_goal_ranks) {
+      pos_ = at;
+      skip_ws();
+      fail(fmt::format("num_ranks {}: too many ranks (reading and simulating keep state for every rank, before any "
+                       "operation); accepted: 1..{}",
+                       n, max_goal_ranks));
+    }
     if (builder_) {
       if (n != builder_->num_ranks()) fail(fmt::format("num_ranks {} contradicts num_ranks {} given on line {}", n,
                                                        builder_->num_ranks(), num_ranks_line_));

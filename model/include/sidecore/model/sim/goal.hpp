@@ -23,6 +23,10 @@
 
 namespace sidecore::model::sim {
 
+/// Most ranks a GOAL schedule may declare (num_ranks): the reader and the simulator keep state for every rank before
+/// any operation (2^24 ranks: about 1 GiB to simulate), so a larger count is refused rather than allocated.
+inline constexpr std::uint64_t max_goal_ranks = std::uint64_t{1} << 24;
+
 /// Parses GOAL text. `source` names it in errors. Throws sidecore::input_error whose source is
 /// `source`, whose field is "line N, column C", and whose message says what was expected and
 /// what was found.

@@ -56,10 +56,10 @@ launch make_launch(const config& c, const run_spec& r, int cores_per_rank, const
   else if (r.kind == run_kind::scaling) l.env["OMP_NUM_THREADS"] = std::to_string(cores_per_rank - 1);
   else l.env["OMP_NUM_THREADS"] = std::nullopt;
   // The computation must be placed alike in every run, or the scaling table measures the placement: in core mode
-  // each OpenMP thread is bound to one application core (sidecore's fence; the PMPI library narrows the process
-  // to the application cores before OpenMP starts, so `cores` are those), so the runs in mode off bind one thread
-  // per core too, N-1 threads leaving the last core (the one core mode reserves by default) idle. Places the user
-  // set are theirs to keep.
+  // sidecore's fence binds each OpenMP thread to one application core, so the runs in mode off bind one thread per
+  // core too, N-1 threads filling places 0..N-2 and leaving the last core (the one core mode reserves by default)
+  // idle. A preloaded app's core-mode runs get the same places: the PMPI library does not bind OpenMP's threads
+  // itself, and close binding of its N-1 threads keeps them off the last core. Places the user set are theirs.
   const auto user_set = [](const char* name) {
     const char* v = std::getenv(name);
     return v != nullptr && *v != '\0';

@@ -23,6 +23,12 @@ FUZZ_SECONDS ?= 300
 # leaves it out): CI runs both within its time budget.
 ASAN         ?= 1
 ASAN_BUILD   ?= build-asan
+# CI (CI=true, as .ci/run sets it) builds with line tables only (-g1: backtraces and sanitizer reports keep file and
+# line, a debugger sees no variables) and compiles each target's files in a few combined units (CMAKE_UNITY_BUILD):
+# together a third less compile time on CI's 2 cores. A developer's build keeps full -g and one object per file.
+ifeq ($(CI),true)
+CI_CMAKE ?= -DSIDECORE_DEBUG_INFO=-g1 -DCMAKE_UNITY_BUILD=ON
+endif
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES = cmake make g++ pkg-config \
@@ -47,7 +53,7 @@ deps:
 	fi
 
 configure: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_EXTRA)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CI_CMAKE) $(CMAKE_EXTRA)
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -82,7 +88,7 @@ endif
 
 # clang's -fsanitize=fuzzer takes libFuzzer from libclang-rt-14-dev (compiler-rt), with the ASan and UBSan runtimes.
 fuzz-build: deps
-	cmake -S fuzz -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++
+	cmake -S fuzz -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ $(CI_CMAKE)
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
 
 fuzz: fuzz-build

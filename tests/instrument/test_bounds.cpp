@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sidecore/instrument/instrument.hpp"
+#include "synthetic_time.hpp"
 
 namespace si = sidecore::instrument;
 namespace sd = sidecore::instrument::detail;
@@ -22,7 +23,7 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr std::uint64_t T0 = 1'000'000'000;  // synthetic clock origin (must be > 0)
+using sctest::T0;
 constexpr std::uint64_t us = 1000;           // one microsecond in ns
 
 si::config profile_config() {

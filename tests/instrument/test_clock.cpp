@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sidecore/instrument/instrument.hpp"
+#include "synthetic_time.hpp"
 
 namespace si = sidecore::instrument;
 namespace sd = sidecore::instrument::detail;
@@ -33,11 +34,7 @@ si::config profile_with(si::event_clock clock) {
   return c;
 }
 
-void spin_for_ns(std::uint64_t ns) {
-  const std::uint64_t end = now_ns() + ns;
-  while (now_ns() < end) {
-  }
-}
+using sctest::spin_for_ns;
 
 std::int64_t diff(std::uint64_t a, std::uint64_t b) { return static_cast<std::int64_t>(a - b); }
 }  // namespace

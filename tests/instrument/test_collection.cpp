@@ -17,6 +17,7 @@
 
 #include "sidecore/common/profile.hpp"
 #include "sidecore/instrument/instrument.hpp"
+#include "synthetic_time.hpp"
 
 namespace si = sidecore::instrument;
 namespace sd = sidecore::instrument::detail;
@@ -24,19 +25,14 @@ using sidecore::category;
 using json = nlohmann::json;
 
 namespace {
-constexpr std::uint64_t T0 = 1'000'000'000;
+using sctest::spin_for_ns;
+using sctest::T0;
 
 json read_json(const std::string& path) {
   std::ifstream f(path);
   std::stringstream ss;
   ss << f.rdbuf();
   return json::parse(ss.str());  // throws on invalid JSON
-}
-
-void spin_for_ns(std::uint64_t ns) {
-  const std::uint64_t end = sidecore::now_ns() + ns;
-  while (sidecore::now_ns() < end) {
-  }
 }
 }  // namespace
 

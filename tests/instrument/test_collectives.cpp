@@ -23,6 +23,7 @@
 #include "sidecore/common/profile.hpp"
 #include "sidecore/instrument/collectives.hpp"
 #include "sidecore/instrument/instrument.hpp"
+#include "synthetic_time.hpp"
 
 namespace si = sidecore::instrument;
 namespace sd = sidecore::instrument::detail;
@@ -30,7 +31,7 @@ using si::op_kind;
 
 namespace {
 
-constexpr std::uint64_t T0 = 1'000'000'000;
+using sctest::T0;
 
 void start_monotonic(std::size_t coll_samples = 1024) {
   si::stop();

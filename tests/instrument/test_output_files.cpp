@@ -23,9 +23,8 @@ namespace fs = std::filesystem;
 namespace si = sidecore::instrument;
 using sidecore::category;
 
-namespace {
-
-// A fresh directory of this test's own.
+// A fresh directory of this test's own. (Outside the anonymous namespace: a fixture there makes GCC warn
+// (-Wsubobject-linkage) when the file is compiled inside another, as a unity build does.)
 class OutputFiles : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -45,6 +44,8 @@ class OutputFiles : public ::testing::Test {
   }
   fs::path dir_;
 };
+
+namespace {
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);

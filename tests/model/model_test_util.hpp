@@ -1,16 +1,22 @@
-// What several model tests share: the sample data folder, catching an input_error's message, and the inputs of
-// seed 004's MiniMD case #1 (Table II), whose alpha break-even lies inside [0, 1].
+// What several model tests share: the sample data folder and its profiles, catching an input_error's message, and
+// the inputs of seed 004's MiniMD case #1 (Table II), whose alpha break-even lies inside [0, 1].
 #pragma once
 
 #include <string>
 
 #include "sidecore/common/input_error.hpp"
+#include "sidecore/common/profile.hpp"
 #include "sidecore/model/model.hpp"
 
 namespace sctest {
 
 /// tests/model/data, where the sample profiles, mpiP reports and tables are.
 inline const std::string model_data = SIDECORE_MODEL_TEST_DATA;
+
+/// The sample profile `name` of tests/model/data.
+inline sidecore::profile sample_profile(const std::string& name) {
+  return sidecore::read_profile_file(model_data + "/" + name);
+}
 
 /// The message of the input_error that f() throws, or "(no error)".
 template <class F>

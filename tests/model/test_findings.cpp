@@ -18,9 +18,9 @@ using sidecore::category;
 
 namespace {
 
-const std::string data = SIDECORE_MODEL_TEST_DATA;
+using sctest::model_data;
 
-sidecore::profile read(const std::string& name) { return sidecore::read_profile_file(data + "/" + name); }
+using sctest::sample_profile;
 
 const sm::diagnostic* finding(const sm::analysis& a, const std::string& id) {
   auto it = std::find_if(a.diagnostics.begin(), a.diagnostics.end(), [&](const auto& d) { return d.id == id; });
@@ -29,7 +29,7 @@ const sm::diagnostic* finding(const sm::analysis& a, const std::string& id) {
 
 // A calibration run and a dedicated run of one rank with nothing remarkable but the dedicated run's length.
 std::vector<sidecore::profile> off_and_core(double core_total, double core_blocking) {
-  sidecore::profile off = read("kripke_case1_off.json");
+  sidecore::profile off = sample_profile("kripke_case1_off.json");
   off[category::test] = {0.0, 0, 0.0};  // no test calls: no many-tests finding
   off.t_comp_s = 118.6;
   sidecore::profile core = off;
@@ -49,7 +49,7 @@ TEST(Findings, ModelErrorDoesNotPointToFindingsThatAreNotThere) {
   EXPECT_EQ(d->message.find("Read the other findings"), std::string::npos) << d->message;
   EXPECT_NE(d->message.find("No other finding explains it"), std::string::npos) << d->message;
   // MiniMD case #3: the wait grows; model-error names that finding.
-  const auto m = sm::analyze(sm::load_profiles({data + "/minimd_case3_off.json", data + "/minimd_case3_core.json"}), {});
+  const auto m = sm::analyze(sm::load_profiles({model_data + "/minimd_case3_off.json", model_data + "/minimd_case3_core.json"}), {});
   const auto* e = finding(m, "model-error");
   ASSERT_NE(e, nullptr);
   EXPECT_NE(e->message.find("wait-grows-in-core"), std::string::npos) << e->message;
@@ -75,7 +75,7 @@ TEST(Findings, BlockingGrowsInCore) {
 TEST(Findings, QuoteTheRankThatDecidesTheJob) {
   // In this job rank 1 decides t_dedicated; rank 0 has the larger test cost. The finding quotes rank 1, so that
   // its numbers match the verdict above it.
-  const auto a = sm::analyze(sm::load_profiles({data + "/job_off.json", data + "/job_core.json"}), {});
+  const auto a = sm::analyze(sm::load_profiles({model_data + "/job_off.json", model_data + "/job_core.json"}), {});
   ASSERT_EQ(a.job.ranks[a.job.slowest].rank, 1);
   const auto* d = finding(a, "many-tests");
   ASSERT_NE(d, nullptr);
@@ -86,7 +86,7 @@ TEST(Findings, QuoteTheRankThatDecidesTheJob) {
 
 TEST(Findings, ConversionOfAnAppWithoutNonblockingCalls) {
   // miniMD-like: only blocking calls. Their converted cost is unknown, so "removes 100.0 %" was a guess.
-  auto p = read("kripke_case1_off.json");
+  auto p = sample_profile("kripke_case1_off.json");
   p[category::init] = {0.0, 0, 0.0};
   p[category::wait] = {0.0, 0, 0.0};
   p[category::test] = {0.0, 0, 0.0};
@@ -106,7 +106,7 @@ TEST(Findings, ConversionOfAnAppWithoutNonblockingCalls) {
 
 TEST(Findings, PmpiProfileSaysWhatItCannotHold) {
   // libsidecore-pmpi.so: provider "pmpi: ...", no transfers seen, overlap source "none" with zeros.
-  auto p = read("kripke_case1_off.json");
+  auto p = sample_profile("kripke_case1_off.json");
   p.provider = "pmpi: MPICH Version: 4.0.2";
   sidecore::overlap_section none;
   none.xfer_time_source = "none";
@@ -149,7 +149,7 @@ TEST(Findings, AlphaPlotLabelsDoNotOverlap) {
   // Rising, falling and flat curves, with and without a break-even inside [0, 1].
   std::vector<sm::analysis> cases;
   for (const char* f : {"kripke_case1_off.json", "kripke_case2_off.json", "minimd_case3_off.json", "btmz_off.json"})
-    cases.push_back(sm::analyze(sm::load_profiles({data + "/" + f}), {}));
+    cases.push_back(sm::analyze(sm::load_profiles({model_data + "/" + f}), {}));
   sm::job_input in;
   in.ranks = {sctest::minimd_case1()};  // crosses at alpha = 0.547
   cases.push_back(sm::analyze(in, {}));
@@ -183,7 +183,7 @@ TEST(Findings, AlphaPlotLabelsDoNotOverlap) {
 TEST(Findings, TwoCalibrationRunsOfOneRankSayWhatToDo) {
   // A dedicated run whose profile says "off" (the PMPI profiler's today) next to the calibration run.
   try {
-    (void)sm::load_profiles({data + "/kripke_case1_off.json", data + "/kripke_case2_off.json"});
+    (void)sm::load_profiles({model_data + "/kripke_case1_off.json", model_data + "/kripke_case2_off.json"});
     FAIL();
   } catch (const sidecore::input_error& e) {
     const std::string m = e.what();

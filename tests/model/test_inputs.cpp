@@ -23,7 +23,7 @@ namespace sm = sidecore::model;
 
 namespace {
 
-const std::string data = SIDECORE_MODEL_TEST_DATA;
+using sctest::model_data;
 
 using sctest::error_of;
 
@@ -72,7 +72,7 @@ TEST_F(SpecialFiles, SizeLimit) {
 }
 
 nlohmann::json kripke() {
-  std::ifstream in(data + "/kripke_case1_off.json");
+  std::ifstream in(model_data + "/kripke_case1_off.json");
   return nlohmann::json::parse(in);
 }
 
@@ -146,7 +146,7 @@ TEST(ProfileValues, MutuallyImpossible) {
 
 TEST(ProfileValues, JobTotalsBoundedByTheirRanks) {
   // A job's categories are summed over ranks: 2 ranks may hold twice the run time between them.
-  std::ifstream in(data + "/job_off.json");
+  std::ifstream in(model_data + "/job_off.json");
   auto j = nlohmann::json::parse(in);
   EXPECT_NO_THROW((void)sidecore::parse_profile(j.dump(), "job.json"));
   j["ranks"][1]["t_comp_s"] = 1e6;
@@ -154,7 +154,7 @@ TEST(ProfileValues, JobTotalsBoundedByTheirRanks) {
 }
 
 TEST(MpipValues, HugeAndImpossible) {
-  std::ifstream in(data + "/kripke_mpip35.mpiP");
+  std::ifstream in(model_data + "/kripke_mpip35.mpiP");
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string good = ss.str();

@@ -16,7 +16,7 @@ using sidecore::category;
 
 namespace {
 
-const std::string data = SIDECORE_MODEL_TEST_DATA;
+using sctest::model_data;
 
 sm::rank_inputs rank(int r, double t_np, double t_comp, double t_block) {
   sm::rank_inputs in;
@@ -126,7 +126,7 @@ TEST(Scaling, Models) {
 }
 
 TEST(Scaling, TableFile) {
-  const auto t = sm::scaling_model::read_table_file(data + "/scaling_sublinear.csv");
+  const auto t = sm::scaling_model::read_table_file(model_data + "/scaling_sublinear.csv");
   ASSERT_EQ(t.table().size(), 6u);
   // t(15) between 12 (92 s) and 16 (73.6 s), log-log: x = ln(15/12)/ln(16/12).
   const double x = std::log(15.0 / 12) / std::log(16.0 / 12);
@@ -165,7 +165,7 @@ TEST(Job, CoreWhatIf) {
 }
 
 TEST(Diagnostics, BtMzNoOverlapWindow) {
-  const auto in = sm::load_profiles({data + "/btmz_off.json"});
+  const auto in = sm::load_profiles({model_data + "/btmz_off.json"});
   const auto a = sm::analyze(in, {});
   const auto it = std::find_if(a.diagnostics.begin(), a.diagnostics.end(),
                                [](const auto& d) { return d.id == "no-overlap-window"; });
@@ -178,7 +178,7 @@ TEST(Diagnostics, BtMzNoOverlapWindow) {
 }
 
 TEST(Diagnostics, MiniMdWaitGrowsInCore) {
-  const auto in = sm::load_profiles({data + "/minimd_case3_off.json", data + "/minimd_case3_core.json"});
+  const auto in = sm::load_profiles({model_data + "/minimd_case3_off.json", model_data + "/minimd_case3_core.json"});
   ASSERT_EQ(in.core_run.size(), 1u);
   const auto a = sm::analyze(in, {});
   const auto it = std::find_if(a.diagnostics.begin(), a.diagnostics.end(),
@@ -194,7 +194,7 @@ TEST(Diagnostics, MiniMdWaitGrowsInCore) {
 }
 
 TEST(Diagnostics, KripkeManyTests) {
-  const auto a = sm::analyze(sm::load_profiles({data + "/kripke_case1_off.json"}), {});
+  const auto a = sm::analyze(sm::load_profiles({model_data + "/kripke_case1_off.json"}), {});
   const auto it = std::find_if(a.diagnostics.begin(), a.diagnostics.end(),
                                [](const auto& d) { return d.id == "many-tests"; });
   ASSERT_NE(it, a.diagnostics.end());
@@ -202,12 +202,12 @@ TEST(Diagnostics, KripkeManyTests) {
   EXPECT_NE(it->message.find("22.96 s"), std::string::npos) << it->message;
   EXPECT_NE(it->message.find("100.8 s"), std::string::npos) << it->message;
   // Kripke case #2: 109679 tests for 96 initiations but only 2.4 s of 155: still flagged (> 1 %).
-  const auto b = sm::analyze(sm::load_profiles({data + "/kripke_case2_off.json"}), {});
+  const auto b = sm::analyze(sm::load_profiles({model_data + "/kripke_case2_off.json"}), {});
   EXPECT_TRUE(std::any_of(b.diagnostics.begin(), b.diagnostics.end(), [](const auto& d) { return d.id == "many-tests"; }));
 }
 
 TEST(Diagnostics, JobWorstRankAndCount) {
-  const auto a = sm::analyze(sm::load_profiles({data + "/job_off.json", data + "/job_core.json"}), {});
+  const auto a = sm::analyze(sm::load_profiles({model_data + "/job_off.json", model_data + "/job_core.json"}), {});
   EXPECT_EQ(a.job.ranks.size(), 2u);
   EXPECT_EQ(a.core_run.size(), 2u);
   const auto it = std::find_if(a.diagnostics.begin(), a.diagnostics.end(),

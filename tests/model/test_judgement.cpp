@@ -19,9 +19,9 @@ using sidecore::category;
 
 namespace {
 
-const std::string data = SIDECORE_MODEL_TEST_DATA;
+using sctest::model_data;
 
-sidecore::profile read(const std::string& name) { return sidecore::read_profile_file(data + "/" + name); }
+using sctest::sample_profile;
 
 bool has_reason(const sm::analysis& a, const std::string& id) {
   return std::any_of(a.cannot_judge.begin(), a.cannot_judge.end(), [&](const auto& r) { return r.id == id; });
@@ -32,7 +32,7 @@ using sctest::error_of;
 }  // namespace
 
 TEST(Judgement, HealthyInputsGetAVerdict) {
-  const auto a = sm::analyze(sm::load_profiles({data + "/kripke_case1_off.json"}), {});
+  const auto a = sm::analyze(sm::load_profiles({model_data + "/kripke_case1_off.json"}), {});
   EXPECT_TRUE(a.cannot_judge.empty());
   EXPECT_EQ(a.headline(), sm::verdict::pays_off);
   EXPECT_EQ(sm::render_text(a).rfind("VERDICT: PAYS OFF", 0), 0u);
@@ -41,7 +41,7 @@ TEST(Judgement, HealthyInputsGetAVerdict) {
 // The real 8-thread ping-pong: t_MPI summed over threads (5.1 s) against 0.73 s of run time, no
 // computation. It was "PAYS OFF 9.23x" with the warnings below.
 TEST(Judgement, EightThreadPingPongWithoutThreadData) {
-  const auto a = sm::analyze(sm::load_profiles({data + "/pingpong_8threads_off.json"}), {});
+  const auto a = sm::analyze(sm::load_profiles({model_data + "/pingpong_8threads_off.json"}), {});
   EXPECT_TRUE(has_reason(a, "several-communicating-threads"));
   EXPECT_TRUE(has_reason(a, "no-computation"));
   EXPECT_EQ(a.headline(), sm::verdict::cannot_judge);
@@ -55,7 +55,7 @@ TEST(Judgement, EightThreadPingPongWithoutThreadData) {
 }
 
 TEST(Judgement, CommunicatingThreadTotalsAreModelled) {
-  auto p = read("pingpong_8threads_off.json");
+  auto p = sample_profile("pingpong_8threads_off.json");
   std::array<sidecore::category_totals, sidecore::category_count> own{};
   own[static_cast<std::size_t>(category::blocking)] = {0.5, 1000, 1e-4};
   p.thread_categories = own;
@@ -70,7 +70,7 @@ TEST(Judgement, CommunicatingThreadTotalsAreModelled) {
 
 TEST(Judgement, OversubscribedHost) {
   // The 8 ranks on 2 cores (shm: every rank on one host): was "PAYS OFF 2.136" without a word.
-  auto r = read("kripke_case1_off.json");
+  auto r = sample_profile("kripke_case1_off.json");
   r.provider = "shm";
   r.nranks = 8;
   r.n_core = 2;
@@ -105,7 +105,7 @@ TEST(Judgement, MpiTimeAboveRunTime) {
 }
 
 TEST(Cores, BoundToOneCoreSaysHowToGiveTheNodesCores) {
-  auto p = read("kripke_case1_off.json");
+  auto p = sample_profile("kripke_case1_off.json");
   p.n_core = 1;  // mpiexec -bind-to core
   const std::string m = error_of([&] { (void)sm::make_job_input({p}, {"bound.json"}); });
   EXPECT_NE(m.find("bound.json"), std::string::npos) << m;
@@ -116,7 +116,7 @@ TEST(Cores, BoundToOneCoreSaysHowToGiveTheNodesCores) {
 TEST(Cores, WhatIfTheNodeHadNCores) {
   // --cores 16 on a run bound to 1 core: the computation measured on 1 core is moved to 16 with the scaling model
   // (linear: 73.6 / 16 = 4.6 s), t_noprogress changes by as much, and the prediction is for 16 cores.
-  auto p = read("kripke_case1_off.json");
+  auto p = sample_profile("kripke_case1_off.json");
   p.n_core = 1;
   const auto in = sm::make_job_input({p}, {"bound.json"}, 16);
   EXPECT_EQ(in.ranks[0].n_core, 1);  // the measurement is kept as it was
@@ -127,11 +127,11 @@ TEST(Cores, WhatIfTheNodeHadNCores) {
   EXPECT_NEAR(r.t_noprogress_s, 147.0 - 73.6 + 73.6 / 16, 1e-9);
   EXPECT_NE(sm::render_text(a).find("what if the node had 16 cores"), std::string::npos);
   // At the measured count --cores changes nothing.
-  const auto same = sm::analyze(sm::load_profiles({data + "/kripke_case1_off.json"}, 16), {});
-  EXPECT_DOUBLE_EQ(same.job.speedup, sm::analyze(sm::load_profiles({data + "/kripke_case1_off.json"}), {}).job.speedup);
+  const auto same = sm::analyze(sm::load_profiles({model_data + "/kripke_case1_off.json"}, 16), {});
+  EXPECT_DOUBLE_EQ(same.job.speedup, sm::analyze(sm::load_profiles({model_data + "/kripke_case1_off.json"}), {}).job.speedup);
   // A dedicated run on 16 cores answers another question than "what if 32": it is not compared, and that is said.
   const auto other =
-      sm::analyze(sm::load_profiles({data + "/minimd_case3_off.json", data + "/minimd_case3_core.json"}, 32), {});
+      sm::analyze(sm::load_profiles({model_data + "/minimd_case3_off.json", model_data + "/minimd_case3_core.json"}, 32), {});
   EXPECT_FALSE(other.validation);
   EXPECT_TRUE(std::none_of(other.diagnostics.begin(), other.diagnostics.end(),
                            [](const auto& d) { return d.id == "model-error"; }));

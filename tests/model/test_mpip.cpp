@@ -6,13 +6,14 @@
 #include "sidecore/common/input_error.hpp"
 #include "sidecore/model/input.hpp"
 #include "sidecore/model/mpip.hpp"
+#include "model_test_util.hpp"
 
 namespace sm = sidecore::model;
 using sidecore::category;
 
 namespace {
 
-const std::string data = SIDECORE_MODEL_TEST_DATA;
+using sctest::model_data;
 
 // Rank 0 of the sample, by hand from its Callsite Time statistics (milliseconds):
 //   blocking: Allreduce 1000 x 1.5 = 1500 + Barrier 10 x 0.2 = 2   -> 1.502 s, 1010 calls, min 0.05 ms
@@ -58,7 +59,7 @@ void expect_rank1(const sm::rank_inputs& r) {
 }  // namespace
 
 TEST(Mpip, Layout35WithCountColumn) {
-  const auto rep = sm::read_mpip_file(data + "/kripke_mpip35.mpiP");
+  const auto rep = sm::read_mpip_file(model_data + "/kripke_mpip35.mpiP");
   EXPECT_EQ(rep.version, "3.5.0");
   EXPECT_TRUE(rep.aggregate_has_count);
   ASSERT_EQ(rep.aggregate.size(), 7u);
@@ -76,7 +77,7 @@ TEST(Mpip, Layout35WithCountColumn) {
 }
 
 TEST(Mpip, Layout34WithoutCountColumn) {
-  const auto rep = sm::read_mpip_file(data + "/kripke_mpip34.mpiP");
+  const auto rep = sm::read_mpip_file(model_data + "/kripke_mpip34.mpiP");
   EXPECT_EQ(rep.version, "3.4.1");
   EXPECT_FALSE(rep.aggregate_has_count);
   ASSERT_EQ(rep.aggregate.size(), 7u);
@@ -90,12 +91,12 @@ TEST(Mpip, Layout34WithoutCountColumn) {
 }
 
 TEST(Mpip, LoadAsJobInput) {
-  const auto job = sm::load_mpip(data + "/kripke_mpip34.mpiP", 16);
+  const auto job = sm::load_mpip(model_data + "/kripke_mpip34.mpiP", 16);
   EXPECT_TRUE(job.from_mpip);
   EXPECT_EQ(job.ranks.size(), 2u);
   EXPECT_EQ(job.nranks, 2);
   try {
-    (void)sm::load_mpip(data + "/kripke_mpip34.mpiP", 1);
+    (void)sm::load_mpip(model_data + "/kripke_mpip34.mpiP", 1);
     FAIL();
   } catch (const sidecore::input_error& e) {
     EXPECT_EQ(e.source(), "--cores");

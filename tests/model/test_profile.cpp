@@ -10,13 +10,14 @@
 #include "sidecore/common/input_error.hpp"
 #include "sidecore/model/input.hpp"
 #include "sidecore/common/profile.hpp"
+#include "model_test_util.hpp"
 
 namespace sm = sidecore::model;
 using sidecore::category;
 
 namespace {
 
-const std::string data = SIDECORE_MODEL_TEST_DATA;
+using sctest::model_data;
 
 sidecore::profile full_rank(int rank) {
   sidecore::profile p;
@@ -131,7 +132,7 @@ TEST(Profile, OptionalSectionsMayBeAbsent) {
 TEST(Profile, SampleFilesRead) {
   for (const char* f : {"kripke_case1_off.json", "kripke_case2_off.json", "minimd_case3_off.json",
                         "minimd_case3_core.json", "btmz_off.json", "job_off.json", "job_core.json"})
-    EXPECT_NO_THROW((void)sidecore::read_profile_file(data + "/" + f)) << f;
+    EXPECT_NO_THROW((void)sidecore::read_profile_file(model_data + "/" + f)) << f;
 }
 
 TEST(ProfileErrors, UnreadableFile) {
@@ -145,7 +146,7 @@ TEST(ProfileErrors, UnreadableFile) {
 
 TEST(ProfileErrors, MalformedJson) {
   try {
-    (void)sidecore::read_profile_file(data + "/bad_malformed.json");
+    (void)sidecore::read_profile_file(model_data + "/bad_malformed.json");
     FAIL();
   } catch (const sidecore::input_error& e) {
     const std::string w = e.what();
@@ -228,7 +229,7 @@ TEST(ProfileErrors, JobConsistency) {
 TEST(ProfileErrors, ModelInputChecks) {
   // N_core <= 1 is valid in a profile but not for the model: the error names file, rank and field.
   try {
-    (void)sm::load_profiles({data + "/bad_ncore.json"});
+    (void)sm::load_profiles({model_data + "/bad_ncore.json"});
     FAIL();
   } catch (const sidecore::input_error& e) {
     const std::string w = e.what();
@@ -238,17 +239,17 @@ TEST(ProfileErrors, ModelInputChecks) {
   }
   // Only core-mode profiles: no calibration.
   try {
-    (void)sm::load_profiles({data + "/minimd_case3_core.json"});
+    (void)sm::load_profiles({model_data + "/minimd_case3_core.json"});
     FAIL();
   } catch (const sidecore::input_error& e) {
     EXPECT_NE(std::string(e.what()).find("SIDECORE_PROGRESS=off"), std::string::npos) << e.what();
   }
   // The same rank twice in one mode.
   try {
-    (void)sm::load_profiles({data + "/kripke_case1_off.json", data + "/kripke_case2_off.json"});
+    (void)sm::load_profiles({model_data + "/kripke_case1_off.json", model_data + "/kripke_case2_off.json"});
     FAIL();
   } catch (const sidecore::input_error& e) {
     EXPECT_NE(std::string(e.what()).find("give each rank once per mode"), std::string::npos) << e.what();
   }
-  EXPECT_THROW((void)sm::load_profiles({data + "/kripke_case1_off.json"}, 1), sidecore::input_error);
+  EXPECT_THROW((void)sm::load_profiles({model_data + "/kripke_case1_off.json"}, 1), sidecore::input_error);
 }

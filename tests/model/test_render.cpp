@@ -12,13 +12,13 @@
 namespace sm = sidecore::model;
 
 namespace {
-const std::string data = SIDECORE_MODEL_TEST_DATA;
+using sctest::model_data;
 
-sm::analysis kripke() { return sm::analyze(sm::load_profiles({data + "/kripke_case1_off.json"}), {}); }
+sm::analysis kripke_analysis() { return sm::analyze(sm::load_profiles({model_data + "/kripke_case1_off.json"}), {}); }
 }  // namespace
 
 TEST(Render, TextVerdictFirstAndTerms) {
-  const std::string t = sm::render_text(kripke());
+  const std::string t = sm::render_text(kripke_analysis());
   EXPECT_EQ(t.rfind("VERDICT: PAYS OFF", 0), 0u) << t.substr(0, 80);
   for (const char* s : {"t_newcomp", "t_overhead", "N_test*t_minMPItest", "t_MPIdedicated", "t_dedicated", "123.755",
                         "break-even", "N_core", "many-tests"})
@@ -26,7 +26,7 @@ TEST(Render, TextVerdictFirstAndTerms) {
 }
 
 TEST(Render, JsonIsStructured) {
-  const auto j = nlohmann::json::parse(sm::render_json(kripke()));
+  const auto j = nlohmann::json::parse(sm::render_json(kripke_analysis()));
   EXPECT_EQ(j["verdict"], "pays off");
   EXPECT_NEAR(j["t_dedicated_s"].get<double>(), 123.7547717, 1e-6);
   EXPECT_EQ(j["ranks"][0]["terms"].size(), 14u);
@@ -35,7 +35,7 @@ TEST(Render, JsonIsStructured) {
 }
 
 TEST(Render, CsvRows) {
-  const auto a = kripke();
+  const auto a = kripke_analysis();
   std::string csv = sm::render_csv(a);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);  // header, rank 0, job
   EXPECT_EQ(csv.rfind("rank,alpha,n_core,", 0), 0u);
@@ -46,7 +46,7 @@ TEST(Render, CsvRows) {
 }
 
 TEST(Render, SvgPlot) {
-  auto a = sm::analyze(sm::load_profiles({data + "/minimd_case3_off.json"}), {});
+  auto a = sm::analyze(sm::load_profiles({model_data + "/minimd_case3_off.json"}), {});
   const std::string svg = sm::render_alpha_svg(a);
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
@@ -62,7 +62,7 @@ TEST(Render, SvgPlot) {
 }
 
 TEST(Render, HtmlSelfContained) {
-  const auto a = sm::analyze(sm::load_profiles({data + "/job_off.json", data + "/job_core.json"}), {});
+  const auto a = sm::analyze(sm::load_profiles({model_data + "/job_off.json", model_data + "/job_core.json"}), {});
   const std::string h = sm::render_html(a);
   EXPECT_EQ(h.rfind("<!DOCTYPE html>", 0), 0u);
   for (const char* s : {"id=\"verdict\"", "Term by term", "<svg", "By message size", "By region", "Progress thread",

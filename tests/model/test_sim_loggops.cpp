@@ -23,14 +23,14 @@ namespace sim = sidecore::model::sim;
 
 namespace {
 
-const std::string dir = std::string(SIDECORE_MODEL_TEST_DATA) + "/sim/";
+const std::string sim_dir = std::string(SIDECORE_MODEL_TEST_DATA) + "/sim/";
 
 // LogGOPSim's defaults, and a second set with a per-byte CPU overhead and a small S.
 const sim::loggops_params defaults{};
 const sim::loggops_params second{1000, 200, 300, 2, 1, 4096};
 
 std::vector<double> finish(const std::string& file, const sim::loggops_params& p) {
-  const sim::sim_result r = sim::simulate(sim::read_goal_file(dir + file), p);
+  const sim::sim_result r = sim::simulate(sim::read_goal_file(sim_dir + file), p);
   EXPECT_TRUE(r.complete);
   return r.finish_ns;
 }
@@ -221,7 +221,7 @@ TEST(SimLogGOPS, BadParameters) {
 
 TEST(SimLogGOPS, Timeline) {
   // eager_rndv.goal at the defaults (see EagerAndRendezvous): the CPU spans and the two messages.
-  const sim::schedule s = sim::read_goal_file(dir + "eager_rndv.goal");
+  const sim::schedule s = sim::read_goal_file(sim_dir + "eager_rndv.goal");
   sim::chrome_timeline tl(s);
   ASSERT_TRUE(sim::simulate(s, defaults, &tl).complete);
   const nlohmann::json j = nlohmann::json::parse(tl.json());

@@ -16,7 +16,7 @@ namespace {
 
 using namespace sidecore::progress;
 
-const std::uint64_t kTag = tag::make(tag::kind::p2p, 0, 9);
+const std::uint64_t kCreditsTag = tag::make(tag::kind::p2p, 0, 9);
 
 std::unique_ptr<engine> credit_engine(std::size_t send_credits, std::size_t eager_credits) {
   engine_config cfg;
@@ -57,7 +57,7 @@ TEST(EngineCredits, AFloodHoldsAtMostTheEagerCreditsOfDataAndArrivesInOrder) {
   std::vector<std::uint64_t> sends(n);
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t k = 0; k < len; ++k) out[i][k] = static_cast<char>(i * 7 + k);
-    sends[i] = e->start_send(out[i].data(), len, 0, kTag, 0, 0, 0);
+    sends[i] = e->start_send(out[i].data(), len, 0, kCreditsTag, 0, 0, 0);
   }
   // Progress without matching: everything arrives as unexpected, with data for at most the eager credits.
   ASSERT_TRUE(sctest::progress_until(*e, [&] { return unexpected_counts(*e).second == n; }))
@@ -66,7 +66,7 @@ TEST(EngineCredits, AFloodHoldsAtMostTheEagerCreditsOfDataAndArrivesInOrder) {
   EXPECT_GT(e->stats().rendezvous, 0u);
   std::vector<std::vector<char>> in(n, std::vector<char>(len, 0));
   std::vector<std::uint64_t> recvs(n);
-  for (std::size_t i = 0; i < n; ++i) recvs[i] = e->start_recv(in[i].data(), len, kTag, 0, 0, 0, 0);
+  for (std::size_t i = 0; i < n; ++i) recvs[i] = e->start_recv(in[i].data(), len, kCreditsTag, 0, 0, 0, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const completion c = wait_one(*e, recvs[i]);
     EXPECT_EQ(c.result, req_result::ok) << "receive " << i;
@@ -87,8 +87,8 @@ TEST(EngineCredits, NoEagerCreditsSendsEverythingByRendezvous) {
   ASSERT_TRUE(e);
   const std::uint64_t before = e->stats().rendezvous;
   char out[16] = "sixteen bytes..", in[16] = {};
-  const std::uint64_t r = e->start_recv(in, sizeof in, kTag, 0, 0, 0, 0);
-  const std::uint64_t s = e->start_send(out, sizeof out, 0, kTag, 0, 0, 0);
+  const std::uint64_t r = e->start_recv(in, sizeof in, kCreditsTag, 0, 0, 0, 0);
+  const std::uint64_t s = e->start_send(out, sizeof out, 0, kCreditsTag, 0, 0, 0);
   EXPECT_EQ(wait_one(*e, r).bytes, sizeof in);
   EXPECT_EQ(wait_one(*e, s).result, req_result::ok);
   EXPECT_EQ(std::memcmp(in, out, sizeof in), 0);

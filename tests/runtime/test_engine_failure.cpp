@@ -26,7 +26,7 @@ namespace {
 
 using namespace sidecore::progress;
 
-const std::uint64_t kTag = tag::make(tag::kind::p2p, 0, 9);
+const std::uint64_t kFailureTag = tag::make(tag::kind::p2p, 0, 9);
 
 // fi_tinject on the engine's endpoint, retried while shm sets up the connection to itself (EAGAIN), as a peer's
 // provider would send it. Caller holds no lock: mode off, nothing else progresses.
@@ -44,9 +44,9 @@ TEST(EngineFailure, RendezvousDataLongerThanTheClearToSendFailsTheReceiveWithThe
   auto e = sctest::local_engine("shm", 64);
   ASSERT_TRUE(e);
   char small[16] = {};
-  const std::uint64_t h = e->start_recv(small, sizeof small, kTag, 0, 0, 0, 0);
+  const std::uint64_t h = e->start_recv(small, sizeof small, kFailureTag, 0, 0, 0, 0);
   // The peer's ready-to-send: 100 bytes, its request handle 5 (slot 4).
-  const wire_hdr rts = rts_hdr(kTag, 100, 5, 0, 0);
+  const wire_hdr rts = rts_hdr(kFailureTag, 100, 5, 0, 0);
   ASSERT_EQ(raw_inject(*e, &rts, sizeof rts, ctrl_tag), 0);
   // The receiver posts 16 bytes for it and clears the peer to send them (its clear-to-send names no send of ours:
   // dropped). The peer sends 100.
@@ -63,8 +63,8 @@ TEST(EngineFailure, RendezvousDataLongerThanTheClearToSendFailsTheReceiveWithThe
   EXPECT_NE(why.find("(265)"), std::string::npos) << why;
   // The engine goes on: a message to itself still arrives.
   std::uint64_t out = 42, in = 0;
-  const std::uint64_t r = e->start_recv(&in, 8, kTag, 0, 0, 0, 0);
-  const std::uint64_t s = e->start_send(&out, 8, 0, kTag, 0, 0, 0, false);
+  const std::uint64_t r = e->start_recv(&in, 8, kFailureTag, 0, 0, 0, 0);
+  const std::uint64_t s = e->start_send(&out, 8, 0, kFailureTag, 0, 0, 0, false);
   ASSERT_TRUE(e->wait(s, c));
   EXPECT_EQ(c.result, req_result::ok);
   ASSERT_TRUE(e->wait(r, c));
@@ -84,8 +84,8 @@ TEST(EngineFailure, AMessageLongerThanAReceiveBufferIsDroppedAndReported) {
   EXPECT_NE(err.find("receive buffer error: Truncation error"), std::string::npos) << err;
   std::uint64_t out = 7, in = 0;
   completion c{};
-  const std::uint64_t r = e->start_recv(&in, 8, kTag, 0, 0, 0, 0);
-  ASSERT_TRUE(e->wait(e->start_send(&out, 8, 0, kTag, 0, 0, 0, false), c));
+  const std::uint64_t r = e->start_recv(&in, 8, kFailureTag, 0, 0, 0, 0);
+  ASSERT_TRUE(e->wait(e->start_send(&out, 8, 0, kFailureTag, 0, 0, 0, false), c));
   ASSERT_TRUE(e->wait(r, c));
   EXPECT_EQ(in, 7u) << "the buffer was posted again";
 }
@@ -94,11 +94,11 @@ TEST(EngineFailure, AHeaderOfAnotherWireVersionIsDroppedWithOneWarning) {
   auto e = sctest::local_engine();
   ASSERT_TRUE(e);
   std::uint64_t in = 0;
-  const std::uint64_t r = e->start_recv(&in, 8, kTag, 0, -1, -1, 0);
+  const std::uint64_t r = e->start_recv(&in, 8, kFailureTag, 0, -1, -1, 0);
   struct {
     wire_hdr h;
     std::uint64_t data;
-  } msg{eager_hdr(kTag, 8, 0, 0), 99};
+  } msg{eager_hdr(kFailureTag, 8, 0, 0), 99};
   msg.h.version = wire_version + 1;
   testing::internal::CaptureStderr();
   ASSERT_EQ(raw_inject(*e, &msg, sizeof msg, ctrl_tag), 0);
@@ -141,9 +141,9 @@ void engine_failure(bool core_mode) {
   // waiting for its clear-to-send (nobody receives it).
   std::uint64_t a = 0, b = 0;
   std::vector<char> big(1000, 'z');
-  const std::uint64_t posted = e->start_recv(&a, 8, kTag, 0, -1, -1, 0);
-  const std::uint64_t orphaned = e->start_recv(&b, 8, kTag + 1, 0, -1, -1, 0);
-  const std::uint64_t rdv = e->start_send(big.data(), big.size(), 0, kTag + 2, 0, 0, 0);
+  const std::uint64_t posted = e->start_recv(&a, 8, kFailureTag, 0, -1, -1, 0);
+  const std::uint64_t orphaned = e->start_recv(&b, 8, kFailureTag + 1, 0, -1, -1, 0);
+  const std::uint64_t rdv = e->start_send(big.data(), big.size(), 0, kFailureTag + 2, 0, 0, 0);
   e->orphan(orphaned);
   testing::internal::CaptureStderr();
   failing_schedule s;
@@ -164,10 +164,10 @@ void engine_failure(bool core_mode) {
   EXPECT_TRUE(sctest::progress_until(*e, [&] { return e->requests_in_use() == 0; })) << "the orphan was freed";
   // Later requests fail as they come, inline sends included.
   std::uint64_t v = 1;
-  const std::uint64_t later = e->start_recv(&v, 8, kTag, 0, -1, -1, 0);
+  const std::uint64_t later = e->start_recv(&v, 8, kFailureTag, 0, -1, -1, 0);
   ASSERT_TRUE(e->wait(later, c));
   EXPECT_EQ(c.result, req_result::transport);
-  const std::uint64_t inl = e->start_send(&v, 8, 0, kTag, 0, 0, 0);
+  const std::uint64_t inl = e->start_send(&v, 8, 0, kFailureTag, 0, 0, 0);
   EXPECT_FALSE(is_inline(inl)) << "no inject once the engine failed";
   ASSERT_TRUE(e->wait(inl, c));
   EXPECT_EQ(c.result, req_result::transport);

@@ -23,7 +23,7 @@ namespace {
 using namespace sidecore::progress;
 using clk = std::chrono::steady_clock;
 
-const std::uint64_t kTag = sidecore::progress::tag::make(tag::kind::p2p, 0, 11);
+const std::uint64_t kLivenessTag = sidecore::progress::tag::make(tag::kind::p2p, 0, 11);
 
 // Engines 0 and 1, each with both addresses (0, 1): each other's peer.
 std::vector<std::unique_ptr<engine>> pair_of_engines() {
@@ -45,7 +45,7 @@ TEST(PeerTimeout, ASilentPeerIsDeclaredDeadAfterTheTimeout) {
   ASSERT_EQ(e.size(), 2u);
   e[0]->set_peer_timeout(0.2);
   char in[8] = {};
-  const std::uint64_t h = e[0]->start_recv(in, sizeof in, kTag, 0, 1, 1, 0);
+  const std::uint64_t h = e[0]->start_recv(in, sizeof in, kLivenessTag, 0, 1, 1, 0);
   const auto t0 = clk::now();
   ASSERT_TRUE(sctest::progress_until(*e[0], [&] { return !e[0]->pending(h); }));
   const double s = std::chrono::duration<double>(clk::now() - t0).count();
@@ -60,7 +60,7 @@ TEST(PeerTimeout, ASilentPeerIsDeclaredDeadAfterTheTimeout) {
   EXPECT_EQ(e[0]->failed_peers(), std::vector<int>{1});
   // A later send to it fails when the engine takes it (a rendezvous-sized one: not an inject the provider takes).
   std::vector<char> big(64 << 10, 'x');
-  const std::uint64_t s2 = e[0]->start_send(big.data(), big.size(), 1, kTag, 1, 0, 0);
+  const std::uint64_t s2 = e[0]->start_send(big.data(), big.size(), 1, kLivenessTag, 1, 0, 0);
   completion c2{};
   ASSERT_TRUE(e[0]->wait(s2, c2));
   EXPECT_EQ(c2.result, req_result::peer_failed);
@@ -75,13 +75,13 @@ TEST(PeerTimeout, APeerThatProgressesAnswersAndStaysAlive) {
     while (!stop.load()) e[1]->progress();
   });
   char in[8] = {};
-  const std::uint64_t h = e[0]->start_recv(in, sizeof in, kTag, 0, 1, 1, 0);
+  const std::uint64_t h = e[0]->start_recv(in, sizeof in, kLivenessTag, 0, 1, 1, 0);
   const auto until = clk::now() + std::chrono::milliseconds(800);  // four timeouts
   while (clk::now() < until) e[0]->progress();
   EXPECT_TRUE(e[0]->pending(h));
   EXPECT_EQ(e[0]->failed_peer_count(), 0u);
   const char out[8] = {'a', 'l', 'i', 'v', 'e', 0, 0, 0};
-  const std::uint64_t s = e[1]->start_send(out, sizeof out, 0, kTag, 0, 1, 0);
+  const std::uint64_t s = e[1]->start_send(out, sizeof out, 0, kLivenessTag, 0, 1, 0);
   completion c{};
   ASSERT_TRUE(e[0]->wait(h, c));
   EXPECT_EQ(c.result, req_result::ok);

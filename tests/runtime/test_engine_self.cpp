@@ -16,7 +16,7 @@ namespace {
 using namespace sidecore::progress;
 
 constexpr std::size_t kib = 1024, mib = 1024 * 1024;
-const std::uint64_t kTag = tag::make(tag::kind::p2p, 0, 7);
+const std::uint64_t kSelfTag = tag::make(tag::kind::p2p, 0, 7);
 
 std::vector<char> pattern(std::size_t n, int seed) {
   std::vector<char> v(n);
@@ -54,8 +54,8 @@ TEST_P(EngineSelf, LargeMessagesAreCopiedWithoutTheProvider) {
   for (const std::size_t n : {e->eager_max() + 1, 1 * mib, 16 * mib}) {
     const std::vector<char> out = pattern(n, 1);
     std::vector<char> in(n, 0);
-    const std::uint64_t r = e->start_recv(in.data(), n, kTag, 0, 0, 0, 0);
-    const std::uint64_t s = e->start_send(out.data(), n, 0, kTag, 0, 0, 0);
+    const std::uint64_t r = e->start_recv(in.data(), n, kSelfTag, 0, 0, 0, 0);
+    const std::uint64_t s = e->start_send(out.data(), n, 0, kSelfTag, 0, 0, 0);
     const completion cr = wait(r), cs = wait(s);
     EXPECT_EQ(cr.result, req_result::ok);
     EXPECT_EQ(cr.bytes, n);
@@ -63,9 +63,9 @@ TEST_P(EngineSelf, LargeMessagesAreCopiedWithoutTheProvider) {
     EXPECT_TRUE(in == out) << n << " B, receive posted first";
 
     std::fill(in.begin(), in.end(), 0);
-    const std::uint64_t s2 = e->start_send(out.data(), n, 0, kTag, 0, 0, 0);
+    const std::uint64_t s2 = e->start_send(out.data(), n, 0, kSelfTag, 0, 0, 0);
     EXPECT_TRUE(e->pending(s2)) << "a large send to self completes only when a receive takes it";
-    const std::uint64_t r2 = e->start_recv(in.data(), n, kTag, 0, 0, 0, 0);
+    const std::uint64_t r2 = e->start_recv(in.data(), n, kSelfTag, 0, 0, 0, 0);
     EXPECT_EQ(wait(r2).bytes, n);
     EXPECT_EQ(wait(s2).result, req_result::ok);
     EXPECT_TRUE(in == out) << n << " B, sent first";
@@ -78,16 +78,16 @@ TEST_P(EngineSelf, EagerMessagesEveryWay) {
     const std::vector<char> out = pattern(n, 2);
     std::vector<char> in(n + 1, 0);
     // Sent first: held as an unexpected message; the send completes at once.
-    const std::uint64_t s = e->start_send(out.data(), n, 0, kTag, 0, 3, 0);
+    const std::uint64_t s = e->start_send(out.data(), n, 0, kSelfTag, 0, 3, 0);
     EXPECT_EQ(wait(s).result, req_result::ok);
-    const completion c = wait(e->start_recv(in.data(), n + 1, kTag, 0, 0, 0, 0));
+    const completion c = wait(e->start_recv(in.data(), n + 1, kSelfTag, 0, 0, 0, 0));
     EXPECT_EQ(c.result, req_result::ok);
     EXPECT_EQ(c.bytes, n);
     EXPECT_EQ(c.source, 3) << "the sender rank travels as with a peer";
     EXPECT_TRUE(std::equal(out.begin(), out.end(), in.begin())) << n << " B sent first";
     // Receive first, through the slot path (no inlining).
-    const std::uint64_t r = e->start_recv(in.data(), n, kTag, 0, 0, 0, 0);
-    EXPECT_EQ(wait(e->start_send(out.data(), n, 0, kTag, 0, 0, 0, false)).result, req_result::ok);
+    const std::uint64_t r = e->start_recv(in.data(), n, kSelfTag, 0, 0, 0, 0);
+    EXPECT_EQ(wait(e->start_send(out.data(), n, 0, kSelfTag, 0, 0, 0, false)).result, req_result::ok);
     EXPECT_EQ(wait(r).bytes, n);
   }
 }
@@ -99,11 +99,11 @@ TEST_P(EngineSelf, MixedSizesKeepOrder) {
   std::vector<std::uint64_t> sends;
   for (std::size_t i = 0; i < std::size(sizes); ++i) {
     out.push_back(pattern(sizes[i], static_cast<int>(i)));
-    sends.push_back(e->start_send(out.back().data(), sizes[i], 0, kTag, 0, 0, 0));
+    sends.push_back(e->start_send(out.back().data(), sizes[i], 0, kSelfTag, 0, 0, 0));
   }
   for (std::size_t i = 0; i < std::size(sizes); ++i) {
     in.emplace_back(1 * mib, 0);
-    const completion c = wait(e->start_recv(in.back().data(), in.back().size(), kTag, 0, 0, 0, 0));
+    const completion c = wait(e->start_recv(in.back().data(), in.back().size(), kSelfTag, 0, 0, 0, 0));
     ASSERT_EQ(c.bytes, sizes[i]) << "message " << i << " out of order";
     const auto sent = out[i].begin();
     EXPECT_TRUE(std::equal(sent, sent + static_cast<std::ptrdiff_t>(sizes[i]), in.back().begin())) << "message " << i;
@@ -116,7 +116,7 @@ TEST_P(EngineSelf, TruncationAndWildcards) {
   std::vector<char> in(256 * kib, 0);
   const std::uint64_t s = e->start_send(out.data(), out.size(), 0, tag::make(tag::kind::p2p, 0, 9), 0, 0, 0);
   // Any source, any tag (the user tag's bits ignored).
-  const std::uint64_t r = e->start_recv(in.data(), in.size(), kTag, tag::user_bits, 0, -1, 0);
+  const std::uint64_t r = e->start_recv(in.data(), in.size(), kSelfTag, tag::user_bits, 0, -1, 0);
   const completion c = wait(r);
   EXPECT_EQ(c.result, req_result::truncated);
   EXPECT_EQ(c.bytes, in.size());

@@ -25,7 +25,8 @@ ASAN         ?= 1
 ASAN_BUILD   ?= build-asan
 # CI (CI=true, as .ci/run sets it) builds with line tables only (-g1: backtraces and sanitizer reports keep file and
 # line, a debugger sees no variables) and compiles each target's files in a few combined units (CMAKE_UNITY_BUILD):
-# together a third less compile time on CI's 2 cores. A developer's build keeps full -g and one object per file.
+# a fresh clone's `make test` took 25 min instead of 50 on a 2-core machine (docs/results.md). A developer's build
+# keeps full -g and one object per file (a change recompiles one file, not its unity group).
 ifeq ($(CI),true)
 CI_CMAKE ?= -DSIDECORE_DEBUG_INFO=-g1 -DCMAKE_UNITY_BUILD=ON
 endif

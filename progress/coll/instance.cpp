@@ -8,6 +8,7 @@
 
 #include <sidecore/progress/tag.hpp>
 
+#include "../src/copy.hpp"
 #include "reduce.hpp"
 #include "signature.hpp"
 
@@ -183,7 +184,7 @@ schedule::step coll_instance::advance(engine_core& e) noexcept {
         break;
       }
       case coll::op_type::copy:
-        if (o.bytes) std::memcpy(base(o.dst_buf) + o.dst_off, base(o.src_buf) + o.src_off, o.bytes);
+        copy_bytes(base(o.dst_buf) + o.dst_off, base(o.src_buf) + o.src_off, o.bytes);
         op_done(i);
         break;
       case coll::op_type::reduce:

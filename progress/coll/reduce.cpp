@@ -7,6 +7,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "../src/copy.hpp"
+
 namespace sidecore::progress {
 namespace {
 
@@ -108,9 +110,9 @@ void user_reduce(const coll_user_op& user, const std::byte* src, std::byte* dst,
   const std::size_t chunk = sizeof aside / es * es;
   for (std::size_t off = 0; off < bytes; off += chunk) {
     const std::size_t n = bytes - off < chunk ? bytes - off : chunk;
-    std::memcpy(aside, src + off, n);
+    copy_bytes(aside, src + off, n);
     user.fn(dst + off, aside, n / es, user.ctx);
-    std::memcpy(dst + off, aside, n);
+    copy_bytes(dst + off, aside, n);
   }
 }
 

@@ -20,6 +20,7 @@
 #include <sidecore/progress/engine.hpp>
 
 #include "backlog.hpp"
+#include "copy.hpp"
 #include "credits.hpp"
 #include "doorbell.hpp"
 #include "endpoint.hpp"

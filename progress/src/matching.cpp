@@ -75,7 +75,7 @@ void engine_core::hold_unexpected(const wire_hdr& h, const char* data) {
   if (m && data && h.size) {
     m->data = static_cast<char*>(std::malloc(h.size));
     if (m->data) {
-      std::memcpy(m->data, data, h.size);
+      copy_bytes(m->data, data, h.size);
     } else {
       delete m;
       m = nullptr;

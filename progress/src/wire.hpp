@@ -12,7 +12,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 namespace sidecore::progress {
 
@@ -108,22 +107,6 @@ inline wire_hdr cts_hdr(std::size_t take, std::uint64_t cookie, std::uint32_t re
   h.src_index = receiver_index;
   h.type = wire_cts;
   return h;
-}
-
-// Copies a message's bytes: up to 16 with two overlapping 8-byte moves (an 8 B ping-pong's payload; a call to
-// memcpy for it costs as many instructions as the rest of the copy path), else memcpy.
-inline void copy_bytes(void* dst, const void* src, std::size_t n) noexcept {
-  auto* d = static_cast<char*>(dst);
-  const auto* c = static_cast<const char*>(src);
-  if (n >= 8 && n <= 16) {
-    std::uint64_t a, b;
-    std::memcpy(&a, c, 8);
-    std::memcpy(&b, c + n - 8, 8);
-    std::memcpy(d, &a, 8);
-    std::memcpy(d + n - 8, &b, 8);
-  } else if (n) {
-    std::memcpy(d, c, n);
-  }
 }
 
 }  // namespace sidecore::progress

@@ -37,6 +37,9 @@ CLI::App* add_loggp(CLI::App& app, loggp_args& a) {
   c->add_option("--xfer-series", a.xfer_series, "transport of the series the table is made from (default: the first)");
   c->add_option("--pfact", a.fit.pfact, "protocol-change sensitivity (seed 001's pfact, default 2.0)");
   c->add_option("--lookahead", a.fit.lookahead, "points of look-ahead (seed 001's x, default 3)");
+  c->add_option("--overhead-weight", a.fit.overhead_weight,
+                "weight of o_s(s) and o_r(s) against the PRTT series in the fit of a range (default 0.01; "
+                "docs/loggp.md)");
   return c;
 }
 
@@ -72,6 +75,9 @@ int run_loggp(const loggp_args& a) {
     throw input_error("--lookahead", "", fmt::format("{} is not accepted; accepted: 1..20", a.fit.lookahead));
   if (!(a.fit.pfact > 1.0) || !std::isfinite(a.fit.pfact))
     throw input_error("--pfact", "", fmt::format("{} is not accepted; accepted: a number > 1", a.fit.pfact));
+  if (!(a.fit.overhead_weight > 0) || !std::isfinite(a.fit.overhead_weight))
+    throw input_error("--overhead-weight", "",
+                      fmt::format("{} is not accepted; accepted: a number > 0", a.fit.overhead_weight));
   if (a.measure) measure(a);
   const lg::measurement m = lg::read_measurement(a.measurement);
   std::vector<lg::series_fit> fits;

@@ -2,10 +2,14 @@
 // planted protocol change: the change is found at the right size and the parameters come back.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "sidecore/common/input_error.hpp"
 #include "sidecore/model/loggp/files.hpp"
@@ -61,6 +65,30 @@ void expect_near_rel(double got, double want, double rel, const char* what) {
   EXPECT_LE(std::abs(got - want), rel * std::abs(want)) << what << ": got " << got << ", want " << want;
 }
 
+// The largest |fitted - measured| / measured of PRTT(1,0,s) and of PRTT(n,0,s) over a range, from the
+// fitted parameters (eqs. 1 and 2), independent of the residuals the fit reports.
+std::pair<double, double> prtt_errors(const lg::series_fit& f, const lg::range_fit& r) {
+  double e1 = 0, en = 0;
+  for (std::size_t i = r.first; i <= r.last; ++i) {
+    const lg::prtt_point& p = f.series.points[i];
+    e1 = std::max(e1, std::abs(r.prtt1(p.bytes) - p.prtt1_ns) / p.prtt1_ns);
+    en = std::max(en, std::abs(r.prttn(p.bytes, f.series.n) - p.prttn_ns) / p.prttn_ns);
+  }
+  return {e1, en};
+}
+
+// Where the CPU moves the bytes (shm), the measured overheads grow with the copy that G counts
+// as well: o_s and o_r measured with extra per-byte terms copy_s, copy_r that PRTT does not have.
+void add_copy_to_overheads(lg::prtt_series& s, std::uint64_t change, double eager_s, double eager_r, double rndv_s,
+                           double rndv_r) {
+  for (lg::prtt_point& p : s.points) {
+    const double x = static_cast<double>(p.bytes) - 1;
+    const bool eager_range = p.bytes <= change;
+    p.prttd_ns += (s.n - 1) * (eager_range ? eager_s : rndv_s) * x;  // eq. (4): o_s grows by copy_s (s-1)
+    p.o_r_ns += (eager_range ? eager_r : rndv_r) * x;
+  }
+}
+
 void expect_recovered(const lg::range_fit& r, const truth& t, double rel) {
   expect_near_rel(r.L_ns, t.L, rel, "L");
   expect_near_rel(r.o_s.at_one, t.os, rel, "o_s");
@@ -83,8 +111,13 @@ TEST(LogGPFit, PlantedProtocolChangeFoundAndParametersRecovered) {
   expect_recovered(f.ranges[0], eager, 0.01);
   expect_recovered(f.ranges[1], rndv, 0.01);
   for (const lg::range_fit& r : f.ranges) {
-    EXPECT_LT(r.prtt1_max_rel, 1e-9);
-    EXPECT_LT(r.prttn_max_rel, 1e-9);
+    for (const lg::residual& e : {r.residuals.prtt1, r.residuals.prttn, r.residuals.o_s, r.residuals.o_r,
+                                  r.residuals.g_all}) {
+      EXPECT_LT(e.max_rel, 1e-9);
+      EXPECT_LT(e.rms_rel, 1e-9);
+      EXPECT_EQ(e.points, r.last - r.first + 1);
+    }
+    EXPECT_TRUE(r.held_at_zero.empty());
   }
   EXPECT_DOUBLE_EQ(f.latency_ns, f.series.points[0].prtt1_ns / 2);
   EXPECT_TRUE(f.warnings.empty());
@@ -100,12 +133,105 @@ TEST(LogGPFit, ChangeFoundUnderNoise) {
     ASSERT_EQ(f.changes.size(), 1u) << change << ": changes after " << found;
     EXPECT_EQ(f.derived[f.changes[0]].bytes, change);
     for (const lg::range_fit& r : f.ranges) {
-      EXPECT_LT(r.prtt1_max_rel, 0.05);
-      EXPECT_LT(r.prttn_max_rel, 0.05);
+      EXPECT_LT(r.residuals.prtt1.max_rel, 0.05);
+      EXPECT_LT(r.residuals.prttn.max_rel, 0.05);
     }
     expect_near_rel(f.ranges[0].g_all.at_one, eager.g, 0.03, "g (eager)");
     expect_near_rel(f.ranges[1].g_all.slope, rndv.G, 0.03, "G (rendezvous)");
   }
+}
+
+// shm's case: the measured o_r grows about as fast as PRTT(1,0,s)/2, so O_s + O_r + G taken each from
+// its own series counts the copy two or three times. PRTT must still be reproduced within 5 % (the
+// issue's check); the misfit goes to the overheads, which the residuals show.
+TEST(LogGPFit, OverheadsThatCountTheCopyAgain) {
+  for (double noise : {0.0, 0.003}) {
+    lg::prtt_series s = make(8192, eager, rndv, noise);
+    // eager: PRTT(1,0,s)/2 grows by O_s + O_r + G = 0.13 ns/B, the measured o_r by 0.13, o_s by 0.10;
+    // rendezvous: 0.073 ns/B, o_r 0.072, o_s 0.051.
+    add_copy_to_overheads(s, 8192, 0.08, 0.10, 0.05, 0.07);
+    const lg::series_fit f = lg::fit(s);
+    ASSERT_EQ(f.changes.size(), 1u) << noise;
+    EXPECT_EQ(f.derived[f.changes[0]].bytes, 8192u);
+    for (const lg::range_fit& r : f.ranges) {
+      const auto [e1, en] = prtt_errors(f, r);
+      EXPECT_LE(e1, 0.05) << noise << ", range from " << r.first_bytes;
+      EXPECT_LE(en, 0.05) << noise << ", range from " << r.first_bytes;
+    }
+    // The network's g and G come from the PRTT series, as without the extra copy.
+    expect_near_rel(f.ranges[0].g_all.at_one, eager.g, 0.02, "g (eager)");
+    expect_near_rel(f.ranges[0].g_all.slope, eager.G, 0.02, "G (eager)");
+    expect_near_rel(f.ranges[1].g_all.at_one, rndv.g, 0.02, "g (rendezvous)");
+    expect_near_rel(f.ranges[1].g_all.slope, rndv.G, 0.02, "G (rendezvous)");
+  }
+}
+
+TEST(LogGPFit, OverheadsThatCountTheCopyAgainResiduals) {
+  lg::prtt_series s = make(8192, eager, rndv, 0.0);
+  add_copy_to_overheads(s, 8192, 0.08, 0.10, 0.05, 0.07);
+  const lg::series_fit f = lg::fit(s);
+  ASSERT_EQ(f.ranges.size(), 2u);
+  for (const lg::range_fit& r : f.ranges) {
+    const auto [e1, en] = prtt_errors(f, r);
+    EXPECT_NEAR(r.residuals.prtt1.max_rel, e1, 1e-12);
+    EXPECT_NEAR(r.residuals.prttn.max_rel, en, 1e-12);
+    EXPECT_LE(r.residuals.prtt1.rms_rel, r.residuals.prtt1.max_rel);
+    EXPECT_GT(r.residuals.o_r.max_rel, 0.2) << "the double-counted copy shows in the overheads' residuals";
+    for (double v : {r.o_s.at_one, r.o_s.slope, r.o_r.at_one, r.o_r.slope, r.g_all.at_one, r.g_all.slope})
+      EXPECT_GE(v, 0);
+  }
+  // Weighted as much as the round trip, the overheads pull PRTT away from the measured one.
+  lg::fit_options loose;
+  loose.overhead_weight = 1;
+  const lg::series_fit g = lg::fit(s, loose);
+  EXPECT_GT(g.ranges[1].residuals.prtt1.max_rel, f.ranges[1].residuals.prtt1.max_rel);
+  lg::fit_options none;
+  none.overhead_weight = 0;
+  EXPECT_THROW((void)lg::fit(s, none), std::invalid_argument);
+}
+
+// A per-byte term that comes out negative is held at 0 and the rest fitted again (non-negative least
+// squares), with a warning that names it and its free value.
+TEST(LogGPFit, NegativeSlopeHeldAtZero) {
+  const truth shrinking{900, 250, -0.01, 300, 0.03, 400, 0.08};  // o_s falls with size: 168 ns at 8192 B
+  lg::prtt_series s = make(std::uint64_t{1} << 40, shrinking, shrinking, 0.0);
+  s.points.erase(std::remove_if(s.points.begin(), s.points.end(), [](const lg::prtt_point& p) { return p.bytes > 8192; }),
+                 s.points.end());
+  const lg::series_fit f = lg::fit(s);
+  ASSERT_EQ(f.ranges.size(), 1u);
+  const lg::range_fit& r = f.ranges[0];
+  EXPECT_EQ(r.o_s.slope, 0.0);
+  ASSERT_EQ(r.held_at_zero.size(), 1u);
+  EXPECT_EQ(r.held_at_zero[0], "O_s");
+  ASSERT_EQ(f.warnings.size(), 1u);
+  EXPECT_NE(f.warnings[0].find("O_s held at 0"), std::string::npos) << f.warnings[0];
+  EXPECT_NE(f.warnings[0].find("O_s = -0.01 ns/B"), std::string::npos) << f.warnings[0];
+  // The PRTT series still fit: O_r takes what O_s cannot give, G stays the network's.
+  EXPECT_LT(r.residuals.prtt1.max_rel, 0.01);
+  EXPECT_LT(r.residuals.prttn.max_rel, 0.01);
+  expect_near_rel(r.g_all.slope, shrinking.G, 0.01, "G");
+  expect_near_rel(r.g_all.at_one, shrinking.g, 0.01, "g");
+  EXPECT_GT(r.o_r.slope, shrinking.Or * 0.5);
+}
+
+// One size in a range: the per-byte terms are not determined; they are held at 0 and the constants
+// reproduce that size exactly.
+TEST(LogGPFit, OneSizeRange) {
+  const lg::prtt_series s = make(8192, eager, rndv, 0.0);
+  const std::vector<lg::derived_point> d = lg::derive(s);
+  std::vector<std::string> warnings;
+  const lg::range_fit r = lg::fit_range(s, d, 20, 20, {}, warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("has 1 size"), std::string::npos) << warnings[0];
+  EXPECT_EQ(r.held_at_zero, (std::vector<std::string>{"O_s", "O_r", "G"}));
+  EXPECT_EQ(r.g_all.slope, 0.0);
+  EXPECT_NEAR(r.o_s.at_one, d[20].o_s_ns, 1e-9 * d[20].o_s_ns);
+  EXPECT_NEAR(r.o_r.at_one, d[20].o_r_ns, 1e-9 * d[20].o_r_ns);
+  EXPECT_NEAR(r.g_all.at_one, d[20].g_all_ns, 1e-9 * d[20].g_all_ns);
+  EXPECT_LT(r.residuals.prtt1.max_rel, 1e-9);
+  EXPECT_LT(r.residuals.prttn.max_rel, 1e-9);
+  EXPECT_THROW((void)lg::fit_range(s, d, 5, 4, {}, warnings), std::invalid_argument);
+  EXPECT_THROW((void)lg::fit_range(s, d, 0, s.points.size(), {}, warnings), std::invalid_argument);
 }
 
 TEST(LogGPFit, NoChangeInOneProtocol) {
@@ -154,13 +280,20 @@ TEST(LogGPFit, FilesRoundTripAndOutputs) {
   const std::vector<lg::series_fit> fits{lg::fit(back.series[0])};
   const nlohmann::json pj = lg::params_json(back, fits, {});
   EXPECT_EQ(pj["schema"], "sidecore-loggp");
-  EXPECT_EQ(pj["version"], 1);
+  EXPECT_EQ(pj["version"], 2);
   EXPECT_EQ(pj["series"][0]["ranges"].size(), 2u);
+  for (const char* k : {"prtt1", "prttn", "o_s", "o_r", "g_all"})
+    for (const char* stat : {"_max_rel", "_rms_rel"})
+      EXPECT_LT(pj["series"][0]["ranges"][1]["residuals"][std::string(k) + stat].get<double>(), 1e-9) << k << stat;
+  EXPECT_TRUE(pj["series"][0]["ranges"][0]["held_at_zero"].empty());
+  EXPECT_EQ(pj["method"]["overhead_weight"], 0.01);
   EXPECT_EQ(pj["series"][0]["protocol_changes_after_bytes"][0], 8192);
   EXPECT_NEAR(pj["series"][0]["ranges"][1]["g_ns"].get<double>(), 5000, 50);
 
   const std::string table = lg::params_table(fits);
   EXPECT_NE(table.find("1..8192"), std::string::npos) << table;
+  EXPECT_NE(table.find("residuals max, rms     PRTT(1,0,s)    PRTT(10,0,s)"), std::string::npos) << table;
+  EXPECT_NE(table.find("0.0%    0.0%"), std::string::npos) << table;
   EXPECT_NE(table.find("12288..16777216"), std::string::npos) << table;
   const std::string svg = lg::params_svg(fits);
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
@@ -174,6 +307,27 @@ TEST(LogGPFit, FilesRoundTripAndOutputs) {
   const auto p = lg::to_loggops(fits[0], 100);
   EXPECT_NEAR(p.g, eager.g, 4);
   EXPECT_EQ(p.S, 8192u);
+
+  // The file as written is read back (version 2), and one of version 1 still is: the fields read are the same.
+  const auto path = std::filesystem::temp_directory_path() / "sidecore_loggp_roundtrip.json";
+  for (int version : {2, 1}) {
+    nlohmann::json v = pj;
+    v["version"] = version;
+    std::ofstream(path) << v.dump();
+    const auto q = lg::read_loggops_params(path.string(), "synthetic", 100000);
+    EXPECT_NEAR(q.g, rndv.g, 1e-6 * rndv.g) << version;
+    EXPECT_NEAR(q.G, rndv.G, 1e-6 * rndv.G) << version;
+  }
+  nlohmann::json v3 = pj;
+  v3["version"] = 3;
+  std::ofstream(path) << v3.dump();
+  try {
+    (void)lg::read_loggops_params(path.string(), "synthetic", 100);
+    ADD_FAILURE() << "version 3 accepted";
+  } catch (const sidecore::input_error& e) {
+    EXPECT_EQ(std::string(e.what()), path.string() + ": version: 3 is not accepted; accepted: 1, 2");
+  }
+  std::filesystem::remove(path);
 }
 
 TEST(LogGPFit, MeasurementErrorsNameTheField) {

@@ -122,9 +122,12 @@ json measurement_json(const measurement& m) {
 json params_json(const measurement& m, const std::vector<series_fit>& fits, const fit_options& o) {
   json j;
   j["schema"] = "sidecore-loggp";
-  j["version"] = 1;
+  j["version"] = params_version;
   j["machine"] = m.machine;
   j["method"] = {{"paper", "Hoefler, Schneider, Lumsdaine: LogGP in Theory and Practice, Section 2"},
+                 {"fit", "per range, one weighted least squares over PRTT(1,0,s), PRTT(n,0,s), o_s(s) and o_r(s), "
+                         "parameters but L >= 0"},
+                 {"overhead_weight", o.overhead_weight},
                  {"pfact", o.pfact},
                  {"lookahead", o.lookahead}};
   j["series"] = json::array();
@@ -133,6 +136,13 @@ json params_json(const measurement& m, const std::vector<series_fit>& fits, cons
            {"n", f.series.n},   {"latency_ns", f.latency_ns}};
     s["ranges"] = json::array();
     for (const range_fit& r : f.ranges) {
+      json res = json::object();
+      for (const auto& [name, e] : {std::pair{"prtt1", r.residuals.prtt1}, std::pair{"prttn", r.residuals.prttn},
+                                    std::pair{"o_s", r.residuals.o_s}, std::pair{"o_r", r.residuals.o_r},
+                                    std::pair{"g_all", r.residuals.g_all}}) {
+        res[std::string(name) + "_max_rel"] = e.max_rel;
+        res[std::string(name) + "_rms_rel"] = e.rms_rel;
+      }
       s["ranges"].push_back({{"first_bytes", r.first_bytes},
                              {"last_bytes", r.last_bytes},
                              {"points", r.last - r.first + 1},
@@ -143,11 +153,8 @@ json params_json(const measurement& m, const std::vector<series_fit>& fits, cons
                              {"O_r_ns_per_byte", r.o_r.slope},
                              {"g_ns", r.g_all.at_one},
                              {"G_ns_per_byte", r.g_all.slope},
-                             {"residuals",
-                              {{"g_all_rms_rel", r.gall_rms_rel},
-                               {"prtt1_rms_rel", r.prtt1_rms_rel},
-                               {"prtt1_max_rel", r.prtt1_max_rel},
-                               {"prttn_max_rel", r.prttn_max_rel}}}});
+                             {"held_at_zero", r.held_at_zero},
+                             {"residuals", std::move(res)}});
     }
     s["protocol_changes_after_bytes"] = json::array();
     for (std::size_t c : f.changes) s["protocol_changes_after_bytes"].push_back(f.derived[c].bytes);
@@ -163,18 +170,26 @@ json params_json(const measurement& m, const std::vector<series_fit>& fits, cons
 
 std::string params_table(const std::vector<series_fit>& fits) {
   std::string out;
+  auto pct = [](const residual& e) {
+    return e.points == 0 ? fmt::format("{:>15}", "-") : fmt::format("{:6.1f}% {:6.1f}%", 100 * e.max_rel, 100 * e.rms_rel);
+  };
   for (const series_fit& f : fits) {
     out += fmt::format("{}{}{}, n = {}; latency PRTT(1,0,{})/2 = {:.3f} us\n", f.series.transport,
                        f.series.provider.empty() ? "" : " (" + f.series.provider,
                        f.series.provider.empty() ? "" : (f.series.mode.empty() ? ")" : ", mode " + f.series.mode + ")"),
                        f.series.n, f.series.points.front().bytes, f.latency_ns / 1e3);
-    out += fmt::format("  {:>21} {:>9} {:>9} {:>10} {:>9} {:>10} {:>9} {:>10}  {:>8} {:>8}\n", "range (bytes)", "L us",
-                       "o_s us", "O_s ns/B", "o_r us", "O_r ns/B", "g us", "G ns/B", "PRTT max", "G_all rms");
+    out += fmt::format("  {:>21} {:>9} {:>9} {:>10} {:>9} {:>10} {:>9} {:>10}  {:>8}\n", "range (bytes)", "L us",
+                       "o_s us", "O_s ns/B", "o_r us", "O_r ns/B", "g us", "G ns/B", "PRTT max");
     for (const range_fit& r : f.ranges)
-      out += fmt::format("  {:>10}..{:<9} {:9.3f} {:9.3f} {:10.5f} {:9.3f} {:10.5f} {:9.3f} {:10.5f}  {:7.2f}% {:7.2f}%\n",
+      out += fmt::format("  {:>10}..{:<9} {:9.3f} {:9.3f} {:10.5f} {:9.3f} {:10.5f} {:9.3f} {:10.5f}  {:7.2f}%\n",
                          r.first_bytes, r.last_bytes, r.L_ns / 1e3, r.o_s.at_one / 1e3, r.o_s.slope, r.o_r.at_one / 1e3,
-                         r.o_r.slope, r.g_all.at_one / 1e3, r.g_all.slope, 100 * std::max(r.prtt1_max_rel, r.prttn_max_rel),
-                         100 * r.gall_rms_rel);
+                         r.o_r.slope, r.g_all.at_one / 1e3, r.g_all.slope,
+                         100 * std::max(r.residuals.prtt1.max_rel, r.residuals.prttn.max_rel));
+    out += fmt::format("  {:>21} {:>15} {:>15} {:>15} {:>15} {:>15}\n", "residuals max, rms", "PRTT(1,0,s)",
+                       fmt::format("PRTT({},0,s)", f.series.n), "o_s", "o_r", "G_all");
+    for (const range_fit& r : f.ranges)
+      out += fmt::format("  {:>10}..{:<9} {} {} {} {} {}\n", r.first_bytes, r.last_bytes, pct(r.residuals.prtt1),
+                         pct(r.residuals.prttn), pct(r.residuals.o_s), pct(r.residuals.o_r), pct(r.residuals.g_all));
     for (const std::string& w : f.warnings) out += "  warning: " + w + "\n";
   }
   return out;
@@ -276,8 +291,10 @@ sidecore::model::sim::loggops_params read_loggops_params(const std::string& path
   json j = parse_json_input(read_input_file(path, max_profile_bytes, "LogGP parameter file"), path);
   if (!j.is_object() || !j.contains("schema") || j["schema"] != "sidecore-loggp")
     throw input_error(path, "schema", "not a sidecore-loggp parameter file (sidecore loggp -o writes one)");
-  if (!j.contains("version") || j["version"] != 1)
-    throw input_error(path, "version", fmt::format("{} is not accepted; accepted: 1", j.value("version", json()).dump()));
+  // Version 2 added residuals and held_at_zero; the fields read here are the same in both.
+  if (!j.contains("version") || (j["version"] != 1 && j["version"] != params_version))
+    throw input_error(path, "version", fmt::format("{} is not accepted; accepted: 1, {}",
+                                                   j.value("version", json()).dump(), params_version));
   if (!j.contains("series") || !j["series"].is_array()) throw input_error(path, "series", "missing or not an array");
   std::vector<std::string> have;
   for (std::size_t i = 0; i < j["series"].size(); ++i) {

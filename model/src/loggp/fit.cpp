@@ -2,10 +2,14 @@
 #include "sidecore/model/loggp/fit.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace sidecore::model::loggp {
 
@@ -125,72 +129,291 @@ const range_fit& series_fit::range_for(std::uint64_t bytes) const {
   return ranges.back();
 }
 
+namespace {
+
+// The unknowns of a range's fit, in the order of the coefficient rows.
+enum param : std::size_t { p_L, p_os, p_Os, p_or, p_Or, p_g, p_G, n_params };
+constexpr std::array<const char*, n_params> param_name{"L", "o_s", "O_s", "o_r", "O_r", "g", "G"};
+constexpr std::array<const char*, n_params> param_unit{"ns", "ns", "ns/B", "ns", "ns/B", "ns", "ns/B"};
+using params = std::array<double, n_params>;
+
+// One measured value and the model's linear expression for it: a . params ~ value. Its residual is
+// multiplied by root_weight (the square root of its weight in the sum of squares; kept as the root so
+// that 1/value does not overflow where 1/value^2 would).
+struct equation {
+  params a{};
+  double value = 0;
+  double root_weight = 0;
+};
+
+// Weighted linear least squares over the parameters marked free (the others are 0), by Householder QR
+// of the weighted matrix. Its columns are scaled to unit norm first: a per-byte column holds s - 1, up to
+// millions, where an intercept column holds 2. Returns nothing when the free columns are dependent (one size
+// makes O_s (s-1) a multiple of o_s) or nearly so, or when values beyond double's range make a
+// number of it infinite.
+std::optional<params> solve(const std::vector<equation>& eqs, const std::array<bool, n_params>& is_free) {
+  std::vector<std::size_t> cols;
+  for (std::size_t j = 0; j < n_params; ++j)
+    if (is_free[j]) cols.push_back(j);
+  const std::size_t m = eqs.size(), k = cols.size();
+  if (m < k) return std::nullopt;
+  std::vector<double> R(m * k), y(m), scale(k, 0.0);
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t c = 0; c < k; ++c) R[i * k + c] = eqs[i].root_weight * eqs[i].a[cols[c]];
+    y[i] = eqs[i].root_weight * eqs[i].value;
+    if (!std::isfinite(y[i])) return std::nullopt;
+  }
+  for (std::size_t c = 0; c < k; ++c) {
+    double top = 0;  // the norm is taken of the column divided by its largest entry: squares could overflow
+    for (std::size_t i = 0; i < m; ++i) top = std::max(top, std::abs(R[i * k + c]));
+    if (top == 0 || !std::isfinite(top)) return std::nullopt;
+    for (std::size_t i = 0; i < m; ++i) scale[c] += (R[i * k + c] / top) * (R[i * k + c] / top);
+    scale[c] = top * std::sqrt(scale[c]);
+    for (std::size_t i = 0; i < m; ++i) R[i * k + c] /= scale[c];
+  }
+  // With unit columns, the diagonal of R is the sine of the angle between a column and the span of
+  // those before it.
+  constexpr double dependent = 1e-9;
+  std::vector<double> v(m);
+  for (std::size_t j = 0; j < k; ++j) {
+    double norm = 0;
+    for (std::size_t i = j; i < m; ++i) norm += R[i * k + j] * R[i * k + j];
+    norm = std::sqrt(norm);
+    if (norm < dependent) return std::nullopt;
+    const double alpha = R[j * k + j] > 0 ? -norm : norm;
+    double vv = 0;
+    for (std::size_t i = j; i < m; ++i) {
+      v[i] = R[i * k + j] - (i == j ? alpha : 0.0);
+      vv += v[i] * v[i];
+    }
+    for (std::size_t c = j; c < k; ++c) {
+      double d = 0;
+      for (std::size_t i = j; i < m; ++i) d += v[i] * R[i * k + c];
+      d *= 2 / vv;
+      for (std::size_t i = j; i < m; ++i) R[i * k + c] -= d * v[i];
+    }
+    double d = 0;
+    for (std::size_t i = j; i < m; ++i) d += v[i] * y[i];
+    d *= 2 / vv;
+    for (std::size_t i = j; i < m; ++i) y[i] -= d * v[i];
+  }
+  std::vector<double> x(k);
+  for (std::size_t j = k; j-- > 0;) {
+    double t = y[j];
+    for (std::size_t c = j + 1; c < k; ++c) t -= R[j * k + c] * x[c];
+    x[j] = t / R[j * k + j];
+  }
+  params out{};
+  for (std::size_t c = 0; c < k; ++c) {
+    out[cols[c]] = x[c] / scale[c];
+    if (!std::isfinite(out[cols[c]])) return std::nullopt;
+  }
+  return out;
+}
+
+double weighted_ssr(const std::vector<equation>& eqs, const params& x) {
+  double sum = 0;
+  for (const equation& e : eqs) {
+    double f = 0;
+    for (std::size_t j = 0; j < n_params; ++j) f += e.a[j] * x[j];
+    const double r = e.root_weight * (f - e.value);
+    sum += r * r;
+  }
+  return sum;
+}
+
+// The parameters that must be >= 0, per-byte terms first. Holding a set of them at 0 is a bit mask:
+// bit (5 - i) holds constrained[i], so that among masks with as many bits the larger one holds
+// earlier parameters; where holding either of two fits equally well (one size: o_s and O_s (s-1) are
+// the same column) the per-byte term is held.
+constexpr std::array<std::size_t, 6> constrained{p_Os, p_Or, p_G, p_os, p_or, p_g};
+constexpr unsigned n_masks = 1u << constrained.size();
+bool holds(unsigned mask, std::size_t i) { return ((mask >> (constrained.size() - 1 - i)) & 1u) != 0; }
+
+struct nnls_result {
+  params x{};
+  unsigned mask = 0;                // what it held at 0
+  std::optional<params> free_fit;   // the fit with only `always` held, when it exists
+  bool found = false;               // false only where values beyond double's range left nothing solvable
+};
+
+// Least squares with the constrained parameters >= 0 (non-negative least squares). The constrained
+// optimum is the unconstrained least-squares solution over the parameters it leaves free, so it is the
+// best of the solutions over every set of held parameters whose free constrained ones come out >= 0:
+// 2^6 small systems, solved exactly, in order of fewer held first. `always` is held in every one.
+nnls_result nonnegative_fit(const std::vector<equation>& eqs, unsigned always) {
+  std::array<unsigned, n_masks> order{};
+  for (unsigned m = 0; m < n_masks; ++m) order[m] = m;
+  std::sort(order.begin(), order.end(), [](unsigned a, unsigned b) {
+    return std::popcount(a) != std::popcount(b) ? std::popcount(a) < std::popcount(b) : a > b;
+  });
+  nnls_result best;
+  double best_ssr = 0;
+  bool found = false;
+  for (unsigned mask : order) {
+    if ((mask & always) != always) continue;
+    std::array<bool, n_params> is_free;
+    is_free.fill(true);
+    for (std::size_t i = 0; i < constrained.size(); ++i)
+      if (holds(mask, i)) is_free[constrained[i]] = false;
+    const std::optional<params> x = solve(eqs, is_free);
+    if (mask == always) best.free_fit = x;
+    if (!x) continue;
+    bool feasible = true;
+    for (std::size_t i = 0; i < constrained.size(); ++i) feasible = feasible && (*x)[constrained[i]] >= 0;
+    if (!feasible) continue;
+    if (mask == always) return {*x, mask, x, true};  // the unconstrained optimum is feasible: nothing to hold
+    const double ssr = weighted_ssr(eqs, *x);
+    if (!found || ssr < best_ssr) {
+      best.x = *x;
+      best.mask = mask;
+      best_ssr = ssr;
+      found = true;
+    }
+  }
+  best.found = found;
+  return best;
+}
+
+// Running sums of one series' relative residuals.
+struct residual_sum {
+  double max = 0, sum2 = 0;
+  std::size_t n = 0;
+  void add(double fitted, double measured) {
+    if (measured <= 0) return;
+    const double r = (fitted - measured) / measured;
+    max = std::max(max, std::abs(r));
+    sum2 += r * r;
+    ++n;
+  }
+  [[nodiscard]] residual get() const {
+    return {max, n > 0 ? std::sqrt(sum2 / static_cast<double>(n)) : 0.0, n};
+  }
+};
+
+void check_overhead_weight(const fit_options& o) {
+  if (!(o.overhead_weight > 0) || !std::isfinite(o.overhead_weight))
+    throw std::invalid_argument(
+        fmt::format("overhead_weight = {} is not accepted; accepted: a finite number > 0", o.overhead_weight));
+}
+
+}  // namespace
+
+range_fit fit_range(const prtt_series& s, const std::vector<derived_point>& derived, std::size_t first,
+                    std::size_t last, const fit_options& o, std::vector<std::string>& warnings) {
+  check_overhead_weight(o);
+  if (first > last || last >= s.points.size() || last >= derived.size())
+    throw std::invalid_argument(fmt::format("range of points {} .. {}: accepted: first <= last < {}", first, last,
+                                            std::min(s.points.size(), derived.size())));
+  range_fit r;
+  r.first = first;
+  r.last = last;
+  r.first_bytes = s.points[first].bytes;
+  r.last_bytes = s.points[last].bytes;
+  const double n1 = s.n - 1;
+  std::vector<equation> eqs;
+  for (std::size_t i = first; i <= last; ++i) {
+    const prtt_point& p = s.points[i];
+    const derived_point& d = derived[i];
+    const double x = static_cast<double>(p.bytes) - 1;
+    // Relative residuals for the PRTT series; those of the overheads count relative to the round trip, times
+    // overhead_weight (fit_options; docs/loggp.md, "Fitting a range").
+    const double overhead = std::sqrt(o.overhead_weight) / p.prtt1_ns;
+    eqs.push_back({{2, 2, 2 * x, 2, 2 * x, 0, 2 * x}, p.prtt1_ns, 1 / p.prtt1_ns});  // eq. (1)
+    if (d.g_all_ns > 0)                                                                // eq. (2)
+      eqs.push_back({{2, 2, 2 * x, 2, 2 * x, n1, 2 * x + n1 * x}, p.prttn_ns, 1 / p.prttn_ns});
+    if (d.o_s_ns > 0) eqs.push_back({{0, 1, x, 0, 0, 0, 0}, d.o_s_ns, overhead});
+    if (d.o_r_ns > 0) eqs.push_back({{0, 0, 0, 1, x, 0, 0}, d.o_r_ns, overhead});
+  }
+  unsigned always = 0;
+  if (first == last) {
+    for (std::size_t i = 0; i < 3; ++i) always |= 1u << (constrained.size() - 1 - i);  // O_s, O_r, G
+    warnings.push_back(fmt::format("the range {} B .. {} B has 1 size: O_s, O_r and G are not determined there and "
+                                   "are held at 0 (constant overheads and gap)",
+                                   r.first_bytes, r.last_bytes));
+  }
+  const nnls_result fit = nonnegative_fit(eqs, always);
+  if (!fit.found)
+    throw std::invalid_argument(fmt::format("the range {} B .. {} B: no parameters fit its values (PRTT(1,0,s) = {} ns "
+                                            "at {} B): numbers beyond the range of a double",
+                                            r.first_bytes, r.last_bytes, s.points[first].prtt1_ns, r.first_bytes));
+  std::vector<std::string> held, was;
+  for (std::size_t i = 0; i < constrained.size(); ++i) {
+    if (!holds(fit.mask, i)) continue;
+    r.held_at_zero.push_back(param_name[constrained[i]]);
+    if (holds(always, i)) continue;
+    held.push_back(param_name[constrained[i]]);
+    if (fit.free_fit)
+      was.push_back(fmt::format("{} = {:.4g} {}", param_name[constrained[i]], (*fit.free_fit)[constrained[i]],
+                                param_unit[constrained[i]]));
+  }
+  if (!held.empty() && fit.free_fit)
+    warnings.push_back(fmt::format("the range {} B .. {} B: {} held at 0, the best fit without a negative overhead, "
+                                   "gap or time per byte (fitted freely: {})",
+                                   r.first_bytes, r.last_bytes, fmt::join(held, ", "), fmt::join(was, ", ")));
+  else if (!held.empty())
+    warnings.push_back(fmt::format("the range {} B .. {} B: its measurements do not determine every parameter (no "
+                                   "o_s or o_r > 0 at 2 sizes?); held at 0: {}",
+                                   r.first_bytes, r.last_bytes, fmt::join(held, ", ")));
+  const params& x = fit.x;
+  r.L_ns = x[p_L];
+  r.o_s = {x[p_os], x[p_Os]};
+  r.o_r = {x[p_or], x[p_Or]};
+  r.g_all = {x[p_g], x[p_G]};
+
+  residual_sum e1, en, es, eo, eg;
+  for (std::size_t i = first; i <= last; ++i) {
+    const prtt_point& p = s.points[i];
+    const derived_point& d = derived[i];
+    e1.add(r.prtt1(p.bytes), p.prtt1_ns);
+    en.add(r.prttn(p.bytes, s.n), p.prttn_ns);
+    es.add(r.o_s(p.bytes), d.o_s_ns);
+    eo.add(r.o_r(p.bytes), d.o_r_ns);
+    eg.add(r.g_all(p.bytes), d.g_all_ns);
+  }
+  r.residuals = {e1.get(), en.get(), es.get(), eo.get(), eg.get()};
+  return r;
+}
+
 series_fit fit(const prtt_series& s, const fit_options& o) {
   if (s.points.size() < 2)
     throw std::invalid_argument(fmt::format("{} measured size(s): a fit needs at least 2", s.points.size()));
+  check_overhead_weight(o);
   series_fit out;
   out.series = s;
   out.derived = derive(s);
   const std::size_t n = out.derived.size();
   std::vector<std::uint64_t> size(n);
-  std::vector<double> gall(n), os(n), orr(n), round_trip_weight(n);
+  std::vector<double> gall(n);
   for (std::size_t i = 0; i < n; ++i) {
     const derived_point& d = out.derived[i];
     size[i] = d.bytes;
     gall[i] = d.g_all_ns;
-    os[i] = d.o_s_ns;
-    orr[i] = d.o_r_ns;
-    round_trip_weight[i] = 1.0 / (d.prtt1_ns * d.prtt1_ns);
     if (d.d_too_small)
       out.warnings.push_back(fmt::format("{} B: d = PRTT(1,0,s) = {:.0f} ns is not above G_all = {:.0f} ns, so o_s "
                                          "there is wrong (seed 001 Section 3: measure with d = PRTT(2,0,s))",
                                          d.bytes, d.prtt1_ns, d.g_all_ns));
     if (d.g_all_ns <= 0)
       out.warnings.push_back(fmt::format("{} B: PRTT(n,0,s) = {:.0f} ns is not above PRTT(1,0,s) = {:.0f} ns, so "
-                                         "G_all <= 0 (eq. 5): noise larger than the gap; the size is left out of "
-                                         "the fits of g and G",
+                                         "G_all <= 0 (eq. 5): noise larger than the gap; the size's PRTT(n,0,s) is "
+                                         "left out of the fit",
                                          d.bytes, s.points[i].prttn_ns, s.points[i].prtt1_ns));
+    if (d.o_s_ns <= 0)
+      out.warnings.push_back(fmt::format("{} B: o_s = {:.0f} ns (eq. 4) is not > 0: noise larger than the overhead; "
+                                         "the size's o_s is left out of the fit",
+                                         d.bytes, d.o_s_ns));
+    if (d.o_r_ns <= 0)
+      out.warnings.push_back(
+          fmt::format("{} B: o_r = {:.0f} ns is not > 0; the size's o_r is left out of the fit", d.bytes, d.o_r_ns));
   }
   out.latency_ns = s.points.front().prtt1_ns / 2;
   out.changes = detect_changes(size, gall, o);
-  const std::vector<double> gall_weight = relative_weights(gall);
 
   std::size_t first = 0;
   std::vector<std::size_t> ends = out.changes;
   ends.push_back(n - 1);
   for (std::size_t last : ends) {
-    range_fit r;
-    r.first = first;
-    r.last = last;
-    r.first_bytes = size[first];
-    r.last_bytes = size[last];
-    if (last - first < 1)
-      out.warnings.push_back(fmt::format("the range {} B .. {} B has 1 point: g and G are not both determined",
-                                         r.first_bytes, r.last_bytes));
-    r.g_all = fit_line(size, gall, gall_weight, first, last);
-    r.o_s = fit_line(size, os, round_trip_weight, first, last);
-    r.o_r = fit_line(size, orr, round_trip_weight, first, last);
-    double lsum = 0, wsum = 0;
-    for (std::size_t i = first; i <= last; ++i) {
-      lsum += round_trip_weight[i] * (out.derived[i].prtt1_ns / 2 - r.o_s(size[i]) - r.o_r(size[i]) -
-                                      (static_cast<double>(size[i]) - 1) * r.g_all.slope);
-      wsum += round_trip_weight[i];
-    }
-    r.L_ns = lsum / wsum;
-    double g2 = 0, p2 = 0;
-    for (std::size_t i = first; i <= last; ++i) {
-      const double eg = gall[i] > 0 ? (r.g_all(size[i]) - gall[i]) / gall[i] : 0.0;
-      const double e1 = (r.prtt1(size[i]) - s.points[i].prtt1_ns) / s.points[i].prtt1_ns;
-      const double en = (r.prttn(size[i], s.n) - s.points[i].prttn_ns) / s.points[i].prttn_ns;
-      g2 += eg * eg;
-      p2 += e1 * e1;
-      r.prtt1_max_rel = std::max(r.prtt1_max_rel, std::abs(e1));
-      r.prttn_max_rel = std::max(r.prttn_max_rel, std::abs(en));
-    }
-    const auto cnt = static_cast<double>(last - first + 1);
-    r.gall_rms_rel = std::sqrt(g2 / cnt);
-    r.prtt1_rms_rel = std::sqrt(p2 / cnt);
-    out.ranges.push_back(r);
+    out.ranges.push_back(fit_range(s, out.derived, first, last, o, out.warnings));
     first = last + 1;
   }
   return out;

@@ -1,6 +1,6 @@
 // sidecore LogGP — the files around the fit (docs/loggp.md):
 //   measurement file  {"schema": "sidecore-prtt", "version": 1, ...}    what the probe writes
-//   parameter file    {"schema": "sidecore-loggp", "version": 1, ...}   the fitted parameters
+//   parameter file    {"schema": "sidecore-loggp", "version": 2, ...}   the fitted parameters
 //   transfer table    {"schema": "sidecore-xfer-table", "version": 1}   what SIDECORE_XFER_TABLE reads
 // plus a readable table and an SVG of measured against fitted PRTT and G_all per range.
 #pragma once
@@ -28,7 +28,12 @@ struct measurement {
 [[nodiscard]] measurement parse_measurement(const nlohmann::json& j, const std::string& source);
 [[nodiscard]] nlohmann::json measurement_json(const measurement& m);
 
-/// The parameter file of the fits (one per series), schema "sidecore-loggp" version 1.
+/// The version of the parameter file params_json() writes. 2: the joint fit of a range, with the
+/// residuals of PRTT(n,0,s), o_s, o_r and G_all (max and RMS) and `held_at_zero` per range, and
+/// `overhead_weight` under `method` (docs/loggp.md, "Files").
+inline constexpr int params_version = 2;
+
+/// The parameter file of the fits (one per series), schema "sidecore-loggp" version params_version.
 [[nodiscard]] nlohmann::json params_json(const measurement& m, const std::vector<series_fit>& fits,
                                          const fit_options& o);
 /// Fixed-width table of the ranges and their parameters and residuals, one block per series.
@@ -45,7 +50,7 @@ struct measurement {
 /// largest size of the first range (the first protocol change), or the largest size measured.
 [[nodiscard]] sidecore::model::sim::loggops_params to_loggops(const series_fit& f, std::uint64_t bytes);
 
-/// LogGOPS parameters from a parameter file (schema "sidecore-loggp", version 1; what `sidecore loggp -o` writes):
+/// LogGOPS parameters from a parameter file (schema "sidecore-loggp", version 1 or 2; what `sidecore loggp -o` writes):
 /// of the series of transport `transport` (its first one), the range holding `bytes` (the last range above it),
 /// mapped as to_loggops() does (S: the first protocol change, or the largest size measured). Throws
 /// sidecore::input_error naming the file and the JSON path of a missing or bad field, or the transports there are.

@@ -55,6 +55,13 @@ struct fit_options {
   /// happen to fit well make the next ordinary point look like one; a change that small would not
   /// matter to a fit that must reproduce PRTT within 5 %.
   double relative_floor = 0.01;
+  /// Weight of the overhead series o_s(s) and o_r(s) in the joint fit of a range, against the PRTT
+  /// series (docs/loggp.md, "Fitting a range"). Their residuals count relative to PRTT(1,0,s), times
+  /// this factor: at 0.01 an overhead off by 10 % of the round trip costs what the round trip off by
+  /// 1 % costs. The PRTT series are what the model must reproduce; the overheads only split the
+  /// round trip, and where the CPU moves the bytes (shm) they count the copy that G counts too. Must
+  /// be > 0 (at 0 o_s, o_r and L would not be determined separately).
+  double overhead_weight = 0.01;
 };
 
 /// A straight line y = a + b (s - 1) fitted by least squares.
@@ -64,18 +71,36 @@ struct line_fit {
   [[nodiscard]] double operator()(std::uint64_t bytes) const { return at_one + slope * (static_cast<double>(bytes) - 1); }
 };
 
-/// LogGP parameters of one protocol range, with the fit's residuals.
+/// How far one fitted series is from the measured one over a range: relative residuals
+/// (fitted - measured) / measured at the sizes whose measured value is > 0.
+struct residual {
+  double max_rel = 0;      ///< largest |relative residual|
+  double rms_rel = 0;      ///< root mean square of the relative residuals
+  std::size_t points = 0;  ///< sizes compared
+};
+
+/// The residuals of every series the model describes, over one range.
+struct range_residuals {
+  residual prtt1;  ///< PRTT(1,0,s) against eq. (1)
+  residual prttn;  ///< PRTT(n,0,s) against eq. (2)
+  residual o_s;    ///< o_s(s) of eq. (4) against o_s + O_s (s-1)
+  residual o_r;    ///< measured o_r(s) against o_r + O_r (s-1)
+  residual g_all;  ///< G_all(s) of eq. (5) against g + G (s-1)
+};
+
+/// LogGP parameters of one protocol range, from one weighted least-squares fit of all its
+/// measurements (docs/loggp.md, "Fitting a range"), with the residuals of that fit.
 struct range_fit {
   std::size_t first = 0, last = 0;  ///< indices into the points (inclusive)
   std::uint64_t first_bytes = 0, last_bytes = 0;
-  double L_ns = 0;       ///< mean of PRTT(1,0,s)/2 - o_s(s) - o_r(s) - (s-1)G over the range (eq. 1), weighted as the overheads
-  line_fit o_s;          ///< o_s(s) = o_s + O_s (s-1)
-  line_fit o_r;          ///< o_r(s) = o_r + O_r (s-1)
-  line_fit g_all;        ///< g + G (s-1): at_one = g, slope = G (eq. 5)
-  double gall_rms_rel = 0;   ///< RMS relative residual of the G_all fit
-  double prtt1_max_rel = 0;  ///< largest |fitted - measured| / measured of PRTT(1,0,s) in the range
-  double prttn_max_rel = 0;  ///< the same for PRTT(n,0,s)
-  double prtt1_rms_rel = 0;
+  double L_ns = 0;  ///< L of eq. (1); may be negative (seed 001 Section 2.5: L and o overlap)
+  line_fit o_s;     ///< o_s(s) = o_s + O_s (s-1)
+  line_fit o_r;     ///< o_r(s) = o_r + O_r (s-1)
+  line_fit g_all;   ///< g + G (s-1): at_one = g, slope = G (eq. 5)
+  range_residuals residuals;
+  /// Parameters the fit held at 0 ("o_s", "O_s", "o_r", "O_r", "g", "G"): a negative value where
+  /// they were free, or not determined by the range's measurements (one size: the per-byte terms).
+  std::vector<std::string> held_at_zero;
 
   /// PRTT(1,0,s) and PRTT(n,0,s) from the fitted parameters (eqs. 1 and 2).
   [[nodiscard]] double prtt1(std::uint64_t bytes) const;
@@ -103,14 +128,25 @@ struct series_fit {
                                                       const std::vector<double>& val, const fit_options& o);
 
 /// Weighted least squares line through (size, val) over [first, last]. With weight 1/val^2 it
-/// minimises relative residuals; the fit uses 1/PRTT(1,0,s)^2 for the overheads, so that their
-/// errors count relative to the round trip they are part of (sizes span seven decades: unweighted,
-/// the largest sizes alone would set the small-message parameters).
+/// minimises relative residuals (sizes span seven decades: unweighted, the largest sizes alone would
+/// set the line); detect_changes() fits G_all so.
 [[nodiscard]] line_fit fit_line(const std::vector<std::uint64_t>& size, const std::vector<double>& val,
                                 const std::vector<double>& weight, std::size_t first, std::size_t last);
 
-/// Derives, detects protocol changes on G_all and fits every range. Throws std::invalid_argument
-/// for invalid series (derive()) or fewer than 2 points.
+/// Fits the seven parameters L, o_s, O_s, o_r, O_r, g, G of the points first..last at once: a
+/// weighted least squares over PRTT(1,0,s) and PRTT(n,0,s) (weights 1/value^2: relative residuals)
+/// and o_s(s), o_r(s) (weights o.overhead_weight / PRTT(1,0,s)^2), each size's value left out where
+/// it is <= 0 (for PRTT(n,0,s): where G_all <= 0). o_s, O_s, o_r, O_r, g and G are constrained to be
+/// >= 0 (L is free); the per-byte terms are held at 0 when the range has one size. What it had to
+/// hold at 0, and why, goes to `warnings`. Throws std::invalid_argument for first > last, an index
+/// beyond the points, an overhead_weight that is not > 0, or values beyond the range of a double
+/// (no system solvable).
+[[nodiscard]] range_fit fit_range(const prtt_series& s, const std::vector<derived_point>& derived, std::size_t first,
+                                  std::size_t last, const fit_options& o, std::vector<std::string>& warnings);
+
+/// Derives, detects protocol changes on G_all and fits every range (fit_range()). Throws
+/// std::invalid_argument for invalid series (derive()), fewer than 2 points, or an overhead_weight
+/// that is not > 0.
 [[nodiscard]] series_fit fit(const prtt_series& s, const fit_options& o = {});
 
 }  // namespace sidecore::model::loggp

@@ -564,7 +564,10 @@ TEST(Coll, PersistentCollectivesRestartWithNewData) {
   const int p = w.size(), r = w.rank();
   std::vector<std::int64_t> in(100), out(100);
   request ar = allreduce_init(in.data(), out.data(), 100, dtype::int64, op::sum, w);
-  std::vector<std::int32_t> b(50);
+  // Static: the end of this test frees bc while it runs (below), and, as in MPI, such a run's buffer stays in use
+  // until it completes, which nothing reports to this rank (a barrier does not order it: at 7 ranks a rank's bcast
+  // message came after the barrier and wrote into this vector's freed memory). So the buffer outlives the test.
+  static std::vector<std::int32_t> b(50);
   request bc = bcast_init(b.data(), 50, dtype::int32, p - 1, w);
   request ba = barrier_init(w);
   EXPECT_TRUE(ar.persistent());

@@ -3,8 +3,8 @@
 //
 // Why not memcpy alone: glibc (2.36, x86-64) copies 2 KiB .. 512 KiB with `rep movsb`, and on the AMD EPYC of our
 // 2-core VM that instruction runs 14-20x slower when the destination's offset in its page is 1-31 bytes above the
-// source's ((dst - src) mod 4096 in [1, 31]): a 64 KiB copy took 22-33 us instead of 1.6 us, an 8 KiB one 4 us
-// instead of 0.15 us (bench_copy; docs/results.md). Such pairs are common, not rare: a buffer of 128 KiB or more
+// source's ((dst - src) mod 4096 in [1, 31]): a 64 KiB copy took 23.6 us instead of 1.4 us, an 8 KiB one 2.8 us
+// instead of 0.1 us (bench_copy; docs/results.md). Such pairs are common, not rare: a buffer of 128 KiB or more
 // that malloc maps on its own starts 16 bytes into a page, so copying into it from a page-aligned buffer is one.
 // glibc avoids `rep movsb` at short distances on Intel CPUs (Avoid_Short_Distance_REP_MOVSB) but not on this one.
 // So at those distances the bytes are moved by a plain loop of 16-byte vector loads and stores (SSE2 on any x86-64,

@@ -253,6 +253,32 @@ TEST(LogGPFit, TwoChanges) {
   expect_recovered(f.ranges[2], pipelined, 0.01);
 }
 
+// A per-byte cost that grows from one size on while the gap stays (a message that no longer fits the
+// last-level cache, where the CPU copies the bytes: both overheads grow, G_all does not). G_all shows no
+// change; PRTT(1,0,s) bends, and a range that crossed the bend would miss it by far more than 5 %.
+TEST(LogGPFit, BendOfPrttWithoutAChangeOfTheGap) {
+  for (const double noise : {0.0, 0.003}) {
+    lg::prtt_series s = make(8192, eager, rndv, noise);
+    // Above the bend o_s(s) and o_r(s) grow 0.049 and 0.048 ns/B faster, G the same; L makes PRTT continuous
+    // there, so PRTT(1,0,s) bends (its per-byte cost 2.3x) without a step.
+    const std::uint64_t bend = std::uint64_t{1} << 20;
+    const truth cold{rndv.L - 0.097 * static_cast<double>(bend - 1), 1500, 0.05, 1200, 0.05, 5000, 0.07};
+    for (lg::prtt_point& p : s.points)
+      if (p.bytes > bend) p = synth(p.bytes, cold, s.n, noise);
+    const lg::series_fit f = lg::fit(s);
+    std::string found;
+    for (std::size_t c : f.changes) found += std::to_string(f.derived[c].bytes) + " ";
+    ASSERT_EQ(f.changes.size(), 2u) << noise << ": changes after " << found;
+    EXPECT_EQ(f.derived[f.changes[0]].bytes, 8192u) << noise;
+    EXPECT_EQ(f.derived[f.changes[1]].bytes, bend) << noise;
+    for (const lg::range_fit& r : f.ranges) {
+      const auto [e1, en] = prtt_errors(f, r);
+      EXPECT_LT(e1, 0.05) << noise << ": PRTT(1,0,s) in " << r.first_bytes << ".." << r.last_bytes;
+      EXPECT_LT(en, 0.05) << noise << ": PRTT(n,0,s) in " << r.first_bytes << ".." << r.last_bytes;
+    }
+  }
+}
+
 TEST(LogGPFit, BadSeries) {
   lg::prtt_series s = make(8192, eager, rndv, 0.0);
   s.points[3].bytes = s.points[2].bytes;

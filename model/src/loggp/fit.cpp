@@ -92,20 +92,41 @@ double lsq(const std::vector<std::uint64_t>& size, const std::vector<double>& va
 
 }  // namespace
 
-std::vector<std::size_t> detect_changes(const std::vector<std::uint64_t>& size, const std::vector<double>& val,
+std::vector<std::size_t> detect_changes(const std::vector<std::uint64_t>& size, const std::vector<change_series>& series,
                                         const fit_options& o) {
   std::vector<std::size_t> changes;
-  const std::size_t n = val.size();
+  const std::size_t n = size.size();
+  for (const change_series& c : series)
+    if (c.val.size() != n)
+      throw std::invalid_argument(fmt::format("detect_changes: a series of {} values for {} sizes", c.val.size(), n));
   const auto x = static_cast<std::size_t>(std::max(1, o.lookahead));
   const double floor = o.relative_floor * o.relative_floor;
-  const std::vector<double> w = relative_weights(val);
+  std::vector<std::vector<double>> w;
+  for (const change_series& c : series) w.push_back(relative_weights(c.val));
+  // Does series k's protocol that began at `last` end after `cur`?
+  auto ends_at = [&](std::size_t k, std::size_t last, std::size_t cur) {
+    const std::vector<double>& v = series[k].val;
+    const double dev = std::max(lsq(size, v, w[k], last, cur), floor);
+    // The paper's test: every look-ahead deviation above pfact x the current one.
+    bool paper = true;
+    for (std::size_t j = 1; j <= x && paper; ++j) paper = lsq(size, v, w[k], last, cur + j) > o.pfact * dev;
+    if (paper || !series[k].bends) return paper;
+    // The bend test: every look-ahead point off the line so far by more than pfact x its RMS relative residual,
+    // and by more than max_bend.
+    const line_fit f = fit_line(size, v, w[k], last, cur);
+    const double limit = std::max(o.pfact * std::sqrt(dev), o.max_bend);
+    for (std::size_t j = 1; j <= x; ++j) {
+      const std::size_t i = cur + j;
+      if (w[k][i] == 0 || std::abs(f(size[i]) - v[i]) / v[i] <= limit) return false;
+    }
+    return true;
+  };
   // lsq(last, current) needs current >= last + 3 (its denominator l - k - 2 >= 1).
   const auto first_test = static_cast<std::size_t>(std::max(4, o.min_points)) - 1;
   std::size_t last = 0;
   for (std::size_t cur = last + first_test; cur + x < n;) {
-    const double base = std::max(lsq(size, val, w, last, cur), floor) * o.pfact;
-    bool change = true;
-    for (std::size_t j = 1; j <= x && change; ++j) change = lsq(size, val, w, last, cur + j) > base;
+    bool change = false;
+    for (std::size_t k = 0; k < series.size() && !change; ++k) change = ends_at(k, last, cur);
     if (change) {
       changes.push_back(cur);
       last = cur + 1;
@@ -115,6 +136,11 @@ std::vector<std::size_t> detect_changes(const std::vector<std::uint64_t>& size, 
     }
   }
   return changes;
+}
+
+std::vector<std::size_t> detect_changes(const std::vector<std::uint64_t>& size, const std::vector<double>& val,
+                                        const fit_options& o) {
+  return detect_changes(size, std::vector<change_series>{{val, false}}, o);
 }
 
 double range_fit::prtt1(std::uint64_t bytes) const {
@@ -384,11 +410,12 @@ series_fit fit(const prtt_series& s, const fit_options& o) {
   out.derived = derive(s);
   const std::size_t n = out.derived.size();
   std::vector<std::uint64_t> size(n);
-  std::vector<double> gall(n);
+  std::vector<double> gall(n), prtt1(n);
   for (std::size_t i = 0; i < n; ++i) {
     const derived_point& d = out.derived[i];
     size[i] = d.bytes;
     gall[i] = d.g_all_ns;
+    prtt1[i] = d.prtt1_ns;
     if (d.d_too_small)
       out.warnings.push_back(fmt::format("{} B: d = PRTT(1,0,s) = {:.0f} ns is not above G_all = {:.0f} ns, so o_s "
                                          "there is wrong (seed 001 Section 3: measure with d = PRTT(2,0,s))",
@@ -407,7 +434,7 @@ series_fit fit(const prtt_series& s, const fit_options& o) {
           fmt::format("{} B: o_r = {:.0f} ns is not > 0; the size's o_r is left out of the fit", d.bytes, d.o_r_ns));
   }
   out.latency_ns = s.points.front().prtt1_ns / 2;
-  out.changes = detect_changes(size, gall, o);
+  out.changes = detect_changes(size, {{std::move(gall), false}, {std::move(prtt1), true}}, o);
 
   std::size_t first = 0;
   std::vector<std::size_t> ends = out.changes;

@@ -55,6 +55,10 @@ struct fit_options {
   /// happen to fit well make the next ordinary point look like one; a change that small would not
   /// matter to a fit that must reproduce PRTT within 5 %.
   double relative_floor = 0.01;
+  /// The bend test of PRTT(1,0,s) (change_series::bends) ends a protocol only where the next points
+  /// leave its line by more than this (relative): a bend that small would not keep the fit from
+  /// reproducing PRTT within 5 %.
+  double max_bend = 0.05;
   /// Weight of the overhead series o_s(s) and o_r(s) in the joint fit of a range, against the PRTT
   /// series (docs/loggp.md, "Fitting a range"). Their residuals count relative to PRTT(1,0,s), times
   /// this factor: at 0.01 an overhead off by 10 % of the round trip costs what the round trip off by
@@ -126,6 +130,27 @@ struct series_fit {
 /// because the sizes span seven decades, where absolute residuals would see only the largest).
 [[nodiscard]] std::vector<std::size_t> detect_changes(const std::vector<std::uint64_t>& size,
                                                       const std::vector<double>& val, const fit_options& o);
+
+/// A series detect_changes() walks, with its values at the sizes.
+struct change_series {
+  std::vector<double> val;
+  /// Also end a protocol where the series bends: where each of the `lookahead` next points is off
+  /// the line of the protocol so far by more than pfact x its RMS relative residual and by more than
+  /// fit_options::max_bend. The paper's test compares the deviation of the whole protocol with and
+  /// without the next points; over a long protocol a gradual bend moves that average too little.
+  bool bends = false;
+};
+
+/// The same walk over several series measured at the same sizes: a change is declared after
+/// `current` when any one of them meets its test there, and every series starts its next protocol
+/// after it. fit() walks G_all(s), the paper's series, with the paper's test, and PRTT(1,0,s), the
+/// series the parameters must reproduce, with the paper's test and the bend test: a per-byte cost
+/// that changes without a change of the gap (a message that no longer fits the last-level cache,
+/// where the CPU's copy is the transfer) shows in PRTT(1,0,s) alone. Throws std::invalid_argument
+/// when a series has not one value per size.
+[[nodiscard]] std::vector<std::size_t> detect_changes(const std::vector<std::uint64_t>& size,
+                                                      const std::vector<change_series>& series,
+                                                      const fit_options& o);
 
 /// Weighted least squares line through (size, val) over [first, last]. With weight 1/val^2 it
 /// minimises relative residuals (sizes span seven decades: unweighted, the largest sizes alone would

@@ -6,7 +6,7 @@
 //                                     [--reps 11] [--n 10] [--transports sidecore,mpi]
 //
 // Rank 0 is the client, rank 1 the server. Per size s and transport, each a median over --reps repetitions
-// after one warm-up:
+// after one warm-up, measured in rounds over all sizes (measured(), below):
 //   PRTT(1,0,s)  client: send s, receive s;             server: receive, send
 //   PRTT(n,0,s)  client: n sends back to back, receive; server: n receives, send
 //   PRTT(n,d,s)  as PRTT(n,0,s), the client waiting d = PRTT(1,0,s) (busy) before each send but the first
@@ -178,12 +178,28 @@ double receive_overhead(const transport& t, int rank, std::vector<char>& buf, st
   return 0;
 }
 
-// Medians over reps after a warm-up; the server's results are dropped.
-double measured(int reps, const std::function<double()>& once) {
-  (void)once();
-  std::vector<double> v;
-  for (int r = 0; r < reps; ++r) v.push_back(once());
-  return median(v);
+// Per size, the median over reps of once(size index), measured in rounds: each round takes one repetition of every
+// size, after a warm-up round. A slow spell of the host (another tenant, a frequency change) then falls on all sizes
+// alike instead of on the few measured during it, which would bend the curve the fit must follow. The rounds go down
+// and up the sizes in turn, so that each size follows a neighbour (right after a 16 MiB message a 1-byte round trip
+// found the caches and the peer cold: 20 us instead of 0.5 us), and a size up to warm_bytes is repeated once
+// unmeasured first. The server's results are dropped.
+constexpr std::uint64_t warm_bytes = std::uint64_t{1} << 20;
+
+std::vector<double> measured(const std::vector<std::uint64_t>& sizes, int reps,
+                             const std::function<double(std::size_t)>& once) {
+  const std::size_t k = sizes.size();
+  for (std::size_t i = 0; i < k; ++i) (void)once(i);
+  std::vector<std::vector<double>> v(k);
+  for (int r = 0; r < reps; ++r)
+    for (std::size_t j = 0; j < k; ++j) {
+      const std::size_t i = r % 2 ? j : k - 1 - j;  // down, then up: each size follows a neighbour
+      if (sizes[i] <= warm_bytes) (void)once(i);
+      v[i].push_back(once(i));
+    }
+  std::vector<double> out;
+  for (const std::vector<double>& x : v) out.push_back(median(x));
+  return out;
 }
 
 lg::prtt_series measure(const transport& t, int rank, const options& o, std::string name, std::string provider,
@@ -194,14 +210,22 @@ lg::prtt_series measure(const transport& t, int rank, const options& o, std::str
   series.mode = std::move(mode);
   series.n = o.n;
   std::vector<char> buf(o.max_bytes, 1);
-  for (std::uint64_t s : sizes(o)) {
+  const std::vector<std::uint64_t> s = sizes(o);
+  const std::size_t k = s.size();
+  std::vector<double> prtt1 = measured(s, o.reps, [&](std::size_t i) { return prtt(t, rank, buf, s[i], 1, 0); });
+  MPI_Bcast(prtt1.data(), static_cast<int>(k), MPI_DOUBLE, 0, MPI_COMM_WORLD);  // d = PRTT(1,0,s), known to both
+  const std::vector<double> prttn = measured(s, o.reps, [&](std::size_t i) { return prtt(t, rank, buf, s[i], o.n, 0); });
+  const std::vector<double> prttd =
+      measured(s, o.reps, [&](std::size_t i) { return prtt(t, rank, buf, s[i], o.n, prtt1[i]); });
+  const std::vector<double> o_r =
+      measured(s, o.reps, [&](std::size_t i) { return receive_overhead(t, rank, buf, s[i], 2 * prtt1[i] + 20000); });
+  for (std::size_t i = 0; i < k; ++i) {
     lg::prtt_point p;
-    p.bytes = s;
-    p.prtt1_ns = measured(o.reps, [&] { return prtt(t, rank, buf, s, 1, 0); });
-    MPI_Bcast(&p.prtt1_ns, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);  // d = PRTT(1,0,s), known to both
-    p.prttn_ns = measured(o.reps, [&] { return prtt(t, rank, buf, s, o.n, 0); });
-    p.prttd_ns = measured(o.reps, [&] { return prtt(t, rank, buf, s, o.n, p.prtt1_ns); });
-    p.o_r_ns = measured(o.reps, [&] { return receive_overhead(t, rank, buf, s, 2 * p.prtt1_ns + 20000); });
+    p.bytes = s[i];
+    p.prtt1_ns = prtt1[i];
+    p.prttn_ns = prttn[i];
+    p.prttd_ns = prttd[i];
+    p.o_r_ns = o_r[i];
     series.points.push_back(p);
   }
   return series;

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -28,7 +30,7 @@ CLI::App* add_loggp(CLI::App& app, loggp_args& a) {
                 "PRTT measurement file (JSON, schema sidecore-prtt) written by sidecore-loggp-probe; with --measure, "
                 "the file the probe writes");
   c->add_flag("--measure", a.measure,
-              "first run the probe: mpiexec -n 2 <dir of this program>/sidecore-loggp-probe --output MEASUREMENT");
+              "first run the probe: mpiexec -n 2 <dir of this program>/sidecore-loggp-probe --output MEASUREMENT (with -bind-to core in mode off, unless MPIEXEC names the launcher)");
   c->add_option("--probe-args", a.probe_args, "extra arguments for the probe (e.g. \"--max-bytes 1048576 --reps 5\")");
   c->add_option("-o,--output", a.output, "write the parameter file (JSON, schema sidecore-loggp)");
   c->add_option("--svg", a.svg, "write measured vs fitted PRTT and G_all per range as SVG");
@@ -59,9 +61,15 @@ void measure(const loggp_args& a) {
                       "the probe program is not there (it is built with the runtime: a build with "
                       "-DSIDECORE_PARTS=model has none)");
   const char* mpiexec_env = std::getenv("MPIEXEC");
-  const std::string mpiexec = mpiexec_env && *mpiexec_env ? mpiexec_env : "mpiexec";
-  const std::string cmd = fmt::format("{} -n 2 '{}' --output '{}' {}", mpiexec, probe.string(), a.measurement,
-                                      a.probe_args);
+  const bool own_launcher = !(mpiexec_env && *mpiexec_env);
+  const std::string mpiexec = own_launcher ? "mpiexec" : mpiexec_env;
+  // Each rank on a core of its own (MPICH's hydra spells it -bind-to core), where no progress thread needs a core
+  // of its own: measured on 2 cores, unbound ranks that slept through the large sizes' waits came out 2x slower in
+  // the small sizes' round trips than bound ones (docs/loggp.md). A given MPIEXEC is used as it is.
+  const char* mode = std::getenv("SIDECORE_PROGRESS");
+  const bool bind = own_launcher && (!mode || !*mode || std::string_view(mode) == "off");
+  const std::string cmd = fmt::format("{}{} -n 2 '{}' --output '{}' {}", mpiexec, bind ? " -bind-to core" : "",
+                                      probe.string(), a.measurement, a.probe_args);
   std::cerr << "sidecore loggp: " << cmd << "\n";
   const int rc = std::system(cmd.c_str());
   if (rc != 0) throw input_error("--measure", cmd, fmt::format("the probe failed (status {})", rc));

@@ -139,6 +139,31 @@ TEST(WhatifReplay, CollectiveCallsKeepTheirMeasuredTime) {
   EXPECT_THROW((void)sim::link_traces({p0.parse(), p1.parse()}), sidecore::input_error);
 }
 
+// A test that found nothing and after which the program computed is polling between phases: its time is the
+// program's CPU time and stays (ping's rank 0, its 2000 ns burst split by a 500 ns testany: the same finish, 3299);
+// tests that follow each other at once are a loop that waits, recomputed (without the rule the first gives 2799).
+TEST(WhatifReplay, PollingTestsKeepTheirTimeWaitingLoopsDoNot) {
+  const auto replay = [](bool loop) {
+    trace_text r0(0, 2), r1(1, 2);
+    r0.call("sidecore::isend", "init", 1000, 1100).post(true, 7, 1, 5, 100, 1050);
+    if (loop) {
+      r0.call("sidecore::testany", "test", 2100, 2350);
+      r0.call("sidecore::testany", "test", 2360, 2600);
+      r0.call("sidecore::wait", "wait", 2610, 3200).done(7, -1, -1, 100, 3150);
+    } else {
+      r0.call("sidecore::testany", "test", 1100, 1600);
+      r0.call("sidecore::wait", "wait", 3100, 3200).done(7, -1, -1, 100, 3150);
+    }
+    r1.call("sidecore::irecv", "init", 0, 100).post(false, 9, 0, 5, 100, 50);
+    r1.call("sidecore::wait", "wait", 5100, 5200).done(9, 0, 5, 100, 5150);
+    return sim::run_whatif(sim::link_traces({r0.parse(), r1.parse()}), opts()).sims[0].finish_ns[0];
+  };
+  EXPECT_EQ(replay(false), 3299);
+  // The loop: 1000 ns of computation before it (1100..2100) and the 10 ns gaps in it; its two tests and the wait's
+  // own time are waiting: 1299 + 1020.
+  EXPECT_EQ(replay(true), 2319);
+}
+
 TEST(WhatifReplay, IdealOverlapSplitsProductionAndConsumption) {
   // Rank 0 computes 4000 ns then sends 8 KiB + 1 (rendezvous) and waits; rank 1 posts, waits at once, then computes
   // 4000 ns on the data, then sends 8 B back, which rank 0 waits for.

@@ -146,6 +146,37 @@ TEST(CollStructure, SegmentsPipeline) {
   EXPECT_FALSE(ancestors(rab, first_allgather_send)[reduces[63]]);
 }
 
+// Local copies of Rabenseifner's allreduce and reduce: a rank that folds nothing in copies only the half of its input
+// that the first halving step keeps (the half it gives is sent from the input, and its bytes in the work vector are
+// received before they are read); a rank that absorbs a partner's input (fold) copies all of it. Measured on 2 ranks
+// at 4 MiB, the whole copy made the allreduce 1.44x MPICH's where the ring, which copies half, took 1.19x.
+TEST(CollStructure, RabenseifnerCopiesOnlyWhatTheFirstStepKeeps) {
+  auto copied = [](const coll::schedule& s) {
+    std::uint64_t b = 0;
+    for (const coll::op& o : s.ops)
+      if (o.type == op_type::copy) b += o.bytes;
+    return b;
+  };
+  const std::uint64_t count = 1 << 16;  // int32: 256 KiB
+  for (int p : {2, 4, 6, 8}) {
+    for (int r = 0; r < p; ++r) {
+      const auto ar = coll::build(make_spec(kind::allreduce, count, dtype::int32, reduce_op::sum),
+                                  algorithm::rabenseifner, r, p);
+      coll::spec red = make_spec(kind::reduce, count, dtype::int32, reduce_op::sum);
+      red.root = p - 1;
+      const auto rd = coll::build(red, algorithm::rabenseifner, r, p);
+      int pof2 = 1;
+      while (pof2 * 2 <= p) pof2 *= 2;
+      const int rem = p - pof2;
+      const bool absorbs = r < 2 * rem && r % 2 == 1;
+      const bool sits_out = r < 2 * rem && r % 2 == 0;
+      const std::uint64_t want = sits_out ? 0 : absorbs ? count * 4 : count * 4 / 2;
+      EXPECT_EQ(copied(ar), want) << "allreduce p=" << p << " r=" << r;
+      EXPECT_EQ(copied(rd), want) << "reduce p=" << p << " r=" << r;
+    }
+  }
+}
+
 TEST(CollStructure, ZeroCountsGiveEmptySchedules) {
   for (int k = 1; k < coll::kind_count; ++k) {  // every kind but barrier
     coll::spec s = make_spec(static_cast<kind>(k), 0);

@@ -256,7 +256,7 @@ algorithm choose(const spec& s, int size) noexcept {
     case kind::allreduce:
       if (bytes <= 2048 || s.count < pof2) return algorithm::recursive_doubling;
       if (p == 2 && bytes <= 128 * 1024) return algorithm::recursive_doubling;  // docs/collectives.md
-      if (commutative(s) && p != pof2 && bytes >= 512 * 1024) return algorithm::ring;
+      if (commutative(s) && (p != pof2 || p == 2) && bytes >= 512 * 1024) return algorithm::ring;  // docs/collectives.md
       return algorithm::rabenseifner;
     case kind::gather:
     case kind::scatter:

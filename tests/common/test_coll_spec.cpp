@@ -84,6 +84,9 @@ TEST(CollChoose, FollowsTheDocumentedThresholds) {
   // ... and on 2 ranks up to 128 KiB, where Rabenseifner's second step costs more than the half reduction it saves
   EXPECT_EQ(coll::choose(make_spec(kind::allreduce, 16384, dtype::float64, reduce_op::sum), 2), A::recursive_doubling);
   EXPECT_EQ(coll::choose(make_spec(kind::allreduce, 16385, dtype::float64, reduce_op::sum), 2), A::rabenseifner);
+  // 2 ranks, commutative, from 512 KiB: the ring (measured faster there; docs/collectives.md)
+  EXPECT_EQ(coll::choose(make_spec(kind::allreduce, 65535, dtype::float64, reduce_op::sum), 2), A::rabenseifner);
+  EXPECT_EQ(coll::choose(make_spec(kind::allreduce, 65536, dtype::float64, reduce_op::sum), 2), A::ring);
   EXPECT_EQ(coll::choose(make_spec(kind::allreduce, 1 << 20, dtype::float64, reduce_op::sum), 16), A::rabenseifner);
   EXPECT_EQ(coll::choose(make_spec(kind::allreduce, 1 << 16, dtype::float64, reduce_op::sum), 12), A::ring);
   EXPECT_EQ(coll::choose(make_spec(kind::allreduce, (1 << 16) - 1, dtype::float64, reduce_op::sum), 12), A::rabenseifner);

@@ -12,8 +12,7 @@ positions rabenseifner_reduce_scatter(builder& b, const fold& f, region input, r
       b.copy(input, work);  // the partner's input is reduced into all of it
     } else {
       // Only the half that step 0 keeps: the half it gives is sent from the input, and its bytes in `work` are
-      // received (allgather or gather) before anything reads them. Half the copy (measured on 2 ranks at 4 MiB:
-      // the allreduce took 1.44x MPICH's with the whole copy).
+      // received (allgather or gather) before anything reads them. Half the copy, half its memory traffic.
       const int mid = f.pof2 / 2;
       const positions keep = (f.newrank(r) & 1) == 0 ? positions{0, mid} : positions{mid, f.pof2};
       b.copy(at(input, keep, offset), at(work, keep, offset));

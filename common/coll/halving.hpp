@@ -69,8 +69,9 @@ positions halving_reduce_scatter(builder& b, const fold& f, int nr, region first
 }
 
 /// Rabenseifner's first half, for a participant of the fold (allreduce and reduce): fills `work` from `input`
-/// (unless they are the same bytes; a participant that absorbs nothing copies only the half step 0 keeps), reduces in the input of the rank that sat out (message 0, received into
-/// `mirror`, the lower rank's operand first), then runs the reduce-scatter over pof2 even parts of the vector
+/// (unless they are the same bytes; a participant that absorbs nothing copies only the half step 0 keeps),
+/// reduces in the input of the rank that sat out (message 0, received into `mirror`, the lower rank's operand
+/// first), then runs the reduce-scatter over pof2 even parts of the vector
 /// (messages 1 .. log2(pof2)). Returns the positions held; before[k] as halving_reduce_scatter.
 positions rabenseifner_reduce_scatter(builder& b, const fold& f, region input, region work, region mirror,
                                       positions* before);

@@ -30,7 +30,8 @@ CLI::App* add_loggp(CLI::App& app, loggp_args& a) {
                 "PRTT measurement file (JSON, schema sidecore-prtt) written by sidecore-loggp-probe; with --measure, "
                 "the file the probe writes");
   c->add_flag("--measure", a.measure,
-              "first run the probe: mpiexec -n 2 <dir of this program>/sidecore-loggp-probe --output MEASUREMENT (with -bind-to core in mode off, unless MPIEXEC names the launcher)");
+              "first run the probe: mpiexec -n 2 <dir of this program>/sidecore-loggp-probe --output MEASUREMENT "
+              "(with -bind-to core in mode off, unless MPIEXEC names the launcher)");
   c->add_option("--probe-args", a.probe_args, "extra arguments for the probe (e.g. \"--max-bytes 1048576 --reps 5\")");
   c->add_option("-o,--output", a.output, "write the parameter file (JSON, schema sidecore-loggp)");
   c->add_option("--svg", a.svg, "write measured vs fitted PRTT and G_all per range as SVG");

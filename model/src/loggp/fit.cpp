@@ -138,11 +138,6 @@ std::vector<std::size_t> detect_changes(const std::vector<std::uint64_t>& size, 
   return changes;
 }
 
-std::vector<std::size_t> detect_changes(const std::vector<std::uint64_t>& size, const std::vector<double>& val,
-                                        const fit_options& o) {
-  return detect_changes(size, std::vector<change_series>{{val, false}}, o);
-}
-
 double range_fit::prtt1(std::uint64_t bytes) const {
   return 2 * (L_ns + o_s(bytes) + o_r(bytes) + (static_cast<double>(bytes) - 1) * g_all.slope);
 }

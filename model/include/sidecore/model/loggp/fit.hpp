@@ -124,13 +124,6 @@ struct series_fit {
   [[nodiscard]] const range_fit& range_for(std::uint64_t bytes) const;
 };
 
-/// seed 001 Section 2.6: the indices `current` at which a protocol change is detected on the
-/// values `val` at sizes `size`, with lsq(k, l) = sum of squared relative residuals of the least
-/// squares line through points k..l, divided by (l - k - 2) (the paper's equation (6); relative
-/// because the sizes span seven decades, where absolute residuals would see only the largest).
-[[nodiscard]] std::vector<std::size_t> detect_changes(const std::vector<std::uint64_t>& size,
-                                                      const std::vector<double>& val, const fit_options& o);
-
 /// A series detect_changes() walks, with its values at the sizes.
 struct change_series {
   std::vector<double> val;
@@ -141,9 +134,12 @@ struct change_series {
   bool bends = false;
 };
 
-/// The same walk over several series measured at the same sizes: a change is declared after
-/// `current` when any one of them meets its test there, and every series starts its next protocol
-/// after it. fit() walks G_all(s), the paper's series, with the paper's test, and PRTT(1,0,s), the
+/// seed 001 Section 2.6: the indices `current` after which a protocol change is detected, on
+/// several series measured at the sizes `size`, with lsq(k, l) = sum of squared relative residuals
+/// of the least squares line through points k..l, divided by (l - k - 2) (the paper's equation (6);
+/// relative because the sizes span seven decades, where absolute residuals would see only the
+/// largest). A change is declared after `current` when any one series meets its test there, and
+/// every series starts its next protocol after it. fit() walks G_all(s), the paper's series, with the paper's test, and PRTT(1,0,s), the
 /// series the parameters must reproduce, with the paper's test and the bend test: a per-byte cost
 /// that changes without a change of the gap (a message that no longer fits the last-level cache,
 /// where the CPU's copy is the transfer) shows in PRTT(1,0,s) alone. Throws std::invalid_argument

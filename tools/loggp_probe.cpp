@@ -2,11 +2,12 @@
 // and provider of the environment: SIDECORE_PROGRESS, SIDECORE_PROVIDER) and through the system MPI, in one
 // run of 2 ranks, and writes the measurement file `sidecore loggp` fits (docs/loggp.md).
 //
-//   mpiexec -n 2 sidecore-loggp-probe --output prtt.json [--max-bytes 16777216] [--per-octave 2]
-//                                     [--reps 11] [--n 10] [--transports sidecore,mpi]
+//   mpiexec -n 2 sidecore-loggp-probe --output prtt.json [--max-bytes 16777216] [--per-octave 4]
+//                                     [--reps 11] [--n 10] [--sample-ns 50000] [--transports sidecore,mpi]
 //
-// Rank 0 is the client, rank 1 the server. Per size s and transport, each a median over --reps repetitions
-// after one warm-up, measured in rounds over all sizes (measured(), below):
+// Rank 0 is the client, rank 1 the server. Per size s and transport, each a median over --reps samples
+// after one warm-up, measured in rounds over all sizes (measured(), below); a sample is the mean of as many
+// back-to-back measurements as fill --sample-ns (at least one):
 //   PRTT(1,0,s)  client: send s, receive s;             server: receive, send
 //   PRTT(n,0,s)  client: n sends back to back, receive; server: n receives, send
 //   PRTT(n,d,s)  as PRTT(n,0,s), the client waiting d = PRTT(1,0,s) (busy) before each send but the first
@@ -43,9 +44,10 @@ namespace {
 struct options {
   std::string output;
   std::uint64_t max_bytes = std::uint64_t{16} << 20;
-  int per_octave = 2;
+  int per_octave = 4;
   int reps = 11;
   int n = 10;
+  double sample_ns = 50000;
   bool sidecore = true, mpi = true;
 };
 
@@ -80,6 +82,7 @@ options parse(int argc, char** argv) {
     else if (a == "--per-octave") o.per_octave = static_cast<int>(parse_uint(a, v, 1, 16));
     else if (a == "--reps") o.reps = static_cast<int>(parse_uint(a, v, 1, 1000));
     else if (a == "--n") o.n = static_cast<int>(parse_uint(a, v, 2, 1000));
+    else if (a == "--sample-ns") o.sample_ns = static_cast<double>(parse_uint(a, v, 0, 100000000));
     else if (a == "--transports") {
       o.sidecore = v.find("sidecore") != std::string::npos;
       o.mpi = v.find("mpi") != std::string::npos;
@@ -87,7 +90,7 @@ options parse(int argc, char** argv) {
         usage_error(fmt::format("--transports={} is not accepted; give sidecore, mpi or sidecore,mpi", v));
     } else {
       usage_error(fmt::format("unknown option {}; accepted: --output FILE --max-bytes B --per-octave K --reps R "
-                              "--n N --transports sidecore,mpi", a));
+                              "--n N --sample-ns NS --transports sidecore,mpi", a));
     }
   }
   if (o.output.empty()) usage_error("--output FILE is required");
@@ -145,37 +148,45 @@ transport mpi_transport() {
           }};
 }
 
-// One PRTT(n, d, s) on both ranks; the client's time (the server's return value is meaningless).
-double prtt(const transport& t, int rank, std::vector<char>& buf, std::uint64_t s, int n, double d) {
+// k PRTT(n, d, s) back to back on both ranks; the client's mean time (the server's return value is meaningless).
+double prtt(const transport& t, int rank, std::vector<char>& buf, std::uint64_t s, int n, double d, int k) {
   const int peer = 1 - rank;
   if (rank == 0) {
     const double t0 = now_ns();
-    for (int i = 0; i < n; ++i) {
-      if (i > 0 && d > 0) spin_for(d);
-      t.send(buf.data(), s, peer, 1);
+    for (int j = 0; j < k; ++j) {
+      for (int i = 0; i < n; ++i) {
+        if (i > 0 && d > 0) spin_for(d);
+        t.send(buf.data(), s, peer, 1);
+      }
+      t.recv(buf.data(), s, peer, 2);
     }
-    t.recv(buf.data(), s, peer, 2);
-    return now_ns() - t0;
+    return (now_ns() - t0) / k;
   }
-  for (int i = 0; i < n; ++i) t.recv(buf.data(), s, peer, 1);
-  t.send(buf.data(), s, peer, 2);
+  for (int j = 0; j < k; ++j) {
+    for (int i = 0; i < n; ++i) t.recv(buf.data(), s, peer, 1);
+    t.send(buf.data(), s, peer, 2);
+  }
   return 0;
 }
 
-double receive_overhead(const transport& t, int rank, std::vector<char>& buf, std::uint64_t s, double wait_ns) {
+// k receive overheads; the client's mean.
+double receive_overhead(const transport& t, int rank, std::vector<char>& buf, std::uint64_t s, double wait_ns, int k) {
   const int peer = 1 - rank;
   char ack = 0;
-  if (rank == 0) {
-    spin_for(wait_ns);
-    const double t0 = now_ns();
-    t.recv(buf.data(), s, peer, 3);
-    const double dt = now_ns() - t0;
-    t.send(&ack, 1, peer, 4);
-    return dt;
+  double sum = 0;
+  for (int j = 0; j < k; ++j) {
+    if (rank == 0) {
+      spin_for(wait_ns);
+      const double t0 = now_ns();
+      t.recv(buf.data(), s, peer, 3);
+      sum += now_ns() - t0;
+      t.send(&ack, 1, peer, 4);
+    } else {
+      t.send(buf.data(), s, peer, 3);
+      t.recv(&ack, 1, peer, 4);
+    }
   }
-  t.send(buf.data(), s, peer, 3);
-  t.recv(&ack, 1, peer, 4);
-  return 0;
+  return sum / k;
 }
 
 // Per size, the median over reps of once(size index), measured in rounds: each round takes one repetition of every
@@ -184,18 +195,30 @@ double receive_overhead(const transport& t, int rank, std::vector<char>& buf, st
 // and up the sizes in turn, so that each size follows a neighbour (right after a 16 MiB message a 1-byte round trip
 // found the caches and the peer cold: 20 us instead of 0.5 us), and a size up to warm_bytes is repeated once
 // unmeasured first. The server's results are dropped.
+//
+// A sample, once(i, batch), is the mean of `batch` back-to-back measurements, batch chosen per size from
+// the warm-up round so that a sample lasts about sample_ns (the client decides; both ranks must run the same
+// count): a single 0.5 us round trip, measured once per round, varied +-10 % from size to size on a VM, more
+// than a fit within 5 % can absorb; the mean of 100 varies far less, and the median over rounds still drops
+// the samples a host tick or another tenant fell on.
 constexpr std::uint64_t warm_bytes = std::uint64_t{1} << 20;
+constexpr int max_batch = 1000;
 
-std::vector<double> measured(const std::vector<std::uint64_t>& sizes, int reps,
-                             const std::function<double(std::size_t)>& once) {
+std::vector<double> measured(const std::vector<std::uint64_t>& sizes, int reps, double sample_ns,
+                             const std::function<double(std::size_t, int)>& once) {
   const std::size_t k = sizes.size();
-  for (std::size_t i = 0; i < k; ++i) (void)once(i);
+  std::vector<int> batch(k, 1);
+  for (std::size_t i = 0; i < k; ++i) {
+    const double t = once(i, 1);
+    if (t > 0) batch[i] = static_cast<int>(std::clamp(std::ceil(sample_ns / t), 1.0, static_cast<double>(max_batch)));
+  }
+  MPI_Bcast(batch.data(), static_cast<int>(k), MPI_INT, 0, MPI_COMM_WORLD);
   std::vector<std::vector<double>> v(k);
   for (int r = 0; r < reps; ++r)
     for (std::size_t j = 0; j < k; ++j) {
       const std::size_t i = r % 2 ? j : k - 1 - j;  // down, then up: each size follows a neighbour
-      if (sizes[i] <= warm_bytes) (void)once(i);
-      v[i].push_back(once(i));
+      if (sizes[i] <= warm_bytes) (void)once(i, 1);
+      v[i].push_back(once(i, batch[i]));
     }
   std::vector<double> out;
   for (const std::vector<double>& x : v) out.push_back(median(x));
@@ -212,13 +235,17 @@ lg::prtt_series measure(const transport& t, int rank, const options& o, std::str
   std::vector<char> buf(o.max_bytes, 1);
   const std::vector<std::uint64_t> s = sizes(o);
   const std::size_t k = s.size();
-  std::vector<double> prtt1 = measured(s, o.reps, [&](std::size_t i) { return prtt(t, rank, buf, s[i], 1, 0); });
+  const double ns = o.sample_ns;
+  std::vector<double> prtt1 =
+      measured(s, o.reps, ns, [&](std::size_t i, int b) { return prtt(t, rank, buf, s[i], 1, 0, b); });
   MPI_Bcast(prtt1.data(), static_cast<int>(k), MPI_DOUBLE, 0, MPI_COMM_WORLD);  // d = PRTT(1,0,s), known to both
-  const std::vector<double> prttn = measured(s, o.reps, [&](std::size_t i) { return prtt(t, rank, buf, s[i], o.n, 0); });
+  const std::vector<double> prttn =
+      measured(s, o.reps, ns, [&](std::size_t i, int b) { return prtt(t, rank, buf, s[i], o.n, 0, b); });
   const std::vector<double> prttd =
-      measured(s, o.reps, [&](std::size_t i) { return prtt(t, rank, buf, s[i], o.n, prtt1[i]); });
-  const std::vector<double> o_r =
-      measured(s, o.reps, [&](std::size_t i) { return receive_overhead(t, rank, buf, s[i], 2 * prtt1[i] + 20000); });
+      measured(s, o.reps, ns, [&](std::size_t i, int b) { return prtt(t, rank, buf, s[i], o.n, prtt1[i], b); });
+  // Batched by the overhead's own length, not the sample's with its wait: the wait is not measured.
+  const std::vector<double> o_r = measured(
+      s, o.reps, ns, [&](std::size_t i, int b) { return receive_overhead(t, rank, buf, s[i], 2 * prtt1[i] + 20000, b); });
   for (std::size_t i = 0; i < k; ++i) {
     lg::prtt_point p;
     p.bytes = s[i];

@@ -43,6 +43,9 @@ CLI::App* add_loggp(CLI::App& app, loggp_args& a) {
   c->add_option("--overhead-weight", a.fit.overhead_weight,
                 "weight of o_s(s) and o_r(s) against the PRTT series in the fit of a range (default 0.01; "
                 "docs/loggp.md)");
+  c->add_option("--tolerance", a.fit.tolerance,
+                "split a range whose fit misses PRTT by more than this fraction where that halves the miss "
+                "(default 0.05; 0: no splits; docs/loggp.md)");
   return c;
 }
 
@@ -87,6 +90,9 @@ int run_loggp(const loggp_args& a) {
   if (!(a.fit.overhead_weight > 0) || !std::isfinite(a.fit.overhead_weight))
     throw input_error("--overhead-weight", "",
                       fmt::format("{} is not accepted; accepted: a number > 0", a.fit.overhead_weight));
+  if (!(a.fit.tolerance >= 0) || !std::isfinite(a.fit.tolerance))
+    throw input_error("--tolerance", "",
+                      fmt::format("{} is not accepted; accepted: a number >= 0 (0: no splits)", a.fit.tolerance));
   if (a.measure) measure(a);
   const lg::measurement m = lg::read_measurement(a.measurement);
   std::vector<lg::series_fit> fits;

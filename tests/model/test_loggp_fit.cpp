@@ -279,6 +279,115 @@ TEST(LogGPFit, BendOfPrttWithoutAChangeOfTheGap) {
   }
 }
 
+// Four sizes per octave from 1 B to 16 MiB (the probe's default density): eager up to 8192 B, rendezvous
+// after; past 2 MiB the rendezvous protocol's per-byte cost grows with every octave (G from 0.07 to
+// 0.28 ns/B at 16 MiB), as it did on this VM once messages left the last-level cache: no protocol
+// change, a curve. One line over 2-16 MiB misses PRTT(n,0,s) by far more than 5 %.
+lg::prtt_series curved_past(std::uint64_t from, double noise) {
+  lg::prtt_series s;
+  s.transport = "synthetic";
+  s.n = 10;
+  for (int j = 0; j <= 24 * 4; ++j) {
+    const auto b = static_cast<std::uint64_t>(std::llround(std::pow(2.0, j / 4.0)));
+    if (!s.points.empty() && b <= s.points.back().bytes) continue;
+    truth t = b <= 8192 ? eager : rndv;
+    if (b > from) t.G *= 1 + std::log2(static_cast<double>(b) / static_cast<double>(from));
+    s.points.push_back(synth(b, t, s.n, noise));
+  }
+  return s;
+}
+
+// The largest PRTT error of fit_range() over points first..last.
+double range_miss(const lg::series_fit& f, std::size_t first, std::size_t last) {
+  std::vector<std::string> warnings;
+  const auto [e1, en] = prtt_errors(f, lg::fit_range(f.series, f.derived, first, last, {}, warnings));
+  return std::max(e1, en);
+}
+
+TEST(LogGPFit, CurvedRangeSplitUntilPrttWithinTolerance) {
+  const std::uint64_t from = std::uint64_t{2} << 20;
+  for (const double noise : {0.0, 0.003}) {
+    const lg::series_fit f = lg::fit(curved_past(from, noise));
+    ASSERT_FALSE(f.changes.empty()) << noise;
+    EXPECT_EQ(f.derived[f.changes[0]].bytes, 8192u) << noise;
+    for (std::size_t c : f.splits) EXPECT_GE(f.derived[c].bytes, from / 2) << noise << ": a split below the curve";
+    // The curved part in one range misses by far more than 5 %; split, each part holds.
+    std::size_t first = 0;
+    while (f.derived[first].bytes < from) ++first;
+    const std::size_t last = f.derived.size() - 1;
+    EXPECT_GT(range_miss(f, first, last), 0.10) << noise;
+    std::vector<std::size_t> ends = lg::split_to_tolerance(f.series, f.derived, first, last, {});
+    ASSERT_FALSE(ends.empty()) << noise;
+    ends.push_back(last);
+    for (std::size_t e : ends) {
+      EXPECT_LE(range_miss(f, first, e), 0.05) << noise << ": " << f.derived[first].bytes << ".." << f.derived[e].bytes;
+      first = e + 1;
+    }
+    for (const lg::range_fit& r : f.ranges) {
+      const auto [e1, en] = prtt_errors(f, r);
+      EXPECT_LE(e1, 0.05) << noise << ": PRTT(1,0,s) in " << r.first_bytes << ".." << r.last_bytes;
+      EXPECT_LE(en, 0.05) << noise << ": PRTT(n,0,s) in " << r.first_bytes << ".." << r.last_bytes;
+    }
+  }
+  lg::fit_options off;
+  off.tolerance = 0;
+  const lg::series_fit f = lg::fit(curved_past(from, 0.0));
+  EXPECT_TRUE(lg::split_to_tolerance(f.series, f.derived, 0, f.derived.size() - 1, off).empty());
+  off.tolerance = -0.1;
+  EXPECT_THROW((void)lg::fit(f.series, off), std::invalid_argument);
+}
+
+// A protocol one size wide: the provider switches protocol a few bytes below sidecore's eager limit
+// (sidecore's header on top of the payload), so one measured size, 8192 B, goes eagerly through the
+// provider's large-message path. The paper's test cannot end a protocol at its first size; looking
+// back from the sizes after it, the same test finds it.
+TEST(LogGPFit, ProtocolOneOrTwoSizesWide) {
+  for (const double noise : {0.0, 0.003})
+    for (const std::uint64_t from : {8192u, 6889u}) {  // one size wide, two
+    lg::prtt_series s = curved_past(std::uint64_t{1} << 40, noise);
+    const truth provider_large{eager.L + 2500, eager.os, eager.Os, eager.orr, eager.Or, eager.g + 1500, eager.G};
+    std::uint64_t before = 0;
+    for (std::size_t i = 0; i + 1 < s.points.size(); ++i) {
+      if (s.points[i + 1].bytes == from) before = s.points[i].bytes;
+      if (s.points[i].bytes >= from && s.points[i].bytes <= 8192) s.points[i] = synth(s.points[i].bytes, provider_large, s.n, noise);
+    }
+    const lg::series_fit f = lg::fit(s);
+    std::string found;
+    for (std::size_t c : f.changes) found += std::to_string(f.derived[c].bytes) + " ";
+    ASSERT_EQ(f.changes.size(), 2u) << noise << " from " << from << ": changes after " << found;
+    EXPECT_EQ(f.derived[f.changes[0]].bytes, before) << noise << " from " << from;
+    EXPECT_EQ(f.derived[f.changes[1]].bytes, 8192u) << noise << " from " << from;
+    for (const lg::range_fit& r : f.ranges) {
+      const auto [e1, en] = prtt_errors(f, r);
+      EXPECT_LE(std::max(e1, en), 0.05) << noise << ": PRTT in " << r.first_bytes << ".." << r.last_bytes;
+    }
+    }
+}
+
+// Past the curve the fitted gap is negative at s = 1 (its sign holds at the range's own sizes): the
+// simulator's parameters keep the fitted G_all and overheads at the size they stand for, all >= 0.
+TEST(LogGPFit, SimulatorParametersOfARangeFarFromOneByte) {
+  const lg::series_fit f = lg::fit(curved_past(std::uint64_t{2} << 20, 0.0));
+  const std::uint64_t bytes = std::uint64_t{12} << 20;
+  const lg::range_fit& r = f.range_for(bytes);
+  ASSERT_LT(r.g_all.at_one, 0) << "the case this test is about: a gap negative at s = 1";
+  const auto p = lg::to_loggops(f, bytes);
+  const double x = static_cast<double>(bytes) - 1;
+  EXPECT_GE(p.g, 0);
+  EXPECT_GE(p.G, 0);
+  EXPECT_GE(p.o, 0);
+  EXPECT_GE(p.O, 0);
+  expect_near_rel(p.g + p.G * x, r.g_all(bytes), 1e-9, "G_all at the size");
+  expect_near_rel(p.o + p.O * x, (r.o_s(bytes) + r.o_r(bytes)) / 2, 1e-9, "o at the size");
+}
+
+// Noise alone (+-8 % between neighbouring sizes, one protocol) misses 5 % too, but no split halves that
+// miss: the tolerance does not cut a range to chase noise.
+TEST(LogGPFit, NoisyRangeNotSplit) {
+  const lg::series_fit f = lg::fit(make(std::uint64_t{1} << 40, eager, rndv, 0.08));
+  EXPECT_TRUE(f.splits.empty()) << f.splits.size() << " splits, first after " << f.derived[f.splits.front()].bytes;
+}
+
 TEST(LogGPFit, BadSeries) {
   lg::prtt_series s = make(8192, eager, rndv, 0.0);
   s.points[3].bytes = s.points[2].bytes;

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -20,6 +22,15 @@ namespace sidecore::model::loggp {
 namespace {
 
 using nlohmann::json;
+
+// A line's intercept and slope for the simulator, which needs both >= 0. A range that starts far above
+// 1 B may have a negative value at s = 1 (its signs are held at its own first size, fit.hpp): then the
+// intercept is 0 and the slope gives the fitted value at `bytes`, the size the parameters stand for.
+std::pair<double, double> simulator_line(double at_one, double slope, std::uint64_t bytes) {
+  if (at_one >= 0 || bytes <= 1) return {std::max(0.0, at_one), std::max(0.0, slope)};
+  const double x = static_cast<double>(bytes) - 1;
+  return {0.0, std::max(0.0, at_one + slope * x) / x};
+}
 
 const json& field(const json& j, const char* key, const std::string& path, const std::string& source) {
   if (!j.is_object() || !j.contains(key))
@@ -126,10 +137,12 @@ json params_json(const measurement& m, const std::vector<series_fit>& fits, cons
   j["machine"] = m.machine;
   j["method"] = {{"paper", "Hoefler, Schneider, Lumsdaine: LogGP in Theory and Practice, Section 2"},
                  {"fit", "per range, one weighted least squares over PRTT(1,0,s), PRTT(n,0,s), o_s(s) and o_r(s), "
-                         "parameters but L >= 0"},
+                         "parameters but L >= 0 at the range's first size; ranges split where the fit misses PRTT by more than "
+                         "the tolerance and the Bayesian information criterion keeps the cut"},
                  {"overhead_weight", o.overhead_weight},
                  {"pfact", o.pfact},
-                 {"lookahead", o.lookahead}};
+                 {"lookahead", o.lookahead},
+                 {"tolerance", o.tolerance}};
   j["series"] = json::array();
   for (const series_fit& f : fits) {
     json s{{"transport", f.series.transport}, {"provider", f.series.provider}, {"mode", f.series.mode},
@@ -158,6 +171,8 @@ json params_json(const measurement& m, const std::vector<series_fit>& fits, cons
     }
     s["protocol_changes_after_bytes"] = json::array();
     for (std::size_t c : f.changes) s["protocol_changes_after_bytes"].push_back(f.derived[c].bytes);
+    s["tolerance_splits_after_bytes"] = json::array();
+    for (std::size_t c : f.splits) s["tolerance_splits_after_bytes"].push_back(f.derived[c].bytes);
     s["per_size"] = json::array();
     for (const derived_point& d : f.derived)
       s["per_size"].push_back(
@@ -190,6 +205,12 @@ std::string params_table(const std::vector<series_fit>& fits) {
     for (const range_fit& r : f.ranges)
       out += fmt::format("  {:>10}..{:<9} {} {} {} {} {}\n", r.first_bytes, r.last_bytes, pct(r.residuals.prtt1),
                          pct(r.residuals.prttn), pct(r.residuals.o_s), pct(r.residuals.o_r), pct(r.residuals.g_all));
+    if (!f.splits.empty()) {
+      std::vector<std::uint64_t> after;
+      for (std::size_t c : f.splits) after.push_back(f.derived[c].bytes);
+      out += fmt::format("  split within a protocol to meet the tolerance (not a protocol change) after: {} B\n",
+                         fmt::join(after, " B, "));
+    }
     for (const std::string& w : f.warnings) out += "  warning: " + w + "\n";
   }
   return out;
@@ -239,6 +260,12 @@ std::string params_svg(const std::vector<series_fit>& fits) {
                          xc, y0 + top, y0 + H - bottom, y0 + top + 12, f.derived[c].bytes);
       out += "\n";
     }
+    for (std::size_t c : f.splits) {
+      const double xc = X(static_cast<double>(f.derived[c].bytes));
+      out += fmt::format(R"(<line x1="{0}" x2="{0}" y1="{1}" y2="{2}" stroke="#bbb" stroke-dasharray="1 3"/><text x="{0}" y="{3}" fill="#888">split after {4} B</text>)",
+                         xc, y0 + top, y0 + H - bottom, y0 + top + 26, f.derived[c].bytes);
+      out += "\n";
+    }
     for (int k = 0; k < 3; ++k) {
       auto measured = [&](std::size_t i) {
         return k == 0 ? f.series.points[i].prtt1_ns : k == 1 ? f.series.points[i].prttn_ns : f.derived[i].g_all_ns;
@@ -278,10 +305,8 @@ sidecore::model::sim::loggops_params to_loggops(const series_fit& f, std::uint64
   const range_fit& r = f.range_for(bytes);
   sidecore::model::sim::loggops_params p;
   p.L = std::max(0.0, r.L_ns);
-  p.o = std::max(0.0, (r.o_s.at_one + r.o_r.at_one) / 2);
-  p.O = std::max(0.0, (r.o_s.slope + r.o_r.slope) / 2);
-  p.g = std::max(0.0, r.g_all.at_one);
-  p.G = std::max(0.0, r.g_all.slope);
+  std::tie(p.o, p.O) = simulator_line((r.o_s.at_one + r.o_r.at_one) / 2, (r.o_s.slope + r.o_r.slope) / 2, bytes);
+  std::tie(p.g, p.G) = simulator_line(r.g_all.at_one, r.g_all.slope, bytes);
   p.S = f.changes.empty() ? f.derived.back().bytes : f.derived[f.changes.front()].bytes;
   return p;
 }
@@ -320,10 +345,9 @@ sidecore::model::sim::loggops_params read_loggops_params(const std::string& path
     const std::string rp = fmt::format("{}.ranges[{}]", at, pick);
     sidecore::model::sim::loggops_params p;
     p.L = std::max(0.0, num(r, rp, "L_ns"));
-    p.o = std::max(0.0, (num(r, rp, "o_s_ns") + num(r, rp, "o_r_ns")) / 2);
-    p.O = std::max(0.0, (num(r, rp, "O_s_ns_per_byte") + num(r, rp, "O_r_ns_per_byte")) / 2);
-    p.g = std::max(0.0, num(r, rp, "g_ns"));
-    p.G = std::max(0.0, num(r, rp, "G_ns_per_byte"));
+    std::tie(p.o, p.O) = simulator_line((num(r, rp, "o_s_ns") + num(r, rp, "o_r_ns")) / 2,
+                                        (num(r, rp, "O_s_ns_per_byte") + num(r, rp, "O_r_ns_per_byte")) / 2, bytes);
+    std::tie(p.g, p.G) = simulator_line(num(r, rp, "g_ns"), num(r, rp, "G_ns_per_byte"), bytes);
     const json& changes = s.value("protocol_changes_after_bytes", json::array());
     const std::string lp = fmt::format("{}.ranges[{}]", at, s["ranges"].size() - 1);
     const double last = num(s["ranges"].back(), lp, "last_bytes");

@@ -110,16 +110,7 @@ std::vector<std::size_t> detect_changes(const std::vector<std::uint64_t>& size, 
     // The paper's test: every look-ahead deviation above pfact x the current one.
     bool paper = true;
     for (std::size_t j = 1; j <= x && paper; ++j) paper = lsq(size, v, w[k], last, cur + j) > o.pfact * dev;
-    if (paper || !series[k].bends) return paper;
-    // The bend test: every look-ahead point off the line so far by more than pfact x its RMS relative residual,
-    // and by more than max_bend.
-    const line_fit f = fit_line(size, v, w[k], last, cur);
-    const double limit = std::max(o.pfact * std::sqrt(dev), o.max_bend);
-    for (std::size_t j = 1; j <= x; ++j) {
-      const std::size_t i = cur + j;
-      if (w[k][i] == 0 || std::abs(f(size[i]) - v[i]) / v[i] <= limit) return false;
-    }
-    return true;
+    return paper;
   };
   // lsq(last, current) needs current >= last + 3 (its denominator l - k - 2 >= 1).
   const auto first_test = static_cast<std::size_t>(std::max(4, o.min_points)) - 1;
@@ -130,6 +121,28 @@ std::vector<std::size_t> detect_changes(const std::vector<std::uint64_t>& size, 
     if (change) {
       changes.push_back(cur);
       last = cur + 1;
+      // A protocol narrower than min_points (the provider's switch a header's length below sidecore's eager
+      // limit: one or two measured sizes), which the paper's test cannot end: the test run backwards from the
+      // sizes after it (change_series::looks_back).
+      for (std::size_t wide = 1; wide <= x; ++wide) {
+        const std::size_t a = last + wide, b = a + first_test;
+        bool apart = false;
+        for (std::size_t k = 0; b < n && k < series.size() && !apart; ++k) {
+          const std::vector<double>& v = series[k].val;
+          if (!series[k].looks_back) continue;
+          const double dev = std::max(lsq(size, v, w[k], a, b), floor);
+          const line_fit f = fit_line(size, v, w[k], a, b);
+          const double limit = std::max(o.pfact * std::sqrt(dev), o.max_bend);
+          apart = lsq(size, v, w[k], last, b) > o.pfact * dev;
+          for (std::size_t i = last; i < a && apart; ++i)
+            apart = w[k][i] > 0 && std::abs(f(size[i]) - v[i]) / v[i] > limit;
+        }
+        if (apart) {
+          changes.push_back(a - 1);
+          last = a;
+          break;
+        }
+      }
       cur = last + first_test;
     } else {
       ++cur;
@@ -318,6 +331,12 @@ void check_overhead_weight(const fit_options& o) {
         fmt::format("overhead_weight = {} is not accepted; accepted: a finite number > 0", o.overhead_weight));
 }
 
+void check_tolerance(const fit_options& o) {
+  if (!(o.tolerance >= 0) || !std::isfinite(o.tolerance))
+    throw std::invalid_argument(
+        fmt::format("tolerance = {} is not accepted; accepted: a finite number >= 0 (0: no splits)", o.tolerance));
+}
+
 }  // namespace
 
 range_fit fit_range(const prtt_series& s, const std::vector<derived_point>& derived, std::size_t first,
@@ -332,19 +351,23 @@ range_fit fit_range(const prtt_series& s, const std::vector<derived_point>& deri
   r.first_bytes = s.points[first].bytes;
   r.last_bytes = s.points[last].bytes;
   const double n1 = s.n - 1;
+  // The unknowns o_s, o_r and g are the values at the range's first size, not at s = 1: the signs are
+  // constrained where the range's messages are (docs/loggp.md, "Signs"). u = s - first size.
+  const double x0 = static_cast<double>(r.first_bytes) - 1;
   std::vector<equation> eqs;
   for (std::size_t i = first; i <= last; ++i) {
     const prtt_point& p = s.points[i];
     const derived_point& d = derived[i];
     const double x = static_cast<double>(p.bytes) - 1;
+    const double u = x - x0;
     // Relative residuals for the PRTT series; those of the overheads count relative to the round trip, times
     // overhead_weight (fit_options; docs/loggp.md, "Fitting a range").
     const double overhead = std::sqrt(o.overhead_weight) / p.prtt1_ns;
-    eqs.push_back({{2, 2, 2 * x, 2, 2 * x, 0, 2 * x}, p.prtt1_ns, 1 / p.prtt1_ns});  // eq. (1)
+    eqs.push_back({{2, 2, 2 * u, 2, 2 * u, 0, 2 * x}, p.prtt1_ns, 1 / p.prtt1_ns});  // eq. (1)
     if (d.g_all_ns > 0)                                                                // eq. (2)
-      eqs.push_back({{2, 2, 2 * x, 2, 2 * x, n1, 2 * x + n1 * x}, p.prttn_ns, 1 / p.prttn_ns});
-    if (d.o_s_ns > 0) eqs.push_back({{0, 1, x, 0, 0, 0, 0}, d.o_s_ns, overhead});
-    if (d.o_r_ns > 0) eqs.push_back({{0, 0, 0, 1, x, 0, 0}, d.o_r_ns, overhead});
+      eqs.push_back({{2, 2, 2 * u, 2, 2 * u, n1, 2 * x + n1 * u}, p.prttn_ns, 1 / p.prttn_ns});
+    if (d.o_s_ns > 0) eqs.push_back({{0, 1, u, 0, 0, 0, 0}, d.o_s_ns, overhead});
+    if (d.o_r_ns > 0) eqs.push_back({{0, 0, 0, 1, u, 0, 0}, d.o_r_ns, overhead});
   }
   unsigned always = 0;
   if (first == last) {
@@ -378,9 +401,9 @@ range_fit fit_range(const prtt_series& s, const std::vector<derived_point>& deri
                                    r.first_bytes, r.last_bytes, fmt::join(held, ", ")));
   const params& x = fit.x;
   r.L_ns = x[p_L];
-  r.o_s = {x[p_os], x[p_Os]};
-  r.o_r = {x[p_or], x[p_Or]};
-  r.g_all = {x[p_g], x[p_G]};
+  r.o_s = {x[p_os] - x0 * x[p_Os], x[p_Os]};
+  r.o_r = {x[p_or] - x0 * x[p_Or], x[p_Or]};
+  r.g_all = {x[p_g] - x0 * x[p_G], x[p_G]};
 
   residual_sum e1, en, es, eo, eg;
   for (std::size_t i = first; i <= last; ++i) {
@@ -396,10 +419,41 @@ range_fit fit_range(const prtt_series& s, const std::vector<derived_point>& deri
   return r;
 }
 
+namespace {
+
+// LogGP charges a message's bytes once at G in the round trip (eq. 1: PRTT(1,0,s) grows at least 2G per
+// byte) and again in the gap between back-to-back messages (eq. 5: G_all grows G per byte). Where the gap
+// grows faster than half the round trip (a provider whose bounded queues stall a burst: shm's eager path),
+// no LogGP parameters reproduce both PRTT series; the range's miss then says so, not "fit harder".
+void warn_if_not_loggp(series_fit& f, const range_fit& r, const fit_options& o) {
+  if (r.last - r.first < 2 || std::max(r.residuals.prtt1.max_rel, r.residuals.prttn.max_rel) <= o.tolerance) return;
+  std::vector<std::uint64_t> size;
+  std::vector<double> prtt1, gall;
+  for (std::size_t i = r.first; i <= r.last; ++i) {
+    if (f.derived[i].g_all_ns <= 0) continue;
+    size.push_back(f.derived[i].bytes);
+    prtt1.push_back(f.derived[i].prtt1_ns);
+    gall.push_back(f.derived[i].g_all_ns);
+  }
+  if (size.size() < 3) return;
+  const std::vector<double> w1 = relative_weights(prtt1), wg = relative_weights(gall);
+  const double round_trip = fit_line(size, prtt1, w1, 0, size.size() - 1).slope / 2;
+  const double gap = fit_line(size, gall, wg, 0, size.size() - 1).slope;
+  if (gap > 0 && round_trip < (1 - o.tolerance) * gap)
+    f.warnings.push_back(fmt::format(
+        "the range {} B .. {} B: the gap between back-to-back messages grows {:.4f} ns/B, a message's one-way "
+        "time only {:.4f} ns/B; LogGP charges both the same G (eqs. 1 and 5), so no parameters reproduce "
+        "PRTT(1,0,s) and PRTT(n,0,s) together there (a provider whose bounded queues stall a burst)",
+        r.first_bytes, r.last_bytes, gap, round_trip));
+}
+
+}  // namespace
+
 series_fit fit(const prtt_series& s, const fit_options& o) {
   if (s.points.size() < 2)
     throw std::invalid_argument(fmt::format("{} measured size(s): a fit needs at least 2", s.points.size()));
   check_overhead_weight(o);
+  check_tolerance(o);
   series_fit out;
   out.series = s;
   out.derived = derive(s);
@@ -431,11 +485,22 @@ series_fit fit(const prtt_series& s, const fit_options& o) {
   out.latency_ns = s.points.front().prtt1_ns / 2;
   out.changes = detect_changes(size, {{std::move(gall), false}, {std::move(prtt1), true}}, o);
 
+  std::vector<std::size_t> ends;
   std::size_t first = 0;
-  std::vector<std::size_t> ends = out.changes;
-  ends.push_back(n - 1);
+  std::vector<std::size_t> protocol_ends = out.changes;
+  protocol_ends.push_back(n - 1);
+  for (std::size_t last : protocol_ends) {
+    for (std::size_t k : split_to_tolerance(s, out.derived, first, last, o)) {
+      out.splits.push_back(k);
+      ends.push_back(k);
+    }
+    ends.push_back(last);
+    first = last + 1;
+  }
+  first = 0;
   for (std::size_t last : ends) {
     out.ranges.push_back(fit_range(s, out.derived, first, last, o, out.warnings));
+    warn_if_not_loggp(out, out.ranges.back(), o);
     first = last + 1;
   }
   return out;

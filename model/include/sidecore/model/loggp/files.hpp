@@ -47,7 +47,9 @@ inline constexpr int params_version = 2;
 
 /// LogGOPS parameters for the simulator from a fit: L and g, G of the range holding `bytes`,
 /// o = (o_s + o_r)/2 and O = (O_s + O_r)/2 there (the simulator has one o for both sides), S = the
-/// largest size of the first range (the first protocol change), or the largest size measured.
+/// largest size of the first range (the first protocol change), or the largest size measured. Each
+/// is >= 0: a negative L becomes 0; where o or g is negative at s = 1 (a range far from 1 B, whose
+/// signs hold at its own sizes) it becomes 0 and O or G carries the fitted value at `bytes`.
 [[nodiscard]] sidecore::model::sim::loggops_params to_loggops(const series_fit& f, std::uint64_t bytes);
 
 /// LogGOPS parameters from a parameter file (schema "sidecore-loggp", version 1 or 2; what `sidecore loggp -o` writes):

@@ -55,9 +55,9 @@ struct fit_options {
   /// happen to fit well make the next ordinary point look like one; a change that small would not
   /// matter to a fit that must reproduce PRTT within 5 %.
   double relative_floor = 0.01;
-  /// The bend test of PRTT(1,0,s) (change_series::bends) ends a protocol only where the next points
-  /// leave its line by more than this (relative): a bend that small would not keep the fit from
-  /// reproducing PRTT within 5 %.
+  /// A protocol's first sizes count as a protocol of their own (change_series::looks_back) only when
+  /// each is off the line of the sizes after them by more than this (relative): closer, they would not
+  /// keep the fit from reproducing PRTT within 5 %.
   double max_bend = 0.05;
   /// Weight of the overhead series o_s(s) and o_r(s) in the joint fit of a range, against the PRTT
   /// series (docs/loggp.md, "Fitting a range"). Their residuals count relative to PRTT(1,0,s), times
@@ -66,6 +66,9 @@ struct fit_options {
   /// round trip, and where the CPU moves the bytes (shm) they count the copy that G counts too. Must
   /// be > 0 (at 0 o_s, o_r and L would not be determined separately).
   double overhead_weight = 0.01;
+  /// A range whose fit misses PRTT(1,0,s) or PRTT(n,0,s) by more than this (relative, at any of its
+  /// sizes) is split where that pays (split_to_tolerance()). 0 turns splitting off; must be >= 0.
+  double tolerance = 0.05;
 };
 
 /// A straight line y = a + b (s - 1) fitted by least squares.
@@ -117,6 +120,9 @@ struct series_fit {
   std::vector<derived_point> derived;
   std::vector<range_fit> ranges;
   std::vector<std::size_t> changes;  ///< index of the last point of each protocol but the last
+  /// Index of the last point of each range that split_to_tolerance() cut off inside a protocol
+  /// (not a protocol change: a per-byte cost that curves, e.g. past the last-level cache).
+  std::vector<std::size_t> splits;
   double latency_ns = 0;             ///< seed 001 Section 2.5: PRTT(1,0,smallest)/2
   std::vector<std::string> warnings;  ///< d <= G_all at a size, a range too short to fit, ...
 
@@ -127,11 +133,13 @@ struct series_fit {
 /// A series detect_changes() walks, with its values at the sizes.
 struct change_series {
   std::vector<double> val;
-  /// Also end a protocol where the series bends: where each of the `lookahead` next points is off
-  /// the line of the protocol so far by more than pfact x its RMS relative residual and by more than
-  /// fit_options::max_bend. The paper's test compares the deviation of the whole protocol with and
-  /// without the next points; over a long protocol a gradual bend moves that average too little.
-  bool bends = false;
+  /// Also end a new protocol after its first w <= lookahead sizes (the largest such w) when they do not
+  /// belong to the sizes after them: the paper's test run backwards (adding them to the next
+  /// min_points sizes raises their lsq past pfact x) and each of them off those sizes' line by more
+  /// than pfact x their RMS relative residual and by more than fit_options::max_bend. The paper's test
+  /// needs min_points sizes before a change; a protocol one or two sizes wide (the provider's switch a
+  /// header's length below sidecore's eager limit) has fewer.
+  bool looks_back = false;
 };
 
 /// seed 001 Section 2.6: the indices `current` after which a protocol change is detected, on
@@ -139,11 +147,12 @@ struct change_series {
 /// of the least squares line through points k..l, divided by (l - k - 2) (the paper's equation (6);
 /// relative because the sizes span seven decades, where absolute residuals would see only the
 /// largest). A change is declared after `current` when any one series meets its test there, and
-/// every series starts its next protocol after it. fit() walks G_all(s), the paper's series, with the paper's test, and PRTT(1,0,s), the
-/// series the parameters must reproduce, with the paper's test and the bend test: a per-byte cost
-/// that changes without a change of the gap (a message that no longer fits the last-level cache,
-/// where the CPU's copy is the transfer) shows in PRTT(1,0,s) alone. Throws std::invalid_argument
-/// when a series has not one value per size.
+/// every series starts its next protocol after it. fit() walks G_all(s), the paper's series, and
+/// PRTT(1,0,s), the series the parameters must reproduce, which also looks back
+/// (change_series::looks_back). A per-byte cost that curves within a protocol (a message that no
+/// longer fits the last-level cache, where the CPU's copy is the transfer) is not a change: fit()
+/// splits such a range to its tolerance (split_to_tolerance()). Throws std::invalid_argument when a
+/// series has not one value per size.
 [[nodiscard]] std::vector<std::size_t> detect_changes(const std::vector<std::uint64_t>& size,
                                                       const std::vector<change_series>& series,
                                                       const fit_options& o);
@@ -165,7 +174,18 @@ struct change_series {
 [[nodiscard]] range_fit fit_range(const prtt_series& s, const std::vector<derived_point>& derived, std::size_t first,
                                   std::size_t last, const fit_options& o, std::vector<std::string>& warnings);
 
-/// Derives, detects protocol changes on G_all and fits every range (fit_range()). Throws
+/// The ends (index of the last point) of the parts that the points first..last are split into where
+/// their fit_range() misses PRTT(1,0,s) or PRTT(n,0,s) by more than o.tolerance: binary segmentation
+/// (each time the cut that lowers the squared relative PRTT error most, in a part that misses), of
+/// which the first k cuts are kept for the k with the least Bayesian information criterion (a cut
+/// must buy more than its seven parameters would fit of noise). Ascending, without `last`; empty when
+/// the range holds, o.tolerance is 0, or no cut pays. A curve or a step is cut; noise is not
+/// (docs/loggp.md, "Splitting to the tolerance"). Throws as fit_range().
+[[nodiscard]] std::vector<std::size_t> split_to_tolerance(const prtt_series& s, const std::vector<derived_point>& derived,
+                                                          std::size_t first, std::size_t last, const fit_options& o);
+
+/// Derives, detects protocol changes on G_all and PRTT(1,0,s), splits ranges the fit does not
+/// reproduce within o.tolerance (split_to_tolerance()) and fits every range (fit_range()). Throws
 /// std::invalid_argument for invalid series (derive()), fewer than 2 points, or an overhead_weight
 /// that is not > 0.
 [[nodiscard]] series_fit fit(const prtt_series& s, const fit_options& o = {});

@@ -102,13 +102,14 @@ TEST(WhatifReplay, EagerPingHandComputed) {
   const sim::whatif_result r = sim::run_whatif(lt, opts());
   // Progress in calls, one CPU. Rank 0: calc [0,1000); the send takes the CPU to 1000 + o + 99 O = 1299, its message
   // arrives at 1000 + o + L = 2200; the 2000 ns burst runs [1299, 3299); the wait needs the eager send, done.
-  // Rank 1: the receive is posted at 0; the 5000 ns burst runs [0, 5000); the message is taken in when the CPU is
-  // free, [5000, 5000 + o + 99 max(O, G)) = [5000, 5398).
-  EXPECT_EQ(r.sims[0].finish_ns, (std::vector<double>{3299, 5398}));
+  // Rank 1: the receive is posted at 0; its irecv took 100 ns of CPU, which the simulator does not charge (a
+  // receive's o comes at its arrival), so the 5000 ns burst and it run [0, 5100); the message is taken in when the
+  // CPU is free, [5100, 5100 + o + 99 max(O, G)) = [5100, 5498). (Rank 0's isend took 100 ns, less than its o.)
+  EXPECT_EQ(r.sims[0].finish_ns, (std::vector<double>{3299, 5498}));
   // Dedicated core, computation x2. Rank 0: [0, 2000), the send on CPU 1 from 2000, the 4000 ns burst [2000, 6000).
   // Rank 1: [0, 10000); the message (at 3200) is taken in by CPU 1, [3200, 3598).
   EXPECT_EQ(r.sims[1].finish_ns, (std::vector<double>{6000, 10000}));
-  EXPECT_NEAR(r.speedup(sim::scenario::dedicated_core), 5398.0 / 10000, 1e-12);
+  EXPECT_NEAR(r.speedup(sim::scenario::dedicated_core), 5498.0 / 10000, 1e-12);
   // Ideal overlap, 2 chunks of 50 B, computation unscaled. Rank 0: [0,500), chunk 0 on CPU 1 [500, 749) (o + 49 O),
   // [500,1000); chunk 1 waits for CPU 1: [1000, 1249); the 2000 ns burst [1000, 3000). Chunk 0 arrives at
   // 500 + 200 + 1000 = 1700, chunk 1 at 2200. Rank 1: the receives are posted at 0 on CPU 1; its 5000 ns burst is
@@ -117,6 +118,23 @@ TEST(WhatifReplay, EagerPingHandComputed) {
   // before the wait runs [0, 5000) on CPU 0.
   EXPECT_EQ(r.sims[2].finish_ns, (std::vector<double>{3000, 5000}));
   EXPECT_EQ(r.traced_ns, (std::vector<double>{3200, 5200}));
+}
+
+// A call that never waits spent its measured time on the CPU: with progress in calls, what the simulator does not
+// charge as o is the call's computation (sweep's isends between compute phases took 1.8 us, a ping-pong's o is
+// 0.25 us). With a progress core that work is the core's.
+TEST(WhatifReplay, CallsThatNeverWaitKeepTheirCpuTimeBeyondO) {
+  trace_text r0(0, 2), r1(1, 2);
+  r0.call("sidecore::isend", "init", 1000, 2000).post(true, 7, 1, 5, 100, 1050);
+  r0.call("sidecore::wait", "wait", 4000, 4100).done(7, -1, -1, 100, 4050);
+  r1.call("sidecore::irecv", "init", 0, 100).post(false, 9, 0, 5, 100, 50);
+  r1.call("sidecore::wait", "wait", 5100, 5200).done(9, 0, 5, 100, 5150);
+  const sim::whatif_result r = sim::run_whatif(sim::link_traces({r0.parse(), r1.parse()}), opts());
+  // Rank 0: calc [0, 1000), the send's o + 99 O to 1299, then the isend's other 1000 - 200 ns and the 2000 ns burst,
+  // [1299, 4099); the eager send is done: the wait ends at once.
+  EXPECT_EQ(r.sims[0].finish_ns[0], 4099);
+  // Dedicated core, computation x2: [0, 2000), the send on CPU 1, the 4000 ns burst [2000, 6000); nothing added.
+  EXPECT_EQ(r.sims[1].finish_ns[0], 6000);
 }
 
 // sidecore's collectives record their completion, not their messages: such a done is taken out with a warning, and

@@ -103,7 +103,7 @@ int run_loggp(const loggp_args& a) {
       throw input_error(a.measurement, s.transport, e.what());
     }
   }
-  std::cout << lg::params_table(fits);
+  std::cout << lg::params_table(fits, a.fit);
   if (!a.output.empty()) write_file(a.output, lg::params_json(m, fits, a.fit).dump(2) + "\n", "--output");
   if (!a.svg.empty()) write_file(a.svg, lg::params_svg(fits), "--svg");
   if (!a.xfer_table.empty()) {

@@ -430,6 +430,11 @@ TEST(LogGPFit, FilesRoundTripAndOutputs) {
   EXPECT_NE(table.find("residuals max, rms     PRTT(1,0,s)    PRTT(10,0,s)"), std::string::npos) << table;
   EXPECT_NE(table.find("0.0%    0.0%"), std::string::npos) << table;
   EXPECT_NE(table.find("12288..16777216"), std::string::npos) << table;
+  EXPECT_NE(table.find("check: PRTT within 5 % in 2 of 2 ranges"), std::string::npos) << table;
+  lg::fit_options strict;
+  strict.tolerance = 1e-12;
+  EXPECT_NE(lg::params_table(fits, strict).find("check: PRTT within 1e-10 % in "), std::string::npos)
+      << lg::params_table(fits, strict);
   const std::string svg = lg::params_svg(fits);
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("protocol change after 8192 B"), std::string::npos);

@@ -130,9 +130,9 @@ TEST(WhatifReplay, CallsThatNeverWaitKeepTheirCpuTimeBeyondO) {
   r1.call("sidecore::irecv", "init", 0, 100).post(false, 9, 0, 5, 100, 50);
   r1.call("sidecore::wait", "wait", 5100, 5200).done(9, 0, 5, 100, 5150);
   const sim::whatif_result r = sim::run_whatif(sim::link_traces({r0.parse(), r1.parse()}), opts());
-  // Rank 0: calc [0, 1000), the send's o + 99 O to 1299, then the isend's other 1000 - 200 ns and the 2000 ns burst,
-  // [1299, 4099); the eager send is done: the wait ends at once.
-  EXPECT_EQ(r.sims[0].finish_ns[0], 4099);
+  // Rank 0: calc [0, 1000), the send's o + 99 O to 1299, then the rest of the isend's 1000 ns, 1000 - 299, and the
+  // 2000 ns burst, [1299, 4000); the eager send is done: the wait ends at once.
+  EXPECT_EQ(r.sims[0].finish_ns[0], 4000);
   // Dedicated core, computation x2: [0, 2000), the send on CPU 1, the 4000 ns burst [2000, 6000); nothing added.
   EXPECT_EQ(r.sims[1].finish_ns[0], 6000);
 }

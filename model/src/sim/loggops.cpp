@@ -28,6 +28,24 @@ void validate(const loggops_params& p) {
       throw input_error(name, "", fmt::format("{} is not accepted; accepted: a number of nanoseconds >= 0", v));
 }
 
+namespace {
+// (s - 1) as LogGOPSim's unsigned products wrap it: -1 for a 0-byte message.
+double bytes_after_first(std::uint64_t size) { return size > 0 ? static_cast<double>(size - 1) : -1.0; }
+}  // namespace
+
+double send_cpu_ns(const loggops_params& p, std::uint64_t size) { return p.o + bytes_after_first(size) * p.O; }
+
+// LogGOPSim charges the reception max((s-1)O, (s-1)G) in unsigned 64-bit arithmetic. For s >= 1 that is
+// (s-1) max(O, G); for s = 0 both products are "minus" O and G, and the unsigned maximum picks the smaller
+// nonzero one (or 0 when both are 0).
+double recv_cpu_ns(const loggops_params& p, std::uint64_t size) {
+  if (size > 0) return p.o + static_cast<double>(size - 1) * std::max(p.O, p.G);
+  if (p.O == 0 && p.G == 0) return p.o;
+  if (p.O == 0) return p.o - p.G;
+  if (p.G == 0) return p.o - p.O;
+  return p.o - std::min(p.O, p.G);
+}
+
 double sim_result::makespan_ns() const {
   return finish_ns.empty() ? 0.0 : *std::max_element(finish_ns.begin(), finish_ns.end());
 }
@@ -120,20 +138,6 @@ class simulator {
     touch(s_.rank_of(id));
   }
 
-  // Bytes term of a message's reception on the CPU: LogGOPSim charges max((s-1)O, (s-1)G) in unsigned
-  // 64-bit arithmetic. For s >= 1 that is (s-1) max(O, G); for s = 0 both products are "minus" O and G,
-  // and the unsigned maximum picks the smaller nonzero one (or 0 when both are 0).
-  double recv_bytes_term(std::uint64_t size) const {
-    if (size > 0) return static_cast<double>(size - 1) * std::max(p_.O, p_.G);
-    if (p_.O == 0 && p_.G == 0) return 0;
-    if (p_.O == 0) return -p_.G;
-    if (p_.G == 0) return -p_.O;
-    return -std::min(p_.O, p_.G);
-  }
-  // (s - 1) as LogGOPSim's unsigned products wrap it: -1 for a 0-byte message.
-  static double bytes_after_first(std::uint64_t size) {
-    return size > 0 ? static_cast<double>(size - 1) : -1.0;
-  }
   // A resource busy from t for `cost`. Only a 0-byte message's negative byte term can make t + cost
   // negative, where LogGOPSim's unsigned clock wraps to ~2^64 (a rank that never finishes); the
   // clock stays at 0 instead.
@@ -159,7 +163,7 @@ class simulator {
     if (avail > e.time) return repush(e, avail);
     mark_started(e.id, e.time);
     const double extra = bytes_after_first(o.size);
-    c = busy_until(e.time, p_.o + extra * p_.O);
+    c = busy_until(e.time, send_cpu_ns(p_, o.size));
     gs = busy_until(e.time, p_.g + extra * p_.G);
     if (obs_) {
       obs_->cpu_busy(h, o.cpu, cpu_work::send, e.id, e.time, c);
@@ -209,7 +213,7 @@ class simulator {
     double& gr = nic_r(h, snd.nic);
     const double avail = std::max(c, gr);
     if (avail > e.time) return repush(e, avail);
-    c = busy_until(e.time, p_.o + recv_bytes_term(snd.size));
+    c = busy_until(e.time, recv_cpu_ns(p_, snd.size));
     gr = busy_until(e.time, p_.g + bytes_after_first(snd.size) * p_.G);
     if (obs_) {
       obs_->cpu_busy(h, snd.cpu, cpu_work::reception, e.id, e.time, c);

@@ -307,22 +307,27 @@ schedule build_scenario(const linked_traces& lt, scenario sc, const whatif_optio
           post_ops[i][q].push_back(id);
         }
       }
-      std::size_t charged_ops = 0;  // operations whose o the simulator charges on this CPU
-      for (const traced_post& p : c.posts) charged_ops += p.send ? 1 : 0;
+      double charged = 0;  // CPU time the simulator charges for this call's messages (in progress in calls)
+      for (std::uint32_t q = 0; q < c.posts.size(); ++q) {
+        const std::int64_t m = lt.message_of_post[r][i][q];
+        if (m >= 0 && c.posts[q].send) charged += send_cpu_ns(o.params, lt.messages[static_cast<std::size_t>(m)].bytes);
+      }
       for (std::uint32_t q = 0; q < c.dones.size(); ++q) {
         const auto [pc, pp] = lt.post_of_done[r][i][q];
-        if (lt.message_of_post[r][pc][pp] < 0) continue;
+        const std::int64_t m = lt.message_of_post[r][pc][pp];
+        if (m < 0) continue;
         const std::vector<op_id>& ops = post_ops[pc][pp];
-        charged_ops += t.calls[pc].posts[pp].send ? 0 : 1;
+        if (!t.calls[pc].posts[pp].send) charged += recv_cpu_ns(o.params, lt.messages[static_cast<std::size_t>(m)].bytes);
         if (chunked && !t.calls[pc].posts[pp].send) consume.push_back(ops);
         else need_done.insert(need_done.end(), ops.begin(), ops.end());
       }
       // A call that never waits (an initiation, a test) spent all its measured time on the CPU. With progress in
-      // calls, what of it the simulator does not charge as o (a send's at its post, a receive's at its arrival) is
-      // computation of the call: a ping-pong's o is a hot loop's (0.2-0.25 us), where sweep's isends between compute
-      // phases took 1.8 us and its completing testanys 4.9 us. With a progress core that work is the core's.
+      // calls, what of it exceeds what the simulator charges for its messages (a send's o + (s-1) O at its post, a
+      // receive's o + (s-1) max(O, G) when it is taken in) is computation of the call: a ping-pong's o is a hot
+      // loop's (0.2-0.25 us), where sweep's isends between compute phases took 1.8 us and its completing testanys
+      // 4.9 us. With a progress core that work is the core's.
       if (sc == scenario::in_calls && (c.category == "init" || c.category == "test"))
-        pending += std::max(0.0, (c.t1_ns - c.t0_ns) - o.params.o * static_cast<double>(charged_ops));
+        pending += std::max(0.0, (c.t1_ns - c.t0_ns) - charged);
     }
     // The end: what the last calls completed is waited for (and consumed) before the rank finishes.
     (void)emit(chunked && !consume.empty() ? K : 1, static_cast<std::uint32_t>(t.calls.size()));

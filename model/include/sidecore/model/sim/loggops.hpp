@@ -29,6 +29,12 @@ struct loggops_params {
 /// Throws sidecore::input_error naming the parameter ("-G") when one is negative or not finite.
 void validate(const loggops_params& p);
 
+/// CPU time the simulator charges at the sender of a `size`-byte message, o + (s-1) O, and at its receiver when
+/// it is taken in, o + (s-1) max(O, G) (LogGOPSim's rules, its 0-byte case included: the byte term of a 0-byte
+/// message is minus O, or minus the smaller nonzero of O and G at the receiver).
+[[nodiscard]] double send_cpu_ns(const loggops_params& p, std::uint64_t size);
+[[nodiscard]] double recv_cpu_ns(const loggops_params& p, std::uint64_t size);
+
 /// What a CPU is busy with: a calc, the o (+ bytes x O) of a send, or that of taking in a message.
 enum class cpu_work : std::uint8_t { calc, send, reception };
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,16 +40,29 @@ struct cut {
   bool found = false;
 };
 
+// Each candidate costs two fits of up to the whole part, so a long part (16 sizes per octave: 300 and more) is
+// searched coarsely first, every `step`-th end (about 32 of them), then at every end within a step of the best:
+// the squared error changes little from one end to the next, except at a step of PRTT, which the fine pass finds.
+constexpr std::size_t exhaustive_up_to = 64;
+
 cut best_cut(const prtt_series& s, const std::vector<derived_point>& derived, std::size_t first, std::size_t last,
              const fit_options& o) {
   cut best;
   double best_ssr = std::numeric_limits<double>::infinity();
-  for (std::size_t k = first; k < last; ++k) {
+  auto consider = [&](std::size_t k) {
     const misfit l = misfit_of(s, derived, first, k, o), r = misfit_of(s, derived, k + 1, last, o);
     if (l.ssr + r.ssr < best_ssr) {
       best_ssr = l.ssr + r.ssr;
       best = {k, l, r, true};
     }
+  };
+  const std::size_t ends = last - first;  // candidate ends first .. last - 1
+  const std::size_t step = ends <= exhaustive_up_to ? 1 : (ends + 31) / 32;
+  for (std::size_t k = first; k < last; k += step) consider(k);
+  if (step > 1 && best.found) {
+    const std::size_t coarse = best.end;
+    for (std::size_t k = coarse > first + step ? coarse - step + 1 : first; k < std::min(last, coarse + step); ++k)
+      if (k != coarse) consider(k);
   }
   return best;
 }
@@ -56,6 +70,7 @@ cut best_cut(const prtt_series& s, const std::vector<derived_point>& derived, st
 struct part {
   std::size_t first = 0, last = 0;
   misfit fit;
+  std::optional<cut> best;  // its best cut, once looked for (a part that holds the tolerance is not)
 };
 
 }  // namespace
@@ -70,7 +85,7 @@ std::vector<std::size_t> split_to_tolerance(const prtt_series& s, const std::vec
   // a cut must buy more than the 7 parameters it adds would fit of noise alone. A curve or a step does (one
   // cut alone may not lower the error much where the range is noisy too, so every prefix is weighed); noise
   // does not, whatever the cuts.
-  std::vector<part> parts{{first, last, misfit_of(s, derived, first, last, o)}};
+  std::vector<part> parts{{first, last, misfit_of(s, derived, first, last, o), std::nullopt}};
   const double values = static_cast<double>(parts.front().fit.values);
   std::vector<std::size_t> made;
   std::vector<double> ssr_after{parts.front().fit.ssr};
@@ -80,7 +95,8 @@ std::vector<std::size_t> split_to_tolerance(const prtt_series& s, const std::vec
     double gain = 0;
     for (std::size_t i = 0; i < parts.size(); ++i) {
       if (parts[i].fit.max <= o.tolerance) continue;
-      const cut c = best_cut(s, derived, parts[i].first, parts[i].last, o);
+      if (!parts[i].best) parts[i].best = best_cut(s, derived, parts[i].first, parts[i].last, o);
+      const cut& c = *parts[i].best;
       if (c.found && parts[i].fit.ssr - (c.left.ssr + c.right.ssr) > gain) {
         gain = parts[i].fit.ssr - (c.left.ssr + c.right.ssr);
         pick = i;
@@ -89,8 +105,9 @@ std::vector<std::size_t> split_to_tolerance(const prtt_series& s, const std::vec
     }
     if (pick == parts.size()) break;
     const part p = parts[pick];
-    parts[pick] = {p.first, pick_cut.end, pick_cut.left};
-    parts.insert(parts.begin() + static_cast<std::ptrdiff_t>(pick) + 1, {pick_cut.end + 1, p.last, pick_cut.right});
+    parts[pick] = {p.first, pick_cut.end, pick_cut.left, std::nullopt};
+    parts.insert(parts.begin() + static_cast<std::ptrdiff_t>(pick) + 1,
+                 part{pick_cut.end + 1, p.last, pick_cut.right, std::nullopt});
     made.push_back(pick_cut.end);
     double total = 0;
     for (const part& q : parts) total += q.fit.ssr;

@@ -44,8 +44,8 @@ CLI::App* add_loggp(CLI::App& app, loggp_args& a) {
                 "weight of o_s(s) and o_r(s) against the PRTT series in the fit of a range (default 0.01; "
                 "docs/loggp.md)");
   c->add_option("--tolerance", a.fit.tolerance,
-                "split a range whose fit misses PRTT by more than this fraction where that halves the miss "
-                "(default 0.05; 0: no splits; docs/loggp.md)");
+                "split a range whose fit misses PRTT by more than this fraction, where a cut pays for its "
+                "parameters (default 0.05; 0: no splits; docs/loggp.md)");
   return c;
 }
 

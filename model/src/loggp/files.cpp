@@ -340,9 +340,11 @@ sidecore::model::sim::loggops_params read_loggops_params(const std::string& path
   json j = parse_json_input(read_input_file(path, max_profile_bytes, "LogGP parameter file"), path);
   if (!j.is_object() || !j.contains("schema") || j["schema"] != "sidecore-loggp")
     throw input_error(path, "schema", "not a sidecore-loggp parameter file (sidecore loggp -o writes one)");
-  // Version 2 added residuals and held_at_zero; the fields read here are the same in both.
-  if (!j.contains("version") || (j["version"] != 1 && j["version"] != params_version))
-    throw input_error(path, "version", fmt::format("{} is not accepted; accepted: 1, {}",
+  // Version 2 added residuals and held_at_zero, version 3 lets o_s, o_r and g be negative at s = 1 (signs held at a
+  // range's first size; mapped below as to_loggops() maps them); the fields read here are the same in all three.
+  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<long long>() < 1 ||
+      j["version"].get<long long>() > params_version)
+    throw input_error(path, "version", fmt::format("{} is not accepted; accepted: 1, 2, {}",
                                                    j.value("version", json()).dump(), params_version));
   if (!j.contains("series") || !j["series"].is_array()) throw input_error(path, "series", "missing or not an array");
   std::vector<std::string> have;

@@ -392,9 +392,10 @@ range_fit fit_range(const prtt_series& s, const std::vector<derived_point>& deri
                                 param_unit[constrained[i]]));
   }
   if (!held.empty() && fit.free_fit)
-    warnings.push_back(fmt::format("the range {} B .. {} B: {} held at 0, the best fit without a negative overhead, "
-                                   "gap or time per byte (fitted freely: {})",
-                                   r.first_bytes, r.last_bytes, fmt::join(held, ", "), fmt::join(was, ", ")));
+    warnings.push_back(fmt::format("the range {} B .. {} B: {} held at 0 (o_s, o_r, g at {} B), the best fit without a "
+                                   "negative overhead, gap or time per byte (fitted freely: {})",
+                                   r.first_bytes, r.last_bytes, fmt::join(held, ", "), r.first_bytes,
+                                   fmt::join(was, ", ")));
   else if (!held.empty())
     warnings.push_back(fmt::format("the range {} B .. {} B: its measurements do not determine every parameter (no "
                                    "o_s or o_r > 0 at 2 sizes?); held at 0: {}",

@@ -31,7 +31,7 @@ struct measurement {
 /// The version of the parameter file params_json() writes. 2: the joint fit of a range, with the
 /// residuals of PRTT(n,0,s), o_s, o_r and G_all (max and RMS) and `held_at_zero` per range, and
 /// `overhead_weight` under `method` (docs/loggp.md, "Files").
-inline constexpr int params_version = 2;
+inline constexpr int params_version = 3;
 
 /// The parameter file of the fits (one per series), schema "sidecore-loggp" version params_version.
 [[nodiscard]] nlohmann::json params_json(const measurement& m, const std::vector<series_fit>& fits,
@@ -54,7 +54,7 @@ inline constexpr int params_version = 2;
 /// signs hold at its own sizes) it becomes 0 and O or G carries the fitted value at `bytes`.
 [[nodiscard]] sidecore::model::sim::loggops_params to_loggops(const series_fit& f, std::uint64_t bytes);
 
-/// LogGOPS parameters from a parameter file (schema "sidecore-loggp", version 1 or 2; what `sidecore loggp -o` writes):
+/// LogGOPS parameters from a parameter file (schema "sidecore-loggp", version 1, 2 or 3; what `sidecore loggp -o` writes):
 /// of the series of transport `transport` (its first one), the range holding `bytes` (the last range above it),
 /// mapped as to_loggops() does (S: the first protocol change, or the largest size measured). Throws
 /// sidecore::input_error naming the file and the JSON path of a missing or bad field, or the transports there are.

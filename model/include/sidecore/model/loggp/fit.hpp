@@ -101,12 +101,15 @@ struct range_fit {
   std::size_t first = 0, last = 0;  ///< indices into the points (inclusive)
   std::uint64_t first_bytes = 0, last_bytes = 0;
   double L_ns = 0;  ///< L of eq. (1); may be negative (seed 001 Section 2.5: L and o overlap)
-  line_fit o_s;     ///< o_s(s) = o_s + O_s (s-1)
-  line_fit o_r;     ///< o_r(s) = o_r + O_r (s-1)
-  line_fit g_all;   ///< g + G (s-1): at_one = g, slope = G (eq. 5)
+  /// o_s(s) = o_s + O_s (s-1); at_one is the value at s = 1, as the paper reports it, which a range far
+  /// from 1 B whose per-byte cost grows may have negative (its sign holds at its first size).
+  line_fit o_s;
+  line_fit o_r;    ///< o_r(s) = o_r + O_r (s-1), at_one as o_s's
+  line_fit g_all;  ///< g + G (s-1): at_one = g, slope = G (eq. 5); g as o_s's at_one
   range_residuals residuals;
-  /// Parameters the fit held at 0 ("o_s", "O_s", "o_r", "O_r", "g", "G"): a negative value where
-  /// they were free, or not determined by the range's measurements (one size: the per-byte terms).
+  /// Parameters the fit held at 0 ("o_s", "O_s", "o_r", "O_r", "g", "G"; o_s, o_r and g at the range's
+  /// first size, the per-byte terms everywhere): a negative value where they were free, or not
+  /// determined by the range's measurements (one size: the per-byte terms).
   std::vector<std::string> held_at_zero;
 
   /// PRTT(1,0,s) and PRTT(n,0,s) from the fitted parameters (eqs. 1 and 2).
@@ -133,7 +136,7 @@ struct series_fit {
 /// A series detect_changes() walks, with its values at the sizes.
 struct change_series {
   std::vector<double> val;
-  /// Also end a new protocol after its first w <= lookahead sizes (the largest such w) when they do not
+  /// Also end a new protocol after its first w <= lookahead sizes (the smallest such w) when they do not
   /// belong to the sizes after them: the paper's test run backwards (adding them to the next
   /// min_points sizes raises their lsq past pfact x) and each of them off those sizes' line by more
   /// than pfact x their RMS relative residual and by more than fit_options::max_bend. The paper's test
@@ -166,9 +169,9 @@ struct change_series {
 /// Fits the seven parameters L, o_s, O_s, o_r, O_r, g, G of the points first..last at once: a
 /// weighted least squares over PRTT(1,0,s) and PRTT(n,0,s) (weights 1/value^2: relative residuals)
 /// and o_s(s), o_r(s) (weights o.overhead_weight / PRTT(1,0,s)^2), each size's value left out where
-/// it is <= 0 (for PRTT(n,0,s): where G_all <= 0). o_s, O_s, o_r, O_r, g and G are constrained to be
-/// >= 0 (L is free); the per-byte terms are held at 0 when the range has one size. What it had to
-/// hold at 0, and why, goes to `warnings`. Throws std::invalid_argument for first > last, an index
+/// it is <= 0 (for PRTT(n,0,s): where G_all <= 0). O_s, O_r and G, and o_s, o_r and g at the range's
+/// first size, are constrained to be >= 0 (L is free; docs/loggp.md, "Signs"); the per-byte terms are
+/// held at 0 when the range has one size. What it had to hold at 0, and why, goes to `warnings`. Throws std::invalid_argument for first > last, an index
 /// beyond the points, an overhead_weight that is not > 0, or values beyond the range of a double
 /// (no system solvable).
 [[nodiscard]] range_fit fit_range(const prtt_series& s, const std::vector<derived_point>& derived, std::size_t first,
@@ -186,8 +189,8 @@ struct change_series {
 
 /// Derives, detects protocol changes on G_all and PRTT(1,0,s), splits ranges the fit does not
 /// reproduce within o.tolerance (split_to_tolerance()) and fits every range (fit_range()). Throws
-/// std::invalid_argument for invalid series (derive()), fewer than 2 points, or an overhead_weight
-/// that is not > 0.
+/// std::invalid_argument for invalid series (derive()), fewer than 2 points, an overhead_weight that
+/// is not > 0, or a tolerance that is negative or not finite.
 [[nodiscard]] series_fit fit(const prtt_series& s, const fit_options& o = {});
 
 }  // namespace sidecore::model::loggp

@@ -364,6 +364,35 @@ TEST(LogGPFit, ProtocolOneOrTwoSizesWide) {
     }
 }
 
+// The check counts the sizes within the tolerance and, of those that miss, the ones that differ from their own
+// neighbours by more than it: a single noisy size is named as such.
+TEST(LogGPFit, CheckNamesSizesThatDifferFromTheirNeighbours) {
+  // One protocol, fitted as one range (fit() would give the slow size a range of its own).
+  auto one_range = [](const lg::prtt_series& s) {
+    lg::series_fit f;
+    f.series = s;
+    f.derived = lg::derive(s);
+    f.ranges.push_back(lg::fit_range(s, f.derived, 0, s.points.size() - 1, {}, f.warnings));
+    return f;
+  };
+  lg::prtt_series s = make(std::uint64_t{1} << 40, eager, rndv, 0.0);
+  const lg::fit_check clean = lg::check_fit(one_range(s), 0.05);
+  EXPECT_EQ(clean.sizes_within, clean.sizes);
+  EXPECT_EQ(clean.ranges_within, clean.ranges);
+  EXPECT_LT(clean.largest_miss, 1e-9);
+  s.points[20].prtt1_ns *= 1.25;  // one size 25 % slow
+  s.points[20].prttn_ns *= 1.25;
+  s.points[20].prttd_ns *= 1.25;
+  const lg::series_fit f = one_range(s);
+  const lg::fit_check c = lg::check_fit(f, 0.05);
+  EXPECT_EQ(c.sizes, s.points.size());
+  EXPECT_EQ(c.sizes_within + 1, c.sizes);
+  EXPECT_EQ(c.misses_off_neighbours, 1u);
+  EXPECT_GT(c.largest_miss, 0.15);
+  EXPECT_THROW((void)lg::check_fit(f, 0), std::invalid_argument);
+  EXPECT_THROW((void)lg::check_fit(f, std::nan("")), std::invalid_argument);
+}
+
 // Past the curve the fitted gap is negative at s = 1 (its sign holds at the range's own sizes): the
 // simulator's parameters keep the fitted G_all and overheads at the size they stand for, all >= 0.
 TEST(LogGPFit, SimulatorParametersOfARangeFarFromOneByte) {
@@ -423,6 +452,8 @@ TEST(LogGPFit, FilesRoundTripAndOutputs) {
   EXPECT_TRUE(pj["series"][0]["ranges"][0]["held_at_zero"].empty());
   EXPECT_EQ(pj["method"]["overhead_weight"], 0.01);
   EXPECT_EQ(pj["series"][0]["protocol_changes_after_bytes"][0], 8192);
+  EXPECT_EQ(pj["series"][0]["check"]["ranges_within"], 2);
+  EXPECT_EQ(pj["series"][0]["check"]["sizes_within"], pj["series"][0]["check"]["sizes"]);
   EXPECT_NEAR(pj["series"][0]["ranges"][1]["g_ns"].get<double>(), 5000, 50);
 
   const std::string table = lg::params_table(fits);

@@ -171,6 +171,15 @@ json params_json(const measurement& m, const std::vector<series_fit>& fits, cons
     }
     s["protocol_changes_after_bytes"] = json::array();
     for (std::size_t c : f.changes) s["protocol_changes_after_bytes"].push_back(f.derived[c].bytes);
+    const fit_check chk = check_fit(f, o.tolerance > 0 ? o.tolerance : 0.05);
+    s["check"] = {{"tolerance", chk.tolerance},
+                  {"ranges", chk.ranges},
+                  {"ranges_within", chk.ranges_within},
+                  {"sizes", chk.sizes},
+                  {"sizes_within", chk.sizes_within},
+                  {"misses_off_neighbours", chk.misses_off_neighbours},
+                  {"largest_miss_rel", chk.largest_miss},
+                  {"largest_miss_range", {chk.largest_first_bytes, chk.largest_last_bytes}}};
     s["tolerance_splits_after_bytes"] = json::array();
     for (std::size_t c : f.splits) s["tolerance_splits_after_bytes"].push_back(f.derived[c].bytes);
     s["per_size"] = json::array();
@@ -205,30 +214,16 @@ std::string params_table(const std::vector<series_fit>& fits, const fit_options&
     for (const range_fit& r : f.ranges)
       out += fmt::format("  {:>10}..{:<9} {} {} {} {} {}\n", r.first_bytes, r.last_bytes, pct(r.residuals.prtt1),
                          pct(r.residuals.prttn), pct(r.residuals.o_s), pct(r.residuals.o_r), pct(r.residuals.g_all));
-    {
-      const double tol = o.tolerance > 0 ? o.tolerance : 0.05;
-      std::size_t ranges_ok = 0, sizes = 0, sizes_ok = 0;
-      double worst = 0;
-      const range_fit* worst_range = nullptr;
-      for (const range_fit& r : f.ranges) {
-        const double miss = std::max(r.residuals.prtt1.max_rel, r.residuals.prttn.max_rel);
-        ranges_ok += miss <= tol ? 1 : 0;
-        if (miss >= worst) worst = miss, worst_range = &r;
-        for (std::size_t i = r.first; i <= r.last; ++i) {
-          const prtt_point& p = f.series.points[i];
-          double e = std::abs(r.prtt1(p.bytes) - p.prtt1_ns) / p.prtt1_ns;
-          if (f.derived[i].g_all_ns > 0) e = std::max(e, std::abs(r.prttn(p.bytes, f.series.n) - p.prttn_ns) / p.prttn_ns);
-          ++sizes;
-          sizes_ok += e <= tol ? 1 : 0;
-        }
-      }
-      out += fmt::format("  check: PRTT within {:g} % in {} of {} ranges, at {} of {} sizes", 100 * tol, ranges_ok,
-                         f.ranges.size(), sizes_ok, sizes);
-      if (worst_range != nullptr && worst > tol)
-        out += fmt::format("; the largest miss {:.1f} % in {}..{} (the warnings below say why, where they can)",
-                           100 * worst, worst_range->first_bytes, worst_range->last_bytes);
-      out += "\n";
-    }
+    const fit_check chk = check_fit(f, o.tolerance > 0 ? o.tolerance : 0.05);
+    out += fmt::format("  check: PRTT within {:g} % in {} of {} ranges, at {} of {} sizes", 100 * chk.tolerance,
+                       chk.ranges_within, chk.ranges, chk.sizes_within, chk.sizes);
+    if (chk.sizes_within < chk.sizes)
+      out += fmt::format("; the largest miss {:.1f} % in {}..{}; of the {} sizes that miss, {} differ from their "
+                         "neighbours by more than {:g} % themselves (noise of the measurement, or a step); the "
+                         "warnings below say more",
+                         100 * chk.largest_miss, chk.largest_first_bytes, chk.largest_last_bytes, chk.sizes - chk.sizes_within,
+                         chk.misses_off_neighbours, 100 * chk.tolerance);
+    out += "\n";
     if (!f.splits.empty()) {
       std::vector<std::uint64_t> after;
       for (std::size_t c : f.splits) after.push_back(f.derived[c].bytes);

@@ -187,6 +187,24 @@ struct change_series {
 [[nodiscard]] std::vector<std::size_t> split_to_tolerance(const prtt_series& s, const std::vector<derived_point>& derived,
                                                           std::size_t first, std::size_t last, const fit_options& o);
 
+/// Issue 16's check of a fit: where the fitted parameters reproduce both PRTT(1,0,s) and PRTT(n,0,s)
+/// (eqs. 1 and 2) within `tolerance`, relative to the measured value, as range_residuals counts them.
+struct fit_check {
+  double tolerance = 0.05;
+  std::size_t ranges = 0, ranges_within = 0;
+  std::size_t sizes = 0, sizes_within = 0;
+  /// Of the sizes that miss, those whose own PRTT(1,0,s) or PRTT(n,0,s) is off the log-log line through
+  /// its two neighbouring sizes by more than `tolerance`: a size that differs from its neighbours that
+  /// much is the measurement's own noise (or a step no line follows), not a fit's miss.
+  std::size_t misses_off_neighbours = 0;
+  double largest_miss = 0;  ///< relative; 0 when every size holds
+  std::uint64_t largest_first_bytes = 0, largest_last_bytes = 0;  ///< the range it is in
+};
+
+/// The check of `f` at `tolerance` (> 0; 0.05 is issue 16's). Throws std::invalid_argument for a
+/// tolerance that is not a finite number > 0.
+[[nodiscard]] fit_check check_fit(const series_fit& f, double tolerance);
+
 /// Derives, detects protocol changes on G_all and PRTT(1,0,s), splits ranges the fit does not
 /// reproduce within o.tolerance (split_to_tolerance()) and fits every range (fit_range()). Throws
 /// std::invalid_argument for invalid series (derive()), fewer than 2 points, an overhead_weight that

@@ -140,8 +140,8 @@ struct change_series {
   /// belong to the sizes after them: the paper's test run backwards (adding them to the next
   /// min_points sizes raises their lsq past pfact x) and each of them off those sizes' line by more
   /// than pfact x their RMS relative residual and by more than fit_options::max_bend. The paper's test
-  /// needs min_points sizes before a change; a protocol one or two sizes wide (the provider's switch a
-  /// header's length below sidecore's eager limit) has fewer.
+  /// needs min_points sizes before a change; a protocol one or two sizes wide (on shm, 8192 B, the
+  /// largest eager size, costs about 1 us more than the eager line gives) has fewer.
   bool looks_back = false;
 };
 

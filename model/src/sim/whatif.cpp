@@ -289,10 +289,12 @@ schedule build_scenario(const linked_traces& lt, scenario sc, const whatif_optio
       for (std::uint32_t q = 0; q < c.posts.size(); ++q) produces |= c.posts[q].send && lt.message_of_post[r][i][q] >= 0;
       const std::vector<op_id> pieces = emit(chunked && (produces || !consume.empty()) ? K : 1, i);
       post_ops[i].resize(c.posts.size());
+      double charged = 0;  // CPU time the simulator charges for this call's messages (in progress in calls)
       for (std::uint32_t q = 0; q < c.posts.size(); ++q) {
         const std::int64_t m = lt.message_of_post[r][i][q];
         if (m < 0) continue;
         const traced_message& msg = lt.messages[static_cast<std::size_t>(m)];
+        if (c.posts[q].send) charged += send_cpu_ns(o.params, msg.bytes);
         const unsigned kk = chunks_of(msg.bytes);
         const auto pk = static_cast<unsigned>(pieces.size());
         for (unsigned j = 0; j < kk; ++j) {
@@ -306,11 +308,6 @@ schedule build_scenario(const linked_traces& lt, scenario sc, const whatif_optio
           need_start.push_back(id);
           post_ops[i][q].push_back(id);
         }
-      }
-      double charged = 0;  // CPU time the simulator charges for this call's messages (in progress in calls)
-      for (std::uint32_t q = 0; q < c.posts.size(); ++q) {
-        const std::int64_t m = lt.message_of_post[r][i][q];
-        if (m >= 0 && c.posts[q].send) charged += send_cpu_ns(o.params, lt.messages[static_cast<std::size_t>(m)].bytes);
       }
       for (std::uint32_t q = 0; q < c.dones.size(); ++q) {
         const auto [pc, pp] = lt.post_of_done[r][i][q];

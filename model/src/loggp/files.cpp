@@ -33,7 +33,7 @@ std::pair<double, double> simulator_line(double at_one, double slope, std::uint6
 }
 
 // The tolerance the check reports against: the fit's, or issue 16's 5 % (fit_options' default) where splitting is off.
-double check_tolerance(const fit_options& o) { return o.tolerance > 0 ? o.tolerance : fit_options{}.tolerance; }
+double reported_tolerance(const fit_options& o) { return o.tolerance > 0 ? o.tolerance : fit_options{}.tolerance; }
 
 const json& field(const json& j, const char* key, const std::string& path, const std::string& source) {
   if (!j.is_object() || !j.contains(key))
@@ -174,7 +174,7 @@ json params_json(const measurement& m, const std::vector<series_fit>& fits, cons
     }
     s["protocol_changes_after_bytes"] = json::array();
     for (std::size_t c : f.changes) s["protocol_changes_after_bytes"].push_back(f.derived[c].bytes);
-    const fit_check chk = check_fit(f, check_tolerance(o));
+    const fit_check chk = check_fit(f, reported_tolerance(o));
     s["check"] = {{"tolerance", chk.tolerance},
                   {"ranges", chk.ranges},
                   {"ranges_within", chk.ranges_within},
@@ -217,7 +217,7 @@ std::string params_table(const std::vector<series_fit>& fits, const fit_options&
     for (const range_fit& r : f.ranges)
       out += fmt::format("  {:>10}..{:<9} {} {} {} {} {}\n", r.first_bytes, r.last_bytes, pct(r.residuals.prtt1),
                          pct(r.residuals.prttn), pct(r.residuals.o_s), pct(r.residuals.o_r), pct(r.residuals.g_all));
-    const fit_check chk = check_fit(f, check_tolerance(o));
+    const fit_check chk = check_fit(f, reported_tolerance(o));
     out += fmt::format("  check: PRTT within {:g} % in {} of {} ranges, at {} of {} sizes", 100 * chk.tolerance,
                        chk.ranges_within, chk.ranges, chk.sizes_within, chk.sizes);
     if (chk.sizes_within < chk.sizes)

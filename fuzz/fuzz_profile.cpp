@@ -1,4 +1,4 @@
-// Fuzzes the profile reader (common/src/profile.cpp) and the model on what it accepts.
+// Fuzzes the profile reader (common/src/profile_read.cpp) and the model on what it accepts.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

@@ -1,7 +1,8 @@
 // sidecore profile — the per-rank and per-job measurement record: instrument/ writes it, model/ reads it.
-// The schema is documented in docs/profile-schema.md (schema "sidecore-profile", version 1). This header and
-// common/src/profile.cpp (library sidecore_profile) depend only on nlohmann_json and sidecore_common, so that
-// both the instrumentation and the model (which must build with no MPI or libfabric) link the one definition.
+// The schema is documented in docs/profile-schema.md (schema "sidecore-profile", version 1). This header and the
+// library sidecore_profile (common/src/profile_read.cpp, profile_write.cpp, profile_merge.cpp) depend only on
+// nlohmann_json and sidecore_common, so that both the instrumentation and the model (which must build with no MPI or
+// libfabric) link the one definition.
 #pragma once
 
 #include <array>

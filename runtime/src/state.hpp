@@ -91,6 +91,18 @@ inline runtime_state& state_or_throw(const char* what) {
   return *g_state;
 }
 
+/// Throws error(errc::mpi) naming `call` and MPI's own message when rc is not MPI_SUCCESS.
+void mpi_check(int rc, const char* call);
+
+/// A new communicator entry (communicators.cpp) for `mpi`, whose members' ranks are translated to `world`'s, with
+/// sidecore id `id` and a cache of `coll_cache` built collective plans. The caller stores it in runtime_state::comms.
+comm_entry* make_comm_entry(MPI_Comm mpi, MPI_Comm world, int id, std::size_t coll_cache);
+
+/// At init, collective over the node (node_setup.cpp): the doorbells of the node's ranks in an MPI shared window,
+/// and with SIDECORE_SHM_FASTPATH their node rings, handed to the engine; then the engine connects its peers.
+/// Throws error(errc::mpi) if MPI's shared window fails, progress::transport_error if the engine cannot connect.
+void setup_doorbells(runtime_state& s, MPI_Comm world);
+
 /// At init: a program that reaches MPI_Finalize without sidecore::finalize() gets a warning and is finalized there
 /// (an attribute delete callback on MPI_COMM_SELF; finalize_guard.cpp).
 void watch_mpi_finalize();

@@ -1,0 +1,125 @@
+// Communicators: world(), dup, split and free, each with a sidecore id agreed by its members (the id is part of
+// every message's tag, so that traffic on different communicators never matches).
+#include <array>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <sidecore/instrument/instrument.hpp>
+#include <sidecore/sidecore.hpp>
+
+#include "call_scope.hpp"
+#include "state.hpp"
+
+namespace sidecore {
+
+using detail::g_state;
+using detail::mpi_check;
+namespace tag = progress::tag;
+
+[[noreturn, gnu::cold, gnu::noinline]] void detail::throw_bad_comm(const comm& c, const char* what) {
+  if (c.id() < 0 || c.id() >= tag::max_comms)
+    throw error(errc::invalid_argument, std::string("sidecore::") + what + ": the communicator is null (default-"
+                                        "constructed, freed, or split with color -1); pass world() or a live one");
+  throw error(errc::invalid_argument, std::string("sidecore::") + what + ": communicator id " +
+                                          std::to_string(c.id()) + " was freed; pass world() or a live one");
+}
+
+detail::comm_entry* detail::make_comm_entry(MPI_Comm mpi, MPI_Comm world, int id, std::size_t coll_cache) {
+  auto* e = new detail::comm_entry;
+  e->mpi = mpi;
+  MPI_Comm_rank(mpi, &e->rank);
+  MPI_Comm_size(mpi, &e->size);
+  MPI_Group g_comm, g_world;
+  MPI_Comm_group(mpi, &g_comm);
+  MPI_Comm_group(world, &g_world);
+  std::vector<int> ranks(static_cast<std::size_t>(e->size));
+  for (int i = 0; i < e->size; ++i) ranks[static_cast<std::size_t>(i)] = i;
+  e->to_world.resize(ranks.size());
+  MPI_Group_translate_ranks(g_comm, e->size, ranks.data(), g_world, e->to_world.data());
+  MPI_Group_free(&g_comm);
+  MPI_Group_free(&g_world);
+  e->coll = std::make_shared<progress::coll_comm>(id, e->rank, e->to_world, coll_cache);
+  return e;
+}
+
+namespace {
+
+using detail::call_scope;
+
+// Collective over the parent: an id that no member uses. Ids are handed out in increasing order first (a rank's
+// next_comm_id is above every id it ever held, so the largest over the members is free at all of them), which
+// keeps a freed id unused for as long as possible: a stale copy of a freed comm is reported as freed, not taken
+// for a newer one. Once the id space is used up, the lowest id free at every member is reused (one more
+// allreduce, of the members' in-use bitmaps); only the communicators alive at once are limited.
+int agree_comm_id(detail::runtime_state& s, MPI_Comm parent) {
+  int mine = s.next_comm_id, id = 0;
+  mpi_check(MPI_Allreduce(&mine, &id, 1, MPI_INT, MPI_MAX, parent), "MPI_Allreduce (communicator id)");
+  if (id < tag::max_comms) {
+    s.next_comm_id = id + 1;
+    return id;
+  }
+  constexpr int words = (tag::max_comms + 63) / 64;
+  std::array<std::uint64_t, words> used{}, any{};
+  for (int i = 0; i < tag::max_comms; ++i)
+    if (s.comms[static_cast<std::size_t>(i)].load(std::memory_order_relaxed))
+      used[static_cast<std::size_t>(i / 64)] |= std::uint64_t{1} << (i % 64);
+  mpi_check(MPI_Allreduce(used.data(), any.data(), words, MPI_UINT64_T, MPI_BOR, parent),
+            "MPI_Allreduce (communicator ids in use)");
+  for (int i = 1; i < tag::max_comms; ++i)
+    if ((any[static_cast<std::size_t>(i / 64)] >> (i % 64) & 1) == 0) return i;
+  throw error(errc::invalid_argument, "too many communicators alive at once: sidecore supports " +
+                                          std::to_string(tag::max_comms - 1) +
+                                          " besides world() (free the ones you no longer use)");
+}
+
+}  // namespace
+
+int comm::rank() const { return detail::comm_or_throw(*this, "comm::rank").rank; }
+int comm::size() const { return detail::comm_or_throw(*this, "comm::size").size; }
+MPI_Comm comm::mpi() const { return detail::comm_or_throw(*this, "comm::mpi").mpi; }
+
+comm comm::dup() const {
+  const call_scope scope(category::other, "sidecore::comm::dup");
+  detail::comm_entry& parent = detail::comm_or_throw(*this, "comm::dup");
+  detail::runtime_state& s = *g_state;
+  std::lock_guard<std::mutex> lock(s.comm_mutex);
+  const int id = agree_comm_id(s, parent.mpi);
+  MPI_Comm m;
+  mpi_check(MPI_Comm_dup(parent.mpi, &m), "MPI_Comm_dup");
+  s.comms[static_cast<std::size_t>(id)].store(detail::make_comm_entry(m, s.comms[0].load()->mpi, id, s.cfg.coll_cache),
+                                              std::memory_order_release);
+  return comm_access::make(id);
+}
+
+comm comm::split(int color, int key) const {
+  const call_scope scope(category::other, "sidecore::comm::split");
+  detail::comm_entry& parent = detail::comm_or_throw(*this, "comm::split");
+  if (color < -1)
+    throw error(errc::invalid_argument, "sidecore::comm::split: color=" + std::to_string(color) +
+                                            " is not accepted; accepted: 0 or more, or -1 to take no part");
+  detail::runtime_state& s = *g_state;
+  std::lock_guard<std::mutex> lock(s.comm_mutex);
+  const int id = agree_comm_id(s, parent.mpi);
+  MPI_Comm m;
+  mpi_check(MPI_Comm_split(parent.mpi, color < 0 ? MPI_UNDEFINED : color, key, &m), "MPI_Comm_split");
+  if (m == MPI_COMM_NULL) return comm();
+  s.comms[static_cast<std::size_t>(id)].store(detail::make_comm_entry(m, s.comms[0].load()->mpi, id, s.cfg.coll_cache),
+                                              std::memory_order_release);
+  return comm_access::make(id);
+}
+
+void comm::free() {
+  const call_scope scope(category::other, "sidecore::comm::free");
+  detail::comm_entry& e = detail::comm_or_throw(*this, "comm::free");
+  if (id_ == 0) throw error(errc::invalid_argument, "sidecore::comm::free: world() cannot be freed");
+  detail::runtime_state& s = *g_state;
+  std::lock_guard<std::mutex> lock(s.comm_mutex);
+  mpi_check(MPI_Barrier(e.mpi), "MPI_Barrier (comm::free)");
+  detail::comm_entry* owned = s.comms[static_cast<std::size_t>(id_)].exchange(nullptr);
+  MPI_Comm_free(&owned->mpi);
+  delete owned;
+  id_ = -1;
+}
+
+}  // namespace sidecore

@@ -1,0 +1,341 @@
+// Lifecycle of the runtime: init (settings, topology, the endpoint, node set-up, instrumentation, core mode),
+// finalize, and what a running runtime reports (info, failed ranks, error-code names).
+#include <omp.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <sched.h>
+
+#include <sidecore/instrument/instrument.hpp>
+#include <sidecore/sidecore.hpp>
+
+#include "mode_switch.hpp"
+#include "state.hpp"
+
+namespace sidecore {
+
+using detail::g_phase;
+using detail::g_state;
+using detail::mpi_check;
+using detail::phase;
+namespace tag = progress::tag;
+
+namespace detail {
+
+std::atomic<int> g_phase{0};
+runtime_state* g_state = nullptr;
+
+// The checks below are on every call: the test is inline, the message is built out of line (cold).
+[[noreturn, gnu::cold, gnu::noinline]] void throw_not_running(const char* what) {
+  const int p = g_phase.load(std::memory_order_acquire);
+  throw error(errc::not_initialized, std::string("sidecore::") + what + " called " +
+                                         (p == 0 ? "before sidecore::init()" : "after sidecore::finalize()") +
+                                         "; call it between init() and finalize()");
+}
+
+}  // namespace detail
+
+void detail::mpi_check(int rc, const char* call) {
+  if (rc != MPI_SUCCESS) {
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    throw error(errc::mpi, std::string(call) + " failed: " + std::string(msg, static_cast<std::size_t>(len)));
+  }
+}
+
+namespace {
+
+// The ranks found dead by the time finalize returned (failed_ranks() after finalize).
+std::vector<int> g_failed_ranks;
+
+// Settings that must be the same on every rank, each for its own reason: the collectives' (another algorithm or
+// segment size is another message pattern, which would hang or fail the first collective); mode auto (its window
+// and agreements are collective: a rank without it never joins them); SIDECORE_EAGER_MAX (a larger eager message
+// than a peer's receive buffers is lost at the peer). Every rank learns of a difference and throws.
+void agree_shared_settings(const detail::settings& cfg, MPI_Comm comm) {
+  constexpr int n = coll::kind_count + 3;
+  constexpr int at_auto = coll::kind_count + 1, at_eager = coll::kind_count + 2;
+  long long mine[n], lo[n], hi[n];
+  for (int k = 0; k < coll::kind_count; ++k) mine[k] = static_cast<long long>(cfg.coll_algorithm[static_cast<std::size_t>(k)]);
+  mine[coll::kind_count] = static_cast<long long>(cfg.coll_segment);
+  mine[at_auto] = cfg.mode == detail::progress_mode::automatic ? 1 : 0;
+  mine[at_eager] = static_cast<long long>(cfg.eager_max);
+  mpi_check(MPI_Allreduce(mine, lo, n, MPI_LONG_LONG, MPI_MIN, comm), "MPI_Allreduce (collective settings)");
+  mpi_check(MPI_Allreduce(mine, hi, n, MPI_LONG_LONG, MPI_MAX, comm), "MPI_Allreduce (collective settings)");
+  for (int k = 0; k < n; ++k) {
+    if (lo[k] == hi[k]) continue;
+    std::string var = "SIDECORE_COLL_SEGMENT", value = std::to_string(cfg.coll_segment);
+    if (k == at_auto) {
+      throw error(errc::bad_setting, std::string("sidecore::init: SIDECORE_PROGRESS=auto on some ranks only (this rank: ") +
+                                         detail::mode_name(cfg.mode) + "); mode auto decides for the whole job: give "
+                                         "every rank auto, or none");
+    }
+    if (k == at_eager) {
+      var = "SIDECORE_EAGER_MAX";
+      value = std::to_string(cfg.eager_max);
+    } else if (k < coll::kind_count) {
+      var = "SIDECORE_COLL_";
+      for (char ch : coll::kind_name(static_cast<coll::kind>(k))) var += static_cast<char>(std::toupper(ch));
+      value = std::string(coll::algorithm_name(cfg.coll_algorithm[static_cast<std::size_t>(k)]));
+    }
+    throw error(errc::bad_setting, "sidecore::init: " + var + " differs between ranks (this rank: " + value +
+                                       "); give every rank the same value");
+  }
+}
+
+}  // namespace
+
+const char* errc_name(errc code) noexcept {
+  switch (code) {
+    case errc::success: return "success";
+    case errc::invalid_argument: return "invalid_argument";
+    case errc::not_initialized: return "not_initialized";
+    case errc::already_initialized: return "already_initialized";
+    case errc::invalid_request: return "invalid_request";
+    case errc::truncated: return "truncated";
+    case errc::canceled: return "canceled";
+    case errc::bad_setting: return "bad_setting";
+    case errc::topology: return "topology";
+    case errc::transport: return "transport";
+    case errc::mpi: return "mpi";
+    case errc::peer_failed: return "peer_failed";
+  }
+  return "unknown";
+}
+
+void init(MPI_Comm user_comm) {
+  int expected = static_cast<int>(phase::before_init);
+  if (g_phase.load() != expected)
+    throw error(errc::already_initialized, g_phase.load() == static_cast<int>(phase::running)
+                                               ? "sidecore::init called twice; call it once, after MPI_Init"
+                                               : "sidecore::init called after sidecore::finalize; sidecore cannot be "
+                                                 "initialized again in the same process");
+  int mpi_ok = 0;
+  MPI_Initialized(&mpi_ok);
+  if (!mpi_ok) throw error(errc::mpi, "sidecore::init needs MPI initialized: call MPI_Init or MPI_Init_thread first");
+  if (user_comm == MPI_COMM_NULL) throw error(errc::invalid_argument, "sidecore::init: comm is MPI_COMM_NULL");
+
+  // Local set-up first (settings, topology, provider), then every rank learns whether all succeeded before
+  // any collective step: bad input on one rank gives an error on every rank, never a hang.
+  auto s = std::make_unique<detail::runtime_state>();
+  std::string local_error;
+  errc local_code = errc::success;
+  try {
+    s->cfg = detail::read_settings();
+    s->topo = std::make_unique<detail::topology>();
+    if (s->cfg.mode == detail::progress_mode::core) s->reserved_core = s->topo->choose_reserved(s->cfg.progress_core);
+    if (s->cfg.mode == detail::progress_mode::automatic) {
+      try {  // mode auto on one core: no core to reserve, which the verdict says; a bad index is still an error
+        s->reserved_core = s->topo->choose_reserved(s->cfg.progress_core);
+      } catch (const error& e) {
+        if (e.code() != errc::topology) throw;
+        s->no_core_reason = e.what();
+      }
+    }
+    if (!s->cfg.xfer_table.empty()) {
+      try {
+        (void)instrument::read_xfer_time_table(s->cfg.xfer_table);
+      } catch (const std::exception& e) {
+        throw error(errc::bad_setting, std::string("SIDECORE_XFER_TABLE='") + s->cfg.xfer_table + "': " + e.what());
+      }
+    }
+  } catch (const error& e) {
+    local_error = e.what();
+    local_code = e.code();
+  }
+  const auto agree = [&](const char* step) {
+    int ok = local_error.empty() ? 1 : 0, all_ok = 0;
+    mpi_check(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, user_comm), "MPI_Allreduce (init agreement)");
+    if (!ok) throw error(local_code, local_error);
+    if (!all_ok)
+      throw error(errc::bad_setting, std::string("sidecore::init failed on another rank during ") + step +
+                                         " (that rank printed why); no rank is initialized");
+  };
+  agree("settings and topology");
+  agree_shared_settings(s->cfg, user_comm);
+
+  MPI_Comm world = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_dup(user_comm, &world), "MPI_Comm_dup");
+  int nranks = 0;
+  MPI_Comm_size(world, &nranks);
+  if (nranks > tag::max_ranks)
+    throw error(errc::invalid_argument, "sidecore::init: " + std::to_string(nranks) + " ranks; sidecore supports up to " +
+                                            std::to_string(tag::max_ranks));
+
+  progress::engine_config ec;
+  ec.provider = s->cfg.provider;
+  MPI_Comm node = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  s->node = node;
+  if (ec.provider.empty()) {
+    int local = 0;
+    MPI_Comm_size(node, &local);
+    int one_host = local == nranks, all_one_host = 0;
+    mpi_check(MPI_Allreduce(&one_host, &all_one_host, 1, MPI_INT, MPI_MIN, world), "MPI_Allreduce");
+    ec.provider = all_one_host ? "shm" : "tcp;ofi_rxm";
+  }
+  ec.idle = s->cfg.idle;
+  ec.spin_us = s->cfg.spin_us;
+  ec.yield_us = s->cfg.yield_us;
+  ec.block_us = s->cfg.block_us;
+  ec.caller_progress = s->cfg.caller_progress;
+  ec.self_path = s->cfg.self_path;
+  ec.queue_capacity = s->cfg.submit_queue;
+  ec.cq_batch = s->cfg.cq_batch;
+  ec.eager_max = s->cfg.eager_max;
+  ec.recv_buffers = s->cfg.recv_buffers;
+  ec.send_credits = s->cfg.send_credits;
+  ec.eager_credits = s->cfg.eager_credits;
+  int thread_level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&thread_level);
+  ec.serialized_callers = thread_level != MPI_THREAD_MULTIPLE;
+  try {
+    s->eng = progress::engine::open(ec);
+  } catch (const progress::transport_error& e) {
+    local_error = std::string("sidecore::init: ") + e.what();
+    local_code = errc::transport;
+  }
+  try {
+    agree("opening the libfabric endpoint");
+    s->eng->connect(world);
+    s->eng->set_peer_timeout(s->cfg.peer_timeout_s);
+    int me = 0;
+    MPI_Comm_rank(world, &me);
+    if (me == 0 && nranks > 1) {
+      const std::string w = detail::memory_budget_warning(s->cfg, static_cast<std::uint64_t>(nranks - 1),
+                                                          s->eng->provider());
+      if (!w.empty()) std::fputs(w.c_str(), stderr);
+    }
+  } catch (const progress::transport_error& e) {
+    MPI_Comm_free(&world);
+    throw error(errc::transport, std::string("sidecore::init: ") + e.what());
+  } catch (...) {
+    MPI_Comm_free(&world);
+    throw;
+  }
+
+  s->comms[0].store(detail::make_comm_entry(world, world, 0, s->cfg.coll_cache), std::memory_order_release);
+  s->coll = std::make_unique<progress::coll_executor>(*s->eng);
+  for (std::size_t k = 0; k < s->coll_algorithm.size(); ++k)
+    s->coll_algorithm[k].store(static_cast<std::uint8_t>(s->cfg.coll_algorithm[k]), std::memory_order_relaxed);
+  s->coll_segment.store(s->cfg.coll_segment, std::memory_order_relaxed);
+  try {
+    detail::setup_doorbells(*s, world);
+  } catch (const progress::transport_error& e) {
+    throw error(errc::transport, std::string("sidecore::init: ") + e.what());
+  }
+
+  g_state = s.release();
+  g_phase.store(static_cast<int>(phase::running), std::memory_order_release);
+  detail::watch_mpi_finalize();
+  try {
+    detail::instrument_start(*g_state, comm_access::make(0));
+  } catch (...) {
+    finalize();
+    g_phase.store(static_cast<int>(phase::before_init), std::memory_order_release);
+    throw;
+  }
+  // Core mode: fence OpenMP off the reserved core, then start the pinned progress thread. (Calibration above
+  // ran with the application thread progressing: it measures the transfer, not the hand-off.)
+  g_state->off_threads = omp_get_max_threads();
+  g_state->fence.threads = g_state->off_threads;
+  if (g_state->cfg.mode == detail::progress_mode::core) detail::enter_core_mode(*g_state);
+  if (g_state->cfg.mode == detail::progress_mode::automatic) {
+    try {
+      g_state->autom = std::make_unique<detail::auto_controller>(*g_state, g_state->comms[0].load()->mpi,
+                                                                 g_state->comms[0].load()->rank);
+    } catch (...) {
+      finalize();
+      g_phase.store(static_cast<int>(phase::before_init), std::memory_order_release);
+      throw;
+    }
+  }
+
+  const int r = g_state->comms[0].load()->rank;
+  if (g_state->cfg.verbose >= 2 || (g_state->cfg.verbose == 1 && r == 0)) {
+    std::fprintf(stderr, "sidecore: rank %d: mode %s, provider %s, %d cores (cpuset %s), reserved %s, %d OpenMP threads\n",
+                 r, detail::mode_name(g_state->cfg.mode), g_state->eng->provider().c_str(), g_state->topo->cores(),
+                 g_state->topo->allowed_list().c_str(),
+                 g_state->reserved_core >= 0 ? g_state->topo->describe_core(g_state->reserved_core).c_str() : "none",
+                 g_state->fence.threads);
+    for (const auto& n : g_state->fence.notes) std::fprintf(stderr, "sidecore: rank %d: %s\n", r, n.c_str());
+  }
+}
+
+void finalize() {
+  detail::runtime_state& s = detail::state_or_throw("finalize");
+  // The profile's window (t_total and t_comp) ends here: the wait for the other ranks below is neither the
+  // application's computation nor its run time.
+  instrument::end_window();
+  if (s.autom) s.autom->finish();  // collective: every agreement started is completed
+  detail::comm_entry* w = s.comms[0].load();
+  // Wait for every rank while still progressing, so a peer that needs our progress to finish its own
+  // transfers (rendezvous) is not left hanging in a barrier. A dead rank never enters it: the engine watches every
+  // peer meanwhile, and once one is found dead the barrier is left (the live ranks leave it as they find the death).
+  s.eng->watch_all_peers();
+  MPI_Request barrier;
+  mpi_check(MPI_Ibarrier(w->mpi, &barrier), "MPI_Ibarrier");
+  for (int done = 0; !done && s.eng->failed_peer_count() == 0;) {
+    MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+    if (!s.eng->thread_running()) s.eng->progress();
+    else sched_yield();  // the progress thread watches the peers
+  }
+  g_failed_ranks = s.eng->failed_peers();
+  const bool peer_died = !g_failed_ranks.empty();
+  const std::size_t left = s.eng->requests_in_use();
+  if (left > 0)
+    std::fprintf(stderr, "sidecore: warning: rank %d: %zu request(s) still in flight at finalize; they are dropped\n",
+                 w->rank, left);
+  s.eng->stop_thread();
+  detail::instrument_finish(s, comm_access::make(0), -1.0, g_failed_ranks);  // t_total: the measured window, as t_comp
+  g_phase.store(static_cast<int>(phase::finalized), std::memory_order_release);
+  s.coll->detach();
+  s.eng.reset();  // first: the provider lets go of the buffers of operations still in flight (scratch included)
+  for (auto& p : s.persistent.clear())
+    if (p->coll) s.coll->destroy(p->coll);
+  s.coll.reset();
+  // MPI_Win_free is collective (MPICH waits for every rank of the node in it), and the barrier above may still be
+  // pending on world's duplicate: with a dead rank, MPI's objects are left to the end of the process.
+  if (!peer_died && s.bell_window != MPI_WIN_NULL) MPI_Win_free(&s.bell_window);
+  if (!peer_died && s.node != MPI_COMM_NULL) MPI_Comm_free(&s.node);
+  for (auto& slot : s.comms) {
+    detail::comm_entry* e = slot.exchange(nullptr);
+    if (!e) continue;
+    if (!peer_died) MPI_Comm_free(&e->mpi);
+    delete e;
+  }
+  delete g_state;
+  g_state = nullptr;
+}
+
+std::vector<int> failed_ranks() {
+  if (g_phase.load(std::memory_order_acquire) == static_cast<int>(phase::running)) return g_state->eng->failed_peers();
+  return g_failed_ranks;
+}
+
+bool initialized() noexcept { return g_phase.load(std::memory_order_acquire) == static_cast<int>(phase::running); }
+
+// A handle only: it does not throw, so that a call such as isend(..., c = world()) before init reports
+// itself (isend), not world(). Using the handle checks the state.
+comm world() { return comm_access::make(0); }
+
+int rank() { return detail::comm_or_throw(world(), "rank").rank; }
+int size() { return detail::comm_or_throw(world(), "size").size; }
+
+runtime_info info() {
+  detail::runtime_state& s = detail::state_or_throw("info");
+  runtime_info i;
+  i.mode = s.core_active ? "core" : "off";
+  i.auto_mode = s.cfg.mode == detail::progress_mode::automatic;
+  i.provider = s.eng->provider();
+  i.reserved_core = s.reserved_core;
+  i.n_core = s.cfg.n_core > 0 ? s.cfg.n_core : s.topo->cores();  // as the profile's n_core (instrument_glue.cpp)
+  i.omp_threads = s.fence.threads;
+  return i;
+}
+
+}  // namespace sidecore

@@ -16,9 +16,6 @@ namespace {
 
 using detail::build_fn;
 
-constexpr std::array<std::string_view, kind_count> kind_names = {
-    "barrier", "bcast",     "reduce",   "allreduce", "gather", "scatter", "allgather", "alltoall",
-    "reduce_scatter_block", "allgatherv", "alltoallv"};
 constexpr std::array<std::string_view, dtype_count> dtype_names = {"byte",   "int32",   "int64",
                                                                    "uint64", "float32", "float64"};
 constexpr std::array<std::string_view, reduce_op_count> reduce_op_names = {

@@ -8,19 +8,18 @@
 #include <string>
 
 #include "sidecore/common/input_error.hpp"
+#include "sidecore/common/schedule.hpp"
 
 namespace sidecore {
 namespace {
 
-// Operation kinds in the order the instrumentation writes them (instrument/include/sidecore/instrument/op_kind.hpp);
-// others (written by a later version) after them.
+// Operation kinds in the order the instrumentation writes them ("p2p", then the collective kinds in coll::kind's
+// order: instrument/op_kind.hpp); others (written by a later version) after them.
 std::size_t op_order(const std::string& op) {
-  static constexpr std::string_view order[] = {"p2p",        "barrier",  "bcast",    "reduce",
-                                               "allreduce",  "gather",   "scatter",  "allgather",
-                                               "alltoall",   "reduce_scatter_block", "allgatherv", "alltoallv"};
-  for (std::size_t i = 0; i < std::size(order); ++i)
-    if (order[i] == op) return i;
-  return std::size(order);
+  if (op == "p2p") return 0;
+  for (std::size_t i = 0; i < coll::kind_names.size(); ++i)
+    if (coll::kind_names[i] == op) return i + 1;
+  return coll::kind_names.size() + 1;
 }
 
 void merge_collectives(std::optional<collectives_section>& into, const collectives_section& from) {

@@ -30,6 +30,7 @@
 // may start ready ops in any order, and starting them in vector order follows the algorithm's intent.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -53,6 +54,14 @@ enum class kind : std::uint8_t {
   alltoallv,
 };
 inline constexpr int kind_count = 11;
+
+/// The kinds' names in enum order (kind_name() reads them): the one list that the settings, the simulator's files,
+/// the instrumentation's operation kinds (instrument/op_kind.hpp: "p2p", then these) and the profiles use.
+inline constexpr std::array<std::string_view, kind_count> kind_names = {
+    "barrier", "bcast",     "reduce",   "allreduce", "gather", "scatter", "allgather", "alltoall",
+    "reduce_scatter_block", "allgatherv", "alltoallv"};
+static_assert(kind_names[static_cast<std::size_t>(kind::alltoallv)] == "alltoallv" && kind_names.back() == "alltoallv",
+              "kind_names follows enum kind");
 
 /// Element types of reductions (and of typed collectives); `byte` for data that is only moved.
 enum class dtype : std::uint8_t { byte, int32, int64, uint64, float32, float64 };

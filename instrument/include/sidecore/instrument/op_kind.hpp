@@ -8,9 +8,12 @@
 #include <optional>
 #include <string_view>
 
+#include "sidecore/common/schedule.hpp"
+
 namespace sidecore::instrument {
 
-/// Point-to-point or a collective kind. The values are stable (they are stored in records).
+/// Point-to-point or a collective kind: p2p, then coll::kind's values in their order, one higher. The values are
+/// stable (they are stored in records).
 enum class op_kind : std::uint8_t {
   p2p = 0,
   barrier,
@@ -26,16 +29,17 @@ enum class op_kind : std::uint8_t {
   alltoallv,
 };
 /// Number of op_kind values.
-inline constexpr std::size_t op_kind_count = 12;
+inline constexpr std::size_t op_kind_count = coll::kind_count + 1;
+static_assert(static_cast<std::size_t>(op_kind::alltoallv) + 1 == op_kind_count &&
+                  static_cast<int>(op_kind::bcast) == static_cast<int>(coll::kind::bcast) + 1,
+              "op_kind numbers the collective kinds as coll::kind does, one higher");
 
-/// The name written in profiles: "p2p", "barrier", "bcast", "reduce", "allreduce", "gather", "scatter",
-/// "allgather", "alltoall", "reduce_scatter_block", "allgatherv", "alltoallv"; "unknown" for a value out of range.
+/// The name written in profiles: "p2p", then coll::kind_names ("barrier", "bcast", ..., "alltoallv"); "unknown" for
+/// a value out of range.
 [[nodiscard]] constexpr std::string_view op_kind_name(op_kind k) noexcept {
-  constexpr std::string_view names[op_kind_count] = {"p2p",      "barrier",  "bcast",    "reduce",
-                                                     "allreduce", "gather",  "scatter",  "allgather",
-                                                     "alltoall", "reduce_scatter_block", "allgatherv", "alltoallv"};
   const auto i = static_cast<std::size_t>(k);
-  return i < op_kind_count ? names[i] : std::string_view("unknown");
+  if (i == 0) return "p2p";
+  return i < op_kind_count ? coll::kind_names[i - 1] : std::string_view("unknown");
 }
 
 /// The kind named `name` (as op_kind_name writes it), or nothing.

@@ -2,6 +2,7 @@
 // finalize, and what a running runtime reports (info, failed ranks, error-code names).
 #include <omp.h>
 
+#include <cctype>
 #include <cstdio>
 #include <memory>
 #include <string>

@@ -127,10 +127,11 @@ void send(const void* buf, std::int64_t bytes, int dest, int t, const comm& c) {
   request r = isend(buf, bytes, dest, t, c);
   const status st = wait(r);
   if (st.error == errc::transport)
-    throw error(errc::transport,
-                "sidecore::send to rank " + std::to_string(dest) + " failed in the transport: " + detail::last_transport_error());
+    throw error(errc::transport, "sidecore::send to rank " + std::to_string(dest) +
+                                     " failed in the transport: " + detail::last_transport_error());
   if (st.error == errc::peer_failed)
-    throw error(errc::peer_failed, "sidecore::send to rank " + std::to_string(dest) + " failed: " + detail::last_transport_error());
+    throw error(errc::peer_failed,
+                "sidecore::send to rank " + std::to_string(dest) + " failed: " + detail::last_transport_error());
 }
 
 status recv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {

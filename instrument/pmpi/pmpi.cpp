@@ -128,6 +128,31 @@ std::string library_version() {
   return out;
 }
 
+// Whether the profiler runs at all, and whether it writes a profile, must be the same on every rank: its set-up
+// below (the outputs' check, the clock offsets) and the profile's gathering at MPI_Finalize are collective over
+// g.comm, so a rank without them would leave the others waiting there forever. A trace on some ranks only is fine
+// while every rank profiles (writing a trace joins nobody). Every rank says why, then the job stops at MPI_Init.
+void agree_switches(const config& cfg) {
+  const int mine[2] = {cfg.profile ? 1 : 0, cfg.profile || cfg.trace ? 1 : 0};
+  int lo[2] = {0, 0}, hi[2] = {0, 0};
+  PMPI_Allreduce(mine, lo, 2, MPI_INT, MPI_MIN, g.comm);
+  PMPI_Allreduce(mine, hi, 2, MPI_INT, MPI_MAX, g.comm);
+  if (lo[0] == hi[0] && lo[1] == hi[1]) return;
+  if (lo[0] != hi[0]) {
+    std::fprintf(stderr, "sidecore-pmpi: rank %d: profiling is on for some ranks only (this rank: SIDECORE_PROFILE=%s); "
+                 "the profiler's set-up and the profile's gathering at MPI_Finalize join every rank: give every rank "
+                 "a path (%%r gives each its file) or SIDECORE_PROFILE=off; stopping the job at MPI_Init\n",
+                 g.rank, cfg.profile ? g.profile_pattern.c_str() : "off");
+  } else {
+    std::fprintf(stderr, "sidecore-pmpi: rank %d: tracing is on for some ranks only (this rank: SIDECORE_TRACE %s) "
+                 "with SIDECORE_PROFILE=off: the profiler's set-up joins every rank: set SIDECORE_TRACE on every rank "
+                 "or none, or profile every rank; stopping the job at MPI_Init\n",
+                 g.rank, cfg.trace ? "set" : "not set");
+  }
+  PMPI_Barrier(g.comm);  // every rank has said why before the first abort ends the job
+  PMPI_Abort(MPI_COMM_WORLD, 2);
+}
+
 // Every rank checks the files it will write; when one cannot, the job stops here, each failing rank naming the path
 // and the reason: a profiler asked for by LD_PRELOAD whose profile would be lost at MPI_Finalize is an error at
 // MPI_Init, not a surprise after the run.
@@ -170,6 +195,7 @@ void begin_profiling() {
   int n_core = core::process_cores() > 0 ? core::process_cores() : cores_from_affinity();
   const char* n_core_from = core::process_cores() > 0 ? ", the process's cores" : ", the CPU affinity mask's size";
   read_setting("SIDECORE_NCORE", n_core, env::parse_ncore, std::to_string(n_core) + n_core_from);
+  agree_switches(cfg);
   if (!cfg.profile && !cfg.trace) return;
   agree_outputs(cfg);
   try {

@@ -56,25 +56,37 @@ std::vector<int> g_failed_ranks;
 // Settings that must be the same on every rank, each for its own reason: the collectives' (another algorithm or
 // segment size is another message pattern, which would hang or fail the first collective); mode auto (its window
 // and agreements are collective: a rank without it never joins them); SIDECORE_EAGER_MAX (a larger eager message
-// than a peer's receive buffers is lost at the peer). Every rank learns of a difference and throws.
+// than a peer's receive buffers is lost at the peer); whether SIDECORE_PROFILE, SIDECORE_TRACE and
+// SIDECORE_XFER_TABLE are set (the instrumentation's set-up is collective: the calibration ping-pong that a table
+// replaces, the clock offsets, the exchanges at finalize; a rank without them never joins). Every rank learns of a
+// difference and throws.
 void agree_shared_settings(const detail::settings& cfg, MPI_Comm comm) {
-  constexpr int n = coll::kind_count + 3;
-  constexpr int at_auto = coll::kind_count + 1, at_eager = coll::kind_count + 2;
+  constexpr int at_segment = coll::kind_count, at_auto = at_segment + 1, at_eager = at_segment + 2;
+  constexpr int at_profile = at_segment + 3, at_trace = at_segment + 4, at_table = at_segment + 5, n = at_segment + 6;
   long long mine[n], lo[n], hi[n];
   for (int k = 0; k < coll::kind_count; ++k) mine[k] = static_cast<long long>(cfg.coll_algorithm[static_cast<std::size_t>(k)]);
-  mine[coll::kind_count] = static_cast<long long>(cfg.coll_segment);
+  mine[at_segment] = static_cast<long long>(cfg.coll_segment);
   mine[at_auto] = cfg.mode == detail::progress_mode::automatic ? 1 : 0;
   mine[at_eager] = static_cast<long long>(cfg.eager_max);
+  mine[at_profile] = cfg.profile_path.empty() ? 0 : 1;
+  mine[at_trace] = cfg.trace_path.empty() ? 0 : 1;
+  mine[at_table] = cfg.xfer_table.empty() ? 0 : 1;
   mpi_check(MPI_Allreduce(mine, lo, n, MPI_LONG_LONG, MPI_MIN, comm), "MPI_Allreduce (collective settings)");
   mpi_check(MPI_Allreduce(mine, hi, n, MPI_LONG_LONG, MPI_MAX, comm), "MPI_Allreduce (collective settings)");
   for (int k = 0; k < n; ++k) {
     if (lo[k] == hi[k]) continue;
-    std::string var = "SIDECORE_COLL_SEGMENT", value = std::to_string(cfg.coll_segment);
     if (k == at_auto) {
       throw error(errc::bad_setting, std::string("sidecore::init: SIDECORE_PROGRESS=auto on some ranks only (this rank: ") +
                                          detail::mode_name(cfg.mode) + "); mode auto decides for the whole job: give "
                                          "every rank auto, or none");
     }
+    if (k == at_profile || k == at_trace || k == at_table) {
+      const char* var = k == at_profile ? "SIDECORE_PROFILE" : k == at_trace ? "SIDECORE_TRACE" : "SIDECORE_XFER_TABLE";
+      throw error(errc::bad_setting, std::string("sidecore::init: ") + var + " is set on some ranks only (this rank: " +
+                                         (mine[k] ? "set" : "not set") + "); the instrumentation's set-up joins every "
+                                         "rank: set it on every rank, or none (%r in a path gives each rank its file)");
+    }
+    std::string var = "SIDECORE_COLL_SEGMENT", value = std::to_string(cfg.coll_segment);
     if (k == at_eager) {
       var = "SIDECORE_EAGER_MAX";
       value = std::to_string(cfg.eager_max);

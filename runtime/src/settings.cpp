@@ -346,7 +346,8 @@ std::vector<setting_def> make_table() {
                }});
   t.push_back({"SIDECORE_PROFILE", "(off)", "a file path; %r is replaced by the rank",
                "Write an overlap and call-category profile (JSON, docs/profile-schema.md) per rank at finalize; rank 0 "
-               "also writes the merged job profile (%r -> job). Input of `sidecore predict` and `sidecore report`.",
+               "also writes the merged job profile (%r -> job). Input of `sidecore predict` and `sidecore report`. Set on "
+               "every rank or none (init refuses a difference).",
                [](settings& s, const std::string& v) {
                  if (trim(v).empty()) reject("SIDECORE_PROFILE", v, "a non-empty file path");
                  s.profile_path = trim(v);
@@ -354,7 +355,8 @@ std::vector<setting_def> make_table() {
                [](const settings& s) { return s.profile_path.empty() ? std::string("(off)") : s.profile_path; }});
   t.push_back({"SIDECORE_TRACE", "(off)", "a file path; %r is replaced by the rank",
                "Write a timeline in Chrome trace-event JSON per rank (open it in https://ui.perfetto.dev): calls and "
-               "computation per thread, transfers as async spans, the progress thread on its own track.",
+               "computation per thread, transfers as async spans, the progress thread on its own track. Set on every rank or "
+               "none (init refuses a difference).",
                [](settings& s, const std::string& v) {
                  if (trim(v).empty()) reject("SIDECORE_TRACE", v, "a non-empty file path");
                  s.trace_path = trim(v);
@@ -380,7 +382,8 @@ std::vector<setting_def> make_table() {
                }});
   t.push_back({"SIDECORE_XFER_TABLE", "(calibrate)", "a path to a sidecore-xfer-table JSON file",
                "A-priori transfer time per message size for the overlap bounds (seed 000). Unset: a short built-in "
-               "ping-pong at init measures it when profiling is on; the profile says which was used.",
+               "ping-pong at init measures it when profiling is on; the profile says which was used. Set on every rank or "
+               "none (init refuses a difference).",
                [](settings& s, const std::string& v) {
                  if (trim(v).empty()) reject("SIDECORE_XFER_TABLE", v, "a path to a sidecore-xfer-table JSON file");
                  s.xfer_table = trim(v);

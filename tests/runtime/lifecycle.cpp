@@ -201,6 +201,18 @@ int run(const std::string& scenario) {
     expect_error(errc::bad_setting, [] { sidecore::init(); }, "init with SIDECORE_EAGER_MAX differing between ranks",
                  {"SIDECORE_EAGER_MAX differs between ranks", "give every rank the same value"});
     check(!sidecore::initialized(), "not initialized after a failed init");
+  } else if (scenario == "differs_profile") {
+    expect_error(errc::bad_setting, [] { sidecore::init(); }, "init with SIDECORE_PROFILE on one rank only",
+                 {"SIDECORE_PROFILE is set on some ranks only", "every rank, or none"});
+    check(!sidecore::initialized(), "not initialized after a failed init");
+  } else if (scenario == "differs_trace") {
+    expect_error(errc::bad_setting, [] { sidecore::init(); }, "init with SIDECORE_TRACE on one rank only",
+                 {"SIDECORE_TRACE is set on some ranks only", "every rank, or none"});
+    check(!sidecore::initialized(), "not initialized after a failed init");
+  } else if (scenario == "differs_xfer_table") {
+    expect_error(errc::bad_setting, [] { sidecore::init(); }, "init with SIDECORE_XFER_TABLE on one rank only",
+                 {"SIDECORE_XFER_TABLE is set on some ranks only", "every rank, or none"});
+    check(!sidecore::initialized(), "not initialized after a failed init");
   } else if (scenario == "topology_one_core") {
     expect_error(errc::topology, [] { sidecore::init(); }, "core mode on one core",
                  {"SIDECORE_PROGRESS=core", "2 cores", "SIDECORE_PROGRESS=off"});

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -53,24 +54,46 @@ namespace {
 // The ranks found dead by the time finalize returned (failed_ranks() after finalize).
 std::vector<int> g_failed_ranks;
 
+// FNV-1a: a string's fingerprint, so that one allreduce compares a text setting across ranks.
+long long fingerprint(const std::string& text) noexcept {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (const unsigned char ch : text) h = (h ^ ch) * 1099511628211ULL;
+  return static_cast<long long>(h >> 1);
+}
+
 // Settings that must be the same on every rank, each for its own reason: the collectives' (another algorithm or
 // segment size is another message pattern, which would hang or fail the first collective); mode auto (its window
 // and agreements are collective: a rank without it never joins them); SIDECORE_EAGER_MAX (a larger eager message
-// than a peer's receive buffers is lost at the peer); whether SIDECORE_PROFILE, SIDECORE_TRACE and
+// than a peer's receive buffers is lost at the peer); SIDECORE_SEND_CREDITS and SIDECORE_EAGER_CREDITS (a receiver
+// gives credits back once it owes half of its own window: a sender with a smaller window waits for ever); the
+// provider (endpoints of two providers cannot address each other); whether SIDECORE_PROFILE, SIDECORE_TRACE and
 // SIDECORE_XFER_TABLE are set (the instrumentation's set-up is collective: the calibration ping-pong that a table
 // replaces, the clock offsets, the exchanges at finalize; a rank without them never joins). Every rank learns of a
-// difference and throws.
+// difference and throws. In mode auto also its step window and step re-checks (every rank must vote at the same
+// step(): a rank blocked in a vote at another step than its peers waits inside their communication).
 void agree_shared_settings(const detail::settings& cfg, MPI_Comm comm) {
   constexpr int at_segment = coll::kind_count, at_auto = at_segment + 1, at_eager = at_segment + 2;
-  constexpr int at_profile = at_segment + 3, at_trace = at_segment + 4, at_table = at_segment + 5, n = at_segment + 6;
+  constexpr int at_send_credits = at_segment + 3, at_eager_credits = at_segment + 4, at_provider = at_segment + 5;
+  constexpr int at_profile = at_segment + 6, at_trace = at_segment + 7, at_table = at_segment + 8;
+  constexpr int at_auto_steps = at_segment + 9, at_recheck = at_segment + 10, n = at_segment + 11;
+  const bool automatic = cfg.mode == detail::progress_mode::automatic;
+  const detail::auto_recheck& rc = cfg.auto_recheck_every;
   long long mine[n], lo[n], hi[n];
   for (int k = 0; k < coll::kind_count; ++k) mine[k] = static_cast<long long>(cfg.coll_algorithm[static_cast<std::size_t>(k)]);
   mine[at_segment] = static_cast<long long>(cfg.coll_segment);
   mine[at_auto] = cfg.mode == detail::progress_mode::automatic ? 1 : 0;
   mine[at_eager] = static_cast<long long>(cfg.eager_max);
+  mine[at_send_credits] = static_cast<long long>(cfg.send_credits);
+  mine[at_eager_credits] = static_cast<long long>(cfg.eager_credits);
+  mine[at_provider] = fingerprint(cfg.provider);
   mine[at_profile] = cfg.profile_path.empty() ? 0 : 1;
   mine[at_trace] = cfg.trace_path.empty() ? 0 : 1;
   mine[at_table] = cfg.xfer_table.empty() ? 0 : 1;
+  mine[at_auto_steps] = automatic ? static_cast<long long>(cfg.auto_steps) : 0;
+  // Time re-checks need not agree (a time window closes at another moment on each rank anyway): -2 stands for any.
+  mine[at_recheck] = !automatic || rc.per == detail::auto_recheck::unit::none ? -1
+                     : rc.per == detail::auto_recheck::unit::seconds     ? -2
+                                                                         : static_cast<long long>(rc.every);
   mpi_check(MPI_Allreduce(mine, lo, n, MPI_LONG_LONG, MPI_MIN, comm), "MPI_Allreduce (collective settings)");
   mpi_check(MPI_Allreduce(mine, hi, n, MPI_LONG_LONG, MPI_MAX, comm), "MPI_Allreduce (collective settings)");
   for (int k = 0; k < n; ++k) {
@@ -90,6 +113,21 @@ void agree_shared_settings(const detail::settings& cfg, MPI_Comm comm) {
     if (k == at_eager) {
       var = "SIDECORE_EAGER_MAX";
       value = std::to_string(cfg.eager_max);
+    } else if (k == at_send_credits) {
+      var = "SIDECORE_SEND_CREDITS";
+      value = std::to_string(cfg.send_credits);
+    } else if (k == at_eager_credits) {
+      var = "SIDECORE_EAGER_CREDITS";
+      value = std::to_string(cfg.eager_credits);
+    } else if (k == at_auto_steps) {
+      var = "SIDECORE_AUTO_STEPS";
+      value = cfg.auto_steps == 0 ? "not set (time window)" : std::to_string(cfg.auto_steps);
+    } else if (k == at_recheck) {
+      var = "SIDECORE_AUTO_RECHECK";
+      value = mine[k] == -1 ? "off" : mine[k] == -2 ? "in seconds" : std::to_string(mine[k]) + "steps";
+    } else if (k == at_provider) {
+      var = "SIDECORE_PROVIDER";
+      value = cfg.provider.empty() ? "not set (automatic)" : "'" + cfg.provider + "'";
     } else if (k < coll::kind_count) {
       var = "SIDECORE_COLL_";
       for (char ch : coll::kind_name(static_cast<coll::kind>(k))) var += static_cast<char>(std::toupper(ch));

@@ -235,7 +235,8 @@ std::vector<setting_def> make_table() {
                [](const settings& s) { return std::string(s.shm_fastpath ? "on" : "off"); }});
   t.push_back({"SIDECORE_PROVIDER", "(auto)", "a libfabric provider name as `fi_info -l` lists it, e.g. shm, "
                                               "tcp;ofi_rxm, verbs;ofi_rxm, efa, cxi, psm2",
-               "libfabric provider. Automatic: shm when every rank is on one host, tcp;ofi_rxm otherwise.",
+               "libfabric provider. Automatic: shm when every rank is on one host, tcp;ofi_rxm otherwise. The same on "
+               "every rank (init refuses a difference).",
                [](settings& s, const std::string& raw) {
                  const std::string v = trim(raw);
                  if (v.empty() || v.find_first_of(" \t,") != std::string::npos)
@@ -273,7 +274,8 @@ std::vector<setting_def> make_table() {
   t.push_back({"SIDECORE_SEND_CREDITS", "64", "an integer 2..65536 (messages per peer)",
                "Flow control: eager messages and ready-to-sends a sender may have sent to one peer that the peer has "
                "not read out of its receive buffers yet; more wait at the sender until the peer's progress gives "
-               "credits back. Bounds what a provider holds for a flood (tcp;ofi_rxm: a 16 KiB buffer each).",
+               "credits back. Bounds what a provider holds for a flood (tcp;ofi_rxm: a 16 KiB buffer each). The same on "
+               "every rank (init refuses a difference).",
                [](settings& s, const std::string& v) {
                  s.send_credits = parse_unsigned("SIDECORE_SEND_CREDITS", v, 2, 65536);
                },
@@ -281,7 +283,8 @@ std::vector<setting_def> make_table() {
   t.push_back({"SIDECORE_EAGER_CREDITS", "16", "an integer 0..65536 (messages per peer)",
                "Flow control: eager messages a peer may hold unexpected (received, no receive posted yet, data "
                "copied) from one sender; beyond them the sender sends eager-sized messages by rendezvous (a "
-               "header only; the data stays in its buffer until matched). 0: no eager message at all.",
+               "header only; the data stays in its buffer until matched). 0: no eager message at all. The same on every "
+               "rank (init refuses a difference).",
                [](settings& s, const std::string& v) {
                  s.eager_credits = parse_unsigned("SIDECORE_EAGER_CREDITS", v, 0, 65536);
                },
@@ -304,7 +307,7 @@ std::vector<setting_def> make_table() {
   t.push_back({"SIDECORE_AUTO_STEPS", "(time window)", "an integer 1..1000000 (iterations)",
                "SIDECORE_PROGRESS=auto: profile the K iterations between the first sidecore::step() (sc_step) and the "
                "(K+1)-th, then decide at that step(), on every rank at once (step() must mark the same iteration on "
-               "every rank). Unset: a time window (SIDECORE_AUTO_WINDOW) decided without blocking.",
+               "every rank; init refuses a K that differs). Unset: a time window (SIDECORE_AUTO_WINDOW) decided without blocking.",
                [](settings& s, const std::string& v) {
                  s.auto_steps = static_cast<std::uint32_t>(parse_unsigned("SIDECORE_AUTO_STEPS", v, 1, 1000000));
                },

@@ -201,6 +201,26 @@ int run(const std::string& scenario) {
     expect_error(errc::bad_setting, [] { sidecore::init(); }, "init with SIDECORE_EAGER_MAX differing between ranks",
                  {"SIDECORE_EAGER_MAX differs between ranks", "give every rank the same value"});
     check(!sidecore::initialized(), "not initialized after a failed init");
+  } else if (scenario == "differs_send_credits") {
+    expect_error(errc::bad_setting, [] { sidecore::init(); }, "init with SIDECORE_SEND_CREDITS differing between ranks",
+                 {"SIDECORE_SEND_CREDITS differs between ranks", "give every rank the same value"});
+    check(!sidecore::initialized(), "not initialized after a failed init");
+  } else if (scenario == "differs_eager_credits") {
+    expect_error(errc::bad_setting, [] { sidecore::init(); }, "init with SIDECORE_EAGER_CREDITS differing between ranks",
+                 {"SIDECORE_EAGER_CREDITS differs between ranks", "give every rank the same value"});
+    check(!sidecore::initialized(), "not initialized after a failed init");
+  } else if (scenario == "differs_provider") {
+    expect_error(errc::bad_setting, [] { sidecore::init(); }, "init with SIDECORE_PROVIDER differing between ranks",
+                 {"SIDECORE_PROVIDER differs between ranks", "give every rank the same value"});
+    check(!sidecore::initialized(), "not initialized after a failed init");
+  } else if (scenario == "differs_auto_steps") {
+    expect_error(errc::bad_setting, [] { sidecore::init(); }, "init with SIDECORE_AUTO_STEPS differing between ranks",
+                 {"SIDECORE_AUTO_STEPS differs between ranks", "give every rank the same value"});
+    check(!sidecore::initialized(), "not initialized after a failed init");
+  } else if (scenario == "differs_auto_recheck") {
+    expect_error(errc::bad_setting, [] { sidecore::init(); }, "init with SIDECORE_AUTO_RECHECK differing between ranks",
+                 {"SIDECORE_AUTO_RECHECK differs between ranks", "give every rank the same value"});
+    check(!sidecore::initialized(), "not initialized after a failed init");
   } else if (scenario == "differs_profile") {
     expect_error(errc::bad_setting, [] { sidecore::init(); }, "init with SIDECORE_PROFILE on one rank only",
                  {"SIDECORE_PROFILE is set on some ranks only", "every rank, or none"});

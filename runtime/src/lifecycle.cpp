@@ -61,6 +61,22 @@ long long fingerprint(const std::string& text) noexcept {
   return static_cast<long long>(h >> 1);
 }
 
+// A setting every rank must share: what the ranks compare, and this rank's error when they differ.
+struct shared_setting {
+  long long key;
+  std::string error;
+};
+
+std::string differs(const std::string& var, const std::string& value) {
+  return "sidecore::init: " + var + " differs between ranks (this rank: " + value + "); give every rank the same value";
+}
+
+std::string set_on_some_ranks(const char* var, bool set) {
+  return std::string("sidecore::init: ") + var + " is set on some ranks only (this rank: " + (set ? "set" : "not set") +
+         "); the instrumentation's set-up joins every rank: set it on every rank, or none (%r in a path gives each "
+         "rank its file)";
+}
+
 // Settings that must be the same on every rank, each for its own reason: the collectives' (another algorithm or
 // segment size is another message pattern, which would hang or fail the first collective); mode auto (its window
 // and agreements are collective: a rank without it never joins them); SIDECORE_EAGER_MAX (a larger eager message
@@ -68,74 +84,57 @@ long long fingerprint(const std::string& text) noexcept {
 // gives credits back once it owes half of its own window: a sender with a smaller window waits for ever); the
 // provider (endpoints of two providers cannot address each other); whether SIDECORE_PROFILE, SIDECORE_TRACE and
 // SIDECORE_XFER_TABLE are set (the instrumentation's set-up is collective: the calibration ping-pong that a table
-// replaces, the clock offsets, the exchanges at finalize; a rank without them never joins). Every rank learns of a
-// difference and throws. In mode auto also its step window and step re-checks (every rank must vote at the same
-// step(): a rank blocked in a vote at another step than its peers waits inside their communication).
-void agree_shared_settings(const detail::settings& cfg, MPI_Comm comm) {
-  constexpr int at_segment = coll::kind_count, at_auto = at_segment + 1, at_eager = at_segment + 2;
-  constexpr int at_send_credits = at_segment + 3, at_eager_credits = at_segment + 4, at_provider = at_segment + 5;
-  constexpr int at_profile = at_segment + 6, at_trace = at_segment + 7, at_table = at_segment + 8;
-  constexpr int at_auto_steps = at_segment + 9, at_recheck = at_segment + 10, n = at_segment + 11;
-  const bool automatic = cfg.mode == detail::progress_mode::automatic;
-  const detail::auto_recheck& rc = cfg.auto_recheck_every;
-  long long mine[n], lo[n], hi[n];
-  for (int k = 0; k < coll::kind_count; ++k) mine[k] = static_cast<long long>(cfg.coll_algorithm[static_cast<std::size_t>(k)]);
-  mine[at_segment] = static_cast<long long>(cfg.coll_segment);
-  mine[at_auto] = cfg.mode == detail::progress_mode::automatic ? 1 : 0;
-  mine[at_eager] = static_cast<long long>(cfg.eager_max);
-  mine[at_send_credits] = static_cast<long long>(cfg.send_credits);
-  mine[at_eager_credits] = static_cast<long long>(cfg.eager_credits);
-  mine[at_provider] = fingerprint(cfg.provider);
-  mine[at_profile] = cfg.profile_path.empty() ? 0 : 1;
-  mine[at_trace] = cfg.trace_path.empty() ? 0 : 1;
-  mine[at_table] = cfg.xfer_table.empty() ? 0 : 1;
-  mine[at_auto_steps] = automatic ? static_cast<long long>(cfg.auto_steps) : 0;
-  // Time re-checks need not agree (a time window closes at another moment on each rank anyway): -2 stands for any.
-  mine[at_recheck] = !automatic || rc.per == detail::auto_recheck::unit::none ? -1
-                     : rc.per == detail::auto_recheck::unit::seconds     ? -2
-                                                                         : static_cast<long long>(rc.every);
-  mpi_check(MPI_Allreduce(mine, lo, n, MPI_LONG_LONG, MPI_MIN, comm), "MPI_Allreduce (collective settings)");
-  mpi_check(MPI_Allreduce(mine, hi, n, MPI_LONG_LONG, MPI_MAX, comm), "MPI_Allreduce (collective settings)");
-  for (int k = 0; k < n; ++k) {
-    if (lo[k] == hi[k]) continue;
-    if (k == at_auto) {
-      throw error(errc::bad_setting, std::string("sidecore::init: SIDECORE_PROGRESS=auto on some ranks only (this rank: ") +
-                                         detail::mode_name(cfg.mode) + "); mode auto decides for the whole job: give "
-                                         "every rank auto, or none");
-    }
-    if (k == at_profile || k == at_trace || k == at_table) {
-      const char* var = k == at_profile ? "SIDECORE_PROFILE" : k == at_trace ? "SIDECORE_TRACE" : "SIDECORE_XFER_TABLE";
-      throw error(errc::bad_setting, std::string("sidecore::init: ") + var + " is set on some ranks only (this rank: " +
-                                         (mine[k] ? "set" : "not set") + "); the instrumentation's set-up joins every "
-                                         "rank: set it on every rank, or none (%r in a path gives each rank its file)");
-    }
-    std::string var = "SIDECORE_COLL_SEGMENT", value = std::to_string(cfg.coll_segment);
-    if (k == at_eager) {
-      var = "SIDECORE_EAGER_MAX";
-      value = std::to_string(cfg.eager_max);
-    } else if (k == at_send_credits) {
-      var = "SIDECORE_SEND_CREDITS";
-      value = std::to_string(cfg.send_credits);
-    } else if (k == at_eager_credits) {
-      var = "SIDECORE_EAGER_CREDITS";
-      value = std::to_string(cfg.eager_credits);
-    } else if (k == at_auto_steps) {
-      var = "SIDECORE_AUTO_STEPS";
-      value = cfg.auto_steps == 0 ? "not set (time window)" : std::to_string(cfg.auto_steps);
-    } else if (k == at_recheck) {
-      var = "SIDECORE_AUTO_RECHECK";
-      value = mine[k] == -1 ? "off" : mine[k] == -2 ? "in seconds" : std::to_string(mine[k]) + "steps";
-    } else if (k == at_provider) {
-      var = "SIDECORE_PROVIDER";
-      value = cfg.provider.empty() ? "not set (automatic)" : "'" + cfg.provider + "'";
-    } else if (k < coll::kind_count) {
-      var = "SIDECORE_COLL_";
-      for (char ch : coll::kind_name(static_cast<coll::kind>(k))) var += static_cast<char>(std::toupper(ch));
-      value = std::string(coll::algorithm_name(cfg.coll_algorithm[static_cast<std::size_t>(k)]));
-    }
-    throw error(errc::bad_setting, "sidecore::init: " + var + " differs between ranks (this rank: " + value +
-                                       "); give every rank the same value");
+// replaces, the clock offsets, the exchanges at finalize; a rank without them never joins). In mode auto also its
+// step window and step re-checks (every rank must vote at the same step(): a rank blocked in a vote at another step
+// than its peers waits inside their communication). In the order init checks them: the first that differs is named.
+std::vector<shared_setting> shared_settings(const detail::settings& cfg) {
+  std::vector<shared_setting> v;
+  for (int k = 0; k < coll::kind_count; ++k) {
+    const coll::algorithm a = cfg.coll_algorithm[static_cast<std::size_t>(k)];
+    std::string var = "SIDECORE_COLL_";
+    for (char ch : coll::kind_name(static_cast<coll::kind>(k))) var += static_cast<char>(std::toupper(ch));
+    v.push_back({static_cast<long long>(a), differs(var, std::string(coll::algorithm_name(a)))});
   }
+  v.push_back({static_cast<long long>(cfg.coll_segment),
+               differs("SIDECORE_COLL_SEGMENT", std::to_string(cfg.coll_segment))});
+  const bool automatic = cfg.mode == detail::progress_mode::automatic;
+  v.push_back({automatic ? 1 : 0, std::string("sidecore::init: SIDECORE_PROGRESS=auto on some ranks only "
+                                              "(this rank: ") + detail::mode_name(cfg.mode) +
+                                      "); mode auto decides for the whole job: give every rank auto, or none"});
+  v.push_back({static_cast<long long>(cfg.eager_max), differs("SIDECORE_EAGER_MAX", std::to_string(cfg.eager_max))});
+  v.push_back({static_cast<long long>(cfg.send_credits),
+               differs("SIDECORE_SEND_CREDITS", std::to_string(cfg.send_credits))});
+  v.push_back({static_cast<long long>(cfg.eager_credits),
+               differs("SIDECORE_EAGER_CREDITS", std::to_string(cfg.eager_credits))});
+  v.push_back({fingerprint(cfg.provider),
+               differs("SIDECORE_PROVIDER", cfg.provider.empty() ? "not set (automatic)" : "'" + cfg.provider + "'")});
+  v.push_back({cfg.profile_path.empty() ? 0 : 1, set_on_some_ranks("SIDECORE_PROFILE", !cfg.profile_path.empty())});
+  v.push_back({cfg.trace_path.empty() ? 0 : 1, set_on_some_ranks("SIDECORE_TRACE", !cfg.trace_path.empty())});
+  v.push_back({cfg.xfer_table.empty() ? 0 : 1, set_on_some_ranks("SIDECORE_XFER_TABLE", !cfg.xfer_table.empty())});
+  const long long steps = automatic ? static_cast<long long>(cfg.auto_steps) : 0;
+  v.push_back({steps, differs("SIDECORE_AUTO_STEPS", steps == 0 ? "not set (time window)" : std::to_string(steps))});
+  // Time re-checks need not agree (a time window closes at another moment on each rank anyway): -2 stands for any.
+  const detail::auto_recheck& rc = cfg.auto_recheck_every;
+  const long long recheck = !automatic || rc.per == detail::auto_recheck::unit::none ? -1
+                            : rc.per == detail::auto_recheck::unit::seconds     ? -2
+                                                                                : static_cast<long long>(rc.every);
+  v.push_back({recheck, differs("SIDECORE_AUTO_RECHECK", recheck == -1   ? "off"
+                                                         : recheck == -2 ? "in seconds"
+                                                                         : std::to_string(recheck) + "steps")});
+  return v;
+}
+
+// Every rank learns of a difference in a shared setting and throws.
+void agree_shared_settings(const detail::settings& cfg, MPI_Comm comm) {
+  const std::vector<shared_setting> shared = shared_settings(cfg);
+  const int n = static_cast<int>(shared.size());
+  std::vector<long long> mine, lo(shared.size()), hi(shared.size());
+  for (const shared_setting& x : shared) mine.push_back(x.key);
+  const char* what = "MPI_Allreduce (collective settings)";
+  mpi_check(MPI_Allreduce(mine.data(), lo.data(), n, MPI_LONG_LONG, MPI_MIN, comm), what);
+  mpi_check(MPI_Allreduce(mine.data(), hi.data(), n, MPI_LONG_LONG, MPI_MAX, comm), what);
+  for (std::size_t k = 0; k < shared.size(); ++k)
+    if (lo[k] != hi[k]) throw error(errc::bad_setting, shared[k].error);
 }
 
 }  // namespace

@@ -128,6 +128,15 @@ std::string library_version() {
   return out;
 }
 
+// Ends the job at MPI_Init when every rank has agreed it must stop (each has said why on stderr): every rank finalizes
+// MPI and exits with status 2. Not MPI_Abort: it kills the other ranks at once, and the launcher may drop the lines
+// they had just written (every rank's line was lost now and then under load).
+[[noreturn]] void stop_job() {
+  PMPI_Finalize();
+  std::fflush(nullptr);
+  std::_Exit(2);
+}
+
 // Whether the profiler runs at all, and whether it writes a profile, must be the same on every rank: its set-up
 // below (the outputs' check, the clock offsets) and the profile's gathering at MPI_Finalize are collective over
 // g.comm, so a rank without them would leave the others waiting there forever. A trace on some ranks only is fine
@@ -149,8 +158,7 @@ void agree_switches(const config& cfg) {
                  "or none, or profile every rank; stopping the job at MPI_Init\n",
                  g.rank, cfg.trace ? "set" : "not set");
   }
-  PMPI_Barrier(g.comm);  // every rank has said why before the first abort ends the job
-  PMPI_Abort(MPI_COMM_WORLD, 2);
+  stop_job();
 }
 
 // Every rank checks the files it will write; when one cannot, the job stops here, each failing rank naming the path
@@ -159,14 +167,14 @@ void agree_switches(const config& cfg) {
 void agree_outputs(const config& cfg) {
   const std::string problem = check_outputs(cfg, g.rank, g.nranks);
   if (!problem.empty()) {
-    // Before the agreement: no rank aborts before every failing rank has said why.
+    // Before the agreement: no rank stops before every failing rank has said why.
     std::fprintf(stderr, "sidecore-pmpi: rank %d: %s; stopping the job at MPI_Init (fix the path, or "
                  "SIDECORE_PROFILE=off to run without the profiler)\n", g.rank, problem.c_str());
   }
   const int mine = problem.empty() ? g.nranks : g.rank;
   int first_bad = g.nranks;
   PMPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, g.comm);
-  if (first_bad < g.nranks) PMPI_Abort(MPI_COMM_WORLD, 2);
+  if (first_bad < g.nranks) stop_job();
 }
 
 void begin_profiling() {

@@ -7,8 +7,7 @@ set -u
 mpiexec=$1 preload=$2 app=$3 dir=$4
 rm -rf "$dir" && mkdir -p "$dir"
 fail=0
-run() {  # run NAME MESSAGE MPIEXEC_ARGS...: at most 30 s; the job must stop, a rank saying MESSAGE (the abort may
-         # end the job before the launcher has passed on every rank's line)
+run() {  # run NAME MESSAGE MPIEXEC_ARGS...: at most 30 s; the job must stop, a rank saying MESSAGE
   name=$1 want=$2
   shift 2
   timeout 30 "$mpiexec" "$@" >"$dir/$name.out" 2>"$dir/$name.err"

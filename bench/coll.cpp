@@ -1,4 +1,5 @@
-// bench_coll — collective latency and overlap (docs/measuring.md's OSU method), sidecore beside MPICH, in one run.
+// bench_coll — collective latency and overlap (the OSU method, bench/README.md "How we measure"), sidecore beside
+// MPICH, in one run.
 // Per kind and size: the blocking collective's latency, the nonblocking one's `pure` time (start + wait), then
 // start, compute for `pure`, wait: overall; overlap % = max(0, 100 - 100 (overall - compute) / pure). Idle-peer
 // configuration: rank 0 computes and reports, the other ranks start and wait at once. Medians of --reps runs.

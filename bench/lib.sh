@@ -1,6 +1,6 @@
 # Shared by run-p2p.sh and run-overlap.sh (sourced, not run).
 #
-# Pinning on a small machine (../shared/docs/measuring.md, idle-peer configuration):
+# Pinning on a small machine (bench/README.md "How we measure", idle-peer configuration):
 #   * rank 0 (measured) runs on core 0 — with `taskset -c 0` in the runs without a progress thread (raw libfabric,
 #     MPI, sidecore off); in sidecore core mode it is NOT wrapped: the library pins its progress thread to the last
 #     core and the application/OpenMP threads to the others itself, and a taskset would fight that.

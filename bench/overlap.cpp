@@ -1,5 +1,6 @@
-// bench_overlap — point-to-point overlap (seed 000 Section 3, shared/docs/measuring.md), idle-peer configuration:
-// sender side (Isend–Recv), receiver side (Send–Irecv) and both, 1 KiB – 8 MiB, computation 0 … 4 × t_comm.
+// bench_overlap — point-to-point overlap (seed 000 Section 3, bench/README.md "How we measure"), idle-peer
+// configuration: sender side (Isend–Recv), receiver side (Send–Irecv) and both, 1 KiB – 8 MiB, computation
+// 0 … 4 × t_comm.
 // Run: mpiexec -n 2 ./bench_overlap --impl=sidecore|mpi [--quick] [--reps=N] [--peer-compute=sleep|none]
 //      [--report-factor=1] [--verbose] [--summary=FILE] [--csv=FILE] [--benchmark_*]
 // With --impl=sidecore the mode comes from SIDECORE_PROGRESS (off|core) of each rank.

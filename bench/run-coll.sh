@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Collective latency and overlap (docs/measuring.md's OSU method) in one invocation: MPICH's blocking and
-# nonblocking collectives, sidecore off and sidecore core, on 2 ranks in the idle-peer configuration (rank 0
+# Collective latency and overlap (the OSU method, bench/README.md "How we measure") in one invocation: MPICH's
+# blocking and nonblocking collectives, sidecore off and sidecore core, on 2 ranks in the idle-peer configuration (rank 0
 # computes and reports; pinned as lib.sh says; the peer sleeps in its waits in core mode only), then one table per
 # kind: size x {mpich, off, core} with the blocking latency, the nonblocking pure time and the overlap %, issue 14's
 # targets marked:

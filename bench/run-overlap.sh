@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Point-to-point overlap (seed 000 Section 3, shared/docs/measuring.md) in one invocation: the system MPI, sidecore
-# off and sidecore core side by side, in the idle-peer configuration (2 ranks) and in the self configuration (1 rank
+# Point-to-point overlap (seed 000 Section 3, bench/README.md "How we measure") in one invocation: the system MPI,
+# sidecore off and sidecore core side by side, in the idle-peer configuration (2 ranks) and in the self configuration (1 rank
 # sending to itself), then a table for each: size × {sender, receiver, both} × {mpi, off, core}, overlap % median
 # [min, max] at t_comp = 1 × t_comm, with issue 2's targets marked (sender and receiver side ≥ 90 % at 1 MiB and
 # 8 MiB in core mode) and rows flagged where core mode's t_comm is not the transfer but the peer waking up.

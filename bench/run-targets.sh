@@ -151,7 +151,7 @@ if ((paired > 0)); then
   # The verdict block names the configuration each target is judged in: the one with a core per busy thread (mode
   # off: 2 ranks, one core each, the ping-pong raw libfabric's figure is defined by; mode core: 1 rank, the
   # application thread on core 0 and the progress thread on core 1). Two ranks in core mode are three busy threads
-  # on two cores: oversubscription (docs/measuring.md), shown in the cycles above, not judged.
+  # on two cores: oversubscription (bench/README.md, "How we measure"), shown in the cycles above, not judged.
   awk -F'\t' "${targets[@]}" "$awk_stats"'
     FNR == 1 { f = FILENAME; sub(/.*\//, "", f); sub(/\.r[0-9]+\.tsv$/, "", f) }
     $1 ~ /^(latency_us|bandwidth_GBps)_(ratio|raw|sidecore)$/ { runs[f, $1] = runs[f, $1] " " sprintf("%.3f", $3) }

@@ -1,6 +1,6 @@
 // sidecore benchmarks — what every two-rank benchmark shares.
 //
-// The benchmarks follow ../../shared/docs/measuring.md: rank 0 is the measured rank and runs Google Benchmark;
+// The benchmarks follow bench/README.md ("How we measure"): rank 0 is the measured rank and runs Google Benchmark;
 // rank 1 (the peer) runs a responder loop driven by commands that rank 0 sends over MPI_COMM_WORLD before each
 // benchmark run (operation, size, iteration count), so both sides always agree on what to do whatever Google
 // Benchmark's flags (filter, repetitions) select. The control channel is outside every timed region.

@@ -1,5 +1,5 @@
 // Point-to-point overlap of computation and communication, the micro-benchmark of seed 000 Section 3 and
-// ../../shared/docs/measuring.md, in the idle-peer configuration.
+// bench/README.md ("How we measure"), in the idle-peer configuration.
 //
 // Rank 0 is measured. For each pattern, size and computation length it times, per repetition:
 //   t_comm  — init → wait with no computation (the transfer alone),
@@ -43,7 +43,7 @@ inline constexpr std::array<const char*, 3> pattern_calls{"Isend-Recv", "Send-Ir
 inline constexpr std::int64_t op_overlap = 3;
 inline constexpr int sync_tag = 3;
 
-/// overlap % of measuring.md, clipped to [0, 100]; NaN when there is nothing to overlap (no computation).
+/// The overlap % of bench/README.md, clipped to [0, 100]; NaN when there is nothing to overlap (no computation).
 inline double overlap_percent(double t_comm, double t_comp, double t_total) {
   const double denom = std::min(t_comm, t_comp);
   if (!(denom > 0)) return std::nan("");

@@ -138,8 +138,12 @@ bool engine_core::run_ready() {
   while (s) {
     schedule* next = ready_list::next(s);
     s->ready_ = false;
-    if (failed()) [[unlikely]] finish(s, req_result::transport, failure::engine);
-    else if (s->advance(*this) == schedule::step::done) finish(s, s->result(), failure::none);
+    if (failed()) [[unlikely]] {
+      // The engine failed in this pass, before the completion queue's next read (which fails what is in flight):
+      // fail the children first, so that none reports to a schedule retired here.
+      if (!in_flight_failed) fail_in_flight();
+      finish(s, req_result::transport, failure::engine);
+    } else if (s->advance(*this) == schedule::step::done) finish(s, s->result(), failure::none);
     s = next;
   }
   return true;

@@ -102,6 +102,10 @@ engine_core::inline_result engine_core::send_inline(const void* buf, std::size_t
 // goes on to matching, where one from a dead peer may still take a message kept from before its death.
 bool engine_core::accept_refused(req* r) noexcept {
   if (failed()) {
+    if (r->op == req_kind::schedule) {  // finishes with the failure in the advance step, and is retired there
+      accept_schedule(r);
+      return true;
+    }
     r->stage.store(req_stage::taken, std::memory_order_relaxed);
     fail_request(r, failure::engine, 0);
     return true;

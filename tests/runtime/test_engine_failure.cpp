@@ -162,6 +162,13 @@ void engine_failure(bool core_mode) {
     EXPECT_NE(why.find("the engine stopped while the request was in flight"), std::string::npos) << why;
   }
   EXPECT_TRUE(sctest::progress_until(*e, [&] { return e->requests_in_use() == 0; })) << "the orphan was freed";
+  // A schedule started after the failure fails without an advance, and is retired (its executor gets it back).
+  failing_schedule later_schedule;
+  const std::uint64_t lh = core_of(*e).start_schedule(later_schedule, 0);
+  ASSERT_TRUE(e->wait(lh, c));
+  EXPECT_EQ(c.result, req_result::transport);
+  EXPECT_EQ(later_schedule.advances, 0);
+  EXPECT_EQ(later_schedule.retired, 1);
   // Later requests fail as they come, inline sends included.
   std::uint64_t v = 1;
   const std::uint64_t later = e->start_recv(&v, 8, kFailureTag, 0, -1, -1, 0);
@@ -182,6 +189,50 @@ void engine_failure(bool core_mode) {
 }
 
 TEST(EngineFailure, AnEngineFailureFailsWhatIsInFlightAndWhatComesAfterModeOff) { engine_failure(false); }
+
+// A schedule with one child receive that nothing matches; it counts what reaches it after it was retired.
+class open_child_schedule final : public schedule {
+ public:
+  step advance(engine_core& e) noexcept override {
+    if (posted) return children == 1 ? step::done : step::wait;
+    posted = true;
+    if (!e.start_child_recv(*this, 1, &in, sizeof in, 0, kFailureTag + 3, 0)) return step::done;
+    return step::wait;
+  }
+  void on_child_complete(const completion&, std::uint64_t) noexcept override {
+    ++children;
+    if (retired) ++after_retire;
+  }
+  void retire() noexcept override { ++retired; }
+  std::uint64_t in = 0;
+  bool posted = false;
+  int children = 0, retired = 0, after_retire = 0;
+};
+
+// The engine fails in a pass before its schedule-advance step (a receive buffer that cannot be posted again, say)
+// while a schedule with a child in flight is ready: the child fails first, then the schedule finishes; nothing
+// reaches a retired schedule.
+TEST(EngineFailure, AnEngineFailureBeforeTheAdvanceStepFailsTheChildrenBeforeTheirSchedule) {
+  auto e = sctest::local_engine("shm", 64);
+  ASSERT_TRUE(e);
+  engine_core& core = core_of(*e);
+  open_child_schedule s;
+  const std::uint64_t h = core.start_schedule(s, 0);
+  ASSERT_TRUE(sctest::progress_until(*e, [&] { return s.posted; }));
+  testing::internal::CaptureStderr();
+  core.ready.push(&s);  // ready again (a child of it completed, say) when the engine fails
+  core.fail_engine("fi_trecv (injected by the test)", FI_EIO);
+  (void)core.run_ready();
+  (void)e->progress();
+  (void)testing::internal::GetCapturedStderr();
+  completion c{};
+  ASSERT_TRUE(e->wait(h, c));
+  EXPECT_EQ(c.result, req_result::transport);
+  EXPECT_EQ(s.retired, 1);
+  EXPECT_EQ(s.children, 1) << "its child failed with the engine";
+  EXPECT_EQ(s.after_retire, 0) << "nothing may reach a retired schedule";
+  EXPECT_TRUE(sctest::progress_until(*e, [&] { return e->requests_in_use() == 0; }));
+}
 TEST(EngineFailure, AnEngineFailureFailsWhatIsInFlightAndWhatComesAfterModeCore) { engine_failure(true); }
 
 }  // namespace

@@ -65,6 +65,10 @@ void wait_for(engine_core& e, req* r) {
       if (progress_guard g = e.lock_caller_core()) {
         while (!is_complete(r)) {
           if (e.progress_locked() || is_complete(r) || (++rounds & 63) != 0) continue;
+          // The liveness check, as the progress thread would make it from a pass that found nothing: it does not
+          // run while we hold the lock (with SIDECORE_IDLE=spin we never give it back while r is pending).
+          e.watch_peers(now_ns());
+          if (is_complete(r)) break;
           if (waited_enough()) break;
           if (now_ns() - start >= yield_ns) {
             g.release();

@@ -17,7 +17,11 @@ void engine_core::xfer(const req* r, bool begin) const noexcept {
 
 void engine_core::orphan_req(req* r) noexcept {
   const auto prev = r->state.exchange(static_cast<std::uint32_t>(req_state::orphan), std::memory_order_acq_rel);
-  if (prev == static_cast<std::uint32_t>(req_state::complete)) pool.release(r);
+  if (prev != static_cast<std::uint32_t>(req_state::complete)) return;  // complete() frees it
+  // One the provider still holds (complete_held) is freed by the provider's completion, unless that came first.
+  if (r->provider_holds.load(std::memory_order_relaxed) && r->provider_holds.exchange(false, std::memory_order_acq_rel))
+    return;
+  pool.release(r);
 }
 
 void engine_core::handle_entries(const fi_cq_tagged_entry* e, int n) {
@@ -27,7 +31,7 @@ void engine_core::handle_entries(const fi_cq_tagged_entry* e, int n) {
       continue;
     }
     req* r = static_cast<req*>(e[i].op_context);  // ctx is the first member of req
-    if (r->provider_holds.load(std::memory_order_relaxed)) [[unlikely]] {  // completed already: its peer died
+    if (r->provider_late) [[unlikely]] {  // completed already: its peer died
       if (r->op == req_kind::recv) --rdv_recvs_posted;
       late_completion(r);
       continue;
@@ -70,7 +74,7 @@ void engine_core::handle_error() {
   }
   req* r = static_cast<req*>(err.op_context);
   if (r->op == req_kind::recv) --rdv_recvs_posted;  // a rendezvous data receive (the only receives posted)
-  if (r->provider_holds.load(std::memory_order_relaxed)) {  // completed already: its peer died
+  if (r->provider_late) {  // completed already: its peer died
     late_completion(r);
     return;
   }

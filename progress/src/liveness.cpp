@@ -220,10 +220,11 @@ void engine_core::complete_held(req* r) noexcept {
     ready.push(s);
     return;
   }
+  r->provider_late = true;
   r->provider_holds.store(true, std::memory_order_seq_cst);
   const auto prev = r->state.exchange(static_cast<std::uint32_t>(req_state::complete), std::memory_order_seq_cst);
   if (prev == static_cast<std::uint32_t>(req_state::orphan)) {
-    // Nobody will read it: the provider's completion frees it (complete() of an orphan).
+    // Nobody will read it: the provider's completion frees it (late_completion).
     r->provider_holds.store(false, std::memory_order_relaxed);
     r->state.store(static_cast<std::uint32_t>(req_state::orphan), std::memory_order_release);
     return;
@@ -233,7 +234,9 @@ void engine_core::complete_held(req* r) noexcept {
 
 // The provider's completion (or error entry) of an operation that already completed with peer_failed.
 void engine_core::late_completion(req* r) noexcept {
-  if (!r->provider_holds.exchange(false, std::memory_order_acq_rel)) pool.release(r);  // its owner read it already
+  r->provider_late = false;
+  // Its owner read (or dropped) it already: freed now. Otherwise the owner's read frees it (retire_read).
+  if (!r->provider_holds.exchange(false, std::memory_order_acq_rel)) pool.release(r);
 }
 
 // The owner read the result of a request the provider still holds: the handle goes stale now; the slot is freed by

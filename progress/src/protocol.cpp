@@ -257,7 +257,9 @@ void engine_core::on_wire(const char* msg, std::size_t len, bool from_ring) {
       on_credit(h);
     } else if (h.type == wire_cts) {
       req* r = pool.lookup(h.cookie);
-      if (r && r->op == req_kind::send && r->act == req_act::none && r->rdv) {
+      // A send that already failed (its peer found dead, then heard from after all) sends nothing: its owner was
+      // told it ended, and may reuse the buffer.
+      if (r && r->op == req_kind::send && r->act == req_act::none && r->rdv && r->result == req_result::ok) {
         r->rdv_n = h.size;
         r->act = req_act::data_send;
         post_or_backlog(r);

@@ -64,6 +64,10 @@ struct alignas(64) req {
   // provider's until the provider's own completion; whichever of that completion and the owner's read comes second
   // frees the slot (liveness.cpp, retire_read).
   std::atomic<bool> provider_holds{false};
+  // complete_held completed it, and the provider's own completion (or error entry) is still to come: that entry is
+  // then this slot's last event (late_completion), never a completion. Read and written under the progress lock
+  // only; provider_holds above is the owner's half of the exchange, which any thread may do.
+  bool provider_late = false;
   failure what = failure::none;    // result transport: the step that failed (engine::describe)
   // Completion target: nullptr, the user's handle (state word, waiter futex, orphan exchange); else the schedule
   // this request is a child of (told by schedule::on_child_complete, then advanced from its ready list).

@@ -1,5 +1,5 @@
 // An engine on a local endpoint, connected to itself (address 0 is its own): for the progress unit tests, which
-// need no MPI and no peer.
+// need no MPI and no peer. `self_path` false: its messages to itself go through the provider and the wire protocol.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,12 +13,14 @@
 
 namespace sctest {
 
-inline std::unique_ptr<sidecore::progress::engine> local_engine(const std::string& provider = "shm",
-                                                                 std::size_t eager_max = 8192) {
+inline std::unique_ptr<sidecore::progress::engine> local_engine(
+    const std::string& provider = "shm", std::size_t eager_max = 8192,
+    sidecore::progress::idle_policy idle = sidecore::progress::idle_policy::hybrid, bool self_path = true) {
   using namespace sidecore::progress;
   engine_config cfg;
   cfg.provider = provider;
-  cfg.idle = idle_policy::hybrid;
+  cfg.idle = idle;
+  cfg.self_path = self_path;
   cfg.spin_us = 20;
   cfg.block_us = 100;
   cfg.queue_capacity = 64;

@@ -120,7 +120,7 @@ std::vector<shared_setting> shared_settings(const detail::settings& cfg) {
                                                                                 : static_cast<long long>(rc.every);
   v.push_back({recheck, differs("SIDECORE_AUTO_RECHECK", recheck == -1   ? "off"
                                                          : recheck == -2 ? "in seconds"
-                                                                         : std::to_string(recheck) + "steps")});
+                                                                         : std::to_string(recheck) + " steps")});
   return v;
 }
 

@@ -39,8 +39,7 @@ void wait_for(engine_core& e, req* r) {
                                                                  : std::uint64_t{cfg.spin_us} * 1000;
   std::uint64_t start = 0;
   std::uint32_t rounds = 0;
-  const auto waited_enough = [&]() {
-    const std::uint64_t now = now_ns();
+  const auto waited_enough = [&](std::uint64_t now) {
     if (start == 0) start = now;
     return now - start > spin_ns;
   };
@@ -67,10 +66,10 @@ void wait_for(engine_core& e, req* r) {
           if (e.progress_locked() || is_complete(r) || (++rounds & 63) != 0) continue;
           // The liveness check, as the progress thread would make it from a pass that found nothing: it does not
           // run while we hold the lock (with SIDECORE_IDLE=spin we never give it back while r is pending).
-          e.watch_peers(now_ns());
-          if (is_complete(r)) break;
-          if (waited_enough()) break;
-          if (now_ns() - start >= yield_ns) {
+          const std::uint64_t now = now_ns();
+          e.watch_peers(now);
+          if (is_complete(r) || waited_enough(now)) break;
+          if (now - start >= yield_ns) {
             g.release();
             sched_yield();
             if (!g.try_relock()) break;
@@ -81,7 +80,7 @@ void wait_for(engine_core& e, req* r) {
     while (!is_complete(r)) {
       cpu_relax();
       if ((++rounds & 255) != 0) continue;
-      if (!shared && !waited_enough()) {
+      if (!shared && !waited_enough(now_ns())) {
         if (const std::uint64_t t0 = now_ns(); t0 - start >= yield_ns) {
           sched_yield();
           // A yield that took long may have run another thread: then our core is shared, and spinning on takes
@@ -111,10 +110,11 @@ void wait_for(engine_core& e, req* r) {
     const bool did = e.progress_locked();
     bool yield_now = false;
     if (!did && !is_complete(r) && (++rounds & 63) == 0) {
-      e.watch_peers(now_ns());
+      const std::uint64_t now = now_ns();
+      e.watch_peers(now);
       if (is_complete(r)) continue;  // its peer was found dead
-      if (waited_enough()) e.sleep_locked(g);
-      else yield_now = now_ns() - start >= yield_ns;
+      if (waited_enough(now)) e.sleep_locked(g);
+      else yield_now = now - start >= yield_ns;
     }
     g.release();
     if (yield_now) sched_yield();

@@ -47,6 +47,24 @@ std::vector<std::unique_ptr<engine>> pair_of_engines(idle_policy idle = idle_pol
   return e;
 }
 
+// One 8-byte message from engine `from` (address from_index) to engine `to` (address to_index; the same engine for a
+// message to itself), both progressed until it arrived: it sets up shm's connection, until when the provider answers
+// EAGAIN and a message waits in the backlog.
+void connect_engines(engine& from, int from_index, engine& to, int to_index) {
+  std::uint64_t v = 1, got = 0;
+  const std::uint64_t r = to.start_recv(&got, sizeof got, kLivenessTag + 1, 0, from_index, from_index, 0);
+  const std::uint64_t s = from.start_send(&v, sizeof v, to_index, kLivenessTag + 1, to_index, from_index, 0);
+  ASSERT_TRUE(sctest::progress_until(from, [&] {
+    if (&to != &from) to.progress();
+    return !to.pending(r) && (is_inline(s) || !from.pending(s));
+  }));
+  completion c{};
+  ASSERT_TRUE(to.wait(r, c));
+  if (!is_inline(s)) {
+    ASSERT_TRUE(from.wait(s, c));
+  }
+}
+
 TEST(PeerTimeout, ASilentPeerIsDeclaredDeadAfterTheTimeout) {
   auto e = pair_of_engines();
   ASSERT_EQ(e.size(), 2u);
@@ -135,21 +153,8 @@ TEST(PeerTimeout, ASpinningWaiterInModeCoreFindsTheSilentPeerDead) {
 TEST(PeerTimeout, AClearToSendForASendThatFailedWithItsPeerIsDropped) {
   auto e = pair_of_engines();
   ASSERT_EQ(e.size(), 2u);
-  // First one message each way, which sets up shm's connections (until then the provider answers EAGAIN).
-  for (int from = 0; from < 2; ++from) {
-    std::uint64_t v = 1, got = 0;
-    const std::uint64_t r0 = e[1 - from]->start_recv(&got, sizeof got, kLivenessTag + 1, 0, from, from, 0);
-    const std::uint64_t s0 = e[from]->start_send(&v, sizeof v, 1 - from, kLivenessTag + 1, 1 - from, from, 0);
-    ASSERT_TRUE(sctest::progress_until(*e[0], [&] {
-      e[1]->progress();
-      return !e[1 - from]->pending(r0) && (is_inline(s0) || !e[from]->pending(s0));
-    }));
-    completion c0{};
-    ASSERT_TRUE(e[1 - from]->wait(r0, c0));
-    if (!is_inline(s0)) {
-      ASSERT_TRUE(e[from]->wait(s0, c0));
-    }
-  }
+  ASSERT_NO_FATAL_FAILURE(connect_engines(*e[0], 0, *e[1], 1));
+  ASSERT_NO_FATAL_FAILURE(connect_engines(*e[1], 1, *e[0], 0));
   e[0]->set_peer_timeout(0.2);
   std::vector<char> out(64 << 10, 'r');  // rendezvous: its ready-to-send goes, the data waits for a clear-to-send
   const std::uint64_t s = e[0]->start_send(out.data(), out.size(), 1, kLivenessTag, 1, 0, 0);
@@ -181,15 +186,7 @@ struct held_send {
 
   void start() {
     ASSERT_TRUE(e);
-    // First a message that sets up shm's connection to itself (until then the provider answers EAGAIN).
-    std::uint64_t v = 1, got = 0;
-    const std::uint64_t r0 = e->start_recv(&got, sizeof got, kLivenessTag + 2, 0, 0, 0, 0);
-    const std::uint64_t s0 = e->start_send(&v, sizeof v, 0, kLivenessTag + 2, 0, 0, 0);
-    completion c0{};
-    if (!is_inline(s0)) {
-      ASSERT_TRUE(e->wait(s0, c0));
-    }
-    ASSERT_TRUE(e->wait(r0, c0));
+    ASSERT_NO_FATAL_FAILURE(connect_engines(*e, 0, *e, 0));
     h = e->start_send(out.data(), out.size(), 0, kLivenessTag, 0, 0, 0);
     ASSERT_FALSE(is_inline(h));
     engine_core& c = core_of(*e);

@@ -2,6 +2,8 @@
 // them for what it read and took, giving them back). Why there are two kinds: credits.hpp.
 #include <algorithm>
 
+#include <sidecore/progress/tag.hpp>
+
 #include "completion.hpp"
 
 namespace sidecore::progress {
@@ -44,6 +46,9 @@ bool engine_core::take_credit(req* r) {
 void engine_core::spend_eager(req* r) noexcept {
   r->credited = true;
   if (r->act != req_act::eager) return;
+  // A collective's notice is read as it arrives, never held: it takes no eager credit, and must not become a
+  // ready-to-send, which no receive would ever answer.
+  if (r->parent && tag::is_coll_abort(r->tag)) [[unlikely]] return;
   peer_credits& left = credits.left[static_cast<std::size_t>(r->peer_world)];
   if (left.eager) --left.eager;
   else r->act = req_act::rts;  // the peer holds its share of our eager data: only a header goes
@@ -95,7 +100,7 @@ bool engine_core::grant_credits(std::uint32_t p) {
 }
 
 // Receiver: a message of p read out of a receive buffer (eager or ready-to-send); eager_taken: an eager message a
-// receive (or the collectives' abort notice) took at once, not held.
+// receive took at once, not held.
 void engine_core::owe_credit(std::uint32_t p, bool eager_taken) {
   if (p >= credits.owed.size()) return;
   peer_credits& o = credits.owed[p];

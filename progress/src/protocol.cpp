@@ -237,7 +237,7 @@ void engine_core::on_wire(const char* msg, std::size_t len, bool from_ring) {
     if (h.type == wire_eager && h.version == wire_version && h.size == len - hdr_size) {
       if (tag::is_coll_abort(h.tag)) [[unlikely]] {
         if (coll_msgs.notice) coll_msgs.notice(coll_msgs.ctx, h.tag, h.src_index, data, h.size);
-        owe_credit(h.src_index, true);
+        owe_credit(h.src_index, false);  // a notice takes no eager credit (spend_eager)
       } else if (req* r = match_posted(h)) {
         deliver_eager(r, h, data);
         owe_credit(h.src_index, true);

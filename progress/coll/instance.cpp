@@ -65,6 +65,7 @@ void coll_instance::reset(std::uint32_t instance, std::uint64_t seq) noexcept {
   instance_ = instance & tag::coll_instance_bits;
   seq_ = seq;
   failed_ = gave_up_ = ending_ = notify_ = listed_ = false;
+  silent_peer_ = -1;
   result_ = req_result::ok;
   text_[0] = '\0';
 }
@@ -98,6 +99,13 @@ void coll_instance::fail(req_result why) noexcept {
   result_ = why;
 }
 
+// This rank's transport failed the run: the other ranks may wait for messages it will never send, so they are told.
+void coll_instance::fail_here() noexcept {
+  if (ended()) return;
+  fail(req_result::transport);
+  notify_ = true;
+}
+
 void coll_instance::mismatch() noexcept {
   fail(req_result::invalid);
   ending_ = notify_ = true;
@@ -114,6 +122,17 @@ void coll_instance::mismatch_with(int src_rank, std::uint64_t theirs) noexcept {
   if (eng_) core_of(*eng_).ready.push(this);
 }
 
+void coll_instance::failed_at(int src_rank, const char* text, std::size_t len) noexcept {
+  if (!ended()) {
+    std::snprintf(text_, sizeof text_, "rank %d of the communicator could not go on with the %s: %.*s", src_rank,
+                  std::string(coll::kind_name(plan_->spec.k)).c_str(),
+                  static_cast<int>(std::min<std::size_t>(len, mismatches::text_max)), text);
+    fail(req_result::transport);
+    if (src_rank >= 0) silent_peer_ = comm_->world(src_rank);
+  }
+  if (eng_) core_of(*eng_).ready.push(this);
+}
+
 void coll_instance::abort_by(int src_rank, const char* text, std::size_t len) noexcept {
   if (!failed_) {
     const std::string k(coll::kind_name(plan_->spec.k));
@@ -126,17 +145,18 @@ void coll_instance::abort_by(int src_rank, const char* text, std::size_t len) no
 }
 
 // Every other rank of the communicator gets the sentence (as much as an eager message takes), best effort: a notice
-// that finds no request slot is not sent.
+// that finds no request slot is not sent. A run that failed in the transport sends a failure notice, one that found a
+// mismatch an abort notice.
 void coll_instance::send_notices(engine_core& e) noexcept {
   notify_ = false;
+  const std::uint32_t msg = result_ == req_result::transport ? tag::coll_fail_msg : tag::coll_abort_msg;
   const std::size_t len = std::min({std::strlen(text_), sizeof notice_, e.cfg.eager_max});
   std::memcpy(notice_, text_, len);
   const int me = comm_->rank();
   for (int r = 0; r < comm_->size(); ++r) {
     if (r == me) continue;
     ++in_flight_;
-    if (e.start_child_send(*this, notice_token, notice_, len, comm_->world(r), base_tag_ | tag::coll_abort_msg, me,
-                           plan_->sig) == 0)
+    if (e.start_child_send(*this, notice_token, notice_, len, comm_->world(r), base_tag_ | msg, me, plan_->sig) == 0)
       --in_flight_;
   }
 }
@@ -147,10 +167,7 @@ schedule::step coll_instance::advance(engine_core& e) noexcept {
     listed_ = true;
     owner_.mismatches_->listed(*this);
   }
-  if (ended() || ending_) {
-    if (notify_) send_notices(e);
-    return give_up(e);
-  }
+  if (ended() || ending_) return end_run(e);
   const coll_plan& p = *plan_;
   const int me = comm_->rank();
   while (head_ < tail_) {
@@ -164,7 +181,7 @@ schedule::step coll_instance::advance(engine_core& e) noexcept {
         if (h == 0) {
           --in_flight_;
           std::snprintf(text_, sizeof text_, "no request slot left for a send to rank %d", o.peer);
-          fail(req_result::transport);
+          fail_here();
         } else if (child_[i] != done_mark) {
           child_[i] = h;
         }
@@ -177,7 +194,7 @@ schedule::step coll_instance::advance(engine_core& e) noexcept {
         if (h == 0) {
           --in_flight_;
           std::snprintf(text_, sizeof text_, "no request slot left for a receive from rank %d", o.peer);
-          fail(req_result::transport);
+          fail_here();
         } else if (child_[i] != done_mark) {
           child_[i] = h;
         }
@@ -193,21 +210,27 @@ schedule::step coll_instance::advance(engine_core& e) noexcept {
         op_done(i);
         break;
     }
-    if (ended()) return give_up(e);
+    if (ended()) return end_run(e);
   }
   return done_ == p.ops() ? step::done : step::wait;
 }
 
-// A failed run: nothing starts any more; receives no message matched are cancelled and sends that wait for their
-// receiver are detached, so that the run completes once what is under way has (a peer that called another
-// collective may never match them).
+schedule::step coll_instance::end_run(engine_core& e) noexcept {
+  if (notify_) send_notices(e);
+  return give_up(e);
+}
+
+// A failed run: nothing starts any more; receives no message matched are cancelled, sends that wait for their
+// receiver are detached, and receives from a rank whose run failed in the transport that wait for its rendezvous
+// data are abandoned, so that the run completes once what is under way has (a peer that called another collective
+// may never match them, and a failed one sends no more).
 schedule::step coll_instance::give_up(engine_core& e) noexcept {
   if (!gave_up_) {
     gave_up_ = true;
     for (std::size_t i = 0; i < child_.size(); ++i) {
       const std::uint64_t h = child_[i];
       if (h == 0 || h == done_mark) continue;
-      if (e.cancel_child(*this, h) == engine_core::child_fate::detached) {
+      if (e.cancel_child(*this, h, silent_peer_) == engine_core::child_fate::detached) {
         child_[i] = done_mark;
         --in_flight_;
       }
@@ -241,7 +264,7 @@ void coll_instance::on_child_complete(const completion& c, std::uint64_t token) 
     }
     std::snprintf(text_, sizeof text_, "the %s's %s rank %d failed in the transport: %s", std::string(kind).c_str(),
                   o.type == coll::op_type::send ? "send to" : "receive from", o.peer, why.c_str());
-    fail(req_result::transport);
+    fail_here();
     return;
   }
   if (o.type == coll::op_type::recv && !failed_) {  // the first mismatch is the one reported

@@ -7,11 +7,14 @@
 // Failures. A receive whose message is not what this rank's schedule expects (another signature, another size) fails
 // the run with req_result::invalid and ends it, after telling every other rank of the communicator (mismatches.hpp:
 // their schedules may have another shape and wait for messages this one never sends); a rank told so ends its run the
-// same way. A child that fails in the transport ends the run too, with req_result::transport. Ending a run: no
-// operation starts any more, receives that no message matched are cancelled, sends that wait for a clear-to-send are
-// detached (engine_core::cancel_child), and the run completes once its other children have (a truncated receive
-// wrote no more than the schedule's size; every operation stays inside this rank's buffers). The sentence for engine
-// users comes from coll_executor::describe.
+// same way. A child that fails in the transport ends the run too, with req_result::transport, after telling every
+// other rank of the communicator in a failure notice (they may wait for messages this rank will never send); a rank
+// told so ends its run with req_result::transport and the failed rank's sentence, and abandons its receives waiting
+// for that rank's rendezvous data. Ending a run: no operation starts any more, receives that no message matched are
+// cancelled, sends that wait for a clear-to-send are detached (engine_core::cancel_child), and the run completes
+// once its other children have (a truncated receive wrote no more than the schedule's size; every operation stays
+// inside this rank's buffers). A dead peer needs no notice: every rank finds it (liveness.cpp). The sentence for
+// engine users comes from coll_executor::describe.
 #pragma once
 
 #include <atomic>
@@ -53,6 +56,9 @@ class coll_instance final : public schedule {
   /// Rank `src_rank` of the communicator (-1: not known) found that the ranks' calls differ and said `text`: this run
   /// ends with req_result::invalid (under the progress lock; the instance is advanced next).
   void abort_by(int src_rank, const char* text, std::size_t len) noexcept;
+  /// Rank `src_rank` of the communicator (-1: not known) ended its run of this instance after a transport failure it
+  /// described in `text`: this run ends with req_result::transport (under the progress lock; advanced next).
+  void failed_at(int src_rank, const char* text, std::size_t len) noexcept;
   /// A message from rank `src_rank` (-1: not known) carries signature `theirs`, not this run's: this rank saw the
   /// mismatch; the run ends with req_result::invalid and tells the other ranks (under the progress lock).
   void mismatch_with(int src_rank, std::uint64_t theirs) noexcept;
@@ -67,8 +73,10 @@ class coll_instance final : public schedule {
  private:
   friend class mismatches;
   void op_done(std::uint32_t i) noexcept;
-  void mismatch() noexcept;  // this rank saw it: end the run, tell the others
+  void mismatch() noexcept;   // this rank saw it: end the run, tell the others
+  void fail_here() noexcept;  // a transport failure of this rank: end the run, tell the others
   void send_notices(engine_core& e) noexcept;
+  step end_run(engine_core& e) noexcept;  // the notices owed, then give_up
   step give_up(engine_core& e) noexcept;
   void fail(req_result why) noexcept;
   // The run cannot go on: a transport failure, or a dead peer (the run gives up, whatever else it found).
@@ -98,7 +106,8 @@ class coll_instance final : public schedule {
   std::uint32_t instance_ = 0;
   bool failed_ = false, gave_up_ = false;
   bool ending_ = false;          // a mismatch (ours or a peer's): the run ends (give_up)
-  bool notify_ = false;          // ours: the abort notices are still to be sent
+  bool notify_ = false;          // ours: the notices are still to be sent
+  int silent_peer_ = -1;         // the engine address of the rank whose failure notice ended this run, or -1
   bool listed_ = false;          // in the executor's mismatches (from the first advance to retire)
   coll_instance* watch_next_ = nullptr;
   char notice_[mismatches::text_max] = {};  // the notices' text (alive until they completed)

@@ -30,6 +30,11 @@ int mismatches::rank_of(const coll_instance& i, std::uint32_t src_index) noexcep
   return -1;
 }
 
+void mismatches::deliver(coll_instance& i, bool failure, int src_rank, const char* text, std::size_t len) noexcept {
+  if (failure) i.failed_at(src_rank, text, len);
+  else i.abort_by(src_rank, text, len);
+}
+
 void mismatches::listed(coll_instance& i) noexcept {
   i.watch_next_ = running_;
   running_ = &i;
@@ -47,7 +52,7 @@ void mismatches::listed(coll_instance& i) noexcept {
       if (n.comm != comm || n.instance != i.instance()) continue;
       n.comm = -1;
       --notices_count_;
-      i.abort_by(rank_of(i, n.src_index), n.text, n.len);
+      deliver(i, n.failure, rank_of(i, n.src_index), n.text, n.len);
     }
   }
 }
@@ -67,8 +72,9 @@ void mismatches::on_notice(void* ctx, std::uint64_t tag, std::uint32_t src_index
   auto& self = *static_cast<mismatches*>(ctx);
   const int comm = tag::comm_of(tag);
   const std::uint32_t instance = tag::coll_instance_of(tag);
+  const bool failure = (tag & tag::coll_msg_bits) == tag::coll_fail_msg;
   if (coll_instance* i = self.running(comm, instance)) {
-    i->abort_by(rank_of(*i, src_index), text, len);
+    deliver(*i, failure, rank_of(*i, src_index), text, len);
     return;
   }
   if (self.has_ended(comm, instance)) return;
@@ -77,6 +83,7 @@ void mismatches::on_notice(void* ctx, std::uint64_t tag, std::uint32_t src_index
   n.comm = comm;
   n.instance = instance;
   n.src_index = src_index;
+  n.failure = failure;
   n.len = std::min(len, text_max);
   if (n.len) std::memcpy(n.text, text, n.len);
 }

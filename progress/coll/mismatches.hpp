@@ -9,6 +9,8 @@
 //    rank of the communicator an abort notice (an eager message with the instance's tag and the reserved message
 //    number tag::coll_abort_msg, carrying its sentence); a rank that gets one ends its run of that instance the
 //    same way, with errc::invalid_argument naming the rank that saw the mismatch and what it saw.
+// The failure notices of runs that failed in the transport (coll_instance, tag::coll_fail_msg) travel the same way
+// and are kept the same way: a rank that gets one ends its run with errc::transport and the failed rank's sentence.
 // A notice or a message can come before this rank started the instance (kept, and looked at when it starts) or
 // after its run ended (dropped: the last runs that ended are remembered). Everything here runs under the progress
 // lock: messages arrive in the progress pass, and instances are listed and retired there.
@@ -31,8 +33,8 @@ class mismatches {
   void listed(coll_instance& i) noexcept;
   /// `i`'s run ended: nothing goes to it any more.
   void retired(coll_instance& i) noexcept;
-  /// The engine's hooks (engine_core::coll_msgs): an abort notice from engine address `src_index`; a collective
-  /// message held as unexpected, with its signature.
+  /// The engine's hooks (engine_core::coll_msgs): an abort or failure notice (tag::is_coll_notice) from engine
+  /// address `src_index`; a collective message held as unexpected, with its signature.
   static void on_notice(void* ctx, std::uint64_t tag, std::uint32_t src_index, const char* text,
                         std::size_t len) noexcept;
   static void on_unexpected(void* ctx, std::uint64_t tag, std::uint32_t src_index, std::uint64_t sig) noexcept;
@@ -42,6 +44,7 @@ class mismatches {
     int comm = -1;
     std::uint32_t instance = 0;
     std::uint32_t src_index = 0;
+    bool failure = false;  // a failure notice (else an abort notice)
     std::size_t len = 0;
     char text[text_max] = {};
   };
@@ -58,6 +61,7 @@ class mismatches {
   [[nodiscard]] coll_instance* running(int comm, std::uint32_t instance) const noexcept;
   [[nodiscard]] bool has_ended(int comm, std::uint32_t instance) const noexcept;
   static int rank_of(const coll_instance& i, std::uint32_t src_index) noexcept;
+  static void deliver(coll_instance& i, bool failure, int src_rank, const char* text, std::size_t len) noexcept;
 
   coll_instance* running_ = nullptr;  // intrusive list through coll_instance::watch_next_
   std::array<early_notice, 8> notices_{};

@@ -13,11 +13,11 @@ namespace sidecore::progress {
 coll_plan::coll_plan(const coll_comm& c, coll::spec s, coll::algorithm req, coll::algorithm chosen)
     : spec(std::move(s)), requested(req), sched(coll::build(spec, chosen, c.rank(), c.size())),
       sizes(coll::buffer_bytes(spec, c.rank(), c.size())) {
-  if (sched.tags > tag::coll_abort_msg) {
+  if (sched.tags > tag::coll_first_notice) {
     throw std::invalid_argument(
         "segment_bytes: " + std::to_string(spec.segment_bytes) + " cuts this " + std::string(coll::kind_name(spec.k)) +
         " of " + std::to_string(spec.count) + " elements into " + std::to_string(sched.tags) +
-        " messages, more than the wire tag numbers (" + std::to_string(tag::coll_abort_msg) +
+        " messages, more than the wire tag numbers (" + std::to_string(tag::coll_first_notice) +
         "); give a larger segment size (SIDECORE_COLL_SEGMENT)");
   }
   const std::uint32_t n = ops();

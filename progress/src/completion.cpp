@@ -78,8 +78,10 @@ void engine_core::handle_error() {
     late_completion(r);
     return;
   }
-  if (code == FI_ECANCELED && (r->result == req_result::transport || r->result == req_result::peer_failed)) {
-    // A receive we cancelled after its clear-to-send failed (protocol.cpp) or its peer died (liveness.cpp).
+  if (code == FI_ECANCELED && (r->result == req_result::transport || r->result == req_result::peer_failed ||
+                               r->result == req_result::canceled)) {
+    // A receive we cancelled after its clear-to-send failed or its sender's collective run failed (protocol.cpp), or
+    // its peer died (liveness.cpp).
     complete(r);
     return;
   }

@@ -158,6 +158,9 @@ class engine_core final : public engine {
   void hold_unexpected(const wire_hdr& h, const char* data);
   void do_cancel(req* r);  // caller holds the lock
   void unlink_posted(req* r) noexcept;  // takes a receive out of the posted list
+  // A matched rendezvous receive whose data will never come: it completes as canceled (through the cancellation of
+  // its provider receive, when posted). Caller holds the lock.
+  void abandon_recv(req* r) noexcept;
 
   // ---- node rings (node_rings.cpp) ------------------------------------------------------------------------
   bool poll_rings();  // caller holds the lock: the messages our node peers wrote; true if any
@@ -166,6 +169,9 @@ class engine_core final : public engine {
   void post_or_backlog(req* r);  // caller holds the lock
   bool retry_backlog();          // caller holds the lock
   bool retry_backlog(backlog_fifo& b);
+  // Takes the steps of the requests `drop(r)` picks out of both backlogs; the others keep their order.
+  template <typename Drop>
+  void drop_backlogged(Drop drop) noexcept;
 
   // ---- credits: flow control per peer (credits.hpp, credits.cpp) -------------------------------------------
   void setup_credits(std::size_t addresses);
@@ -252,10 +258,12 @@ class engine_core final : public engine {
   /// child receive no message has matched yet is cancelled (it completes as canceled, to on_child_complete, maybe
   /// inside this call); a child send that waits for its receiver's clear-to-send is detached: it never reports to
   /// its schedule, never reads its buffer again, and answers a late clear-to-send with an empty message (so that
-  /// receiver completes, seeing 0 bytes). Anything else completes as it would have. detached: no completion of this
-  /// child will come; otherwise one came or will come.
+  /// receiver completes, seeing 0 bytes). A child receive from engine address `silent_peer` (>= 0: a rank whose own
+  /// run failed, which sends nothing more) that took its rendezvous header and waits for the data is abandoned
+  /// (abandon_recv). Anything else completes as it would have. detached: no completion of this child will come;
+  /// otherwise one came or will come.
   enum class child_fate { completes, detached };
-  child_fate cancel_child(schedule& parent, std::uint64_t handle) noexcept;
+  child_fate cancel_child(schedule& parent, std::uint64_t handle, int silent_peer = -1) noexcept;
   void accept_schedule(req* r);          // caller holds the lock: the schedule is ready to begin
   void complete_child(req* r) noexcept;  // complete()'s target dispatch, for a request with a parent
   bool run_ready();                      // the progress pass's schedule-advance step
@@ -325,6 +333,24 @@ class engine_core final : public engine {
   std::atomic<std::uint64_t> polls{0}, completions{0}, busy_ns{0}, idle_ns{0}, blocks{0}, yields{0}, eagain{0},
       queue_full{0}, unexpected{0}, rendezvous{0}, dropped{0};
 };
+
+template <typename Drop>
+void engine_core::drop_backlogged(Drop drop) noexcept {
+  for (backlog_fifo* b : {&backlog.send, &backlog.recv}) {
+    std::uint32_t kept_head = 0, kept_tail = 0;
+    for (std::uint32_t i = b->head; i;) {
+      req* r = pool.at(i - 1);
+      i = r->backlog_next;
+      if (drop(*r)) continue;
+      r->backlog_next = 0;
+      if (kept_tail) pool.at(kept_tail - 1)->backlog_next = r->index + 1;
+      else kept_head = r->index + 1;
+      kept_tail = r->index + 1;
+    }
+    b->head = kept_head;
+    b->tail = kept_tail;
+  }
+}
 
 /// progress/'s own code (schedules, tests) reaching the core of an engine made by engine::open.
 inline engine_core& core_of(engine& e) noexcept { return static_cast<engine_core&>(e); }

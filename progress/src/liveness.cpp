@@ -120,20 +120,7 @@ void engine_core::fail_peer(int index, const char* how) noexcept {
 // Every request that involves dead peer p completes with peer_failed (or, held by the provider, as soon as it may).
 void engine_core::fail_peer_requests(int p) noexcept {
   // Backlogged steps of p's requests leave the backlogs (their requests are failed below); the others keep order.
-  for (backlog_fifo* b : {&backlog.send, &backlog.recv}) {
-    std::uint32_t kept_head = 0, kept_tail = 0;
-    for (std::uint32_t i = b->head; i;) {
-      req* r = pool.at(i - 1);
-      i = r->backlog_next;
-      if (r->peer_world == p) continue;
-      r->backlog_next = 0;
-      if (kept_tail) pool.at(kept_tail - 1)->backlog_next = r->index + 1;
-      else kept_head = r->index + 1;
-      kept_tail = r->index + 1;
-    }
-    b->head = kept_head;
-    b->tail = kept_tail;
-  }
+  drop_backlogged([p](const req& r) { return r.peer_world == p; });
   forget_credits(static_cast<std::uint32_t>(p));  // its sends waiting for credits are failed below
   // A ready-to-send from p that no receive took: its data will never come. Eager data from p that arrived before
   // it died stays for the receives to come (MPI keeps a message that was sent).

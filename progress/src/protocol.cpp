@@ -218,6 +218,20 @@ void engine_core::start_rendezvous(req* r, const wire_hdr& h) {
   post_or_backlog(r);
 }
 
+// A matched rendezvous receive whose sender sends nothing more (its collective run failed, and said so): its step
+// leaves the backlog; a data receive the provider has is cancelled, and the receive completes as canceled through
+// that cancellation (handle_error; or through the data's completion, had the data come first); otherwise now.
+void engine_core::abandon_recv(req* r) noexcept {
+  const req_act step = r->act;
+  const bool data_posted = r->rdv_n != 0 && (step == req_act::cts || step == req_act::none);
+  if (step == req_act::data_recv || step == req_act::cts) drop_backlogged([r](const req& q) { return &q == r; });
+  r->act = req_act::none;
+  r->result = req_result::canceled;
+  r->bytes = 0;
+  if (data_posted && fi_cancel(&ep.ep->fid, &r->ctx) == 0) return;
+  if (!data_posted) complete(r);
+}
+
 // A message in receive buffer b: read it, then give the buffer back to the provider.
 void engine_core::on_message(rx_buffer* b, std::size_t len) {
   on_wire(b->buf, len, false);
@@ -235,7 +249,7 @@ void engine_core::on_wire(const char* msg, std::size_t len, bool from_ring) {
     const char* data = msg + hdr_size;
     if (live.timeout_ns != 0) [[unlikely]] heard_from(h.src_index);
     if (h.type == wire_eager && h.version == wire_version && h.size == len - hdr_size) {
-      if (tag::is_coll_abort(h.tag)) [[unlikely]] {
+      if (tag::is_coll_notice(h.tag)) [[unlikely]] {
         if (coll_msgs.notice) coll_msgs.notice(coll_msgs.ctx, h.tag, h.src_index, data, h.size);
         owe_credit(h.src_index, false);  // a notice takes no eager credit (spend_eager)
       } else if (req* r = match_posted(h)) {

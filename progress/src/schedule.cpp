@@ -95,11 +95,14 @@ std::uint64_t engine_core::start_child_recv(schedule& parent, std::uint64_t toke
   return h;
 }
 
-engine_core::child_fate engine_core::cancel_child(schedule& parent, std::uint64_t handle) noexcept {
+engine_core::child_fate engine_core::cancel_child(schedule& parent, std::uint64_t handle, int silent_peer) noexcept {
   req* r = pool.lookup(handle);
   if (!r || r->parent != &parent) return child_fate::completes;  // completed already
   if (r->op == req_kind::recv) {
-    do_cancel(r);  // completes it as canceled if no message matched it yet
+    if (silent_peer >= 0 && r->peer_world == silent_peer && r->stage.load(std::memory_order_relaxed) == req_stage::matched)
+      abandon_recv(r);
+    else
+      do_cancel(r);  // completes it as canceled if no message matched it yet
     return child_fate::completes;
   }
   // A rendezvous send whose data has not gone to the provider: its ready-to-send waits for a clear-to-send (or

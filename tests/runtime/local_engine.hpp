@@ -1,5 +1,6 @@
 // An engine on a local endpoint, connected to itself (address 0 is its own): for the progress unit tests, which
 // need no MPI and no peer. `self_path` false: its messages to itself go through the provider and the wire protocol.
+// And two such engines, each the other's peer (engine_pair, connect_engines).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -15,7 +16,8 @@ namespace sctest {
 
 inline std::unique_ptr<sidecore::progress::engine> local_engine(
     const std::string& provider = "shm", std::size_t eager_max = 8192,
-    sidecore::progress::idle_policy idle = sidecore::progress::idle_policy::hybrid, bool self_path = true) {
+    sidecore::progress::idle_policy idle = sidecore::progress::idle_policy::hybrid, bool self_path = true,
+    std::size_t eager_credits = sidecore::progress::engine_config{}.eager_credits) {
   using namespace sidecore::progress;
   engine_config cfg;
   cfg.provider = provider;
@@ -25,6 +27,7 @@ inline std::unique_ptr<sidecore::progress::engine> local_engine(
   cfg.block_us = 100;
   cfg.queue_capacity = 64;
   cfg.eager_max = eager_max;
+  cfg.eager_credits = eager_credits;
   try {
     auto e = engine::open(cfg);
     const std::vector<char> me = e->endpoint_name();
@@ -45,6 +48,43 @@ bool progress_until(sidecore::progress::engine& e, P pred) {
     if (std::chrono::steady_clock::now() > deadline) return false;
   }
   return true;
+}
+
+// Engines 0 and 1 on local shm endpoints, each with both addresses (0, 1): each other's peer, in this process.
+inline std::vector<std::unique_ptr<sidecore::progress::engine>> engine_pair(
+    sidecore::progress::idle_policy idle = sidecore::progress::idle_policy::hybrid,
+    std::size_t eager_credits = sidecore::progress::engine_config{}.eager_credits) {
+  std::vector<std::unique_ptr<sidecore::progress::engine>> e;
+  e.push_back(local_engine("shm", 8192, idle, true, eager_credits));
+  e.push_back(local_engine("shm", 8192, idle, true, eager_credits));
+  if (!e[0] || !e[1]) return {};
+  std::vector<char> names = e[0]->endpoint_name();
+  const std::vector<char> second = e[1]->endpoint_name();
+  if (names.size() != second.size()) return {};
+  names.insert(names.end(), second.begin(), second.end());
+  e[0]->add_addresses(names.data(), 2, 0);
+  e[1]->add_addresses(names.data(), 2, 1);
+  return e;
+}
+
+// One 8-byte message on `tag` from engine `from` (address from_index) to engine `to` (address to_index; the same
+// engine for a message to itself), both progressed until it arrived: it sets up shm's connection, until when the
+// provider answers EAGAIN and a message waits in the backlog. Mode off.
+inline void connect_engines(sidecore::progress::engine& from, int from_index, sidecore::progress::engine& to,
+                            int to_index, std::uint64_t tag) {
+  using namespace sidecore::progress;
+  std::uint64_t v = 1, got = 0;
+  const std::uint64_t r = to.start_recv(&got, sizeof got, tag, 0, from_index, from_index, 0);
+  const std::uint64_t s = from.start_send(&v, sizeof v, to_index, tag, to_index, from_index, 0);
+  ASSERT_TRUE(progress_until(from, [&] {
+    if (&to != &from) to.progress();
+    return !to.pending(r) && (is_inline(s) || !from.pending(s));
+  }));
+  completion c{};
+  ASSERT_TRUE(to.wait(r, c));
+  if (!is_inline(s)) {
+    ASSERT_TRUE(from.wait(s, c));
+  }
 }
 
 }  // namespace sctest

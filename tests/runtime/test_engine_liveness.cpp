@@ -32,41 +32,8 @@ using clk = std::chrono::steady_clock;
 
 const std::uint64_t kLivenessTag = sidecore::progress::tag::make(tag::kind::p2p, 0, 11);
 
-// Engines 0 and 1, each with both addresses (0, 1): each other's peer.
-std::vector<std::unique_ptr<engine>> pair_of_engines(idle_policy idle = idle_policy::hybrid) {
-  std::vector<std::unique_ptr<engine>> e;
-  e.push_back(sctest::local_engine("shm", 8192, idle));
-  e.push_back(sctest::local_engine("shm", 8192, idle));
-  if (!e[0] || !e[1]) return {};
-  std::vector<char> names = e[0]->endpoint_name();
-  const std::vector<char> second = e[1]->endpoint_name();
-  if (names.size() != second.size()) return {};
-  names.insert(names.end(), second.begin(), second.end());
-  e[0]->add_addresses(names.data(), 2, 0);
-  e[1]->add_addresses(names.data(), 2, 1);
-  return e;
-}
-
-// One 8-byte message from engine `from` (address from_index) to engine `to` (address to_index; the same engine for a
-// message to itself), both progressed until it arrived: it sets up shm's connection, until when the provider answers
-// EAGAIN and a message waits in the backlog.
-void connect_engines(engine& from, int from_index, engine& to, int to_index) {
-  std::uint64_t v = 1, got = 0;
-  const std::uint64_t r = to.start_recv(&got, sizeof got, kLivenessTag + 1, 0, from_index, from_index, 0);
-  const std::uint64_t s = from.start_send(&v, sizeof v, to_index, kLivenessTag + 1, to_index, from_index, 0);
-  ASSERT_TRUE(sctest::progress_until(from, [&] {
-    if (&to != &from) to.progress();
-    return !to.pending(r) && (is_inline(s) || !from.pending(s));
-  }));
-  completion c{};
-  ASSERT_TRUE(to.wait(r, c));
-  if (!is_inline(s)) {
-    ASSERT_TRUE(from.wait(s, c));
-  }
-}
-
 TEST(PeerTimeout, ASilentPeerIsDeclaredDeadAfterTheTimeout) {
-  auto e = pair_of_engines();
+  auto e = sctest::engine_pair();
   ASSERT_EQ(e.size(), 2u);
   e[0]->set_peer_timeout(0.2);
   char in[8] = {};
@@ -92,7 +59,7 @@ TEST(PeerTimeout, ASilentPeerIsDeclaredDeadAfterTheTimeout) {
 }
 
 TEST(PeerTimeout, APeerThatProgressesAnswersAndStaysAlive) {
-  auto e = pair_of_engines();
+  auto e = sctest::engine_pair();
   ASSERT_EQ(e.size(), 2u);
   e[0]->set_peer_timeout(0.2);
   std::atomic<bool> stop{false};
@@ -120,7 +87,7 @@ TEST(PeerTimeout, APeerThatProgressesAnswersAndStaysAlive) {
 }
 
 TEST(PeerTimeout, ASpinningWaiterInModeCoreFindsTheSilentPeerDead) {
-  auto e = pair_of_engines(idle_policy::spin);
+  auto e = sctest::engine_pair(idle_policy::spin);
   ASSERT_EQ(e.size(), 2u);
   e[0]->set_peer_timeout(0.2);
   e[0]->start_thread(nullptr);
@@ -151,10 +118,10 @@ TEST(PeerTimeout, ASpinningWaiterInModeCoreFindsTheSilentPeerDead) {
 }
 
 TEST(PeerTimeout, AClearToSendForASendThatFailedWithItsPeerIsDropped) {
-  auto e = pair_of_engines();
+  auto e = sctest::engine_pair();
   ASSERT_EQ(e.size(), 2u);
-  ASSERT_NO_FATAL_FAILURE(connect_engines(*e[0], 0, *e[1], 1));
-  ASSERT_NO_FATAL_FAILURE(connect_engines(*e[1], 1, *e[0], 0));
+  ASSERT_NO_FATAL_FAILURE(sctest::connect_engines(*e[0], 0, *e[1], 1, kLivenessTag + 1));
+  ASSERT_NO_FATAL_FAILURE(sctest::connect_engines(*e[1], 1, *e[0], 0, kLivenessTag + 1));
   e[0]->set_peer_timeout(0.2);
   std::vector<char> out(64 << 10, 'r');  // rendezvous: its ready-to-send goes, the data waits for a clear-to-send
   const std::uint64_t s = e[0]->start_send(out.data(), out.size(), 1, kLivenessTag, 1, 0, 0);
@@ -186,7 +153,7 @@ struct held_send {
 
   void start() {
     ASSERT_TRUE(e);
-    ASSERT_NO_FATAL_FAILURE(connect_engines(*e, 0, *e, 0));
+    ASSERT_NO_FATAL_FAILURE(sctest::connect_engines(*e, 0, *e, 0, kLivenessTag + 1));
     h = e->start_send(out.data(), out.size(), 0, kLivenessTag, 0, 0, 0);
     ASSERT_FALSE(is_inline(h));
     engine_core& c = core_of(*e);

@@ -37,10 +37,15 @@ inline constexpr int coll_instance_shift = 28;
 inline constexpr std::uint32_t coll_instance_bits = (1U << 20) - 1;
 inline constexpr std::uint32_t coll_seq_bits = (1U << 19) - 1;     // nonblocking and blocking instances
 inline constexpr std::uint32_t coll_persistent = 1U << 19;         // instance bit of a persistent collective
-inline constexpr std::uint64_t coll_msg_bits = user_bits;          // schedule tags 0 .. 2^28 - 2
+inline constexpr std::uint64_t coll_msg_bits = user_bits;          // schedule tags 0 .. 2^28 - 3
 /// The message number of an instance's abort notice: a rank that found the ranks' calls to differ tells every rank
 /// of the communicator (docs/collectives.md, "Signatures and mismatches"). No schedule uses it.
 inline constexpr std::uint32_t coll_abort_msg = static_cast<std::uint32_t>(coll_msg_bits);
+/// The message number of an instance's failure notice: a rank whose run failed in the transport tells every rank of
+/// the communicator (docs/collectives.md, "When a run fails"). No schedule uses it.
+inline constexpr std::uint32_t coll_fail_msg = coll_abort_msg - 1;
+/// The message numbers a schedule may use: 0 .. coll_first_notice - 1.
+inline constexpr std::uint32_t coll_first_notice = coll_fail_msg;
 
 /// The tag of message `msg` (a schedule tag, <= coll_msg_bits) of collective instance `instance` on `comm`.
 constexpr std::uint64_t make_coll(int comm, std::uint32_t instance, std::uint32_t msg) noexcept {
@@ -53,9 +58,9 @@ constexpr std::uint32_t coll_instance_of(std::uint64_t t) noexcept {
   return static_cast<std::uint32_t>(t >> coll_instance_shift) & coll_instance_bits;
 }
 
-/// True for the tag of a collective instance's abort notice.
-constexpr bool is_coll_abort(std::uint64_t t) noexcept {
-  return (t >> kind_shift) == static_cast<std::uint64_t>(kind::collective) && (t & user_bits) == coll_abort_msg;
+/// True for the tag of a collective instance's abort or failure notice.
+constexpr bool is_coll_notice(std::uint64_t t) noexcept {
+  return (t >> kind_shift) == static_cast<std::uint64_t>(kind::collective) && (t & user_bits) >= coll_first_notice;
 }
 constexpr std::uint64_t ignore_user() noexcept { return user_bits; }
 constexpr int user_of(std::uint64_t t) noexcept { return static_cast<int>(t & user_bits); }

@@ -26,6 +26,7 @@ void coll_instance::prepare(const std::shared_ptr<coll_comm>& c, const std::shar
   remaining_.resize(n);
   ready_.resize(n);
   child_.resize(n);
+  silent_.resize(static_cast<std::size_t>(c->size()));
   if (scratch_capacity_ < p->sched.tmp_bytes) {
     scratch_.reset();  // the old one first: the two need not fit in memory together
     scratch_capacity_ = 0;
@@ -65,7 +66,7 @@ void coll_instance::reset(std::uint32_t instance, std::uint64_t seq) noexcept {
   instance_ = instance & tag::coll_instance_bits;
   seq_ = seq;
   failed_ = gave_up_ = ending_ = notify_ = listed_ = false;
-  silent_peer_ = -1;
+  std::fill(silent_.begin(), silent_.end(), std::uint8_t{0});
   result_ = req_result::ok;
   text_[0] = '\0';
 }
@@ -128,7 +129,12 @@ void coll_instance::failed_at(int src_rank, const char* text, std::size_t len) n
                   std::string(coll::kind_name(plan_->spec.k)).c_str(),
                   static_cast<int>(std::min<std::size_t>(len, mismatches::text_max)), text);
     fail(req_result::transport);
-    if (src_rank >= 0) silent_peer_ = comm_->world(src_rank);
+  }
+  // Even after this run ended (given up already, say, on another rank's notice): what waits for that rank's data is
+  // abandoned at the next advance.
+  if (src_rank >= 0 && !silent_[static_cast<std::size_t>(src_rank)]) {
+    silent_[static_cast<std::size_t>(src_rank)] = 1;
+    gave_up_ = false;
   }
   if (eng_) core_of(*eng_).ready.push(this);
 }
@@ -230,7 +236,9 @@ schedule::step coll_instance::give_up(engine_core& e) noexcept {
     for (std::size_t i = 0; i < child_.size(); ++i) {
       const std::uint64_t h = child_[i];
       if (h == 0 || h == done_mark) continue;
-      if (e.cancel_child(*this, h, silent_peer_) == engine_core::child_fate::detached) {
+      const std::uint32_t op = static_cast<std::uint32_t>(i);
+      const int silent = silent_[static_cast<std::size_t>(plan_->sched.ops[op].peer)] ? plan_->peer_world[op] : -1;
+      if (e.cancel_child(*this, h, silent) == engine_core::child_fate::detached) {
         child_[i] = done_mark;
         --in_flight_;
       }

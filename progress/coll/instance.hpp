@@ -107,7 +107,7 @@ class coll_instance final : public schedule {
   bool failed_ = false, gave_up_ = false;
   bool ending_ = false;          // a mismatch (ours or a peer's): the run ends (give_up)
   bool notify_ = false;          // ours: the notices are still to be sent
-  int silent_peer_ = -1;         // the engine address of the rank whose failure notice ended this run, or -1
+  std::vector<std::uint8_t> silent_;  // per rank: its run failed in the transport and said so (it sends no more)
   bool listed_ = false;          // in the executor's mismatches (from the first advance to retire)
   coll_instance* watch_next_ = nullptr;
   char notice_[mismatches::text_max] = {};  // the notices' text (alive until they completed)

@@ -6,7 +6,10 @@
 //    sends after that receive, and rank 1's run ends with errc::transport and rank 0's sentence;
 //  * rank 0's rendezvous send fails after its ready-to-send went (fi_tsend, injected the same way) and after rank 1
 //    answered it: rank 1's receive waits for data that will never come; it is abandoned (its provider receive
-//    cancelled) and rank 1's run ends the same way.
+//    cancelled) and rank 1's run ends the same way;
+//  * both ranks' rendezvous sends fail after the other rank answered (or will answer) their ready-to-send: a run
+//    that ended by its own failure before the other's notice came must still abandon the receive waiting for the
+//    other's data.
 // Each time both runs complete, and every request slot of both engines comes back. A notice is read as it arrives and
 // takes no eager credit: with SIDECORE_EAGER_CREDITS=0 it still goes as an eager message (as a ready-to-send nobody
 // would answer it, and the failed rank's run would never complete).
@@ -157,6 +160,46 @@ TEST(CollFailureNotice, AMatchedRendezvousReceiveWhoseDataWillNeverComeIsAbandon
   EXPECT_NE(why1.find("fi_tsend to address 1 failed"), std::string::npos) << why1;
   EXPECT_EQ(b1[0], 0) << "no data arrived";
   EXPECT_TRUE(p.slots_back());
+}
+
+TEST(CollFailureNotice, ANoticeAfterTheRunEndedByItsOwnFailureStillAbandonsWhatWaitsForThatRank) {
+  coll_pair p;
+  ASSERT_NO_FATAL_FAILURE(p.open());
+  coll::spec s;
+  s.k = coll::kind::allreduce;
+  s.type = coll::dtype::float64;
+  s.op = coll::reduce_op::sum;
+  s.count = 16 << 10;  // two 64 KiB halves: rendezvous messages
+  std::vector<double> in0(s.count, 1.0), out0(s.count, 0.0), in1(s.count, 2.0), out1(s.count, 0.0);
+  const std::uint64_t h0 = p.x[0]->start(p.c[0], p.c[0]->plan(s, coll::algorithm::ring),
+                                         {in0.data(), out0.data(), {}}, 0);
+  const std::uint64_t h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s, coll::algorithm::ring),
+                                         {in1.data(), out1.data(), {}}, 0);
+  const auto waiting_send = [](const req& q) {
+    return q.op == req_kind::send && q.rdv && q.act == req_act::none && !q.posted;
+  };
+  const auto answered_recv = [](const req& q) {
+    return q.op == req_kind::recv && q.stage.load(std::memory_order_relaxed) == req_stage::matched &&
+           q.act == req_act::none;
+  };
+  // Rank 1 took rank 0's ready-to-send and cleared it to send (rank 0 has not read that yet); both sends wait for
+  // their clear-to-send, and fail now. Rank 0 then takes rank 1's ready-to-send (its messages are read before its
+  // run gives up, in the same pass), so each rank's run has given up before the other's notice comes.
+  ASSERT_TRUE(sctest::progress_until(*p.e[1], [&] { return find_child(p.core(1), answered_recv) != nullptr; }));
+  for (int r : {0, 1}) {
+    req* send = find_child(p.core(r), waiting_send);
+    ASSERT_NE(send, nullptr) << "rank " << r;
+    p.core(r).fail_request(send, failure::fi_tsend, FI_EIO);
+  }
+  ASSERT_TRUE(p.finish(h0, h1)) << "neither rank may wait for ever for the other's data";
+  completion c0{}, c1{};
+  const std::string why0 = described(*p.x[0], *p.e[0], h0, c0);
+  const std::string why1 = described(*p.x[1], *p.e[1], h1, c1);
+  EXPECT_EQ(c0.result, req_result::transport);
+  EXPECT_EQ(c1.result, req_result::transport);
+  EXPECT_NE(why0.find("the allreduce's send to rank 1 failed in the transport"), std::string::npos) << why0;
+  EXPECT_NE(why1.find("the allreduce's send to rank 0 failed in the transport"), std::string::npos) << why1;
+  EXPECT_TRUE(p.slots_back()) << p.e[0]->requests_in_use() << " " << p.e[1]->requests_in_use();
 }
 
 }  // namespace

@@ -60,6 +60,18 @@ struct coll_pair {
       return !e[0]->pending(h0) && !e[1]->pending(h1);
     });
   }
+  // Both runs' results and sentences (each request read once).
+  struct outcome {
+    completion c[2]{};
+    std::string why[2];
+  };
+  outcome results(std::uint64_t h0, std::uint64_t h1) {
+    outcome o;
+    const std::uint64_t h[2] = {h0, h1};
+    for (std::size_t r = 0; r < 2; ++r)
+      o.why[r] = e[r]->wait(h[r], o.c[r]) ? x[r]->describe(h[r], o.c[r]) : "(no result)";
+    return o;
+  }
   bool slots_back() {
     return sctest::progress_until(*e[0], [&] {
       e[1]->progress();
@@ -77,10 +89,6 @@ req* find_child(engine_core& core, const std::function<bool(const req&)>& pred) 
   return nullptr;
 }
 
-std::string described(coll_executor& x, engine& e, std::uint64_t h, completion& c) {
-  if (!e.wait(h, c)) return "(no result)";
-  return x.describe(h, c);
-}
 
 void receive_fails(std::size_t eager_credits) {
   coll_pair p(eager_credits);
@@ -104,13 +112,13 @@ void receive_fails(std::size_t eager_credits) {
   const std::uint64_t h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s, coll::algorithm::ring),
                                          {in1.data(), out1.data(), {}}, 0);
   ASSERT_TRUE(p.finish(h0, h1)) << "rank 1 must not wait for ever for rank 0's second message";
-  completion c0{}, c1{};
-  const std::string why0 = described(*p.x[0], *p.e[0], h0, c0);
-  const std::string why1 = described(*p.x[1], *p.e[1], h1, c1);
-  EXPECT_EQ(c0.result, req_result::transport);
+  const coll_pair::outcome o = p.results(h0, h1);
+  const std::string& why0 = o.why[0];
+  const std::string& why1 = o.why[1];
+  EXPECT_EQ(o.c[0].result, req_result::transport);
   EXPECT_NE(why0.find("the allreduce's receive from rank 1 failed in the transport"), std::string::npos) << why0;
   EXPECT_NE(why0.find("Input/output error"), std::string::npos) << why0;
-  EXPECT_EQ(c1.result, req_result::transport);
+  EXPECT_EQ(o.c[1].result, req_result::transport);
   EXPECT_NE(why1.find("rank 0 of the communicator could not go on with the allreduce"), std::string::npos) << why1;
   EXPECT_NE(why1.find("the allreduce's receive from rank 1 failed in the transport"), std::string::npos) << why1;
   if (eager_credits != 0) {
@@ -150,12 +158,12 @@ TEST(CollFailureNotice, AMatchedRendezvousReceiveWhoseDataWillNeverComeIsAbandon
   }));
   p.core(0).fail_request(send, failure::fi_tsend, FI_EIO);  // before rank 0 reads the clear-to-send
   ASSERT_TRUE(p.finish(h0, h1)) << "rank 1 must not wait for ever for data rank 0 never sends";
-  completion c0{}, c1{};
-  const std::string why0 = described(*p.x[0], *p.e[0], h0, c0);
-  const std::string why1 = described(*p.x[1], *p.e[1], h1, c1);
-  EXPECT_EQ(c0.result, req_result::transport);
+  const coll_pair::outcome o = p.results(h0, h1);
+  const std::string& why0 = o.why[0];
+  const std::string& why1 = o.why[1];
+  EXPECT_EQ(o.c[0].result, req_result::transport);
   EXPECT_NE(why0.find("fi_tsend to address 1 failed"), std::string::npos) << why0;
-  EXPECT_EQ(c1.result, req_result::transport);
+  EXPECT_EQ(o.c[1].result, req_result::transport);
   EXPECT_NE(why1.find("rank 0 of the communicator could not go on with the bcast"), std::string::npos) << why1;
   EXPECT_NE(why1.find("fi_tsend to address 1 failed"), std::string::npos) << why1;
   EXPECT_EQ(b1[0], 0) << "no data arrived";
@@ -192,11 +200,11 @@ TEST(CollFailureNotice, ANoticeAfterTheRunEndedByItsOwnFailureStillAbandonsWhatW
     p.core(r).fail_request(send, failure::fi_tsend, FI_EIO);
   }
   ASSERT_TRUE(p.finish(h0, h1)) << "neither rank may wait for ever for the other's data";
-  completion c0{}, c1{};
-  const std::string why0 = described(*p.x[0], *p.e[0], h0, c0);
-  const std::string why1 = described(*p.x[1], *p.e[1], h1, c1);
-  EXPECT_EQ(c0.result, req_result::transport);
-  EXPECT_EQ(c1.result, req_result::transport);
+  const coll_pair::outcome o = p.results(h0, h1);
+  const std::string& why0 = o.why[0];
+  const std::string& why1 = o.why[1];
+  EXPECT_EQ(o.c[0].result, req_result::transport);
+  EXPECT_EQ(o.c[1].result, req_result::transport);
   EXPECT_NE(why0.find("the allreduce's send to rank 1 failed in the transport"), std::string::npos) << why0;
   EXPECT_NE(why1.find("the allreduce's send to rank 0 failed in the transport"), std::string::npos) << why1;
   EXPECT_TRUE(p.slots_back()) << p.e[0]->requests_in_use() << " " << p.e[1]->requests_in_use();

@@ -26,7 +26,8 @@ void coll_instance::prepare(const std::shared_ptr<coll_comm>& c, const std::shar
   remaining_.resize(n);
   ready_.resize(n);
   child_.resize(n);
-  silent_.resize(static_cast<std::size_t>(c->size()));
+  our_failed_.resize(static_cast<std::size_t>(c->size()));
+  their_failed_.resize(static_cast<std::size_t>(c->size()));
   if (scratch_capacity_ < p->sched.tmp_bytes) {
     scratch_.reset();  // the old one first: the two need not fit in memory together
     scratch_capacity_ = 0;
@@ -65,8 +66,9 @@ void coll_instance::reset(std::uint32_t instance, std::uint64_t seq) noexcept {
   base_tag_ = tag::make_coll(comm_->id(), instance, 0);
   instance_ = instance & tag::coll_instance_bits;
   seq_ = seq;
-  failed_ = gave_up_ = ending_ = notify_ = listed_ = false;
-  std::fill(silent_.begin(), silent_.end(), std::uint8_t{0});
+  failed_ = gave_up_ = ending_ = notify_ = notified_ = listed_ = false;
+  std::fill(our_failed_.begin(), our_failed_.end(), std::uint64_t{0});
+  std::fill(their_failed_.begin(), their_failed_.end(), std::uint64_t{0});
   result_ = req_result::ok;
   text_[0] = '\0';
 }
@@ -104,12 +106,23 @@ void coll_instance::fail(req_result why) noexcept {
 void coll_instance::fail_here() noexcept {
   if (ended()) return;
   fail(req_result::transport);
-  notify_ = true;
+  queue_notices(tag::coll_fail_msg);
 }
 
 void coll_instance::mismatch() noexcept {
   fail(req_result::invalid);
-  ending_ = notify_ = true;
+  ending_ = true;
+  queue_notices(tag::coll_abort_msg);
+}
+
+// The notices say this rank's own sentence, as it is now (a notice that comes from another rank before they go may
+// rewrite text_); once they went, a run sends no more (their text must stay as it is until they completed).
+void coll_instance::queue_notices(std::uint32_t msg) noexcept {
+  if (notified_) return;
+  notify_ = true;
+  notice_msg_ = msg;
+  notice_len_ = std::min(std::strlen(text_), sizeof notice_);
+  std::memcpy(notice_, text_, notice_len_);
 }
 
 void coll_instance::mismatch_with(int src_rank, std::uint64_t theirs) noexcept {
@@ -123,17 +136,17 @@ void coll_instance::mismatch_with(int src_rank, std::uint64_t theirs) noexcept {
   if (eng_) core_of(*eng_).ready.push(this);
 }
 
-void coll_instance::failed_at(int src_rank, const char* text, std::size_t len) noexcept {
+void coll_instance::failed_at(int src_rank, std::uint64_t failed_send, const char* text, std::size_t len) noexcept {
   if (!ended()) {
     std::snprintf(text_, sizeof text_, "rank %d of the communicator could not go on with the %s: %.*s", src_rank,
                   std::string(coll::kind_name(plan_->spec.k)).c_str(),
                   static_cast<int>(std::min<std::size_t>(len, mismatches::text_max)), text);
     fail(req_result::transport);
   }
-  // Even after this run ended (given up already, say, on another rank's notice): what waits for that rank's data is
-  // abandoned at the next advance.
-  if (src_rank >= 0 && !silent_[static_cast<std::size_t>(src_rank)]) {
-    silent_[static_cast<std::size_t>(src_rank)] = 1;
+  // Even after this run ended (given up already, by its own failure, say): the receive that waits for the failed
+  // send's data is abandoned at the next advance.
+  if (src_rank >= 0 && failed_send != 0 && their_failed_[static_cast<std::size_t>(src_rank)] != failed_send) {
+    their_failed_[static_cast<std::size_t>(src_rank)] = failed_send;
     gave_up_ = false;
   }
   if (eng_) core_of(*eng_).ready.push(this);
@@ -152,17 +165,20 @@ void coll_instance::abort_by(int src_rank, const char* text, std::size_t len) no
 
 // Every other rank of the communicator gets the sentence (as much as an eager message takes), best effort: a notice
 // that finds no request slot is not sent. A run that failed in the transport sends a failure notice, one that found a
-// mismatch an abort notice.
+// mismatch an abort notice. The header carries the run's monitoring number (where a signature goes: a notice of an
+// earlier run of a persistent collective is told from one of the next), and a failure notice the handle of this
+// rank's failed send to that rank (cookie; 0: none), whose receive there waits for data that will never come.
 void coll_instance::send_notices(engine_core& e) noexcept {
   notify_ = false;
-  const std::uint32_t msg = result_ == req_result::transport ? tag::coll_fail_msg : tag::coll_abort_msg;
-  const std::size_t len = std::min({std::strlen(text_), sizeof notice_, e.cfg.eager_max});
-  std::memcpy(notice_, text_, len);
+  notified_ = true;
+  const std::size_t len = std::min(notice_len_, e.cfg.eager_max);
   const int me = comm_->rank();
   for (int r = 0; r < comm_->size(); ++r) {
     if (r == me) continue;
+    const std::uint64_t cookie = notice_msg_ == tag::coll_fail_msg ? our_failed_[static_cast<std::size_t>(r)] : 0;
     ++in_flight_;
-    if (e.start_child_send(*this, notice_token, notice_, len, comm_->world(r), base_tag_ | msg, me, plan_->sig) == 0)
+    if (e.start_child_send(*this, notice_token, notice_, len, comm_->world(r), base_tag_ | notice_msg_, me,
+                           seq_ & sig_mask, cookie) == 0)
       --in_flight_;
   }
 }
@@ -227,18 +243,18 @@ schedule::step coll_instance::end_run(engine_core& e) noexcept {
 }
 
 // A failed run: nothing starts any more; receives no message matched are cancelled, sends that wait for their
-// receiver are detached, and receives from a rank whose run failed in the transport that wait for its rendezvous
-// data are abandoned, so that the run completes once what is under way has (a peer that called another collective
-// may never match them, and a failed one sends no more).
+// receiver are detached, and a receive whose send failed at its sender (that rank's failure notice said so) is
+// abandoned, so that the run completes once what is under way has (a peer that called another collective may never
+// match them, and a failed send sends nothing). Every other receive of a rendezvous this rank answered completes:
+// its sender's send, given up too, answers with an empty message at the latest.
 schedule::step coll_instance::give_up(engine_core& e) noexcept {
   if (!gave_up_) {
     gave_up_ = true;
     for (std::size_t i = 0; i < child_.size(); ++i) {
       const std::uint64_t h = child_[i];
       if (h == 0 || h == done_mark) continue;
-      const std::uint32_t op = static_cast<std::uint32_t>(i);
-      const int silent = silent_[static_cast<std::size_t>(plan_->sched.ops[op].peer)] ? plan_->peer_world[op] : -1;
-      if (e.cancel_child(*this, h, silent) == engine_core::child_fate::detached) {
+      const auto peer = static_cast<std::size_t>(plan_->sched.ops[i].peer);
+      if (e.cancel_child(*this, h, plan_->peer_world[i], their_failed_[peer]) == engine_core::child_fate::detached) {
         child_[i] = done_mark;
         --in_flight_;
       }
@@ -251,6 +267,7 @@ void coll_instance::on_child_complete(const completion& c, std::uint64_t token) 
   --in_flight_;
   if (token == notice_token) return;
   const auto i = static_cast<std::uint32_t>(token);
+  const std::uint64_t handle = child_[i];  // 0: it completed inside its start
   child_[i] = done_mark;
   if (ended()) return;
   const coll_plan& p = *plan_;
@@ -272,6 +289,8 @@ void coll_instance::on_child_complete(const completion& c, std::uint64_t token) 
     }
     std::snprintf(text_, sizeof text_, "the %s's %s rank %d failed in the transport: %s", std::string(kind).c_str(),
                   o.type == coll::op_type::send ? "send to" : "receive from", o.peer, why.c_str());
+    std::uint64_t& named = our_failed_[static_cast<std::size_t>(o.peer)];
+    if (o.type == coll::op_type::send && named == 0) named = handle;  // its failure notice names it
     fail_here();
     return;
   }

@@ -9,8 +9,8 @@
 // their schedules may have another shape and wait for messages this one never sends); a rank told so ends its run the
 // same way. A child that fails in the transport ends the run too, with req_result::transport, after telling every
 // other rank of the communicator in a failure notice (they may wait for messages this rank will never send); a rank
-// told so ends its run with req_result::transport and the failed rank's sentence, and abandons its receives waiting
-// for that rank's rendezvous data. Ending a run: no operation starts any more, receives that no message matched are
+// told so ends its run with req_result::transport and the failed rank's sentence, and abandons the receive that
+// waits for the data of the failed send the notice names (docs/collectives.md, "When a run fails"). Ending a run: no operation starts any more, receives that no message matched are
 // cancelled, sends that wait for a clear-to-send are detached (engine_core::cancel_child), and the run completes
 // once its other children have (a truncated receive wrote no more than the schedule's size; every operation stays
 // inside this rank's buffers). A dead peer needs no notice: every rank finds it (liveness.cpp). The sentence for
@@ -57,8 +57,10 @@ class coll_instance final : public schedule {
   /// ends with req_result::invalid (under the progress lock; the instance is advanced next).
   void abort_by(int src_rank, const char* text, std::size_t len) noexcept;
   /// Rank `src_rank` of the communicator (-1: not known) ended its run of this instance after a transport failure it
-  /// described in `text`: this run ends with req_result::transport (under the progress lock; advanced next).
-  void failed_at(int src_rank, const char* text, std::size_t len) noexcept;
+  /// described in `text`; `failed_send` (0: none) is the handle there of its failed send to this rank. This run ends
+  /// with req_result::transport, and abandons the receive that waits for that send's data (under the progress lock;
+  /// advanced next).
+  void failed_at(int src_rank, std::uint64_t failed_send, const char* text, std::size_t len) noexcept;
   /// A message from rank `src_rank` (-1: not known) carries signature `theirs`, not this run's: this rank saw the
   /// mismatch; the run ends with req_result::invalid and tells the other ranks (under the progress lock).
   void mismatch_with(int src_rank, std::uint64_t theirs) noexcept;
@@ -75,6 +77,7 @@ class coll_instance final : public schedule {
   void op_done(std::uint32_t i) noexcept;
   void mismatch() noexcept;   // this rank saw it: end the run, tell the others
   void fail_here() noexcept;  // a transport failure of this rank: end the run, tell the others
+  void queue_notices(std::uint32_t msg) noexcept;  // tag::coll_abort_msg or coll_fail_msg, with text_ as it is now
   void send_notices(engine_core& e) noexcept;
   step end_run(engine_core& e) noexcept;  // the notices owed, then give_up
   step give_up(engine_core& e) noexcept;
@@ -107,7 +110,11 @@ class coll_instance final : public schedule {
   bool failed_ = false, gave_up_ = false;
   bool ending_ = false;          // a mismatch (ours or a peer's): the run ends (give_up)
   bool notify_ = false;          // ours: the notices are still to be sent
-  std::vector<std::uint8_t> silent_;  // per rank: its run failed in the transport and said so (it sends no more)
+  bool notified_ = false;        // ours went (a run sends them once)
+  std::uint32_t notice_msg_ = 0;  // their message number: tag::coll_abort_msg or coll_fail_msg
+  std::size_t notice_len_ = 0;
+  std::vector<std::uint64_t> our_failed_;    // per rank: the handle of this run's first failed send to it, or 0
+  std::vector<std::uint64_t> their_failed_;  // per rank: the handle there of its failed send to this rank, or 0
   bool listed_ = false;          // in the executor's mismatches (from the first advance to retire)
   coll_instance* watch_next_ = nullptr;
   char notice_[mismatches::text_max] = {};  // the notices' text (alive until they completed)

@@ -7,6 +7,7 @@
 #include <sidecore/progress/tag.hpp>
 
 #include "instance.hpp"
+#include "../src/wire.hpp"
 
 namespace sidecore::progress {
 
@@ -30,8 +31,16 @@ int mismatches::rank_of(const coll_instance& i, std::uint32_t src_index) noexcep
   return -1;
 }
 
-void mismatches::deliver(coll_instance& i, bool failure, int src_rank, const char* text, std::size_t len) noexcept {
-  if (failure) i.failed_at(src_rank, text, len);
+// Run numbers compared modulo 2^48 (what a header carries), as distances: runs far apart are never both alive.
+mismatches::which_run mismatches::run_of(const coll_instance& i, const notice& n) noexcept {
+  const std::uint64_t ahead = (n.run - i.seq()) & sig_mask;
+  if (ahead == 0) return which_run::this_one;
+  return ahead < (sig_mask >> 1) ? which_run::later : which_run::earlier;
+}
+
+void mismatches::deliver(coll_instance& i, const notice& n, const char* text, std::size_t len) noexcept {
+  const int src_rank = rank_of(i, n.src_index);
+  if (n.failure) i.failed_at(src_rank, n.failed_send, text, len);
   else i.abort_by(src_rank, text, len);
 }
 
@@ -48,11 +57,13 @@ void mismatches::listed(coll_instance& i) noexcept {
     }
   }
   if (notices_count_ != 0) {
-    for (early_notice& n : notices_) {
-      if (n.comm != comm || n.instance != i.instance()) continue;
-      n.comm = -1;
+    for (early_notice& e : notices_) {
+      if (e.comm != comm || e.instance != i.instance()) continue;
+      const which_run w = run_of(i, e.n);
+      if (w == which_run::later) continue;  // a persistent collective's next start
+      e.comm = -1;
       --notices_count_;
-      deliver(i, n.failure, rank_of(i, n.src_index), n.text, n.len);
+      if (w == which_run::this_one) deliver(i, e.n, e.text, e.len);
     }
   }
 }
@@ -67,25 +78,25 @@ void mismatches::retired(coll_instance& i) noexcept {
   }
 }
 
-void mismatches::on_notice(void* ctx, std::uint64_t tag, std::uint32_t src_index, const char* text,
-                           std::size_t len) noexcept {
+void mismatches::on_notice(void* ctx, const wire_hdr& h, const char* text) noexcept {
   auto& self = *static_cast<mismatches*>(ctx);
-  const int comm = tag::comm_of(tag);
-  const std::uint32_t instance = tag::coll_instance_of(tag);
-  const bool failure = (tag & tag::coll_msg_bits) == tag::coll_fail_msg;
+  const int comm = tag::comm_of(h.tag);
+  const std::uint32_t instance = tag::coll_instance_of(h.tag);
+  const notice n{h.src_index, (h.tag & tag::coll_msg_bits) == tag::coll_fail_msg, h.cookie, sig_of(h)};
   if (coll_instance* i = self.running(comm, instance)) {
-    deliver(*i, failure, rank_of(*i, src_index), text, len);
+    const which_run w = run_of(*i, n);
+    if (w == which_run::this_one) deliver(*i, n, text, h.size);
+    if (w != which_run::later) return;  // an earlier run of a persistent collective ended here already
+  } else if (self.has_ended(comm, instance)) {
     return;
   }
-  if (self.has_ended(comm, instance)) return;
-  early_notice& n = self.notices_[self.notices_next_++ % self.notices_.size()];
-  if (n.comm < 0) ++self.notices_count_;
-  n.comm = comm;
-  n.instance = instance;
-  n.src_index = src_index;
-  n.failure = failure;
-  n.len = std::min(len, text_max);
-  if (n.len) std::memcpy(n.text, text, n.len);
+  early_notice& e = self.notices_[self.notices_next_++ % self.notices_.size()];
+  if (e.comm < 0) ++self.notices_count_;
+  e.comm = comm;
+  e.instance = instance;
+  e.n = n;
+  e.len = std::min<std::size_t>(h.size, text_max);
+  if (e.len) std::memcpy(e.text, text, e.len);
 }
 
 void mismatches::on_unexpected(void* ctx, std::uint64_t tag, std::uint32_t src_index, std::uint64_t sig) noexcept {

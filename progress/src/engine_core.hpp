@@ -158,8 +158,8 @@ class engine_core final : public engine {
   void hold_unexpected(const wire_hdr& h, const char* data);
   void do_cancel(req* r);  // caller holds the lock
   void unlink_posted(req* r) noexcept;  // takes a receive out of the posted list
-  // A matched rendezvous receive whose data will never come: it completes as canceled (through the cancellation of
-  // its provider receive, when posted). Caller holds the lock.
+  // A matched rendezvous receive whose data will never come (its send failed): it completes as canceled. Caller
+  // holds the lock.
   void abandon_recv(req* r) noexcept;
 
   // ---- node rings (node_rings.cpp) ------------------------------------------------------------------------
@@ -251,19 +251,20 @@ class engine_core final : public engine {
   /// `sig` (its low 48 bits: wire_hdr), which the receiving child reports in completion::sig. Returns the child's
   /// handle (for cancel_child), or 0 when no slot is left (nothing started).
   std::uint64_t start_child_send(schedule& parent, std::uint64_t token, const void* buf, std::size_t len, int dest,
-                                 std::uint64_t tag, int sender_rank, std::uint64_t sig = 0);
+                                 std::uint64_t tag, int sender_rank, std::uint64_t sig = 0, std::uint64_t cookie = 0);
   std::uint64_t start_child_recv(schedule& parent, std::uint64_t token, void* buf, std::size_t len,
                                  int source_index, std::uint64_t tag, std::uint64_t ignore);
   /// Under the progress lock (from schedule::advance), for a schedule that gives up (its collective failed): a
   /// child receive no message has matched yet is cancelled (it completes as canceled, to on_child_complete, maybe
   /// inside this call); a child send that waits for its receiver's clear-to-send is detached: it never reports to
   /// its schedule, never reads its buffer again, and answers a late clear-to-send with an empty message (so that
-  /// receiver completes, seeing 0 bytes). A child receive from engine address `silent_peer` (>= 0: a rank whose own
-  /// run failed, which sends nothing more) that took its rendezvous header and waits for the data is abandoned
-  /// (abandon_recv). Anything else completes as it would have. detached: no completion of this child will come;
-  /// otherwise one came or will come.
+  /// receiver completes, seeing 0 bytes). A child receive from engine address `failed_peer` that took the
+  /// ready-to-send of that peer's send `failed_send` (its handle there: the send failed, its data will never come)
+  /// is abandoned (abandon_recv). Anything else completes as it would have. detached: no completion of this child
+  /// will come; otherwise one came or will come.
   enum class child_fate { completes, detached };
-  child_fate cancel_child(schedule& parent, std::uint64_t handle, int silent_peer = -1) noexcept;
+  child_fate cancel_child(schedule& parent, std::uint64_t handle, int failed_peer = -1,
+                          std::uint64_t failed_send = 0) noexcept;
   void accept_schedule(req* r);          // caller holds the lock: the schedule is ready to begin
   void complete_child(req* r) noexcept;  // complete()'s target dispatch, for a request with a parent
   bool run_ready();                      // the progress pass's schedule-advance step
@@ -312,11 +313,10 @@ class engine_core final : public engine {
   xfer_hook on_xfer = nullptr;
   idle_hook on_idle = nullptr;
   // The collectives executor's view of collective messages no posted receive took (progress/coll/mismatches.hpp;
-  // the executor installs it): called under the progress lock with an abort notice (tag::is_coll_abort) and its
-  // text, or with a message held as unexpected and its signature.
+  // the executor installs it): called under the progress lock with a notice (tag::is_coll_notice: its header and
+  // its text, h.size bytes), or with a message held as unexpected and its signature.
   struct coll_msg_hooks {
-    void (*notice)(void* ctx, std::uint64_t tag, std::uint32_t src_index, const char* text, std::size_t len) noexcept =
-        nullptr;
+    void (*notice)(void* ctx, const wire_hdr& h, const char* text) noexcept = nullptr;
     void (*unexpected)(void* ctx, std::uint64_t tag, std::uint32_t src_index, std::uint64_t sig) noexcept = nullptr;
     void* ctx = nullptr;
   } coll_msgs;

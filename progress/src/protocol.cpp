@@ -30,7 +30,10 @@ op_status engine_core::post(req* r) {
   switch (r->act) {
     case req_act::eager: {
       wire_hdr h = eager_hdr(r->tag, r->len, static_cast<std::uint32_t>(r->data), my_index);
-      if (r->parent) [[unlikely]] set_sig(h, r->sig);
+      if (r->parent) [[unlikely]] {
+        set_sig(h, r->sig);
+        h.cookie = r->cookie;
+      }
       if (fastpath.to(r->peer_world) || hdr_size + r->len <= inject_size_) {
         // Header and data copied into the peer's node ring, or in one inject: the buffer is reusable at once and no
         // completion entry will come. A full ring answers -FI_EAGAIN, as the provider does: the send backlog.
@@ -218,9 +221,10 @@ void engine_core::start_rendezvous(req* r, const wire_hdr& h) {
   post_or_backlog(r);
 }
 
-// A matched rendezvous receive whose sender sends nothing more (its collective run failed, and said so): its step
-// leaves the backlog; a data receive the provider has is cancelled, and the receive completes as canceled through
-// that cancellation (handle_error; or through the data's completion, had the data come first); otherwise now.
+// A matched rendezvous receive whose send failed at its sender (a collective's failure notice named it): its data
+// will never come. Its step leaves the backlog; a data receive the provider has is cancelled, and the receive
+// completes as canceled through that cancellation (handle_error); one the provider would not cancel completes now,
+// its slot held until the provider's own completion (complete_held); one the provider never had completes now.
 void engine_core::abandon_recv(req* r) noexcept {
   const req_act step = r->act;
   const bool data_posted = r->rdv_n != 0 && (step == req_act::cts || step == req_act::none);
@@ -228,8 +232,12 @@ void engine_core::abandon_recv(req* r) noexcept {
   r->act = req_act::none;
   r->result = req_result::canceled;
   r->bytes = 0;
-  if (data_posted && fi_cancel(&ep.ep->fid, &r->ctx) == 0) return;
-  if (!data_posted) complete(r);
+  if (!data_posted) {
+    complete(r);
+    return;
+  }
+  if (fi_cancel(&ep.ep->fid, &r->ctx) == 0) return;
+  complete_held(r);
 }
 
 // A message in receive buffer b: read it, then give the buffer back to the provider.
@@ -250,7 +258,7 @@ void engine_core::on_wire(const char* msg, std::size_t len, bool from_ring) {
     if (live.timeout_ns != 0) [[unlikely]] heard_from(h.src_index);
     if (h.type == wire_eager && h.version == wire_version && h.size == len - hdr_size) {
       if (tag::is_coll_notice(h.tag)) [[unlikely]] {
-        if (coll_msgs.notice) coll_msgs.notice(coll_msgs.ctx, h.tag, h.src_index, data, h.size);
+        if (coll_msgs.notice) coll_msgs.notice(coll_msgs.ctx, h, data);
         owe_credit(h.src_index, false);  // a notice takes no eager credit (spend_eager)
       } else if (req* r = match_posted(h)) {
         deliver_eager(r, h, data);

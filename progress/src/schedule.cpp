@@ -53,7 +53,8 @@ req* child_slot(request_pool& pool, schedule& parent, std::uint64_t token) noexc
 }  // namespace
 
 std::uint64_t engine_core::start_child_send(schedule& parent, std::uint64_t token, const void* buf, std::size_t len,
-                                            int dest, std::uint64_t tag, int sender_rank, std::uint64_t sig) {
+                                            int dest, std::uint64_t tag, int sender_rank, std::uint64_t sig,
+                                            std::uint64_t cookie) {
   req* r = child_slot(pool, parent, token);
   if (!r) return 0;
   r->op = req_kind::send;
@@ -68,6 +69,7 @@ std::uint64_t engine_core::start_child_send(schedule& parent, std::uint64_t toke
   r->ignore = 0;
   r->bytes = len;
   r->sig = sig;
+  r->cookie = cookie;
   // The handle is taken before accept: an injected message completes (and frees the slot) inside it.
   const std::uint64_t h = request_pool::handle_of(r);
   accept(r);
@@ -95,11 +97,13 @@ std::uint64_t engine_core::start_child_recv(schedule& parent, std::uint64_t toke
   return h;
 }
 
-engine_core::child_fate engine_core::cancel_child(schedule& parent, std::uint64_t handle, int silent_peer) noexcept {
+engine_core::child_fate engine_core::cancel_child(schedule& parent, std::uint64_t handle, int failed_peer,
+                                                  std::uint64_t failed_send) noexcept {
   req* r = pool.lookup(handle);
   if (!r || r->parent != &parent) return child_fate::completes;  // completed already
   if (r->op == req_kind::recv) {
-    if (silent_peer >= 0 && r->peer_world == silent_peer && r->stage.load(std::memory_order_relaxed) == req_stage::matched)
+    if (failed_send != 0 && r->peer_world == failed_peer && r->cookie == failed_send &&
+        r->stage.load(std::memory_order_relaxed) == req_stage::matched)
       abandon_recv(r);
     else
       do_cancel(r);  // completes it as canceled if no message matched it yet

@@ -40,7 +40,8 @@ enum wire_type : std::uint8_t {
 struct wire_hdr {
   std::uint64_t tag = 0;        // sidecore tag (kind | communicator | user tag)
   std::uint64_t size = 0;       // eager: data bytes; rts: message size; cts: bytes the receiver takes
-  std::uint64_t cookie = 0;     // rts, cts: the sender's request handle
+  std::uint64_t cookie = 0;     // rts, cts: the sender's request handle; a collective's failure notice (eager): the
+                                // handle of the sender's failed rendezvous send to this receiver, or 0
   std::uint32_t src_rank = 0;   // the sender's rank in its communicator (the receiver's status)
   std::uint32_t src_index = 0;  // the sender's engine address index (match by source, replies)
   std::uint8_t type = 0;        // wire_type

@@ -9,14 +9,21 @@
 //    cancelled) and rank 1's run ends the same way;
 //  * both ranks' rendezvous sends fail after the other rank answered (or will answer) their ready-to-send: a run
 //    that ended by its own failure before the other's notice came must still abandon the receive waiting for the
-//    other's data.
+//    other's data;
+//  * only the receive of the failed send is abandoned: rank 0's other send, given up while it waited for its
+//    clear-to-send, answers it with an empty message, which rank 1's receive must take (abandoned, it would leave
+//    that message in the provider, where the next rendezvous from the same slot of rank 0 would take it for its
+//    data);
+//  * a notice of an earlier run of a persistent collective is not taken for its next run's.
 // Each time both runs complete, and every request slot of both engines comes back. A notice is read as it arrives and
 // takes no eager credit: with SIDECORE_EAGER_CREDITS=0 it still goes as an eager message (as a ready-to-send nobody
 // would answer it, and the failed rank's run would never complete).
 #include <gtest/gtest.h>
 
 #include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
 
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -80,13 +87,36 @@ struct coll_pair {
   }
 };
 
-// The first child request of a collective that `pred` accepts, or nullptr.
-req* find_child(engine_core& core, const std::function<bool(const req&)>& pred) {
+// The child requests of collectives that `pred` accepts, in slot order.
+std::vector<req*> find_children(engine_core& core, const std::function<bool(const req&)>& pred) {
+  std::vector<req*> found;
   for (std::uint32_t i = 0, n = core.pool.slots(); i < n; ++i) {
     req* r = core.pool.at(i);
-    if (taken_in_flight(*r) && r->parent && pred(*r)) return r;
+    if (taken_in_flight(*r) && r->parent && pred(*r)) found.push_back(r);
   }
-  return nullptr;
+  return found;
+}
+req* find_child(engine_core& core, const std::function<bool(const req&)>& pred) {
+  const std::vector<req*> found = find_children(core, pred);
+  return found.empty() ? nullptr : found.front();
+}
+
+// fi_tinject from engine `from`'s endpoint to its address `to`, as its provider sends the wire protocol's messages
+// (retried while shm answers EAGAIN). Mode off: nothing else progresses.
+ssize_t raw_inject(engine& from, int to, const void* buf, std::size_t len, std::uint64_t tag) {
+  engine_core& c = core_of(from);
+  ssize_t rc = -FI_EAGAIN;
+  for (int i = 0; i < 100000 && rc == -FI_EAGAIN; ++i) {
+    rc = fi_tinject(c.ep.ep, buf, len, c.ep.addr(to), tag);
+    if (rc == -FI_EAGAIN) from.progress();
+  }
+  return rc;
+}
+
+bool waiting_send(const req& q) { return q.op == req_kind::send && q.rdv && q.act == req_act::none && !q.posted; }
+bool answered_recv(const req& q) {
+  return q.op == req_kind::recv && q.stage.load(std::memory_order_relaxed) == req_stage::matched &&
+         q.act == req_act::none;
 }
 
 
@@ -145,17 +175,10 @@ TEST(CollFailureNotice, AMatchedRendezvousReceiveWhoseDataWillNeverComeIsAbandon
   std::vector<char> b0(s.count, 'b'), b1(s.count, 0);
   const std::uint64_t h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s, coll::algorithm::binomial), {b1.data(), b1.data(), {}}, 0);
   const std::uint64_t h0 = p.x[0]->start(p.c[0], p.c[0]->plan(s, coll::algorithm::binomial), {b0.data(), b0.data(), {}}, 0);
-  req* send = find_child(p.core(0), [](const req& q) {
-    return q.op == req_kind::send && q.rdv && q.act == req_act::none && !q.posted;
-  });
+  req* send = find_child(p.core(0), waiting_send);
   ASSERT_NE(send, nullptr) << "rank 0's ready-to-send went; its send waits for the clear-to-send";
   // Rank 1 takes the ready-to-send: its data receive is posted and its clear-to-send goes.
-  ASSERT_TRUE(sctest::progress_until(*p.e[1], [&] {
-    return find_child(p.core(1), [](const req& q) {
-             return q.op == req_kind::recv && q.stage.load(std::memory_order_relaxed) == req_stage::matched &&
-                    q.act == req_act::none;
-           }) != nullptr;
-  }));
+  ASSERT_TRUE(sctest::progress_until(*p.e[1], [&] { return find_child(p.core(1), answered_recv) != nullptr; }));
   p.core(0).fail_request(send, failure::fi_tsend, FI_EIO);  // before rank 0 reads the clear-to-send
   ASSERT_TRUE(p.finish(h0, h1)) << "rank 1 must not wait for ever for data rank 0 never sends";
   const coll_pair::outcome o = p.results(h0, h1);
@@ -183,13 +206,6 @@ TEST(CollFailureNotice, ANoticeAfterTheRunEndedByItsOwnFailureStillAbandonsWhatW
                                          {in0.data(), out0.data(), {}}, 0);
   const std::uint64_t h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s, coll::algorithm::ring),
                                          {in1.data(), out1.data(), {}}, 0);
-  const auto waiting_send = [](const req& q) {
-    return q.op == req_kind::send && q.rdv && q.act == req_act::none && !q.posted;
-  };
-  const auto answered_recv = [](const req& q) {
-    return q.op == req_kind::recv && q.stage.load(std::memory_order_relaxed) == req_stage::matched &&
-           q.act == req_act::none;
-  };
   // Rank 1 took rank 0's ready-to-send and cleared it to send (rank 0 has not read that yet); both sends wait for
   // their clear-to-send, and fail now. Rank 0 then takes rank 1's ready-to-send (its messages are read before its
   // run gives up, in the same pass), so each rank's run has given up before the other's notice comes.
@@ -208,6 +224,94 @@ TEST(CollFailureNotice, ANoticeAfterTheRunEndedByItsOwnFailureStillAbandonsWhatW
   EXPECT_NE(why0.find("the allreduce's send to rank 1 failed in the transport"), std::string::npos) << why0;
   EXPECT_NE(why1.find("the allreduce's send to rank 0 failed in the transport"), std::string::npos) << why1;
   EXPECT_TRUE(p.slots_back()) << p.e[0]->requests_in_use() << " " << p.e[1]->requests_in_use();
+}
+
+TEST(CollFailureNotice, OnlyTheFailedSendsReceiveIsAbandonedTheOthersTakeTheirEmptyAnswer) {
+  coll_pair p;
+  ASSERT_NO_FATAL_FAILURE(p.open());
+  coll::spec s;
+  s.k = coll::kind::allreduce;
+  s.type = coll::dtype::float64;
+  s.op = coll::reduce_op::sum;
+  s.count = 16 << 10;          // two 64 KiB halves,
+  s.segment_bytes = 32 << 10;  // each sent as two 32 KiB segments: rendezvous messages, none waiting for another
+  std::vector<double> in0(s.count, 1.0), out0(s.count, 0.0), in1(s.count, 2.0), out1(s.count, 0.0);
+  const std::uint64_t h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s, coll::algorithm::ring),
+                                         {in1.data(), out1.data(), {}}, 0);
+  const std::uint64_t h0 = p.x[0]->start(p.c[0], p.c[0]->plan(s, coll::algorithm::ring),
+                                         {in0.data(), out0.data(), {}}, 0);
+  // Rank 1 answers both of rank 0's ready-to-sends; rank 0 reads neither answer yet.
+  ASSERT_TRUE(sctest::progress_until(*p.e[1], [&] { return find_children(p.core(1), answered_recv).size() == 2; }));
+  const std::vector<req*> sends = find_children(p.core(0), waiting_send);
+  ASSERT_EQ(sends.size(), 2u);
+  const std::uint32_t given_up_slot = sends[0]->index;
+  // Its second send fails; its run gives up (before reading the clear-to-sends): the first send is detached.
+  p.core(0).fail_request(sends[1], failure::fi_tsend, FI_EIO);
+  ASSERT_TRUE(p.core(0).run_ready());
+  // Rank 1 reads the notice and abandons the failed send's receive before the empty answer can come.
+  ASSERT_TRUE(sctest::progress_until(*p.e[1], [&] {
+    return find_children(p.core(1), [](const req& q) { return answered_recv(q) && q.result == req_result::ok; })
+               .size() < 2;
+  }));
+  ASSERT_TRUE(p.finish(h0, h1));
+  const coll_pair::outcome o = p.results(h0, h1);
+  EXPECT_EQ(o.c[0].result, req_result::transport);
+  EXPECT_EQ(o.c[1].result, req_result::transport);
+  EXPECT_NE(o.why[1].find("rank 0 of the communicator could not go on with the allreduce"), std::string::npos)
+      << o.why[1];
+  ASSERT_TRUE(p.slots_back()) << p.e[0]->requests_in_use() << " " << p.e[1]->requests_in_use();
+  // The next rendezvous from that slot of rank 0 to rank 1 (its ready-to-send and its data, injected raw from rank
+  // 0's endpoint as its provider would send them): its data must arrive whole, not a message left on that tag.
+  const std::uint64_t t = tag::make(tag::kind::p2p, 0, 13);
+  std::vector<char> out(1024, 'n'), in(1024, 0);
+  const std::uint64_t rcv = p.e[1]->start_recv(in.data(), in.size(), t, 0, 0, 0, 0);
+  const wire_hdr rts = rts_hdr(t, out.size(), std::uint64_t{given_up_slot} + 1, 0, 0);
+  ASSERT_EQ(raw_inject(*p.e[0], 1, &rts, sizeof rts, ctrl_tag), 0);
+  ASSERT_EQ(raw_inject(*p.e[0], 1, out.data(), out.size(), rdv_tag_of(0, given_up_slot)), 0);
+  ASSERT_TRUE(sctest::progress_until(*p.e[1], [&] { return !p.e[1]->pending(rcv); }));
+  completion c{};
+  ASSERT_TRUE(p.e[1]->wait(rcv, c));
+  EXPECT_EQ(c.result, req_result::ok);
+  EXPECT_EQ(c.bytes, out.size()) << "a message left on that slot's rendezvous tag was taken for the data";
+  EXPECT_EQ(in, out);
+}
+
+// A persistent collective's instance is the same for every start: a failure notice of its first run that comes
+// after that run completed here (injected raw, as rank 0's provider would deliver it late) is dropped, not taken for
+// the second run's, which completes on both ranks.
+TEST(CollFailureNotice, ANoticeOfAnEarlierRunOfAPersistentCollectiveIsDropped) {
+  coll_pair p;
+  ASSERT_NO_FATAL_FAILURE(p.open());
+  coll::spec s;
+  s.k = coll::kind::allreduce;
+  s.type = coll::dtype::float64;
+  s.op = coll::reduce_op::sum;
+  s.count = 16;
+  std::vector<double> in[2] = {std::vector<double>(16, 1.0), std::vector<double>(16, 2.0)};
+  std::vector<double> out[2] = {std::vector<double>(16, 0.0), std::vector<double>(16, 0.0)};
+  coll_persistent* pc[2] = {};
+  for (std::size_t r = 0; r < 2; ++r)
+    pc[r] = p.x[r]->create(p.c[r], p.c[r]->plan(s, coll::algorithm::automatic), {in[r].data(), out[r].data(), {}});
+  for (int run = 0; run < 2; ++run) {
+    if (run == 1) {
+      const std::string text = "the allreduce's send to rank 1 failed in the transport (run 0)";
+      wire_hdr h = eager_hdr(tag::make_coll(1, tag::coll_persistent, tag::coll_fail_msg), text.size(), 0, 0);
+      set_sig(h, 0);  // run 0's monitoring number
+      std::vector<char> msg(sizeof h + text.size());
+      std::memcpy(msg.data(), &h, sizeof h);
+      std::memcpy(msg.data() + sizeof h, text.data(), text.size());
+      ASSERT_EQ(raw_inject(*p.e[0], 1, msg.data(), msg.size(), ctrl_tag), 0);
+      for (int k = 0; k < 20; ++k) p.e[1]->progress();
+    }
+    const std::uint64_t h1 = p.x[1]->start(*pc[1], 0);
+    const std::uint64_t h0 = p.x[0]->start(*pc[0], 0);
+    ASSERT_TRUE(p.finish(h0, h1)) << "run " << run;
+    const coll_pair::outcome o = p.results(h0, h1);
+    EXPECT_EQ(o.c[0].result, req_result::ok) << "run " << run << ": " << o.why[0];
+    EXPECT_EQ(o.c[1].result, req_result::ok) << "run " << run << ": " << o.why[1];
+    EXPECT_EQ(out[1], std::vector<double>(16, 3.0));
+  }
+  for (std::size_t r = 0; r < 2; ++r) p.x[r]->destroy(pc[r]);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ class coll_persistent {
   coll_persistent(coll_instance* i, std::uint32_t id) : inst(i), instance_id(id) {}
   coll_instance* inst;
   std::uint32_t instance_id;  // the wire tag's instance, the same for every start
+  std::uint64_t starts = 0;   // the run number of the next start (alike on every rank: each starts it in turn)
 };
 
 coll_executor::coll_executor(engine& e) : eng_(e), mismatches_(std::make_unique<mismatches>()) {
@@ -87,7 +88,7 @@ coll_persistent* coll_executor::create(const std::shared_ptr<coll_comm>& c, cons
 
 std::uint64_t coll_executor::start(coll_persistent& pc, std::uint32_t owner_thread) {
   coll_instance& i = *pc.inst;
-  i.reset(pc.instance_id, i.comm().started_.fetch_add(1, std::memory_order_relaxed));
+  i.reset(pc.instance_id, i.comm().started_.fetch_add(1, std::memory_order_relaxed), pc.starts++);
   i.state.store(coll_instance::life::running, std::memory_order_release);
   try {
     return launch(i, owner_thread);

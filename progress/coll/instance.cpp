@@ -16,7 +16,7 @@ namespace sidecore::progress {
 namespace {
 // child_[i] of an operation whose child completed (a handle is never ~0: engine.hpp's handles have bit 63 clear).
 constexpr std::uint64_t done_mark = ~std::uint64_t{0};
-// The token of an abort notice's send (an operation's token is its index, below 2^32 - 1).
+// The token of a notice's send (an operation's token is its index, below 2^32 - 1).
 constexpr std::uint64_t notice_token = ~std::uint32_t{0};
 }  // namespace
 
@@ -53,7 +53,7 @@ void coll_instance::unbind(std::size_t keep_scratch) noexcept {
   }
 }
 
-void coll_instance::reset(std::uint32_t instance, std::uint64_t seq) noexcept {
+void coll_instance::reset(std::uint32_t instance, std::uint64_t seq, std::uint64_t run) noexcept {
   const coll_plan& p = *plan_;
   const std::uint32_t n = p.ops();
   for (std::uint32_t i = 0; i < n; ++i) remaining_[i] = p.sched.ops[i].dep_count;
@@ -66,7 +66,10 @@ void coll_instance::reset(std::uint32_t instance, std::uint64_t seq) noexcept {
   base_tag_ = tag::make_coll(comm_->id(), instance, 0);
   instance_ = instance & tag::coll_instance_bits;
   seq_ = seq;
-  failed_ = gave_up_ = ending_ = notify_ = notified_ = listed_ = false;
+  run_ = run;
+  failed_ = gave_up_ = ending_ = listed_ = false;
+  queued_ = notice_kind::none;
+  sent_abort_ = sent_failure_ = false;
   std::fill(our_failed_.begin(), our_failed_.end(), std::uint64_t{0});
   std::fill(their_failed_.begin(), their_failed_.end(), std::uint64_t{0});
   result_ = req_result::ok;
@@ -102,27 +105,32 @@ void coll_instance::fail(req_result why) noexcept {
   result_ = why;
 }
 
-// This rank's transport failed the run: the other ranks may wait for messages it will never send, so they are told.
+// This rank's transport failed the run (text_ says how): the other ranks may wait for messages it will never send,
+// so they are told.
 void coll_instance::fail_here() noexcept {
-  if (ended()) return;
   fail(req_result::transport);
-  queue_notices(tag::coll_fail_msg);
+  queue_notices(notice_kind::failure, text_);
 }
 
 void coll_instance::mismatch() noexcept {
   fail(req_result::invalid);
   ending_ = true;
-  queue_notices(tag::coll_abort_msg);
+  queue_notices(notice_kind::abort, text_);
 }
 
-// The notices say this rank's own sentence, as it is now (a notice that comes from another rank before they go may
-// rewrite text_); once they went, a run sends no more (their text must stay as it is until they completed).
-void coll_instance::queue_notices(std::uint32_t msg) noexcept {
-  if (notified_) return;
-  notify_ = true;
-  notice_msg_ = msg;
-  notice_len_ = std::min(std::strlen(text_), sizeof notice_);
-  std::memcpy(notice_, text_, notice_len_);
+// The notices say this rank's own sentence as it is now (a notice from another rank may rewrite text_ before they
+// go). Each kind goes once, from its own buffer (its text stays as it is until its notices completed); a failure
+// notice replaces an abort notice not sent yet, never the other way round.
+void coll_instance::queue_notices(notice_kind k, const char* sentence) noexcept {
+  const bool failure = k == notice_kind::failure;
+  if (failure ? (sent_failure_ || queued_ == notice_kind::failure)
+              : (sent_abort_ || sent_failure_ || queued_ != notice_kind::none))
+    return;
+  queued_ = k;
+  char* text = failure ? failure_text_ : abort_text_;
+  std::size_t& len = failure ? failure_len_ : abort_len_;
+  len = std::min(std::strlen(sentence), sizeof failure_text_);
+  std::memcpy(text, sentence, len);
 }
 
 void coll_instance::mismatch_with(int src_rank, std::uint64_t theirs) noexcept {
@@ -163,22 +171,25 @@ void coll_instance::abort_by(int src_rank, const char* text, std::size_t len) no
   if (eng_) core_of(*eng_).ready.push(this);
 }
 
-// Every other rank of the communicator gets the sentence (as much as an eager message takes), best effort: a notice
-// that finds no request slot is not sent. A run that failed in the transport sends a failure notice, one that found a
-// mismatch an abort notice. The header carries the run's monitoring number (where a signature goes: a notice of an
-// earlier run of a persistent collective is told from one of the next), and a failure notice the handle of this
-// rank's failed send to that rank (cookie; 0: none), whose receive there waits for data that will never come.
+// Every other rank of the communicator gets the queued notice's sentence (as much as an eager message takes), best
+// effort: a notice that finds no request slot is not sent. The header carries the run's start number (where a
+// signature goes: a notice of one start of a persistent collective is told from one of the next), and a failure
+// notice the handle of this rank's failed send to that rank (cookie; 0: none), whose receive there waits for data
+// that will never come.
 void coll_instance::send_notices(engine_core& e) noexcept {
-  notify_ = false;
-  notified_ = true;
-  const std::size_t len = std::min(notice_len_, e.cfg.eager_max);
+  const bool failure = queued_ == notice_kind::failure;
+  queued_ = notice_kind::none;
+  (failure ? sent_failure_ : sent_abort_) = true;
+  const char* text = failure ? failure_text_ : abort_text_;
+  const std::size_t len = std::min(failure ? failure_len_ : abort_len_, e.cfg.eager_max);
+  const std::uint32_t msg = failure ? tag::coll_fail_msg : tag::coll_abort_msg;
   const int me = comm_->rank();
   for (int r = 0; r < comm_->size(); ++r) {
     if (r == me) continue;
-    const std::uint64_t cookie = notice_msg_ == tag::coll_fail_msg ? our_failed_[static_cast<std::size_t>(r)] : 0;
+    const std::uint64_t cookie = failure ? our_failed_[static_cast<std::size_t>(r)] : 0;
     ++in_flight_;
-    if (e.start_child_send(*this, notice_token, notice_, len, comm_->world(r), base_tag_ | notice_msg_, me,
-                           seq_ & sig_mask, cookie) == 0)
+    if (e.start_child_send(*this, notice_token, text, len, comm_->world(r), base_tag_ | msg, me, run_ & sig_mask,
+                           cookie) == 0)
       --in_flight_;
   }
 }
@@ -238,7 +249,7 @@ schedule::step coll_instance::advance(engine_core& e) noexcept {
 }
 
 schedule::step coll_instance::end_run(engine_core& e) noexcept {
-  if (notify_) send_notices(e);
+  if (queued_ != notice_kind::none) send_notices(e);
   return give_up(e);
 }
 
@@ -269,29 +280,36 @@ void coll_instance::on_child_complete(const completion& c, std::uint64_t token) 
   const auto i = static_cast<std::uint32_t>(token);
   const std::uint64_t handle = child_[i];  // 0: it completed inside its start
   child_[i] = done_mark;
-  if (ended()) return;
   const coll_plan& p = *plan_;
   const coll::op& o = p.sched.ops[i];
   const std::string_view kind = coll::kind_name(p.spec.k);
-  if (c.result == req_result::peer_failed) {
-    std::snprintf(text_, sizeof text_, "the %s's %s rank %d failed: that rank died (rank %d of sidecore::world())",
-                  std::string(kind).c_str(), o.type == coll::op_type::send ? "send to" : "receive from", o.peer,
-                  c.peer_index);
-    fail(req_result::peer_failed);
-    return;
-  }
   if (c.result == req_result::transport) {
+    // Told whatever else ended this run: the other ranks may wait for what this rank will now never send, and the
+    // receiver of a failed send for its data (the failure notice names the send).
     std::string why;
     try {
       if (eng_) why = eng_->describe(c);
     } catch (const std::exception&) {
       why.clear();
     }
-    std::snprintf(text_, sizeof text_, "the %s's %s rank %d failed in the transport: %s", std::string(kind).c_str(),
+    char mine[sizeof text_];
+    std::snprintf(mine, sizeof mine, "the %s's %s rank %d failed in the transport: %s", std::string(kind).c_str(),
                   o.type == coll::op_type::send ? "send to" : "receive from", o.peer, why.c_str());
     std::uint64_t& named = our_failed_[static_cast<std::size_t>(o.peer)];
-    if (o.type == coll::op_type::send && named == 0) named = handle;  // its failure notice names it
-    fail_here();
+    if (o.type == coll::op_type::send && named == 0) named = handle;
+    if (!ended()) {
+      std::memcpy(text_, mine, sizeof text_);
+      fail(req_result::transport);
+    }
+    queue_notices(notice_kind::failure, mine);
+    return;
+  }
+  if (ended()) return;
+  if (c.result == req_result::peer_failed) {
+    std::snprintf(text_, sizeof text_, "the %s's %s rank %d failed: that rank died (rank %d of sidecore::world())",
+                  std::string(kind).c_str(), o.type == coll::op_type::send ? "send to" : "receive from", o.peer,
+                  c.peer_index);
+    fail(req_result::peer_failed);
     return;
   }
   if (o.type == coll::op_type::recv && !failed_) {  // the first mismatch is the one reported

@@ -10,8 +10,9 @@
 // same way. A child that fails in the transport ends the run too, with req_result::transport, after telling every
 // other rank of the communicator in a failure notice (they may wait for messages this rank will never send); a rank
 // told so ends its run with req_result::transport and the failed rank's sentence, and abandons the receive that
-// waits for the data of the failed send the notice names (docs/collectives.md, "When a run fails"). Ending a run: no operation starts any more, receives that no message matched are
-// cancelled, sends that wait for a clear-to-send are detached (engine_core::cancel_child), and the run completes
+// waits for the data of the failed send the notice names (docs/collectives.md, "When a run fails"). Ending a run: no
+// operation starts any more, receives that no message matched are cancelled, sends that wait for a clear-to-send are
+// detached (engine_core::cancel_child), and the run completes
 // once its other children have (a truncated receive wrote no more than the schedule's size; every operation stays
 // inside this rank's buffers). A dead peer needs no notice: every rank finds it (liveness.cpp). The sentence for
 // engine users comes from coll_executor::describe.
@@ -39,8 +40,9 @@ class coll_instance final : public schedule {
   /// application thread, while the instance does not run. Throws std::bad_alloc.
   void prepare(const std::shared_ptr<coll_comm>& c, const std::shared_ptr<const coll_plan>& p, const coll_buffers& b,
                bool persistent);
-  /// Resets the run state for a start as instance `instance` (the wire tag's) and monitoring number `seq`.
-  void reset(std::uint32_t instance, std::uint64_t seq) noexcept;
+  /// Resets the run state for a start as instance `instance` (the wire tag's) and monitoring number `seq`; `run`
+  /// counts the starts of a persistent collective (0 for the others), alike on every rank.
+  void reset(std::uint32_t instance, std::uint64_t seq, std::uint64_t run = 0) noexcept;
 
   step advance(engine_core& e) noexcept override;
   void on_child_complete(const completion& c, std::uint64_t token) noexcept override;
@@ -51,6 +53,9 @@ class coll_instance final : public schedule {
   [[nodiscard]] const coll_plan& plan() const noexcept { return *plan_; }
   [[nodiscard]] coll_comm& comm() const noexcept { return *comm_; }
   [[nodiscard]] std::uint64_t seq() const noexcept { return seq_; }
+  /// The start of a persistent collective this run is (0, 1, 2, ...; 0 for the others): what tells one run's
+  /// notices from another's, whatever order the ranks start their persistent collectives in.
+  [[nodiscard]] std::uint64_t run() const noexcept { return run_; }
   /// The wire tag's instance number of this run.
   [[nodiscard]] std::uint32_t instance() const noexcept { return instance_; }
   /// Rank `src_rank` of the communicator (-1: not known) found that the ranks' calls differ and said `text`: this run
@@ -77,7 +82,8 @@ class coll_instance final : public schedule {
   void op_done(std::uint32_t i) noexcept;
   void mismatch() noexcept;   // this rank saw it: end the run, tell the others
   void fail_here() noexcept;  // a transport failure of this rank: end the run, tell the others
-  void queue_notices(std::uint32_t msg) noexcept;  // tag::coll_abort_msg or coll_fail_msg, with text_ as it is now
+  enum class notice_kind : std::uint8_t { none, abort, failure };
+  void queue_notices(notice_kind k, const char* sentence) noexcept;
   void send_notices(engine_core& e) noexcept;
   step end_run(engine_core& e) noexcept;  // the notices owed, then give_up
   step give_up(engine_core& e) noexcept;
@@ -106,18 +112,21 @@ class coll_instance final : public schedule {
   std::uint32_t done_ = 0;                // operations complete
   std::uint64_t base_tag_ = 0;            // the wire tag of message 0 of this run
   std::uint64_t seq_ = 0;
+  std::uint64_t run_ = 0;
   std::uint32_t instance_ = 0;
   bool failed_ = false, gave_up_ = false;
   bool ending_ = false;          // a mismatch (ours or a peer's): the run ends (give_up)
-  bool notify_ = false;          // ours: the notices are still to be sent
-  bool notified_ = false;        // ours went (a run sends them once)
-  std::uint32_t notice_msg_ = 0;  // their message number: tag::coll_abort_msg or coll_fail_msg
-  std::size_t notice_len_ = 0;
+  // Ours: the kind queued and not sent yet, and those sent (each kind once, each with its own text, alive until its
+  // notices completed; a queued failure notice is never replaced by an abort notice).
+  notice_kind queued_ = notice_kind::none;
+  bool sent_abort_ = false, sent_failure_ = false;
+  std::size_t abort_len_ = 0, failure_len_ = 0;
+  char abort_text_[mismatches::text_max] = {};
+  char failure_text_[mismatches::text_max] = {};
   std::vector<std::uint64_t> our_failed_;    // per rank: the handle of this run's first failed send to it, or 0
   std::vector<std::uint64_t> their_failed_;  // per rank: the handle there of its failed send to this rank, or 0
   bool listed_ = false;          // in the executor's mismatches (from the first advance to retire)
   coll_instance* watch_next_ = nullptr;
-  char notice_[mismatches::text_max] = {};  // the notices' text (alive until they completed)
   req_result result_ = req_result::ok;
   engine* eng_ = nullptr;                 // for describing a child's transport failure
   char text_[320] = {};                   // why it failed

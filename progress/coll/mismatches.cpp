@@ -33,7 +33,7 @@ int mismatches::rank_of(const coll_instance& i, std::uint32_t src_index) noexcep
 
 // Run numbers compared modulo 2^48 (what a header carries), as distances: runs far apart are never both alive.
 mismatches::which_run mismatches::run_of(const coll_instance& i, const notice& n) noexcept {
-  const std::uint64_t ahead = (n.run - i.seq()) & sig_mask;
+  const std::uint64_t ahead = (n.run - i.run()) & sig_mask;
   if (ahead == 0) return which_run::this_one;
   return ahead < (sig_mask >> 1) ? which_run::later : which_run::earlier;
 }

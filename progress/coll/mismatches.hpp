@@ -13,9 +13,9 @@
 // and are kept the same way: a rank that gets one ends its run with errc::transport and the failed rank's sentence.
 // A notice or a message can come before this rank started the instance (kept, and looked at when it starts) or
 // after its run ended (dropped: the last runs that ended are remembered). A persistent collective's instance is the
-// same for every start: a notice carries its run's monitoring number, so that one of a run that ended here is
-// dropped and one of a run not started yet is kept for it. Everything here runs under the progress lock: messages
-// arrive in the progress pass, and instances are listed and retired there.
+// same for every start: a notice carries its start number (coll_instance::run), so that one of a run that ended
+// here is dropped and one of a run not started yet is kept for it. Everything here runs under the progress lock:
+// messages arrive in the progress pass, and instances are listed and retired there.
 #pragma once
 
 #include <array>
@@ -46,7 +46,7 @@ class mismatches {
     std::uint32_t src_index = 0;
     bool failure = false;          // a failure notice (else an abort notice)
     std::uint64_t failed_send = 0;  // a failure notice: the handle of the sender's failed send to this rank, or 0
-    std::uint64_t run = 0;          // the run's monitoring number (coll_instance::seq), its low 48 bits
+    std::uint64_t run = 0;          // the run's start number (coll_instance::run), its low 48 bits
   };
   struct early_notice {  // a notice for an instance that has not started here yet
     int comm = -1;

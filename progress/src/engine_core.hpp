@@ -248,8 +248,9 @@ class engine_core final : public engine {
   std::uint64_t start_schedule(schedule& s, std::uint32_t owner_thread, progressor by = progressor::thread);
   /// Under the progress lock (from schedule::advance): starts a child of `parent`; `token` comes back with its
   /// completion. `dest`/`source_index` are engine address indices (-1: any source). A send's message carries
-  /// `sig` (its low 48 bits: wire_hdr), which the receiving child reports in completion::sig. Returns the child's
-  /// handle (for cancel_child), or 0 when no slot is left (nothing started).
+  /// `sig` (its low 48 bits: wire_hdr), which the receiving child reports in completion::sig, and an eager one
+  /// `cookie` in its header (a collective's notice). Returns the child's handle (for cancel_child), or 0 when no
+  /// slot is left (nothing started).
   std::uint64_t start_child_send(schedule& parent, std::uint64_t token, const void* buf, std::size_t len, int dest,
                                  std::uint64_t tag, int sender_rank, std::uint64_t sig = 0, std::uint64_t cookie = 0);
   std::uint64_t start_child_recv(schedule& parent, std::uint64_t token, void* buf, std::size_t len,

@@ -223,8 +223,9 @@ void engine_core::start_rendezvous(req* r, const wire_hdr& h) {
 
 // A matched rendezvous receive whose send failed at its sender (a collective's failure notice named it): its data
 // will never come. Its step leaves the backlog; a data receive the provider has is cancelled, and the receive
-// completes as canceled through that cancellation (handle_error); one the provider would not cancel completes now,
-// its slot held until the provider's own completion (complete_held); one the provider never had completes now.
+// completes as canceled through that cancellation (handle_error); one the provider never had completes now. One the
+// provider would not cancel is left to its own completion: completed now, it would leave a receive posted on the
+// sender's rendezvous tag, which the sender's next rendezvous from that slot would fill.
 void engine_core::abandon_recv(req* r) noexcept {
   const req_act step = r->act;
   const bool data_posted = r->rdv_n != 0 && (step == req_act::cts || step == req_act::none);
@@ -236,8 +237,7 @@ void engine_core::abandon_recv(req* r) noexcept {
     complete(r);
     return;
   }
-  if (fi_cancel(&ep.ep->fid, &r->ctx) == 0) return;
-  complete_held(r);
+  (void)fi_cancel(&ep.ep->fid, &r->ctx);
 }
 
 // A message in receive buffer b: read it, then give the buffer back to the provider.

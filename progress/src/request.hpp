@@ -87,7 +87,8 @@ struct alignas(64) req {
   std::uint32_t owner_thread = 0;
   std::uint64_t data = 0;        // send: the sender's rank in its communicator
   // rendezvous
-  std::uint64_t cookie = 0;      // recv: the sender's request handle (from its ready-to-send)
+  std::uint64_t cookie = 0;      // recv: the sender's request handle (from its ready-to-send); a schedule's child
+                                 // send: the header's cookie of its eager message (a collective's failure notice)
   std::uint64_t rdv_tag = 0;     // libfabric tag of the rendezvous data
   std::size_t rdv_n = 0;         // rendezvous bytes to move (what the receiver posted, at most the size)
   wire_hdr hdr;                  // send: header of an eager message that is not injected (alive until done)

@@ -1,6 +1,6 @@
-// A collective run that fails in the transport on one rank tells the other ranks (progress/coll/instance.hpp, "Failures"), on
-// two local shm engines in this process, each the other's rank of a two-rank communicator (mode off). Without the
-// notice the other rank would wait for ever for messages the failed rank never sends.
+// A collective run that fails in the transport on one rank tells the other ranks (progress/coll/instance.hpp,
+// "Failures"), on two local shm engines in this process, each the other's rank of a two-rank communicator (mode
+// off). Without the notice the other rank would wait for ever for messages the failed rank never sends.
 //  * rank 0's receive fails before its message came (a provider's error completion, injected by the test under the
 //    progress lock: libfabric gives no way to fail one receive on purpose); rank 0 never sends what a ring allreduce
 //    sends after that receive, and rank 1's run ends with errc::transport and rank 0's sentence;
@@ -14,7 +14,8 @@
 //    clear-to-send, answers it with an empty message, which rank 1's receive must take (abandoned, it would leave
 //    that message in the provider, where the next rendezvous from the same slot of rank 0 would take it for its
 //    data);
-//  * a notice of an earlier run of a persistent collective is not taken for its next run's.
+//  * a notice of an earlier run of a persistent collective is not taken for its next run's, and one of a persistent
+//    collective that the ranks start in different orders (other collectives between) reaches its run.
 // Each time both runs complete, and every request slot of both engines comes back. A notice is read as it arrives and
 // takes no eager credit: with SIDECORE_EAGER_CREDITS=0 it still goes as an eager message (as a ready-to-send nobody
 // would answer it, and the failed rank's run would never complete).
@@ -173,8 +174,10 @@ TEST(CollFailureNotice, AMatchedRendezvousReceiveWhoseDataWillNeverComeIsAbandon
   s.count = 64 << 10;  // above eager_max: a ready-to-send, then the data after the clear-to-send
   s.root = 0;
   std::vector<char> b0(s.count, 'b'), b1(s.count, 0);
-  const std::uint64_t h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s, coll::algorithm::binomial), {b1.data(), b1.data(), {}}, 0);
-  const std::uint64_t h0 = p.x[0]->start(p.c[0], p.c[0]->plan(s, coll::algorithm::binomial), {b0.data(), b0.data(), {}}, 0);
+  const std::uint64_t h1 =
+      p.x[1]->start(p.c[1], p.c[1]->plan(s, coll::algorithm::binomial), {b1.data(), b1.data(), {}}, 0);
+  const std::uint64_t h0 =
+      p.x[0]->start(p.c[0], p.c[0]->plan(s, coll::algorithm::binomial), {b0.data(), b0.data(), {}}, 0);
   req* send = find_child(p.core(0), waiting_send);
   ASSERT_NE(send, nullptr) << "rank 0's ready-to-send went; its send waits for the clear-to-send";
   // Rank 1 takes the ready-to-send: its data receive is posted and its clear-to-send goes.
@@ -296,7 +299,7 @@ TEST(CollFailureNotice, ANoticeOfAnEarlierRunOfAPersistentCollectiveIsDropped) {
     if (run == 1) {
       const std::string text = "the allreduce's send to rank 1 failed in the transport (run 0)";
       wire_hdr h = eager_hdr(tag::make_coll(1, tag::coll_persistent, tag::coll_fail_msg), text.size(), 0, 0);
-      set_sig(h, 0);  // run 0's monitoring number
+      set_sig(h, 0);  // its first start
       std::vector<char> msg(sizeof h + text.size());
       std::memcpy(msg.data(), &h, sizeof h);
       std::memcpy(msg.data() + sizeof h, text.data(), text.size());
@@ -312,6 +315,48 @@ TEST(CollFailureNotice, ANoticeOfAnEarlierRunOfAPersistentCollectiveIsDropped) {
     EXPECT_EQ(out[1], std::vector<double>(16, 3.0));
   }
   for (std::size_t r = 0; r < 2; ++r) p.x[r]->destroy(pc[r]);
+}
+
+// Two persistent allreduces, started in different orders on the two ranks (MPI lets persistent collectives start
+// in any order): rank 0's first run of the first one fails; rank 1 started the second one before it, and must still
+// take the notice for its run of the first.
+TEST(CollFailureNotice, ANoticeReachesThePersistentRunItIsForWhateverTheOrderOfStarts) {
+  coll_pair p;
+  ASSERT_NO_FATAL_FAILURE(p.open());
+  coll::spec s;
+  s.k = coll::kind::allreduce;
+  s.type = coll::dtype::float64;
+  s.op = coll::reduce_op::sum;
+  s.count = 16;
+  std::vector<double> in(16, 1.0), out[2][2];
+  coll_persistent* pc[2][2] = {};  // [rank][collective]
+  for (std::size_t r = 0; r < 2; ++r)
+    for (std::size_t k = 0; k < 2; ++k) {
+      out[r][k].assign(16, 0.0);
+      pc[r][k] = p.x[r]->create(p.c[r], p.c[r]->plan(s, coll::algorithm::ring), {in.data(), out[r][k].data(), {}});
+    }
+  const std::uint64_t first0 = p.x[0]->start(*pc[0][0], 0);
+  req* r = find_child(p.core(0), [](const req& q) {
+    return q.op == req_kind::recv && q.stage.load(std::memory_order_relaxed) == req_stage::posted;
+  });
+  ASSERT_NE(r, nullptr);
+  p.core(0).unlink_posted(r);
+  p.core(0).fail_request(r, failure::error_completion, FI_EIO);
+  const std::uint64_t second1 = p.x[1]->start(*pc[1][1], 0);
+  const std::uint64_t first1 = p.x[1]->start(*pc[1][0], 0);
+  const std::uint64_t second0 = p.x[0]->start(*pc[0][1], 0);
+  ASSERT_TRUE(p.finish(second0, second1));
+  ASSERT_TRUE(p.finish(first0, first1)) << "rank 1's run of the first allreduce must take rank 0's notice";
+  const coll_pair::outcome second = p.results(second0, second1);
+  EXPECT_EQ(second.c[0].result, req_result::ok) << second.why[0];
+  EXPECT_EQ(second.c[1].result, req_result::ok) << second.why[1];
+  const coll_pair::outcome first = p.results(first0, first1);
+  EXPECT_EQ(first.c[0].result, req_result::transport);
+  EXPECT_EQ(first.c[1].result, req_result::transport);
+  EXPECT_NE(first.why[1].find("rank 0 of the communicator could not go on with the allreduce"), std::string::npos)
+      << first.why[1];
+  for (std::size_t q = 0; q < 2; ++q)
+    for (std::size_t k = 0; k < 2; ++k) p.x[q]->destroy(pc[q][k]);
 }
 
 }  // namespace

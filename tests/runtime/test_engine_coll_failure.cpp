@@ -114,6 +114,16 @@ ssize_t raw_inject(engine& from, int to, const void* buf, std::size_t len, std::
   return rc;
 }
 
+// A sum allreduce of `count` doubles.
+coll::spec allreduce_of(std::uint64_t count) {
+  coll::spec s;
+  s.k = coll::kind::allreduce;
+  s.type = coll::dtype::float64;
+  s.op = coll::reduce_op::sum;
+  s.count = count;
+  return s;
+}
+
 bool waiting_send(const req& q) { return q.op == req_kind::send && q.rdv && q.act == req_act::none && !q.posted; }
 bool answered_recv(const req& q) {
   return q.op == req_kind::recv && q.stage.load(std::memory_order_relaxed) == req_stage::matched &&
@@ -124,11 +134,7 @@ bool answered_recv(const req& q) {
 void receive_fails(std::size_t eager_credits) {
   coll_pair p(eager_credits);
   ASSERT_NO_FATAL_FAILURE(p.open());
-  coll::spec s;
-  s.k = coll::kind::allreduce;
-  s.type = coll::dtype::float64;
-  s.op = coll::reduce_op::sum;
-  s.count = 16;
+  coll::spec s = allreduce_of(16);
   std::vector<double> in0(16, 1.0), out0(16, 0.0), in1(16, 2.0), out1(16, 0.0);
   // A ring: each rank sends its half, reduces the half it receives, and sends that on; rank 0's second send
   // depends on its receive.
@@ -199,11 +205,7 @@ TEST(CollFailureNotice, AMatchedRendezvousReceiveWhoseDataWillNeverComeIsAbandon
 TEST(CollFailureNotice, ANoticeAfterTheRunEndedByItsOwnFailureStillAbandonsWhatWaitsForThatRank) {
   coll_pair p;
   ASSERT_NO_FATAL_FAILURE(p.open());
-  coll::spec s;
-  s.k = coll::kind::allreduce;
-  s.type = coll::dtype::float64;
-  s.op = coll::reduce_op::sum;
-  s.count = 16 << 10;  // two 64 KiB halves: rendezvous messages
+  coll::spec s = allreduce_of(16 << 10);  // two 64 KiB halves: rendezvous messages
   std::vector<double> in0(s.count, 1.0), out0(s.count, 0.0), in1(s.count, 2.0), out1(s.count, 0.0);
   const std::uint64_t h0 = p.x[0]->start(p.c[0], p.c[0]->plan(s, coll::algorithm::ring),
                                          {in0.data(), out0.data(), {}}, 0);
@@ -232,12 +234,8 @@ TEST(CollFailureNotice, ANoticeAfterTheRunEndedByItsOwnFailureStillAbandonsWhatW
 TEST(CollFailureNotice, OnlyTheFailedSendsReceiveIsAbandonedTheOthersTakeTheirEmptyAnswer) {
   coll_pair p;
   ASSERT_NO_FATAL_FAILURE(p.open());
-  coll::spec s;
-  s.k = coll::kind::allreduce;
-  s.type = coll::dtype::float64;
-  s.op = coll::reduce_op::sum;
-  s.count = 16 << 10;          // two 64 KiB halves,
-  s.segment_bytes = 32 << 10;  // each sent as two 32 KiB segments: rendezvous messages, none waiting for another
+  coll::spec s = allreduce_of(16 << 10);  // two 64 KiB halves,
+  s.segment_bytes = 32 << 10;              // each sent as two 32 KiB segments: rendezvous, none waiting for another
   std::vector<double> in0(s.count, 1.0), out0(s.count, 0.0), in1(s.count, 2.0), out1(s.count, 0.0);
   const std::uint64_t h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s, coll::algorithm::ring),
                                          {in1.data(), out1.data(), {}}, 0);
@@ -285,11 +283,7 @@ TEST(CollFailureNotice, OnlyTheFailedSendsReceiveIsAbandonedTheOthersTakeTheirEm
 TEST(CollFailureNotice, ANoticeOfAnEarlierRunOfAPersistentCollectiveIsDropped) {
   coll_pair p;
   ASSERT_NO_FATAL_FAILURE(p.open());
-  coll::spec s;
-  s.k = coll::kind::allreduce;
-  s.type = coll::dtype::float64;
-  s.op = coll::reduce_op::sum;
-  s.count = 16;
+  coll::spec s = allreduce_of(16);
   std::vector<double> in[2] = {std::vector<double>(16, 1.0), std::vector<double>(16, 2.0)};
   std::vector<double> out[2] = {std::vector<double>(16, 0.0), std::vector<double>(16, 0.0)};
   coll_persistent* pc[2] = {};
@@ -323,11 +317,7 @@ TEST(CollFailureNotice, ANoticeOfAnEarlierRunOfAPersistentCollectiveIsDropped) {
 TEST(CollFailureNotice, ANoticeReachesThePersistentRunItIsForWhateverTheOrderOfStarts) {
   coll_pair p;
   ASSERT_NO_FATAL_FAILURE(p.open());
-  coll::spec s;
-  s.k = coll::kind::allreduce;
-  s.type = coll::dtype::float64;
-  s.op = coll::reduce_op::sum;
-  s.count = 16;
+  coll::spec s = allreduce_of(16);
   std::vector<double> in(16, 1.0), out[2][2];
   coll_persistent* pc[2][2] = {};  // [rank][collective]
   for (std::size_t r = 0; r < 2; ++r)

@@ -105,11 +105,15 @@ void coll_instance::fail(req_result why) noexcept {
   result_ = why;
 }
 
-// This rank's transport failed the run (text_ says how): the other ranks may wait for messages it will never send,
-// so they are told.
-void coll_instance::fail_here() noexcept {
-  fail(req_result::transport);
-  queue_notices(notice_kind::failure, text_);
+// This rank's transport failed a child (`sentence` says how): the run ends, if nothing ended it before, and the other
+// ranks are told whatever else ended it (they may wait for messages this rank will now never send, and the receiver
+// of a failed send for its data: the failure notice names the send).
+void coll_instance::fail_here(const char* sentence) noexcept {
+  if (!ended()) {
+    std::snprintf(text_, sizeof text_, "%s", sentence);
+    fail(req_result::transport);
+  }
+  queue_notices(notice_kind::failure, sentence);
 }
 
 void coll_instance::mismatch() noexcept {
@@ -129,7 +133,7 @@ void coll_instance::queue_notices(notice_kind k, const char* sentence) noexcept 
   queued_ = k;
   char* text = failure ? failure_text_ : abort_text_;
   std::size_t& len = failure ? failure_len_ : abort_len_;
-  len = std::min(std::strlen(sentence), sizeof failure_text_);
+  len = std::min(std::strlen(sentence), mismatches::text_max);
   std::memcpy(text, sentence, len);
 }
 
@@ -213,8 +217,9 @@ schedule::step coll_instance::advance(engine_core& e) noexcept {
                                                    base_tag_ | o.tag, me, p.sig);
         if (h == 0) {
           --in_flight_;
-          std::snprintf(text_, sizeof text_, "no request slot left for a send to rank %d", o.peer);
-          fail_here();
+          char why[64];
+          std::snprintf(why, sizeof why, "no request slot left for a send to rank %d", o.peer);
+          fail_here(why);
         } else if (child_[i] != done_mark) {
           child_[i] = h;
         }
@@ -226,8 +231,9 @@ schedule::step coll_instance::advance(engine_core& e) noexcept {
                                                    base_tag_ | o.tag, 0);
         if (h == 0) {
           --in_flight_;
-          std::snprintf(text_, sizeof text_, "no request slot left for a receive from rank %d", o.peer);
-          fail_here();
+          char why[64];
+          std::snprintf(why, sizeof why, "no request slot left for a receive from rank %d", o.peer);
+          fail_here(why);
         } else if (child_[i] != done_mark) {
           child_[i] = h;
         }
@@ -284,8 +290,6 @@ void coll_instance::on_child_complete(const completion& c, std::uint64_t token) 
   const coll::op& o = p.sched.ops[i];
   const std::string_view kind = coll::kind_name(p.spec.k);
   if (c.result == req_result::transport) {
-    // Told whatever else ended this run: the other ranks may wait for what this rank will now never send, and the
-    // receiver of a failed send for its data (the failure notice names the send).
     std::string why;
     try {
       if (eng_) why = eng_->describe(c);
@@ -297,11 +301,7 @@ void coll_instance::on_child_complete(const completion& c, std::uint64_t token) 
                   o.type == coll::op_type::send ? "send to" : "receive from", o.peer, why.c_str());
     std::uint64_t& named = our_failed_[static_cast<std::size_t>(o.peer)];
     if (o.type == coll::op_type::send && named == 0) named = handle;
-    if (!ended()) {
-      std::memcpy(text_, mine, sizeof text_);
-      fail(req_result::transport);
-    }
-    queue_notices(notice_kind::failure, mine);
+    fail_here(mine);
     return;
   }
   if (ended()) return;

@@ -81,7 +81,7 @@ class coll_instance final : public schedule {
   friend class mismatches;
   void op_done(std::uint32_t i) noexcept;
   void mismatch() noexcept;   // this rank saw it: end the run, tell the others
-  void fail_here() noexcept;  // a transport failure of this rank: end the run, tell the others
+  void fail_here(const char* sentence) noexcept;  // a transport failure of this rank: end the run, tell the others
   enum class notice_kind : std::uint8_t { none, abort, failure };
   void queue_notices(notice_kind k, const char* sentence) noexcept;
   void send_notices(engine_core& e) noexcept;

@@ -1,9 +1,12 @@
 // An engine on a local endpoint, connected to itself (address 0 is its own): for the progress unit tests, which
 // need no MPI and no peer. `self_path` false: its messages to itself go through the provider and the wire protocol.
-// And two such engines, each the other's peer (engine_pair, connect_engines).
+// And two such engines, each the other's peer (engine_pair, connect_engines), and raw wire messages (raw_inject).
 #pragma once
 
 #include <gtest/gtest.h>
+
+#include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
 
 #include <chrono>
 #include <memory>
@@ -11,6 +14,8 @@
 #include <vector>
 
 #include <sidecore/progress/engine.hpp>
+
+#include "engine_core.hpp"
 
 namespace sctest {
 
@@ -85,6 +90,20 @@ inline void connect_engines(sidecore::progress::engine& from, int from_index, si
   if (!is_inline(s)) {
     ASSERT_TRUE(from.wait(s, c));
   }
+}
+
+// fi_tinject from engine `from`'s endpoint to its address `to` (itself for an engine connected to itself), as a peer's
+// provider delivers the wire protocol's messages; retried while shm answers EAGAIN (it sets up the connection).
+// Mode off: nothing else progresses.
+inline ssize_t raw_inject(sidecore::progress::engine& from, int to, const void* buf, std::size_t len,
+                          std::uint64_t tag) {
+  sidecore::progress::engine_core& c = sidecore::progress::core_of(from);
+  ssize_t rc = -FI_EAGAIN;
+  for (int i = 0; i < 100000 && rc == -FI_EAGAIN; ++i) {
+    rc = fi_tinject(c.ep.ep, buf, len, c.ep.addr(to), tag);
+    if (rc == -FI_EAGAIN) from.progress();
+  }
+  return rc;
 }
 
 }  // namespace sctest

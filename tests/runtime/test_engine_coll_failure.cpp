@@ -22,7 +22,6 @@
 #include <gtest/gtest.h>
 
 #include <rdma/fi_errno.h>
-#include <rdma/fi_tagged.h>
 
 #include <cstring>
 #include <functional>
@@ -100,18 +99,6 @@ std::vector<req*> find_children(engine_core& core, const std::function<bool(cons
 req* find_child(engine_core& core, const std::function<bool(const req&)>& pred) {
   const std::vector<req*> found = find_children(core, pred);
   return found.empty() ? nullptr : found.front();
-}
-
-// fi_tinject from engine `from`'s endpoint to its address `to`, as its provider sends the wire protocol's messages
-// (retried while shm answers EAGAIN). Mode off: nothing else progresses.
-ssize_t raw_inject(engine& from, int to, const void* buf, std::size_t len, std::uint64_t tag) {
-  engine_core& c = core_of(from);
-  ssize_t rc = -FI_EAGAIN;
-  for (int i = 0; i < 100000 && rc == -FI_EAGAIN; ++i) {
-    rc = fi_tinject(c.ep.ep, buf, len, c.ep.addr(to), tag);
-    if (rc == -FI_EAGAIN) from.progress();
-  }
-  return rc;
 }
 
 // A sum allreduce of `count` doubles.
@@ -267,8 +254,8 @@ TEST(CollFailureNotice, OnlyTheFailedSendsReceiveIsAbandonedTheOthersTakeTheirEm
   std::vector<char> out(1024, 'n'), in(1024, 0);
   const std::uint64_t rcv = p.e[1]->start_recv(in.data(), in.size(), t, 0, 0, 0, 0);
   const wire_hdr rts = rts_hdr(t, out.size(), std::uint64_t{given_up_slot} + 1, 0, 0);
-  ASSERT_EQ(raw_inject(*p.e[0], 1, &rts, sizeof rts, ctrl_tag), 0);
-  ASSERT_EQ(raw_inject(*p.e[0], 1, out.data(), out.size(), rdv_tag_of(0, given_up_slot)), 0);
+  ASSERT_EQ(sctest::raw_inject(*p.e[0], 1, &rts, sizeof rts, ctrl_tag), 0);
+  ASSERT_EQ(sctest::raw_inject(*p.e[0], 1, out.data(), out.size(), rdv_tag_of(0, given_up_slot)), 0);
   ASSERT_TRUE(sctest::progress_until(*p.e[1], [&] { return !p.e[1]->pending(rcv); }));
   completion c{};
   ASSERT_TRUE(p.e[1]->wait(rcv, c));
@@ -297,7 +284,7 @@ TEST(CollFailureNotice, ANoticeOfAnEarlierRunOfAPersistentCollectiveIsDropped) {
       std::vector<char> msg(sizeof h + text.size());
       std::memcpy(msg.data(), &h, sizeof h);
       std::memcpy(msg.data() + sizeof h, text.data(), text.size());
-      ASSERT_EQ(raw_inject(*p.e[0], 1, msg.data(), msg.size(), ctrl_tag), 0);
+      ASSERT_EQ(sctest::raw_inject(*p.e[0], 1, msg.data(), msg.size(), ctrl_tag), 0);
       for (int k = 0; k < 20; ++k) p.e[1]->progress();
     }
     const std::uint64_t h1 = p.x[1]->start(*pc[1], 0);

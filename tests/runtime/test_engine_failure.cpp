@@ -11,8 +11,6 @@
 // never completes) and crashes tcp;ofi_rxm, so the runtime's rank checks are what keep those away.
 #include <gtest/gtest.h>
 
-#include <rdma/fi_tagged.h>
-
 #include <cstring>
 #include <string>
 #include <vector>
@@ -28,18 +26,6 @@ using namespace sidecore::progress;
 
 const std::uint64_t kFailureTag = tag::make(tag::kind::p2p, 0, 9);
 
-// fi_tinject on the engine's endpoint, retried while shm sets up the connection to itself (EAGAIN), as a peer's
-// provider would send it. Caller holds no lock: mode off, nothing else progresses.
-ssize_t raw_inject(engine& e, const void* buf, std::size_t len, std::uint64_t tag) {
-  engine_core& c = core_of(e);
-  ssize_t rc = -FI_EAGAIN;
-  for (int i = 0; i < 100000 && rc == -FI_EAGAIN; ++i) {
-    rc = fi_tinject(c.ep.ep, buf, len, c.ep.addr(0), tag);
-    if (rc == -FI_EAGAIN) e.progress();
-  }
-  return rc;
-}
-
 TEST(EngineFailure, RendezvousDataLongerThanTheClearToSendFailsTheReceiveWithTheProvidersError) {
   auto e = sctest::local_engine("shm", 64);
   ASSERT_TRUE(e);
@@ -47,12 +33,12 @@ TEST(EngineFailure, RendezvousDataLongerThanTheClearToSendFailsTheReceiveWithThe
   const std::uint64_t h = e->start_recv(small, sizeof small, kFailureTag, 0, 0, 0, 0);
   // The peer's ready-to-send: 100 bytes, its request handle 5 (slot 4).
   const wire_hdr rts = rts_hdr(kFailureTag, 100, 5, 0, 0);
-  ASSERT_EQ(raw_inject(*e, &rts, sizeof rts, ctrl_tag), 0);
+  ASSERT_EQ(sctest::raw_inject(*e, 0, &rts, sizeof rts, ctrl_tag), 0);
   // The receiver posts 16 bytes for it and clears the peer to send them (its clear-to-send names no send of ours:
   // dropped). The peer sends 100.
   ASSERT_TRUE(sctest::progress_until(*e, [&] { return e->stats().dropped == 1; }));
   std::vector<char> data(100, 'x');
-  ASSERT_EQ(raw_inject(*e, data.data(), data.size(), rdv_tag_of(0, 4)), 0);
+  ASSERT_EQ(sctest::raw_inject(*e, 0, data.data(), data.size(), rdv_tag_of(0, 4)), 0);
   completion c{};
   ASSERT_TRUE(e->wait(h, c));
   EXPECT_EQ(c.result, req_result::transport);
@@ -77,7 +63,7 @@ TEST(EngineFailure, AMessageLongerThanAReceiveBufferIsDroppedAndReported) {
   ASSERT_TRUE(e);
   std::vector<char> big(1000, 'y');
   testing::internal::CaptureStderr();
-  ASSERT_EQ(raw_inject(*e, big.data(), big.size(), ctrl_tag), 0);
+  ASSERT_EQ(sctest::raw_inject(*e, 0, big.data(), big.size(), ctrl_tag), 0);
   const bool seen = sctest::progress_until(*e, [&] { return e->stats().dropped == 1; });
   const std::string err = testing::internal::GetCapturedStderr();
   ASSERT_TRUE(seen);
@@ -101,8 +87,8 @@ TEST(EngineFailure, AHeaderOfAnotherWireVersionIsDroppedWithOneWarning) {
   } msg{eager_hdr(kFailureTag, 8, 0, 0), 99};
   msg.h.version = wire_version + 1;
   testing::internal::CaptureStderr();
-  ASSERT_EQ(raw_inject(*e, &msg, sizeof msg, ctrl_tag), 0);
-  ASSERT_EQ(raw_inject(*e, &msg, sizeof msg, ctrl_tag), 0);
+  ASSERT_EQ(sctest::raw_inject(*e, 0, &msg, sizeof msg, ctrl_tag), 0);
+  ASSERT_EQ(sctest::raw_inject(*e, 0, &msg, sizeof msg, ctrl_tag), 0);
   const bool seen = sctest::progress_until(*e, [&] { return e->stats().dropped == 2; });
   const std::string err = testing::internal::GetCapturedStderr();
   ASSERT_TRUE(seen);
@@ -112,7 +98,7 @@ TEST(EngineFailure, AHeaderOfAnotherWireVersionIsDroppedWithOneWarning) {
   EXPECT_NE(err.find(want), std::string::npos) << err;
   EXPECT_EQ(err.find(want), err.rfind(want)) << "warned once: " << err;
   msg.h.version = wire_version;
-  ASSERT_EQ(raw_inject(*e, &msg, sizeof msg, ctrl_tag), 0);
+  ASSERT_EQ(sctest::raw_inject(*e, 0, &msg, sizeof msg, ctrl_tag), 0);
   completion c{};
   ASSERT_TRUE(e->wait(r, c));
   EXPECT_EQ(c.result, req_result::ok);

@@ -38,11 +38,16 @@ ifeq ($(CI),true)
 CI_CMAKE ?= -DSIDECORE_DEBUG_INFO=-g1 -DCMAKE_UNITY_BUILD=ON
 endif
 
+# A new build folder is configured for Ninja, which keeps both cores of a 2-core machine busier than make's recursive
+# builds do (a fresh ASan build 349 s against 419 s, docs/results.md); a folder configured earlier keeps its
+# generator (CMake refuses to change it).
+generator = $(if $(wildcard $(1)/CMakeCache.txt),,-G Ninja)
+
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES = cmake make g++ pkg-config \
   libfabric-dev libfabric-bin libhwloc-dev hwloc mpich libmpich-dev \
   googletest libgtest-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev \
-  chromium clang libclang-rt-14-dev
+  chromium clang libclang-rt-14-dev ninja-build
 
 .PHONY: all deps configure build demo overlap test asan tsan fuzz fuzz-build clean clean-shm
 
@@ -61,7 +66,7 @@ deps:
 	fi
 
 configure: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CI_CMAKE) $(CMAKE_EXTRA)
+	cmake $(call generator,$(BUILD)) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CI_CMAKE) $(CMAKE_EXTRA)
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -96,7 +101,7 @@ endif
 
 # clang's -fsanitize=fuzzer takes libFuzzer from libclang-rt-14-dev (compiler-rt), with the ASan and UBSan runtimes.
 fuzz-build: deps
-	cmake -S fuzz -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ $(CI_CMAKE)
+	cmake $(call generator,$(FUZZ_BUILD)) -S fuzz -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ $(CI_CMAKE)
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
 
 fuzz: fuzz-build

@@ -240,10 +240,12 @@ schedule::step coll_instance::advance(engine_core& e) noexcept {
         break;
       }
       case coll::op_type::copy:
+        if (!e.caller_may_do(o.bytes)) return leave_rest(e);
         copy_bytes(base(o.dst_buf) + o.dst_off, base(o.src_buf) + o.src_off, o.bytes);
         op_done(i);
         break;
       case coll::op_type::reduce:
+        if (!e.caller_may_do(o.bytes)) return leave_rest(e);
         reduce_bytes(p.spec.type, p.spec.op, user_, base(o.src_buf) + o.src_off, base(o.dst_buf) + o.dst_off, o.bytes,
                      o.dst_first);
         op_done(i);
@@ -252,6 +254,18 @@ schedule::step coll_instance::advance(engine_core& e) noexcept {
     if (ended()) return end_run(e);
   }
   return done_ == p.ops() ? step::done : step::wait;
+}
+
+bool coll_instance::caller_may_start() const noexcept {
+  return plan_->largest_root_step <= engine_core::caller_step_max;
+}
+
+// An application thread starting the run (start_while_asleep) came to a large local step: it and what follows are
+// the progress thread's, from its next pass.
+schedule::step coll_instance::leave_rest(engine_core& e) noexcept {
+  --head_;
+  e.leave_to_thread(*this);
+  return step::wait;
 }
 
 schedule::step coll_instance::end_run(engine_core& e) noexcept {

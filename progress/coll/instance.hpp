@@ -45,6 +45,7 @@ class coll_instance final : public schedule {
   void reset(std::uint32_t instance, std::uint64_t seq, std::uint64_t run = 0) noexcept;
 
   step advance(engine_core& e) noexcept override;
+  [[nodiscard]] bool caller_may_start() const noexcept override;  // no first-round copy above caller_step_max
   void on_child_complete(const completion& c, std::uint64_t token) noexcept override;
   [[nodiscard]] req_result result() const noexcept override { return result_; }
   bool on_peer_failed(int address) noexcept override;
@@ -85,6 +86,7 @@ class coll_instance final : public schedule {
   enum class notice_kind : std::uint8_t { none, abort, failure };
   void queue_notices(notice_kind k, const char* sentence) noexcept;
   void send_notices(engine_core& e) noexcept;
+  step leave_rest(engine_core& e) noexcept;  // a large local step met by a starting caller: the thread does it
   step end_run(engine_core& e) noexcept;  // the notices owed, then give_up
   step give_up(engine_core& e) noexcept;
   void fail(req_result why) noexcept;

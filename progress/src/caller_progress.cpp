@@ -47,6 +47,7 @@ void wait_for(engine_core& e, req* r) {
   // thread that shares it runs now, not after our time slice; alone on the core the call returns at once).
   const std::uint64_t yield_ns = cfg.idle == idle_policy::hybrid ? std::uint64_t{cfg.yield_us} * 1000 : UINT64_MAX;
   if (e.running.load(std::memory_order_acquire)) {
+    e.pay_owed_wake();
     // Mode core: the progress thread moves the data; we only watch the request, and after the spin phase
     // sleep on its state word until complete() wakes us.
     // Past yield_us, yield every 256 rounds. Measured on 2 cores with 2 ranks in core mode (both application

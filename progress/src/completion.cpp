@@ -31,6 +31,7 @@ void engine_core::handle_entries(const fi_cq_tagged_entry* e, int n) {
       continue;
     }
     req* r = static_cast<req*>(e[i].op_context);  // ctx is the first member of req
+    if (r->op != req_kind::recv && sends_in_provider != 0) --sends_in_provider;  // every send entry is one of them
     if (r->provider_late) [[unlikely]] {  // completed already: its peer died
       if (r->op == req_kind::recv) --rdv_recvs_posted;
       late_completion(r);
@@ -74,6 +75,7 @@ void engine_core::handle_error() {
   }
   req* r = static_cast<req*>(err.op_context);
   if (r->op == req_kind::recv) --rdv_recvs_posted;  // a rendezvous data receive (the only receives posted)
+  else if (sends_in_provider != 0) --sends_in_provider;
   if (r->provider_late) {  // completed already: its peer died
     late_completion(r);
     return;
@@ -131,15 +133,21 @@ test_result engine::test(std::uint64_t handle, completion& out) noexcept {
   engine_core& e = core_of(*this);
   req* r = e.pool.lookup(handle);
   if (!r) return test_result::stale;
-  if (!is_complete(r)) return test_result::pending;
+  if (!is_complete(r)) {
+    e.pay_owed_wake();
+    return test_result::pending;
+  }
   read_result(*r, out);
   e.release_read(r, out.result);
   return test_result::done;
 }
 
 bool engine::pending(std::uint64_t handle) const noexcept {
-  const req* r = static_cast<const engine_core&>(*this).pool.lookup(handle);
-  return r && !is_complete(r);
+  const engine_core& e = static_cast<const engine_core&>(*this);
+  const req* r = e.pool.lookup(handle);
+  if (!r || is_complete(r)) return false;
+  e.pay_owed_wake();
+  return true;
 }
 
 bool engine::active(std::uint64_t handle) const noexcept {

@@ -19,6 +19,16 @@ void engine_core::wake() noexcept {
   futex_wake_shared(&bells.mine->seq);
 }
 
+// The wake-up a caller that started a schedule itself did not make (start_while_asleep, submit.cpp): an application
+// thread now waits for or tests a request that is not complete, so its schedule may wait for a step of ours that no
+// peer's reply will ring for. Unconditional: the thread reads the sequence word before it announces its sleep, so a
+// bump between the two keeps it awake.
+void engine_core::pay_owed_wake() const noexcept {
+  if (wake_owed.load(std::memory_order_relaxed) == 0 || wake_owed.exchange(0, std::memory_order_relaxed) == 0) return;
+  bells.mine->seq.fetch_add(1, std::memory_order_release);
+  futex_wake_shared(&bells.mine->seq);
+}
+
 // After we gave a peer something to react to (a message; the end of its large send), wake it if it sleeps.
 // The fence orders the provider's writes into the peer's queue before our read of its sleepers count; it
 // pairs with the fence in the peer's sleep_locked (either it sees the message when it re-polls, or we see it
@@ -37,8 +47,10 @@ void engine_core::ring_peer(int index) noexcept {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (b->sleepers.load(std::memory_order_relaxed) == 0) return;
   b->seq.fetch_add(1, std::memory_order_release);
+  // A caller leaves the syscall to our progress thread, unless that sleeps (the caller started a collective
+  // itself, start_while_asleep, submit.cpp): then it rings the peer itself.
   if (bells.ring_words && lock.word.load(std::memory_order_relaxed) == progress_lock::caller &&
-      running.load(std::memory_order_relaxed)) {
+      running.load(std::memory_order_relaxed) && bells.mine->sleepers.load(std::memory_order_relaxed) == 0) {
     const auto i = static_cast<std::size_t>(index);
     bells.ring_words[i / 64].fetch_or(std::uint64_t{1} << (i % 64), std::memory_order_relaxed);
     lock.rings_pending.store(1, std::memory_order_release);

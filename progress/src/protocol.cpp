@@ -54,6 +54,7 @@ op_status engine_core::post(req* r) {
         rc = fi_tsendv(ep.ep, iov, nullptr, 2, peer_addr, ctrl_tag, &r->ctx);
         call = failure::fi_tsendv;
         if (rc == 0) {
+          ++sends_in_provider;
           r->act = req_act::none;
           begin_xfer(r);
           ring_peer(r->peer_world);
@@ -86,6 +87,7 @@ op_status engine_core::post(req* r) {
       rc = fi_tsend(ep.ep, r->buf, r->buf ? r->rdv_n : 0, nullptr, peer_addr, rdv_tag_of(my_index, r->index), &r->ctx);
       call = failure::fi_tsend;
       if (rc == 0) {
+        ++sends_in_provider;
         r->act = req_act::none;
         begin_xfer(r);  // the data moves from here (by whoever progresses: the progress thread in core mode)
         ring_peer(r->peer_world);

@@ -70,6 +70,7 @@ std::uint64_t engine_core::start_child_send(schedule& parent, std::uint64_t toke
   r->bytes = len;
   r->sig = sig;
   r->cookie = cookie;
+  if (caller_starting) [[unlikely]] note_caller_child(dest);
   // The handle is taken before accept: an injected message completes (and frees the slot) inside it.
   const std::uint64_t h = request_pool::handle_of(r);
   accept(r);
@@ -92,6 +93,7 @@ std::uint64_t engine_core::start_child_recv(schedule& parent, std::uint64_t toke
   r->ignore = ignore;
   r->bytes = 0;
   r->sig = 0;
+  if (caller_starting) [[unlikely]] note_caller_child(source_index);
   const std::uint64_t h = request_pool::handle_of(r);
   accept(r);
   return h;

@@ -45,6 +45,10 @@ class schedule {
     (void)address;
     return false;
   }
+  /// Whether an application thread starting the schedule while the progress thread sleeps (start_while_asleep,
+  /// submit.cpp) may do its first advance: false when that would hand the thread a long local step (the default:
+  /// yes). Read before the schedule is accepted, by the thread that starts it.
+  [[nodiscard]] virtual bool caller_may_start() const noexcept { return true; }
   /// Called once after the last advance(), before the schedule's request completes: the engine no longer touches
   /// the schedule, and its owner may free or reuse it.
   virtual void retire() noexcept {}

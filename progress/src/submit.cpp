@@ -124,6 +124,7 @@ bool engine_core::accept_refused(req* r) noexcept {
 // Otherwise queue it, and wake a blocked progress thread.
 void engine_core::submit(std::uint32_t entry, bool may_lock) {
   const bool threaded = running.load(std::memory_order_acquire);
+  if (threaded && may_lock && cfg.caller_progress && (entry & cancel_bit) == 0 && start_while_asleep(entry)) return;
   // Mode core: only a request that a caller may progress (progressor::any) is posted by the caller.
   if ((entry & cancel_bit) == 0 && may_lock) {
     const progress_guard g = threaded ? (pool.at(entry)->by == progressor::any ? lock_caller_core() : progress_guard{})
@@ -156,6 +157,43 @@ void engine_core::submit(std::uint32_t entry, bool may_lock) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (bells.mine->sleepers.load(std::memory_order_relaxed)) wake();
   }
+}
+
+// Mode core, a schedule (a collective) started while the progress thread sleeps, as it does between collectives
+// while the application computes: waking it on its core costs the caller an inter-processor interrupt, in a VM an
+// exit (3-5 us on our 2-vCPU VM, about a tenth of a 64 KiB broadcast: the root's overlap was 85-89 % for it). So the
+// caller takes the free lock and starts the schedule itself, posting what its first round can post now, unless that
+// round holds a long local step (schedule::caller_may_start: a copy the application would do instead of computing).
+// The thread stays asleep if all that is left waits for peers of this node (a clear-to-send, a message): their
+// replies wake it (ring_peer), on its own core where a peer rank shares it. Whatever only a progress pass here would
+// finish wakes it now: a send's completion, a data receive, a backlog, a schedule ready again (a local step above
+// caller_step_max left to it), a child with another node's rank (whose messages ring nobody) or with this process.
+// A waiter or tester of a request that is still pending wakes it too (pay_owed_wake): what a schedule waits for may
+// be a step of ours after all; block_us bounds the rest.
+bool engine_core::start_while_asleep(std::uint32_t entry) {
+  req* r = pool.at(entry);
+  if (r->op != req_kind::schedule || bells.mine->sleepers.load(std::memory_order_relaxed) == 0 ||
+      !r->sched->caller_may_start())
+    return false;
+  const progress_guard g = lock_caller();
+  if (!g) return false;
+  drain_submissions();
+  caller_starting = true;
+  caller_start_needs_thread = false;
+  own = r;
+  accept(r);
+  own = nullptr;
+  // Schedules that a child completing at once (an injected send) made ready again advance here too, a few times.
+  for (int pass = 0; pass < 4 && ready.head && !caller_start_needs_thread; ++pass) run_ready();
+  caller_starting = false;
+  if (caller_start_needs_thread || thread_needed()) wake();
+  else wake_owed.store(1, std::memory_order_relaxed);
+  return true;
+}
+
+bool engine_core::thread_needed() const noexcept {
+  return sends_in_provider != 0 || rdv_recvs_posted != 0 || ready.head != nullptr || backlog.any() ||
+         credits_pending() || !rx.unposted.empty() || !queue.empty_hint();
 }
 
 bool engine_core::drain_queue() {

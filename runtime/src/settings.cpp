@@ -208,8 +208,9 @@ std::vector<setting_def> make_table() {
                "(posts, polls, matches), and the progress thread steps aside until the application has made no "
                "call for 1 us; small messages sent back to back (a ping-pong) then cost what they cost in mode off. "
                "Rendezvous transfers stay with the progress thread, which moves them while the application "
-               "computes. off: every operation goes through the progress thread (two crossings between cores per "
-               "message).",
+               "computes. A collective started while the progress thread sleeps is started by the calling thread "
+               "(its first round posted), and the thread is left for the peers' replies to wake. off: every "
+               "operation goes through the progress thread (two crossings between cores per message).",
                [](settings& s, const std::string& v) {
                  s.caller_progress = parse_enum<bool>("SIDECORE_CALLER_PROGRESS", v, {{"on", true}, {"off", false}},
                                                       "on, off");

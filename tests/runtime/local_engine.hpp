@@ -19,12 +19,12 @@
 
 namespace sctest {
 
-inline std::unique_ptr<sidecore::progress::engine> local_engine(
+// The settings of the unit tests' engines.
+inline sidecore::progress::engine_config local_config(
     const std::string& provider = "shm", std::size_t eager_max = 8192,
     sidecore::progress::idle_policy idle = sidecore::progress::idle_policy::hybrid, bool self_path = true,
     std::size_t eager_credits = sidecore::progress::engine_config{}.eager_credits) {
-  using namespace sidecore::progress;
-  engine_config cfg;
+  sidecore::progress::engine_config cfg;
   cfg.provider = provider;
   cfg.idle = idle;
   cfg.self_path = self_path;
@@ -33,8 +33,16 @@ inline std::unique_ptr<sidecore::progress::engine> local_engine(
   cfg.queue_capacity = 64;
   cfg.eager_max = eager_max;
   cfg.eager_credits = eager_credits;
+  return cfg;
+}
+
+inline std::unique_ptr<sidecore::progress::engine> local_engine(
+    const std::string& provider = "shm", std::size_t eager_max = 8192,
+    sidecore::progress::idle_policy idle = sidecore::progress::idle_policy::hybrid, bool self_path = true,
+    std::size_t eager_credits = sidecore::progress::engine_config{}.eager_credits) {
+  using namespace sidecore::progress;
   try {
-    auto e = engine::open(cfg);
+    auto e = engine::open(local_config(provider, eager_max, idle, self_path, eager_credits));
     const std::vector<char> me = e->endpoint_name();
     e->add_addresses(me.data(), 1, 0);
     return e;
@@ -42,6 +50,27 @@ inline std::unique_ptr<sidecore::progress::engine> local_engine(
     ADD_FAILURE() << "cannot open a " << provider << " endpoint: " << ex.what();
     return nullptr;
   }
+}
+
+// Two engines on local endpoints made with `cfg`, each with both addresses (0, 1): each other's peer, in this process.
+inline std::vector<std::unique_ptr<sidecore::progress::engine>> engine_pair_with(
+    const sidecore::progress::engine_config& cfg) {
+  using namespace sidecore::progress;
+  std::vector<std::unique_ptr<engine>> e;
+  try {
+    e.push_back(engine::open(cfg));
+    e.push_back(engine::open(cfg));
+  } catch (const transport_error& ex) {
+    ADD_FAILURE() << "cannot open a " << cfg.provider << " endpoint: " << ex.what();
+    return {};
+  }
+  std::vector<char> names = e[0]->endpoint_name();
+  const std::vector<char> second = e[1]->endpoint_name();
+  if (names.size() != second.size()) return {};
+  names.insert(names.end(), second.begin(), second.end());
+  e[0]->add_addresses(names.data(), 2, 0);
+  e[1]->add_addresses(names.data(), 2, 1);
+  return e;
 }
 
 // Progresses (mode off; in mode core only waits) until pred() or 10 s.
@@ -59,17 +88,7 @@ bool progress_until(sidecore::progress::engine& e, P pred) {
 inline std::vector<std::unique_ptr<sidecore::progress::engine>> engine_pair(
     sidecore::progress::idle_policy idle = sidecore::progress::idle_policy::hybrid,
     std::size_t eager_credits = sidecore::progress::engine_config{}.eager_credits) {
-  std::vector<std::unique_ptr<sidecore::progress::engine>> e;
-  e.push_back(local_engine("shm", 8192, idle, true, eager_credits));
-  e.push_back(local_engine("shm", 8192, idle, true, eager_credits));
-  if (!e[0] || !e[1]) return {};
-  std::vector<char> names = e[0]->endpoint_name();
-  const std::vector<char> second = e[1]->endpoint_name();
-  if (names.size() != second.size()) return {};
-  names.insert(names.end(), second.begin(), second.end());
-  e[0]->add_addresses(names.data(), 2, 0);
-  e[1]->add_addresses(names.data(), 2, 1);
-  return e;
+  return engine_pair_with(local_config("shm", 8192, idle, true, eager_credits));
 }
 
 // One 8-byte message on `tag` from engine `from` (address from_index) to engine `to` (address to_index; the same

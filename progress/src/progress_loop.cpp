@@ -49,7 +49,8 @@ void engine_core::sleep_locked(progress_guard& g) {
                      lock.rings_pending.load(std::memory_order_relaxed) == 0 && poll_cq() == 0 && !fastpath.pending();
   g.release();
   if (quiet) futex_wait_shared(&bells.mine->seq, seq, cfg.block_us);
-  wake_owed.store(0, std::memory_order_relaxed);  // awake: what a waiter would have woken us for gets done
+  // Awake: what a waiter would have woken us for gets done. Written only when set (waiters read the line).
+  if (wake_owed.load(std::memory_order_relaxed) != 0) wake_owed.store(0, std::memory_order_relaxed);
   bells.mine->sleepers.fetch_sub(1, std::memory_order_relaxed);
   g.relock();
 }

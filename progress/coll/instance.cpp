@@ -210,6 +210,7 @@ schedule::step coll_instance::advance(engine_core& e) noexcept {
   while (head_ < tail_) {
     const std::uint32_t i = ready_[head_++];
     const coll::op& o = p.sched.ops[i];
+    if (coll::is_local(o.type) && !e.caller_may_do(o.bytes)) return leave_rest(e);
     switch (o.type) {
       case coll::op_type::send: {
         ++in_flight_;  // first: the child may complete inside the call (an injected message)
@@ -240,12 +241,10 @@ schedule::step coll_instance::advance(engine_core& e) noexcept {
         break;
       }
       case coll::op_type::copy:
-        if (!e.caller_may_do(o.bytes)) return leave_rest(e);
         copy_bytes(base(o.dst_buf) + o.dst_off, base(o.src_buf) + o.src_off, o.bytes);
         op_done(i);
         break;
       case coll::op_type::reduce:
-        if (!e.caller_may_do(o.bytes)) return leave_rest(e);
         reduce_bytes(p.spec.type, p.spec.op, user_, base(o.src_buf) + o.src_off, base(o.dst_buf) + o.dst_off, o.bytes,
                      o.dst_first);
         op_done(i);

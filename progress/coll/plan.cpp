@@ -28,7 +28,7 @@ coll_plan::coll_plan(const coll_comm& c, coll::spec s, coll::algorithm req, coll
     for (std::uint32_t k = 0; k < o.dep_count; ++k) ++dependents_first[sched.deps[o.dep_first + k] + 1];
     if (o.dep_count == 0) {
       roots.push_back(i);
-      if ((o.type == coll::op_type::copy || o.type == coll::op_type::reduce) && o.bytes > largest_root_step)
+      if (coll::is_local(o.type) && o.bytes > largest_root_step)
         largest_root_step = o.bytes;
     }
     if (o.type == coll::op_type::send || o.type == coll::op_type::recv) {

@@ -14,7 +14,7 @@ void engine::set_doorbells(doorbell* mine, std::vector<doorbell*> peers) {
   b.ring_words = b.ring_nwords ? std::make_unique<std::atomic<std::uint64_t>[]>(b.ring_nwords) : nullptr;
 }
 
-void engine_core::wake() noexcept {
+void engine_core::wake() const noexcept {
   bells.mine->seq.fetch_add(1, std::memory_order_release);
   futex_wake_shared(&bells.mine->seq);
 }
@@ -25,8 +25,7 @@ void engine_core::wake() noexcept {
 // bump between the two keeps it awake.
 void engine_core::pay_owed_wake() const noexcept {
   if (wake_owed.load(std::memory_order_relaxed) == 0 || wake_owed.exchange(0, std::memory_order_relaxed) == 0) return;
-  bells.mine->seq.fetch_add(1, std::memory_order_release);
-  futex_wake_shared(&bells.mine->seq);
+  wake();
 }
 
 // After we gave a peer something to react to (a message; the end of its large send), wake it if it sleeps.

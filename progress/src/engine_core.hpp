@@ -105,6 +105,14 @@ class engine_core final : public engine {
   // passes find the queue empty, and then cost one load.
   bool drain_submissions() { return !queue.empty_hint() && drain_queue(); }
   bool drain_queue();  // caller holds the lock: drain_submissions' work once the queue has entries
+  // Caller holds the lock: what other threads queued first (one thread's operations keep their order), then r, a
+  // request the caller started (own: its handle is not out yet).
+  void accept_after_queue(req* r) {
+    drain_submissions();
+    own = r;
+    accept(r);
+    own = nullptr;
+  }
   // The holder of the progress lock takes a started request: a receive into matching, a send into the protocol, a
   // schedule onto the ready list. Once the engine failed or a peer died, accept_refused looks at it first. Inline:
   // on the small-message path (submit), where an out-of-line call cost 7 instructions per round trip.
@@ -293,7 +301,7 @@ class engine_core final : public engine {
   void park(progress_guard& g);  // progress thread: step aside while application threads progress
 
   // ---- doorbells (doorbell.cpp) ---------------------------------------------------------------------------
-  void wake() noexcept;                // ring our own doorbell
+  void wake() const noexcept;          // ring our own doorbell
   void pay_owed_wake() const noexcept;  // a waiter: the wake-up start_while_asleep left, if still owed
   void ring_peer(int index) noexcept;  // ring a peer's doorbell if it sleeps
   void flush_rings() noexcept;         // progress thread: the wake-ups callers left to it

@@ -130,10 +130,7 @@ void engine_core::submit(std::uint32_t entry, bool may_lock) {
     const progress_guard g = threaded ? (pool.at(entry)->by == progressor::any ? lock_caller_core() : progress_guard{})
                                       : lock_caller();
     if (g) {
-      drain_submissions();
-      own = pool.at(entry);
-      accept(own);
-      own = nullptr;
+      accept_after_queue(pool.at(entry));
       return;
     }
   }
@@ -177,12 +174,9 @@ bool engine_core::start_while_asleep(std::uint32_t entry) {
     return false;
   const progress_guard g = lock_caller();
   if (!g) return false;
-  drain_submissions();
   caller_starting = true;
   caller_start_needs_thread = false;
-  own = r;
-  accept(r);
-  own = nullptr;
+  accept_after_queue(r);
   // Schedules that a child completing at once (an injected send) made ready again advance here too, a few times.
   for (int pass = 0; pass < 4 && ready.head && !caller_start_needs_thread; ++pass) run_ready();
   caller_starting = false;

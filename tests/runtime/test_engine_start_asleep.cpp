@@ -104,8 +104,9 @@ struct sleeping_pair {
     if (!e.empty()) e[0]->stop_thread();
   }
   engine_core& core0() { return core_of(*e[0]); }
-  // Until engine 0's progress thread sleeps (10 s at most).
-  bool asleep() {
+  // Both engines open, and engine 0's progress thread asleep (waited for, 10 s at most).
+  bool ready() {
+    if (e.empty()) return false;
     const auto until = clk::now() + std::chrono::seconds(10);
     while (core0().bells.mine->sleepers.load() == 0)
       if (clk::now() > until) return false;
@@ -142,8 +143,7 @@ bool retires_within(one_round& s, clk::duration d) {
 
 TEST(EngineStartAsleep, TheCallerPostsTheFirstRoundAndThePeersReplyWakesTheThread) {
   sleeping_pair p(true);
-  ASSERT_FALSE(p.e.empty());
-  ASSERT_TRUE(p.asleep());
+  ASSERT_TRUE(p.ready());
   one_round s(8, true);  // an injected 8-byte send (done at once) and a receive of the peer's reply
   const std::uint64_t h = p.core0().start_schedule(s, 0);
   EXPECT_EQ(s.first_thread, std::this_thread::get_id()) << "the calling thread starts the schedule";
@@ -163,8 +163,7 @@ TEST(EngineStartAsleep, TheCallerPostsTheFirstRoundAndThePeersReplyWakesTheThrea
 
 TEST(EngineStartAsleep, ASendOnlyAProgressPassCompletesWakesTheThreadAtOnce) {
   sleeping_pair p(false);  // no ring from the peer: only the start itself can wake the thread in time
-  ASSERT_FALSE(p.e.empty());
-  ASSERT_TRUE(p.asleep());
+  ASSERT_TRUE(p.ready());
   const std::size_t bytes = 6000;  // eager (eager_max 8192), larger than an inject: the provider completes it
   ASSERT_GT(hdr_size + bytes, p.e[0]->inject_size());
   one_round s(bytes, false);
@@ -181,8 +180,7 @@ TEST(EngineStartAsleep, ASendOnlyAProgressPassCompletesWakesTheThreadAtOnce) {
 
 TEST(EngineStartAsleep, AChildWithAnotherNodesRankWakesTheThreadAtOnce) {
   sleeping_pair p(false, true, false);
-  ASSERT_FALSE(p.e.empty());
-  ASSERT_TRUE(p.asleep());
+  ASSERT_TRUE(p.ready());
   one_round s(0, true);  // a receive only: on this node the reply would ring; from another node nothing does
   const std::uint32_t seq = p.core0().bells.mine->seq.load();
   const std::uint64_t h = p.core0().start_schedule(s, 0);
@@ -197,8 +195,7 @@ TEST(EngineStartAsleep, AChildWithAnotherNodesRankWakesTheThreadAtOnce) {
 
 TEST(EngineStartAsleep, AScheduleThatMayNotBeStartedByTheCallerIsStartedByTheThread) {
   sleeping_pair p(true);
-  ASSERT_FALSE(p.e.empty());
-  ASSERT_TRUE(p.asleep());
+  ASSERT_TRUE(p.ready());
   one_round s(8, false, 0, false);
   const std::uint64_t h = p.core0().start_schedule(s, 0);
   completion c{};
@@ -211,8 +208,7 @@ TEST(EngineStartAsleep, AScheduleThatMayNotBeStartedByTheCallerIsStartedByTheThr
 TEST(EngineStartAsleep, ALocalStepAboveTheCallersShareIsLeftToTheThread) {
   for (const std::size_t step : {engine_core::caller_step_max, engine_core::caller_step_max + 1}) {
     sleeping_pair p(false);  // nothing rings: only the start can wake the thread for the step
-    ASSERT_FALSE(p.e.empty());
-    ASSERT_TRUE(p.asleep());
+    ASSERT_TRUE(p.ready());
     one_round s(8, false, step);
     const std::uint64_t h = p.core0().start_schedule(s, 0);
     const bool mine = step <= engine_core::caller_step_max;
@@ -234,8 +230,7 @@ class EngineStartAsleepWaiter : public ::testing::TestWithParam<looks> {};
 
 TEST_P(EngineStartAsleepWaiter, WakesTheThreadTheStartLeftAsleep) {
   sleeping_pair p(false);
-  ASSERT_FALSE(p.e.empty());
-  ASSERT_TRUE(p.asleep());
+  ASSERT_TRUE(p.ready());
   one_round s(0, true);
   const std::uint64_t h = p.core0().start_schedule(s, 0);
   EXPECT_EQ(s.first_thread, std::this_thread::get_id());
@@ -274,8 +269,7 @@ INSTANTIATE_TEST_SUITE_P(Looks, EngineStartAsleepWaiter, ::testing::Values(looks
 
 TEST(EngineStartAsleep, WithoutCallerProgressTheThreadStartsIt) {
   sleeping_pair p(true, false);
-  ASSERT_FALSE(p.e.empty());
-  ASSERT_TRUE(p.asleep());
+  ASSERT_TRUE(p.ready());
   one_round s(8, false);
   const std::uint64_t h = p.core0().start_schedule(s, 0);
   completion c{};

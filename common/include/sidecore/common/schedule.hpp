@@ -94,6 +94,8 @@ inline constexpr int algorithm_count = 11;
 enum class buffer : std::uint8_t { send, recv, tmp };
 
 enum class op_type : std::uint8_t { send, recv, reduce, copy };
+/// A step the rank does by itself, with no message: a reduction or a copy.
+[[nodiscard]] constexpr bool is_local(op_type t) noexcept { return t == op_type::reduce || t == op_type::copy; }
 
 /// One operation of a rank's schedule (see the file comment for the meaning of each field per type).
 struct op {

@@ -119,6 +119,8 @@ std::uint64_t coll_executor::launch(coll_instance& i, std::uint32_t owner_thread
   return h;
 }
 
+void coll_executor::comm_freed(int id) noexcept { mismatches_->comm_freed(id); }
+
 void coll_executor::retired(coll_instance& i, const char* failure, std::uint64_t handle) noexcept {
   if (failure) {
     const std::lock_guard<std::mutex> g(failures_mutex_);

@@ -11,6 +11,24 @@
 
 namespace sidecore::progress {
 
+mismatches::mismatches() : freed_(std::make_unique<std::atomic<std::uint32_t>[]>(tag::max_comms)) {}
+
+std::uint32_t mismatches::epoch(int comm) const noexcept {
+  return comm >= 0 && comm < tag::max_comms ? freed_[static_cast<std::size_t>(comm)].load(std::memory_order_acquire)
+                                            : 0;
+}
+
+void mismatches::comm_freed(int comm) noexcept {
+  if (comm >= 0 && comm < tag::max_comms) freed_[static_cast<std::size_t>(comm)].fetch_add(1, std::memory_order_acq_rel);
+}
+
+bool mismatches::listed_in(const std::array<ended, 64>& runs, int comm, std::uint32_t instance) const noexcept {
+  const std::uint32_t now = epoch(comm);
+  return std::any_of(runs.begin(), runs.end(), [&](const ended& e) {
+    return e.comm == comm && e.instance == instance && e.epoch == now;
+  });
+}
+
 coll_instance* mismatches::running(int comm, std::uint32_t instance) const noexcept {
   for (coll_instance* i = running_; i; i = i->watch_next_)
     if (i->comm().id() == comm && i->instance() == instance) return i;
@@ -21,8 +39,12 @@ coll_instance* mismatches::running(int comm, std::uint32_t instance) const noexc
 // for its next start, never dropped.
 bool mismatches::has_ended(int comm, std::uint32_t instance) const noexcept {
   if (instance & tag::coll_persistent) return false;
-  return std::any_of(ended_.begin(), ended_.end(),
-                     [&](const ended& e) { return e.comm == comm && e.instance == instance; });
+  return listed_in(ended_, comm, instance);
+}
+
+// Only runs that are not persistent are listed (what comes for a persistent one is for its next start).
+bool mismatches::ended_early(int comm, std::uint32_t instance) const noexcept {
+  return early_next_ != 0 && listed_in(early_, comm, instance);
 }
 
 int mismatches::rank_of(const coll_instance& i, std::uint32_t src_index) noexcept {
@@ -48,6 +70,15 @@ void mismatches::listed(coll_instance& i) noexcept {
   i.watch_next_ = running_;
   running_ = &i;
   const int comm = i.comm().id();
+  if (early_next_ != 0 && !(i.instance() & tag::coll_persistent)) {
+    // Instance numbers wrap (19 bits): a run that ended early half the number space ago is forgotten before its
+    // number comes round again, whose messages may come before this rank starts it.
+    for (ended& e : early_) {
+      if (e.comm != comm) continue;
+      const std::uint32_t since = (i.instance() - e.instance) & tag::coll_seq_bits;
+      if (since == 0 || since > (tag::coll_seq_bits >> 1)) e.comm = -1;
+    }
+  }
   if (sigs_count_ != 0) {
     for (early_sig& s : sigs_) {
       if (s.comm != comm || s.instance != i.instance()) continue;
@@ -73,7 +104,12 @@ void mismatches::retired(coll_instance& i) noexcept {
     if (*p != &i) continue;
     *p = i.watch_next_;
     i.watch_next_ = nullptr;
-    ended_[ended_next_++ % ended_.size()] = {i.comm().id(), i.instance()};
+    const int comm = i.comm().id();
+    ended_[ended_next_++ % ended_.size()] = {comm, i.instance(), epoch(comm)};
+    if (i.failed_ && !i.persistent_ && i.eng_) {
+      early_[early_next_++ % early_.size()] = {comm, i.instance(), epoch(comm)};
+      core_of(*i.eng_).refuse_unexpected(i.base_tag_, tag::coll_msg_bits);
+    }
     return;
   }
 }
@@ -99,21 +135,23 @@ void mismatches::on_notice(void* ctx, const wire_hdr& h, const char* text) noexc
   if (e.len) std::memcpy(e.text, text, e.len);
 }
 
-void mismatches::on_unexpected(void* ctx, std::uint64_t tag, std::uint32_t src_index, std::uint64_t sig) noexcept {
+bool mismatches::on_unexpected(void* ctx, std::uint64_t tag, std::uint32_t src_index, std::uint64_t sig) noexcept {
   auto& self = *static_cast<mismatches*>(ctx);
   const int comm = tag::comm_of(tag);
   const std::uint32_t instance = tag::coll_instance_of(tag);
   if (coll_instance* i = self.running(comm, instance)) {
     if (sig != 0 && sig != i->plan().sig) i->mismatch_with(rank_of(*i, src_index), sig);
-    return;
+    return false;
   }
-  if (self.has_ended(comm, instance)) return;
+  if (self.ended_early(comm, instance)) return true;
+  if (self.has_ended(comm, instance)) return false;
   // One entry per instance, signature and sender is enough: a peer ahead of this rank sends many.
   for (const early_sig& s : self.sigs_)
-    if (s.comm == comm && s.instance == instance && s.sig == sig && s.src_index == src_index) return;
+    if (s.comm == comm && s.instance == instance && s.sig == sig && s.src_index == src_index) return false;
   early_sig& s = self.sigs_[self.sigs_next_++ % self.sigs_.size()];
   if (s.comm < 0) ++self.sigs_count_;
   s = {comm, instance, src_index, sig};
+  return false;
 }
 
 }  // namespace sidecore::progress

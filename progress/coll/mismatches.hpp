@@ -12,15 +12,22 @@
 // The failure notices of runs that failed in the transport (coll_instance, tag::coll_fail_msg) travel the same way
 // and are kept the same way: a rank that gets one ends its run with errc::transport and the failed rank's sentence.
 // A notice or a message can come before this rank started the instance (kept, and looked at when it starts) or
-// after its run ended (dropped: the last runs that ended are remembered). A persistent collective's instance is the
-// same for every start: a notice carries its start number (coll_instance::run), so that one of a run that ended
-// here is dropped and one of a run not started yet is kept for it. Everything here runs under the progress lock:
-// messages arrive in the progress pass, and instances are listed and retired there.
+// after its run ended (dropped: the last runs that ended are remembered). A message of a run that ended early here
+// (a mismatch, a failure) would be held for ever: the engine refuses it instead (engine_core::refuse_message: eager
+// data dropped, a ready-to-send answered with an empty clear-to-send, so that its sender's send completes), both
+// those held when the run retires and those that come after (the last runs that ended early are remembered; a
+// freed communicator's are forgotten, so that a new communicator given its id never has its messages refused).
+// A persistent collective's instance is the same for every start: a notice carries its start number
+// (coll_instance::run), so that one of a run that ended here is dropped and one of a run not started yet is kept for
+// it. Everything here runs under the progress lock (messages arrive in the progress pass, and instances are listed
+// and retired there), but comm_freed.
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace sidecore::progress {
 
@@ -29,17 +36,23 @@ struct wire_hdr;
 
 class mismatches {
  public:
+  mismatches();
   /// The room for a notice's text (the sentence of the rank that saw the mismatch).
   static constexpr std::size_t text_max = 240;
 
   /// `i` runs (its first advance): what came for it before is looked at now.
   void listed(coll_instance& i) noexcept;
-  /// `i`'s run ended: nothing goes to it any more.
+  /// `i`'s run ended: nothing goes to it any more. One that ended early (failed) has the engine refuse the messages
+  /// of its instance held here, now and as they come.
   void retired(coll_instance& i) noexcept;
+  /// Communicator `comm` was freed (an application thread, any time): what is remembered of its runs no longer
+  /// applies to the communicator that gets its id next.
+  void comm_freed(int comm) noexcept;
   /// The engine's hooks (engine_core::coll_msgs): an abort or failure notice (tag::is_coll_notice), its header and
-  /// its text (h.size bytes); a collective message held as unexpected, with its signature.
+  /// its text (h.size bytes); a collective message about to be held as unexpected, with its signature (true: its
+  /// run ended early here, refuse it).
   static void on_notice(void* ctx, const wire_hdr& h, const char* text) noexcept;
-  static void on_unexpected(void* ctx, std::uint64_t tag, std::uint32_t src_index, std::uint64_t sig) noexcept;
+  static bool on_unexpected(void* ctx, std::uint64_t tag, std::uint32_t src_index, std::uint64_t sig) noexcept;
 
  private:
   struct notice {  // what a notice says (text: its sender's sentence, len bytes)
@@ -62,12 +75,16 @@ class mismatches {
     std::uint32_t src_index = 0;
     std::uint64_t sig = 0;
   };
-  struct ended {  // a run that ended here
+  struct ended {  // a run that ended here, while its communicator had freed_[comm] == epoch
     int comm = -1;
     std::uint32_t instance = 0;
+    std::uint32_t epoch = 0;
   };
   [[nodiscard]] coll_instance* running(int comm, std::uint32_t instance) const noexcept;
   [[nodiscard]] bool has_ended(int comm, std::uint32_t instance) const noexcept;
+  [[nodiscard]] bool ended_early(int comm, std::uint32_t instance) const noexcept;
+  [[nodiscard]] bool listed_in(const std::array<ended, 64>& runs, int comm, std::uint32_t instance) const noexcept;
+  [[nodiscard]] std::uint32_t epoch(int comm) const noexcept;
   static int rank_of(const coll_instance& i, std::uint32_t src_index) noexcept;
   static which_run run_of(const coll_instance& i, const notice& n) noexcept;
   static void deliver(coll_instance& i, const notice& n, const char* text, std::size_t len) noexcept;
@@ -79,6 +96,10 @@ class mismatches {
   std::size_t sigs_next_ = 0, sigs_count_ = 0;
   std::array<ended, 64> ended_{};
   std::size_t ended_next_ = 0;
+  std::array<ended, 64> early_{};  // runs that ended early (failed)
+  std::size_t early_next_ = 0;
+  // Per communicator id: how many times it was freed (written by application threads, read under the lock).
+  std::unique_ptr<std::atomic<std::uint32_t>[]> freed_;
 };
 
 }  // namespace sidecore::progress

@@ -182,6 +182,13 @@ class engine_core final : public engine {
   void accept_recv(req* r);  // caller holds the lock: match against unexpected messages, else post
   req* match_posted(const wire_hdr& h) noexcept;
   void hold_unexpected(const wire_hdr& h, const char* data);
+  /// A message that no receive here will ever take (its collective run ended here; matching.cpp): eager data is
+  /// dropped and its sender's eager credit given back; a ready-to-send is answered with an empty clear-to-send, so
+  /// that the sender's send completes (with nothing sent) and its slot comes back. false: it must stay held (a send
+  /// to this process, or no request slot for the answer).
+  bool refuse_message(const wire_hdr& h) noexcept;
+  /// Refuses (as above) every held message whose tag matches `tag` under the `ignore` mask, any source.
+  void refuse_unexpected(std::uint64_t tag, std::uint64_t ignore) noexcept;
   void do_cancel(req* r);  // caller holds the lock
   void unlink_posted(req* r) noexcept;  // takes a receive out of the posted list
   // A matched rendezvous receive whose data will never come (its send failed): it completes as canceled. Caller
@@ -355,10 +362,11 @@ class engine_core final : public engine {
   idle_hook on_idle = nullptr;
   // The collectives executor's view of collective messages no posted receive took (progress/coll/mismatches.hpp;
   // the executor installs it): called under the progress lock with a notice (tag::is_coll_notice: its header and
-  // its text, h.size bytes), or with a message held as unexpected and its signature.
+  // its text, h.size bytes), or with a message about to be held as unexpected and its signature; that one answers
+  // true when the message's run ended here early, so that nothing will ever take it (refused: refuse_message).
   struct coll_msg_hooks {
     void (*notice)(void* ctx, const wire_hdr& h, const char* text) noexcept = nullptr;
-    void (*unexpected)(void* ctx, std::uint64_t tag, std::uint32_t src_index, std::uint64_t sig) noexcept = nullptr;
+    bool (*unexpected)(void* ctx, std::uint64_t tag, std::uint32_t src_index, std::uint64_t sig) noexcept = nullptr;
     void* ctx = nullptr;
   } coll_msgs;
   req* own = nullptr;  // the request the caller is posting itself (its handle is not out yet)

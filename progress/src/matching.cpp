@@ -71,6 +71,9 @@ req* engine_core::match_posted(const wire_hdr& h) noexcept {
 // copied out of the receive buffer (data is null for a ready-to-send). Out of memory, the message cannot be kept
 // and cannot be dropped without losing it: the engine fails (failure.cpp).
 void engine_core::hold_unexpected(const wire_hdr& h, const char* data) {
+  if ((h.tag >> tag::kind_shift) == static_cast<std::uint64_t>(tag::kind::collective) && coll_msgs.unexpected &&
+      coll_msgs.unexpected(coll_msgs.ctx, h.tag, h.src_index, sig_of(h)) && refuse_message(h)) [[unlikely]]
+    return;
   auto* m = new (std::nothrow) unexpected_msg{h, nullptr, nullptr};
   if (m && data && h.size) {
     m->data = static_cast<char*>(std::malloc(h.size));
@@ -89,8 +92,53 @@ void engine_core::hold_unexpected(const wire_hdr& h, const char* data) {
   else matching.unexp_head = m;
   matching.unexp_tail = m;
   bump(unexpected);
-  if ((h.tag >> tag::kind_shift) == static_cast<std::uint64_t>(tag::kind::collective) && coll_msgs.unexpected)
-    coll_msgs.unexpected(coll_msgs.ctx, h.tag, h.src_index, sig_of(h));
+}
+
+bool engine_core::refuse_message(const wire_hdr& h) noexcept {
+  if (h.src_index == self_index) return false;  // this process's own: a send to itself, never refused
+  if (h.type == wire_eager) {
+    owe_eager_credit(h.src_index);  // as if a receive had taken it
+    return true;
+  }
+  if (h.type != wire_rts) return false;
+  if (peer_dead(static_cast<int>(h.src_index))) return true;  // its send failed with its peer's death already
+  // The answer goes as a receive would send it (post(), req_act::cts), by a request nobody reads: it frees itself
+  // once the clear-to-send went, and waits in the backlog while the provider refuses it for now.
+  req* r = pool.acquire();
+  if (!r) return false;
+  r->by = progressor::thread;
+  r->op = req_kind::recv;
+  r->act = req_act::cts;
+  r->buf = nullptr;
+  r->len = 0;
+  r->tag = h.tag;
+  r->peer_world = static_cast<int>(h.src_index);
+  r->peer = -1;
+  r->cookie = h.cookie;
+  r->rdv_n = 0;
+  r->bytes = 0;
+  r->result = req_result::ok;
+  r->stage.store(req_stage::taken, std::memory_order_relaxed);
+  r->state.store(static_cast<std::uint32_t>(req_state::orphan), std::memory_order_release);
+  post_or_backlog(r);
+  return true;
+}
+
+void engine_core::refuse_unexpected(std::uint64_t tag, std::uint64_t ignore) noexcept {
+  unexpected_msg* prev = nullptr;
+  for (unexpected_msg* m = matching.unexp_head; m;) {
+    unexpected_msg* next = m->next;
+    if (((m->hdr.tag ^ tag) & ~ignore) == 0 && refuse_message(m->hdr)) {
+      if (prev) prev->next = next;
+      else matching.unexp_head = next;
+      if (matching.unexp_tail == m) matching.unexp_tail = prev;
+      std::free(m->data);
+      delete m;
+    } else {
+      prev = m;
+    }
+    m = next;
+  }
 }
 
 void engine_core::unlink_posted(req* r) noexcept {

@@ -117,6 +117,7 @@ void comm::free() {
   std::lock_guard<std::mutex> lock(s.comm_mutex);
   mpi_check(MPI_Barrier(e.mpi), "MPI_Barrier (comm::free)");
   detail::comm_entry* owned = s.comms[static_cast<std::size_t>(id_)].exchange(nullptr);
+  if (s.coll) s.coll->comm_freed(id_);  // before any member can agree on this id for a new communicator
   MPI_Comm_free(&owned->mpi);
   delete owned;
   id_ = -1;

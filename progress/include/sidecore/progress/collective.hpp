@@ -123,6 +123,10 @@ class coll_executor {
   /// After detach(): now, running or not (no run completes any more).
   void destroy(coll_persistent* pc) noexcept;
 
+  /// Communicator `id` was freed (any thread; after every member's collectives on it completed): messages of its
+  /// runs that come late are no longer refused by that id, which a new communicator may get.
+  void comm_freed(int id) noexcept;
+
   /// Finalize, before the engine is destroyed: the engine calls into the executor no more, no run will complete,
   /// and the executor (destroy, its destructor) leaves the engine alone from here on.
   void detach() noexcept;

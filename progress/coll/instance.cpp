@@ -1,6 +1,7 @@
 // A run of a plan (instance.hpp).
 #include "instance.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -27,7 +28,15 @@ void coll_instance::prepare(const std::shared_ptr<coll_comm>& c, const std::shar
   ready_.resize(n);
   child_.resize(n);
   our_failed_.resize(static_cast<std::size_t>(c->size()));
-  their_failed_.resize(static_cast<std::size_t>(c->size()));
+  std::size_t sends = 0, recvs = 0;
+  for (const coll::op& o : p->sched.ops) {
+    sends += o.type == coll::op_type::send;
+    recvs += o.type == coll::op_type::recv;
+  }
+  late_failed_.clear();
+  late_failed_.reserve(sends);  // appended under the progress lock, never beyond: no allocation there
+  their_failed_.clear();
+  their_failed_.reserve(recvs);
   if (scratch_capacity_ < p->sched.tmp_bytes) {
     scratch_.reset();  // the old one first: the two need not fit in memory together
     scratch_capacity_ = 0;
@@ -71,7 +80,8 @@ void coll_instance::reset(std::uint32_t instance, std::uint64_t seq, std::uint64
   queued_ = notice_kind::none;
   sent_abort_ = sent_failure_ = false;
   std::fill(our_failed_.begin(), our_failed_.end(), std::uint64_t{0});
-  std::fill(their_failed_.begin(), their_failed_.end(), std::uint64_t{0});
+  late_failed_.clear();
+  their_failed_.clear();
   result_ = req_result::ok;
   text_[0] = '\0';
 }
@@ -157,9 +167,15 @@ void coll_instance::failed_at(int src_rank, std::uint64_t failed_send, const cha
   }
   // Even after this run ended (given up already, by its own failure, say): the receive that waits for the failed
   // send's data is abandoned at the next advance.
-  if (src_rank >= 0 && failed_send != 0 && their_failed_[static_cast<std::size_t>(src_rank)] != failed_send) {
-    their_failed_[static_cast<std::size_t>(src_rank)] = failed_send;
-    gave_up_ = false;
+  if (src_rank >= 0 && failed_send != 0) {
+    const engine_core::failed_send f{comm_->world(src_rank), failed_send};
+    const bool known = std::any_of(their_failed_.begin(), their_failed_.end(), [&](const engine_core::failed_send& k) {
+      return k.peer == f.peer && k.handle == f.handle;
+    });
+    if (!known && their_failed_.size() < their_failed_.capacity()) {
+      their_failed_.push_back(f);
+      gave_up_ = false;
+    }
   }
   if (eng_) core_of(*eng_).ready.push(this);
 }
@@ -180,6 +196,20 @@ void coll_instance::abort_by(int src_rank, const char* text, std::size_t len) no
 // signature goes: a notice of one start of a persistent collective is told from one of the next), and a failure
 // notice the handle of this rank's failed send to that rank (cookie; 0: none), whose receive there waits for data
 // that will never come.
+// A failure notice of its own for each failed send the first notices did not name, to its receiver only (the same
+// sentence, the send's handle as the cookie): the receive there that took its ready-to-send is abandoned.
+void coll_instance::send_late_notices(engine_core& e) noexcept {
+  const std::size_t len = std::min(failure_len_, e.cfg.eager_max);
+  const int me = comm_->rank();
+  for (const auto& [rank, handle] : late_failed_) {
+    ++in_flight_;
+    if (e.start_child_send(*this, notice_token, failure_text_, len, comm_->world(rank), base_tag_ | tag::coll_fail_msg,
+                           me, run_ & sig_mask, handle) == 0)
+      --in_flight_;
+  }
+  late_failed_.clear();
+}
+
 void coll_instance::send_notices(engine_core& e) noexcept {
   const bool failure = queued_ == notice_kind::failure;
   queued_ = notice_kind::none;
@@ -269,6 +299,7 @@ schedule::step coll_instance::leave_rest(engine_core& e) noexcept {
 
 schedule::step coll_instance::end_run(engine_core& e) noexcept {
   if (queued_ != notice_kind::none) send_notices(e);
+  if (!late_failed_.empty()) send_late_notices(e);
   return give_up(e);
 }
 
@@ -283,8 +314,7 @@ schedule::step coll_instance::give_up(engine_core& e) noexcept {
     for (std::size_t i = 0; i < child_.size(); ++i) {
       const std::uint64_t h = child_[i];
       if (h == 0 || h == done_mark) continue;
-      const auto peer = static_cast<std::size_t>(plan_->sched.ops[i].peer);
-      if (e.cancel_child(*this, h, plan_->peer_world[i], their_failed_[peer]) == engine_core::child_fate::detached) {
+      if (e.cancel_child(*this, h, their_failed_, run_ & sig_mask) == engine_core::child_fate::detached) {
         child_[i] = done_mark;
         --in_flight_;
       }
@@ -312,8 +342,11 @@ void coll_instance::on_child_complete(const completion& c, std::uint64_t token) 
     char mine[sizeof text_];
     std::snprintf(mine, sizeof mine, "the %s's %s rank %d failed in the transport: %s", std::string(kind).c_str(),
                   o.type == coll::op_type::send ? "send to" : "receive from", o.peer, why.c_str());
-    std::uint64_t& named = our_failed_[static_cast<std::size_t>(o.peer)];
-    if (o.type == coll::op_type::send && named == 0) named = handle;
+    if (o.type == coll::op_type::send && handle != 0) {
+      std::uint64_t& named = our_failed_[static_cast<std::size_t>(o.peer)];
+      if (named == 0 && !sent_failure_) named = handle;  // goes with the failure notice to that rank
+      else if (named != handle && late_failed_.size() < late_failed_.capacity()) late_failed_.emplace_back(o.peer, handle);
+    }
     fail_here(mine);
     return;
   }

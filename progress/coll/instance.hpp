@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <sidecore/progress/collective.hpp>
@@ -86,6 +87,7 @@ class coll_instance final : public schedule {
   enum class notice_kind : std::uint8_t { none, abort, failure };
   void queue_notices(notice_kind k, const char* sentence) noexcept;
   void send_notices(engine_core& e) noexcept;
+  void send_late_notices(engine_core& e) noexcept;
   step leave_rest(engine_core& e) noexcept;  // a large local step met by a starting caller: the thread does it
   step end_run(engine_core& e) noexcept;  // the notices owed, then give_up
   step give_up(engine_core& e) noexcept;
@@ -125,8 +127,14 @@ class coll_instance final : public schedule {
   std::size_t abort_len_ = 0, failure_len_ = 0;
   char abort_text_[mismatches::text_max] = {};
   char failure_text_[mismatches::text_max] = {};
-  std::vector<std::uint64_t> our_failed_;    // per rank: the handle of this run's first failed send to it, or 0
-  std::vector<std::uint64_t> their_failed_;  // per rank: the handle there of its failed send to this rank, or 0
+  // Per rank: the handle of this run's first failed send to it, or 0 (named by the failure notice to that rank).
+  std::vector<std::uint64_t> our_failed_;
+  // Failed sends that notice could not name (a second one to the same rank, or one that failed after it went):
+  // each goes in a failure notice of its own to its receiver, from the next advance (rank, handle).
+  std::vector<std::pair<int, std::uint64_t>> late_failed_;
+  // The other ranks' failed sends to this rank that their notices named: the receives of those wait for data that
+  // will never come (at most one per receive of the plan).
+  std::vector<engine_core::failed_send> their_failed_;
   bool listed_ = false;          // in the executor's mismatches (from the first advance to retire)
   coll_instance* watch_next_ = nullptr;
   req_result result_ = req_result::ok;

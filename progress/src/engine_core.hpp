@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -292,13 +293,23 @@ class engine_core final : public engine {
   /// child receive no message has matched yet is cancelled (it completes as canceled, to on_child_complete, maybe
   /// inside this call); a child send that waits for its receiver's clear-to-send is detached: it never reports to
   /// its schedule, never reads its buffer again, and answers a late clear-to-send with an empty message (so that
-  /// receiver completes, seeing 0 bytes). A child receive from engine address `failed_peer` that took the
-  /// ready-to-send of that peer's send `failed_send` (its handle there: the send failed, its data will never come)
-  /// is abandoned (abandon_recv). Anything else completes as it would have. detached: no completion of this child
-  /// will come; otherwise one came or will come.
+  /// receiver completes, seeing 0 bytes). A child receive that took the ready-to-send of one of the `failed` sends
+  /// (a peer's engine address and the send's handle there: the send failed, its data will never come) is abandoned
+  /// (abandon_recv). Anything else completes as it would have. detached: no completion of this child will come;
+  /// otherwise one came or will come.
   enum class child_fate { completes, detached };
-  child_fate cancel_child(schedule& parent, std::uint64_t handle, int failed_peer = -1,
-                          std::uint64_t failed_send = 0) noexcept;
+  struct failed_send {
+    int peer = -1;             // the sender's engine address
+    std::uint64_t handle = 0;  // its send's handle there
+  };
+  /// A detached send keeps `notice_sig` (what a failure notice of its run carries as its signature: the run's start
+  /// number): if it fails later, the engine itself sends its receiver a failure notice naming it (name_failed_send).
+  child_fate cancel_child(schedule& parent, std::uint64_t handle, std::span<const failed_send> failed = {},
+                          std::uint64_t notice_sig = 0) noexcept;
+  /// A detached collective send failed: a header-only failure notice of its instance to its receiver, its handle as
+  /// the cookie, so that the receive there that took its ready-to-send is abandoned. Best effort (as every notice):
+  /// not sent when the provider refuses it now or no send credit is left.
+  void name_failed_send(const req& r) noexcept;
   void accept_schedule(req* r);          // caller holds the lock: the schedule is ready to begin
   void complete_child(req* r) noexcept;  // complete()'s target dispatch, for a request with a parent
   bool run_ready();                      // the progress pass's schedule-advance step

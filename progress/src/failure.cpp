@@ -8,16 +8,34 @@
 #include <cstdio>
 #include <string>
 
+#include <sidecore/progress/tag.hpp>
+
 #include "completion.hpp"
 
 namespace sidecore::progress {
 
 void engine_core::fail_request(req* r, failure what, int fi_err) noexcept {
+  if (r->op == req_kind::send && r->rdv && r->parent == nullptr &&
+      (r->tag >> tag::kind_shift) == static_cast<std::uint64_t>(tag::kind::collective)) [[unlikely]]
+    name_failed_send(*r);  // a send its run detached: the run cannot name it any more
   r->act = req_act::none;
   r->result = req_result::transport;
   r->what = what;
   r->fi_err = fi_err;
   complete(r);
+}
+
+void engine_core::name_failed_send(const req& r) noexcept {
+  const auto p = static_cast<std::size_t>(r.peer_world);
+  if (failed() || r.peer_world < 0 || p >= credits.left.size() || credits.left[p].send == 0 || peer_dead(r.peer_world))
+    return;
+  wire_hdr h = eager_hdr((r.tag & ~tag::coll_msg_bits) | tag::coll_fail_msg, 0, static_cast<std::uint32_t>(r.data),
+                         my_index);
+  set_sig(h, r.sig);
+  h.cookie = request_pool::handle_of(&r);
+  if (send_msg(r.peer_world, h, nullptr, 0) != 0) return;
+  --credits.left[p].send;  // the receiver gives it back as for any message it reads (a notice takes no eager credit)
+  ring_peer(r.peer_world);
 }
 
 void engine_core::fail_engine(const char* what, int fi_err) noexcept {

@@ -1,5 +1,6 @@
 // Schedules: starting one behind a request, starting its children under the progress lock, handing a child's
 // completion to its schedule, and the progress pass's advance step over the ready list.
+#include <algorithm>
 #include <new>
 
 #include "completion.hpp"
@@ -99,16 +100,17 @@ std::uint64_t engine_core::start_child_recv(schedule& parent, std::uint64_t toke
   return h;
 }
 
-engine_core::child_fate engine_core::cancel_child(schedule& parent, std::uint64_t handle, int failed_peer,
-                                                  std::uint64_t failed_send) noexcept {
+engine_core::child_fate engine_core::cancel_child(schedule& parent, std::uint64_t handle,
+                                                  std::span<const failed_send> failed, std::uint64_t notice_sig) noexcept {
   req* r = pool.lookup(handle);
   if (!r || r->parent != &parent) return child_fate::completes;  // completed already
   if (r->op == req_kind::recv) {
-    if (failed_send != 0 && r->peer_world == failed_peer && r->cookie == failed_send &&
-        r->stage.load(std::memory_order_relaxed) == req_stage::matched)
-      abandon_recv(r);
-    else
-      do_cancel(r);  // completes it as canceled if no message matched it yet
+    const bool data_never_comes =
+        r->stage.load(std::memory_order_relaxed) == req_stage::matched &&
+        std::any_of(failed.begin(), failed.end(),
+                    [r](const failed_send& f) { return f.peer == r->peer_world && f.handle == r->cookie; });
+    if (data_never_comes) abandon_recv(r);
+    else do_cancel(r);  // completes it as canceled if no message matched it yet
     return child_fate::completes;
   }
   // A rendezvous send whose data has not gone to the provider: its ready-to-send waits for a clear-to-send (or
@@ -125,6 +127,7 @@ engine_core::child_fate engine_core::cancel_child(schedule& parent, std::uint64_
   if (!waits) return child_fate::completes;
   r->buf = nullptr;
   r->parent = nullptr;
+  r->sig = notice_sig;  // its message's signature went with its ready-to-send; a notice of its failure carries this
   r->state.store(static_cast<std::uint32_t>(req_state::orphan), std::memory_order_release);  // freed at completion
   return child_fate::detached;
 }

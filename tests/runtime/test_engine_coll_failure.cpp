@@ -181,6 +181,51 @@ TEST(CollFailureNotice, OnlyTheFailedSendsReceiveIsAbandonedTheOthersTakeTheirEm
   EXPECT_EQ(in, out);
 }
 
+// Two sends to the same rank fail after that rank answered both: each receive waits for data that will never come,
+// so the notices must name both sends, whether the second fails in the same pass as the first (one notice queued)
+// or after the first notice went.
+void two_sends_fail(bool second_after_notice) {
+  coll_pair p;
+  ASSERT_NO_FATAL_FAILURE(p.open());
+  coll::spec s = allreduce_of(16 << 10);  // two 64 KiB halves,
+  s.segment_bytes = 32 << 10;              // each sent as two 32 KiB segments: rendezvous, none waiting for another
+  std::vector<double> in0(s.count, 1.0), out0(s.count, 0.0), in1(s.count, 2.0), out1(s.count, 0.0);
+  const std::uint64_t h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s, coll::algorithm::ring),
+                                         {in1.data(), out1.data(), {}}, 0);
+  const std::uint64_t h0 = p.x[0]->start(p.c[0], p.c[0]->plan(s, coll::algorithm::ring),
+                                         {in0.data(), out0.data(), {}}, 0);
+  // Rank 1 answers both of rank 0's ready-to-sends; rank 0 reads neither answer yet.
+  ASSERT_TRUE(sctest::progress_until(*p.e[1], [&] { return find_children(p.core(1), answered_recv).size() == 2; }));
+  const std::vector<req*> sends = find_children(p.core(0), waiting_send);
+  ASSERT_EQ(sends.size(), 2u);
+  p.core(0).fail_request(sends[0], failure::fi_tsend, FI_EIO);
+  if (second_after_notice) {
+    ASSERT_TRUE(p.core(0).run_ready());  // the run gives up and its notice goes, naming the first send
+    // The second send is detached by then (it waits for the clear-to-send): it fails as the provider fails it.
+    req* second = find_child(p.core(0), waiting_send);
+    if (second == nullptr) {  // detached: no parent any more
+      for (std::uint32_t i = 0, n = p.core(0).pool.slots(); i < n; ++i) {
+        req* q = p.core(0).pool.at(i);
+        if (taken_in_flight(*q) && q->op == req_kind::send && q->rdv && !q->posted) second = q;
+      }
+    }
+    ASSERT_NE(second, nullptr);
+    p.core(0).fail_request(second, failure::fi_tsend, FI_EIO);
+  } else {
+    p.core(0).fail_request(sends[1], failure::fi_tsend, FI_EIO);
+  }
+  ASSERT_TRUE(p.finish(h0, h1)) << "rank 1 must not wait for ever for the data of either failed send";
+  const coll_pair::outcome o = p.results(h0, h1);
+  EXPECT_EQ(o.c[0].result, req_result::transport);
+  EXPECT_EQ(o.c[1].result, req_result::transport);
+  EXPECT_NE(o.why[1].find("rank 0 of the communicator could not go on with the allreduce"), std::string::npos)
+      << o.why[1];
+  EXPECT_TRUE(p.slots_back()) << p.e[0]->requests_in_use() << " " << p.e[1]->requests_in_use();
+}
+
+TEST(CollFailureNotice, TwoFailedSendsToOneRankInOnePassAreBothNamed) { two_sends_fail(false); }
+TEST(CollFailureNotice, ASendThatFailsAfterTheNoticeWentIsNamedToo) { two_sends_fail(true); }
+
 // A persistent collective's instance is the same for every start: a failure notice of its first run that comes
 // after that run completed here (injected raw, as rank 0's provider would deliver it late) is dropped, not taken for
 // the second run's, which completes on both ranks.

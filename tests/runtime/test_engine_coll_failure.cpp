@@ -135,20 +135,34 @@ TEST(CollFailureNotice, ANoticeAfterTheRunEndedByItsOwnFailureStillAbandonsWhatW
   EXPECT_TRUE(p.slots_back()) << p.e[0]->requests_in_use() << " " << p.e[1]->requests_in_use();
 }
 
+// A ring allreduce of two 64 KiB halves, each sent as two 32 KiB segments (rendezvous, none waiting for another):
+// rank 1 answered both of rank 0's ready-to-sends, and rank 0 has read neither answer yet. The two sends that wait.
+struct answered_pair {
+  coll::spec s = allreduce_of(16 << 10);
+  std::vector<double> in0, out0, in1, out1;
+  std::uint64_t h0 = 0, h1 = 0;
+  std::vector<req*> sends;
+  void start(coll_pair& p) {
+    s.segment_bytes = 32 << 10;
+    in0.assign(s.count, 1.0);
+    out0.assign(s.count, 0.0);
+    in1.assign(s.count, 2.0);
+    out1.assign(s.count, 0.0);
+    h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s, coll::algorithm::ring), {in1.data(), out1.data(), {}}, 0);
+    h0 = p.x[0]->start(p.c[0], p.c[0]->plan(s, coll::algorithm::ring), {in0.data(), out0.data(), {}}, 0);
+    ASSERT_TRUE(sctest::progress_until(*p.e[1], [&] { return find_children(p.core(1), answered_recv).size() == 2; }));
+    sends = find_children(p.core(0), waiting_send);
+    ASSERT_EQ(sends.size(), 2u);
+  }
+};
+
 TEST(CollFailureNotice, OnlyTheFailedSendsReceiveIsAbandonedTheOthersTakeTheirEmptyAnswer) {
   coll_pair p;
   ASSERT_NO_FATAL_FAILURE(p.open());
-  coll::spec s = allreduce_of(16 << 10);  // two 64 KiB halves,
-  s.segment_bytes = 32 << 10;              // each sent as two 32 KiB segments: rendezvous, none waiting for another
-  std::vector<double> in0(s.count, 1.0), out0(s.count, 0.0), in1(s.count, 2.0), out1(s.count, 0.0);
-  const std::uint64_t h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s, coll::algorithm::ring),
-                                         {in1.data(), out1.data(), {}}, 0);
-  const std::uint64_t h0 = p.x[0]->start(p.c[0], p.c[0]->plan(s, coll::algorithm::ring),
-                                         {in0.data(), out0.data(), {}}, 0);
-  // Rank 1 answers both of rank 0's ready-to-sends; rank 0 reads neither answer yet.
-  ASSERT_TRUE(sctest::progress_until(*p.e[1], [&] { return find_children(p.core(1), answered_recv).size() == 2; }));
-  const std::vector<req*> sends = find_children(p.core(0), waiting_send);
-  ASSERT_EQ(sends.size(), 2u);
+  answered_pair a;
+  ASSERT_NO_FATAL_FAILURE(a.start(p));
+  const std::vector<req*>& sends = a.sends;
+  const std::uint64_t h0 = a.h0, h1 = a.h1;
   const std::uint32_t given_up_slot = sends[0]->index;
   // Its second send fails; its run gives up (before reading the clear-to-sends): the first send is detached.
   p.core(0).fail_request(sends[1], failure::fi_tsend, FI_EIO);
@@ -187,17 +201,10 @@ TEST(CollFailureNotice, OnlyTheFailedSendsReceiveIsAbandonedTheOthersTakeTheirEm
 void two_sends_fail(bool second_after_notice) {
   coll_pair p;
   ASSERT_NO_FATAL_FAILURE(p.open());
-  coll::spec s = allreduce_of(16 << 10);  // two 64 KiB halves,
-  s.segment_bytes = 32 << 10;              // each sent as two 32 KiB segments: rendezvous, none waiting for another
-  std::vector<double> in0(s.count, 1.0), out0(s.count, 0.0), in1(s.count, 2.0), out1(s.count, 0.0);
-  const std::uint64_t h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s, coll::algorithm::ring),
-                                         {in1.data(), out1.data(), {}}, 0);
-  const std::uint64_t h0 = p.x[0]->start(p.c[0], p.c[0]->plan(s, coll::algorithm::ring),
-                                         {in0.data(), out0.data(), {}}, 0);
-  // Rank 1 answers both of rank 0's ready-to-sends; rank 0 reads neither answer yet.
-  ASSERT_TRUE(sctest::progress_until(*p.e[1], [&] { return find_children(p.core(1), answered_recv).size() == 2; }));
-  const std::vector<req*> sends = find_children(p.core(0), waiting_send);
-  ASSERT_EQ(sends.size(), 2u);
+  answered_pair a;
+  ASSERT_NO_FATAL_FAILURE(a.start(p));
+  const std::vector<req*>& sends = a.sends;
+  const std::uint64_t h0 = a.h0, h1 = a.h1;
   p.core(0).fail_request(sends[0], failure::fi_tsend, FI_EIO);
   if (second_after_notice) {
     ASSERT_TRUE(p.core(0).run_ready());  // the run gives up and its notice goes, naming the first send

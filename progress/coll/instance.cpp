@@ -196,20 +196,6 @@ void coll_instance::abort_by(int src_rank, const char* text, std::size_t len) no
 // signature goes: a notice of one start of a persistent collective is told from one of the next), and a failure
 // notice the handle of this rank's failed send to that rank (cookie; 0: none), whose receive there waits for data
 // that will never come.
-// A failure notice of its own for each failed send the first notices did not name, to its receiver only (the same
-// sentence, the send's handle as the cookie): the receive there that took its ready-to-send is abandoned.
-void coll_instance::send_late_notices(engine_core& e) noexcept {
-  const std::size_t len = std::min(failure_len_, e.cfg.eager_max);
-  const int me = comm_->rank();
-  for (const auto& [rank, handle] : late_failed_) {
-    ++in_flight_;
-    if (e.start_child_send(*this, notice_token, failure_text_, len, comm_->world(rank), base_tag_ | tag::coll_fail_msg,
-                           me, run_ & sig_mask, handle) == 0)
-      --in_flight_;
-  }
-  late_failed_.clear();
-}
-
 void coll_instance::send_notices(engine_core& e) noexcept {
   const bool failure = queued_ == notice_kind::failure;
   queued_ = notice_kind::none;
@@ -226,6 +212,20 @@ void coll_instance::send_notices(engine_core& e) noexcept {
                            cookie) == 0)
       --in_flight_;
   }
+}
+
+// A failure notice of its own for each failed send the first notices did not name, to its receiver only (the same
+// sentence, the send's handle as the cookie): the receive there that took its ready-to-send is abandoned.
+void coll_instance::send_late_notices(engine_core& e) noexcept {
+  const std::size_t len = std::min(failure_len_, e.cfg.eager_max);
+  const int me = comm_->rank();
+  for (const auto& [rank, handle] : late_failed_) {
+    ++in_flight_;
+    if (e.start_child_send(*this, notice_token, failure_text_, len, comm_->world(rank), base_tag_ | tag::coll_fail_msg,
+                           me, run_ & sig_mask, handle) == 0)
+      --in_flight_;
+  }
+  late_failed_.clear();
 }
 
 schedule::step coll_instance::advance(engine_core& e) noexcept {

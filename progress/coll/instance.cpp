@@ -28,15 +28,10 @@ void coll_instance::prepare(const std::shared_ptr<coll_comm>& c, const std::shar
   ready_.resize(n);
   child_.resize(n);
   our_failed_.resize(static_cast<std::size_t>(c->size()));
-  std::size_t sends = 0, recvs = 0;
-  for (const coll::op& o : p->sched.ops) {
-    sends += o.type == coll::op_type::send;
-    recvs += o.type == coll::op_type::recv;
-  }
   late_failed_.clear();
-  late_failed_.reserve(sends);  // appended under the progress lock, never beyond: no allocation there
+  late_failed_.reserve(p->sends);  // appended under the progress lock, never beyond: no allocation there
   their_failed_.clear();
-  their_failed_.reserve(recvs);
+  their_failed_.reserve(p->recvs);
   if (scratch_capacity_ < p->sched.tmp_bytes) {
     scratch_.reset();  // the old one first: the two need not fit in memory together
     scratch_capacity_ = 0;
@@ -204,27 +199,24 @@ void coll_instance::send_notices(engine_core& e) noexcept {
   const std::size_t len = std::min(failure ? failure_len_ : abort_len_, e.cfg.eager_max);
   const std::uint32_t msg = failure ? tag::coll_fail_msg : tag::coll_abort_msg;
   const int me = comm_->rank();
-  for (int r = 0; r < comm_->size(); ++r) {
-    if (r == me) continue;
-    const std::uint64_t cookie = failure ? our_failed_[static_cast<std::size_t>(r)] : 0;
-    ++in_flight_;
-    if (e.start_child_send(*this, notice_token, text, len, comm_->world(r), base_tag_ | msg, me, run_ & sig_mask,
-                           cookie) == 0)
-      --in_flight_;
-  }
+  for (int r = 0; r < comm_->size(); ++r)
+    if (r != me) notice_to(e, r, text, len, msg, failure ? our_failed_[static_cast<std::size_t>(r)] : 0);
+}
+
+// One notice to rank `rank`: best effort, as a child of this run (its text stays until it completed).
+void coll_instance::notice_to(engine_core& e, int rank, const char* text, std::size_t len, std::uint32_t msg,
+                              std::uint64_t cookie) noexcept {
+  ++in_flight_;
+  if (e.start_child_send(*this, notice_token, text, len, comm_->world(rank), base_tag_ | msg, comm_->rank(),
+                         run_ & sig_mask, cookie) == 0)
+    --in_flight_;
 }
 
 // A failure notice of its own for each failed send the first notices did not name, to its receiver only (the same
 // sentence, the send's handle as the cookie): the receive there that took its ready-to-send is abandoned.
 void coll_instance::send_late_notices(engine_core& e) noexcept {
   const std::size_t len = std::min(failure_len_, e.cfg.eager_max);
-  const int me = comm_->rank();
-  for (const auto& [rank, handle] : late_failed_) {
-    ++in_flight_;
-    if (e.start_child_send(*this, notice_token, failure_text_, len, comm_->world(rank), base_tag_ | tag::coll_fail_msg,
-                           me, run_ & sig_mask, handle) == 0)
-      --in_flight_;
-  }
+  for (const auto& [rank, handle] : late_failed_) notice_to(e, rank, failure_text_, len, tag::coll_fail_msg, handle);
   late_failed_.clear();
 }
 

@@ -88,6 +88,8 @@ class coll_instance final : public schedule {
   void queue_notices(notice_kind k, const char* sentence) noexcept;
   void send_notices(engine_core& e) noexcept;
   void send_late_notices(engine_core& e) noexcept;
+  void notice_to(engine_core& e, int rank, const char* text, std::size_t len, std::uint32_t msg,
+                 std::uint64_t cookie) noexcept;
   step leave_rest(engine_core& e) noexcept;  // a large local step met by a starting caller: the thread does it
   step end_run(engine_core& e) noexcept;  // the notices owed, then give_up
   step give_up(engine_core& e) noexcept;

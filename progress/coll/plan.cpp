@@ -32,6 +32,7 @@ coll_plan::coll_plan(const coll_comm& c, coll::spec s, coll::algorithm req, coll
         largest_root_step = o.bytes;
     }
     if (o.type == coll::op_type::send || o.type == coll::op_type::recv) {
+      ++(o.type == coll::op_type::send ? sends : recvs);
       peer_world[i] = c.world(o.peer);
       if (o.bytes > largest_message) largest_message = o.bytes;
     }

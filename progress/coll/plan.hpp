@@ -27,6 +27,7 @@ class coll_plan {
   std::uint64_t sig = 0;              // coll_signature
   std::uint64_t largest_message = 0;  // bytes of its largest send or receive
   std::uint64_t largest_root_step = 0;  // bytes of its largest copy or reduction with no dependency
+  std::uint32_t sends = 0, recvs = 0;   // its send and receive operations
   std::uint64_t contribution = 0;     // this rank's input bytes (monitoring)
 
   [[nodiscard]] std::uint32_t ops() const noexcept { return static_cast<std::uint32_t>(sched.ops.size()); }

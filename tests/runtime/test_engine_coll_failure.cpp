@@ -161,19 +161,17 @@ TEST(CollFailureNotice, OnlyTheFailedSendsReceiveIsAbandonedTheOthersTakeTheirEm
   ASSERT_NO_FATAL_FAILURE(p.open());
   answered_pair a;
   ASSERT_NO_FATAL_FAILURE(a.start(p));
-  const std::vector<req*>& sends = a.sends;
-  const std::uint64_t h0 = a.h0, h1 = a.h1;
-  const std::uint32_t given_up_slot = sends[0]->index;
+  const std::uint32_t given_up_slot = a.sends[0]->index;
   // Its second send fails; its run gives up (before reading the clear-to-sends): the first send is detached.
-  p.core(0).fail_request(sends[1], failure::fi_tsend, FI_EIO);
+  p.core(0).fail_request(a.sends[1], failure::fi_tsend, FI_EIO);
   ASSERT_TRUE(p.core(0).run_ready());
   // Rank 1 reads the notice and abandons the failed send's receive before the empty answer can come.
   ASSERT_TRUE(sctest::progress_until(*p.e[1], [&] {
     return find_children(p.core(1), [](const req& q) { return answered_recv(q) && q.result == req_result::ok; })
                .size() < 2;
   }));
-  ASSERT_TRUE(p.finish(h0, h1));
-  const coll_pair::outcome o = p.results(h0, h1);
+  ASSERT_TRUE(p.finish(a.h0, a.h1));
+  const coll_pair::outcome o = p.results(a.h0, a.h1);
   EXPECT_EQ(o.c[0].result, req_result::transport);
   EXPECT_EQ(o.c[1].result, req_result::transport);
   EXPECT_NE(o.why[1].find("rank 0 of the communicator could not go on with the allreduce"), std::string::npos)
@@ -203,9 +201,7 @@ void two_sends_fail(bool second_after_notice) {
   ASSERT_NO_FATAL_FAILURE(p.open());
   answered_pair a;
   ASSERT_NO_FATAL_FAILURE(a.start(p));
-  const std::vector<req*>& sends = a.sends;
-  const std::uint64_t h0 = a.h0, h1 = a.h1;
-  p.core(0).fail_request(sends[0], failure::fi_tsend, FI_EIO);
+  p.core(0).fail_request(a.sends[0], failure::fi_tsend, FI_EIO);
   if (second_after_notice) {
     ASSERT_TRUE(p.core(0).run_ready());  // the run gives up and its notice goes, naming the first send
     // The second send is detached by then (it waits for the clear-to-send): it fails as the provider fails it.
@@ -219,10 +215,10 @@ void two_sends_fail(bool second_after_notice) {
     ASSERT_NE(second, nullptr);
     p.core(0).fail_request(second, failure::fi_tsend, FI_EIO);
   } else {
-    p.core(0).fail_request(sends[1], failure::fi_tsend, FI_EIO);
+    p.core(0).fail_request(a.sends[1], failure::fi_tsend, FI_EIO);
   }
-  ASSERT_TRUE(p.finish(h0, h1)) << "rank 1 must not wait for ever for the data of either failed send";
-  const coll_pair::outcome o = p.results(h0, h1);
+  ASSERT_TRUE(p.finish(a.h0, a.h1)) << "rank 1 must not wait for ever for the data of either failed send";
+  const coll_pair::outcome o = p.results(a.h0, a.h1);
   EXPECT_EQ(o.c[0].result, req_result::transport);
   EXPECT_EQ(o.c[1].result, req_result::transport);
   EXPECT_NE(o.why[1].find("rank 0 of the communicator could not go on with the allreduce"), std::string::npos)

@@ -141,6 +141,17 @@ bool retires_within(one_round& s, clk::duration d) {
   return true;
 }
 
+// Engine 0 starts `s` (an 8-byte send) and waits for it: its progress thread, not the caller, did the first advance
+// (`why` says why); engine 1 takes the send.
+void thread_starts(sleeping_pair& p, one_round& s, const char* why) {
+  const std::uint64_t h = p.core0().start_schedule(s, 0);
+  completion c{};
+  ASSERT_TRUE(p.e[0]->wait(h, c));
+  EXPECT_NE(s.first_thread, std::this_thread::get_id()) << why;
+  EXPECT_EQ(s.first_lock_word, progress_lock::thread);
+  p.take(8);
+}
+
 TEST(EngineStartAsleep, TheCallerPostsTheFirstRoundAndThePeersReplyWakesTheThread) {
   sleeping_pair p(true);
   ASSERT_TRUE(p.ready());
@@ -197,12 +208,7 @@ TEST(EngineStartAsleep, AScheduleThatMayNotBeStartedByTheCallerIsStartedByTheThr
   sleeping_pair p(true);
   ASSERT_TRUE(p.ready());
   one_round s(8, false, 0, false);
-  const std::uint64_t h = p.core0().start_schedule(s, 0);
-  completion c{};
-  ASSERT_TRUE(p.e[0]->wait(h, c));
-  EXPECT_NE(s.first_thread, std::this_thread::get_id()) << "caller_may_start said no";
-  EXPECT_EQ(s.first_lock_word, progress_lock::thread);
-  p.take(8);
+  thread_starts(p, s, "caller_may_start said no");
 }
 
 TEST(EngineStartAsleep, ALocalStepAboveTheCallersShareIsLeftToTheThread) {
@@ -271,12 +277,7 @@ TEST(EngineStartAsleep, WithoutCallerProgressTheThreadStartsIt) {
   sleeping_pair p(true, false);
   ASSERT_TRUE(p.ready());
   one_round s(8, false);
-  const std::uint64_t h = p.core0().start_schedule(s, 0);
-  completion c{};
-  ASSERT_TRUE(p.e[0]->wait(h, c));
-  EXPECT_NE(s.first_thread, std::this_thread::get_id()) << "SIDECORE_CALLER_PROGRESS=off: the thread starts it";
-  EXPECT_EQ(s.first_lock_word, progress_lock::thread);
-  p.take(8);
+  thread_starts(p, s, "SIDECORE_CALLER_PROGRESS=off: the thread starts it");
 }
 
 }  // namespace

@@ -137,6 +137,56 @@ void fence_openmp(core_state& s, int app_cores) {
   }
 }
 
+// A fence handed down. A preloaded program that is neither a launcher nor a rank (`timeout`, a job script, a
+// per-rank wrapper) sets itself up like a rank, and the processes it starts inherit its narrowed CPU mask: a rank
+// below it found one core. So a process that fenced itself says so in fence_var ("narrowed;original", CPU lists),
+// and the next preloaded process below it whose mask is still exactly the narrowed one takes the original back
+// before anything looks at its cores. A mask that differs was set since (a launcher's binding): it is kept. The
+// variable goes no further than that next process, which sets it again if it fences itself.
+constexpr const char* fence_var = "SIDECORE_PMPI_FENCE";
+
+std::string cpu_list(const cpu_set_t& set) {
+  std::string out;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &set)) out += (out.empty() ? "" : ",") + std::to_string(cpu);
+  return out;
+}
+
+// Parses cpu_list()'s output; false for anything else (the variable was not ours to read).
+bool parse_cpu_list(std::string_view text, cpu_set_t& set) {
+  CPU_ZERO(&set);
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    const std::string_view item = text.substr(0, comma);
+    int cpu = 0;
+    if (item.empty() || item.size() > 6) return false;
+    for (const char c : item) {
+      if (c < '0' || c > '9') return false;
+      cpu = cpu * 10 + (c - '0');
+    }
+    if (cpu >= CPU_SETSIZE) return false;
+    CPU_SET(cpu, &set);
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+  }
+  return CPU_COUNT(&set) > 0;
+}
+
+void undo_inherited_fence() {
+  const char* v = std::getenv(fence_var);
+  if (v == nullptr) return;
+  const std::string text = v;
+  unsetenv(fence_var);
+  const std::size_t semi = text.find(';');
+  cpu_set_t narrowed, original, mine;
+  if (semi == std::string::npos || !parse_cpu_list(std::string_view(text).substr(0, semi), narrowed) ||
+      !parse_cpu_list(std::string_view(text).substr(semi + 1), original))
+    return;
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0 || !CPU_EQUAL(&mine, &narrowed)) return;
+  if (sched_setaffinity(0, sizeof original, &original) != 0)
+    complain(std::string("could not take back the CPU mask a preloaded parent process narrowed (") + fence_var + "=" +
+             text + "): " + std::strerror(errno));
+}
+
 void set_up() {
   core_state& s = state();
   const bool core = read_word<bool>("SIDECORE_PROGRESS", {{"off", false}, {"core", true}}, "off, core");
@@ -197,11 +247,15 @@ void set_up() {
   hwloc_cpuset_to_glibc_sched_affinity(t.topo, rc->cpuset, &s.reserved_cpus, sizeof(s.reserved_cpus));
   // The main thread (the only one so far) leaves the reserved core; every thread it creates inherits that.
   hwloc_bitmap_andnot(t.app, t.allowed, rc->cpuset);
+  cpu_set_t before, after;
+  const bool have_before = sched_getaffinity(0, sizeof before, &before) == 0;
   if (hwloc_set_cpubind(t.topo, t.app, HWLOC_CPUBIND_THREAD) != 0) {
     complain("SIDECORE_PROGRESS=core: hwloc_set_cpubind refused the cpuset without the reserved " + s.reserved_name +
              "; running in mode off");
     return;
   }
+  if (have_before && sched_getaffinity(0, sizeof after, &after) == 0)
+    setenv(fence_var, (cpu_list(after) + ";" + cpu_list(before)).c_str(), 1);
   char app[256];
   hwloc_bitmap_list_snprintf(app, sizeof app, t.app);
   s.notes.push_back("reserved " + s.reserved_name + " of " + std::to_string(n) + " cores (cpuset " + allowed +
@@ -223,6 +277,7 @@ bool is_launcher() {
 
 // After the constructors of the program's libraries (libgomp's, MPI's), before main.
 __attribute__((constructor)) void load_time_setup() {
+  undo_inherited_fence();
   if (is_launcher()) return;
   try {
     set_up();

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -142,8 +143,11 @@ void fence_openmp(core_state& s, int app_cores) {
 // below it found one core. So a process that fenced itself says so in fence_var ("narrowed;original", CPU lists),
 // and the next preloaded process below it whose mask is still exactly the narrowed one takes the original back
 // before anything looks at its cores. A mask that differs was set since (a launcher's binding): it is kept. The
-// variable goes no further than that next process, which sets it again if it fences itself.
+// variable goes no further than that next process, which sets it again if it fences itself. A program that sets
+// its own mask after the fence (`taskset -c 0 app` run as the rank: taskset fences itself, binds, then runs the app)
+// withdraws the variable (sched_setaffinity, below): the mask it set is the user's, even where it equals ours.
 constexpr const char* fence_var = "SIDECORE_PMPI_FENCE";
+std::atomic<bool> fence_handed_down{false};
 
 std::string cpu_list(const cpu_set_t& set) {
   std::string out;
@@ -254,8 +258,9 @@ void set_up() {
              "; running in mode off");
     return;
   }
-  if (have_before && sched_getaffinity(0, sizeof after, &after) == 0)
-    setenv(fence_var, (cpu_list(after) + ";" + cpu_list(before)).c_str(), 1);
+  if (have_before && sched_getaffinity(0, sizeof after, &after) == 0 &&
+      setenv(fence_var, (cpu_list(after) + ";" + cpu_list(before)).c_str(), 1) == 0)
+    fence_handed_down.store(true);
   char app[256];
   hwloc_bitmap_list_snprintf(app, sizeof app, t.app);
   s.notes.push_back("reserved " + s.reserved_name + " of " + std::to_string(n) + " cores (cpuset " + allowed +
@@ -279,6 +284,12 @@ bool is_launcher() {
 __attribute__((constructor)) void load_time_setup() {
   undo_inherited_fence();
   if (is_launcher()) return;
+  // sc_init is libsidecore's C entry point: the program is a sidecore application (`sidecore study --preload` on
+  // it, or a preload set for every program of a job).
+  if (dlsym(RTLD_DEFAULT, "sc_init") != nullptr) {
+    state().stand_down = true;
+    return;
+  }
   try {
     set_up();
   } catch (const std::exception& e) {
@@ -288,6 +299,10 @@ __attribute__((constructor)) void load_time_setup() {
 }
 
 }  // namespace
+
+void withdraw_fence_note() noexcept {
+  if (fence_handed_down.exchange(false)) unsetenv(fence_var);
+}
 
 void add_openmp_places(cpu_set_t& set) noexcept {
   const auto num_places = omp_fn<int (*)()>("omp_get_num_places");
@@ -306,3 +321,22 @@ void add_openmp_places(cpu_set_t& set) noexcept {
 }
 
 }  // namespace sidecore::instrument::pmpi::core
+
+#pragma GCC visibility push(default)
+extern "C" {
+
+// The program sets its own CPU mask (or a thread's): what it sets is its own choice, which the processes it starts
+// keep (withdraw_fence_note). Then glibc's call.
+int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t* mask) {
+  using fn = int (*)(pid_t, size_t, const cpu_set_t*);
+  static const fn real = reinterpret_cast<fn>(dlsym(RTLD_NEXT, "sched_setaffinity"));
+  if (pid == 0 || pid == getpid()) sidecore::instrument::pmpi::core::withdraw_fence_note();
+  if (real == nullptr) {
+    errno = ENOSYS;
+    return -1;
+  }
+  return real(pid, size, mask);
+}
+
+}  // extern "C"
+#pragma GCC visibility pop

@@ -15,6 +15,7 @@ namespace sidecore::instrument::pmpi::core {
 
 struct core_state {
   bool active = false;           ///< a core is reserved and the progress is (to be) started on it
+  bool stand_down = false;       ///< the program links libsidecore (stands_down())
   engine eng = engine::sidecore;
   int verbose = 0;               ///< SIDECORE_VERBOSE: 1 rank 0, 2 every rank
   int process_cores = 0;         ///< the process's cores before the fence (reserved one included)
@@ -28,6 +29,9 @@ core_state& state() noexcept;
 
 /// The rank for messages written before MPI_Init: PMI_RANK (set by mpiexec) or the process id.
 [[nodiscard]] std::string who();
+
+/// The program set its own CPU mask after the fence: the processes it starts keep that mask (core_setup.cpp).
+void withdraw_fence_note() noexcept;
 
 /// Binds the calling thread to the reserved core. Returns false, with errno's text in `why`, on failure.
 bool pin_to_reserved(std::string& why);

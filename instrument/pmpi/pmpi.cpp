@@ -181,6 +181,13 @@ void begin_profiling() {
   if (g.started) return;
   PMPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &g.nranks);
+  if (core::stands_down()) {
+    if (g.rank == 0)
+      std::fprintf(stderr, "sidecore-pmpi: rank 0: the program links libsidecore, which profiles itself "
+                   "(SIDECORE_PROFILE) and runs its own progress core: libsidecore-pmpi.so stands down (no profile, "
+                   "no core of its own); run the program without LD_PRELOAD (sidecore study without --preload)\n");
+    return;
+  }
   core::report(g.rank);
   PMPI_Comm_dup(MPI_COMM_WORLD, &g.comm);
 

@@ -14,6 +14,8 @@ namespace sidecore::instrument::pmpi::core {
 
 bool active() noexcept { return state().active; }
 
+bool stands_down() noexcept { return state().stand_down; }
+
 const char* mode_name() noexcept { return state().active ? "core" : "off"; }
 
 int process_cores() noexcept { return state().process_cores; }

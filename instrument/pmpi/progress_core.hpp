@@ -27,6 +27,10 @@ enum class engine { mpich, sidecore };
 /// MPI_Init turns it off again when MPICH cannot give MPI_THREAD_MULTIPLE or start the progress).
 [[nodiscard]] bool active() noexcept;
 
+/// True when the program links libsidecore (found when the library is loaded): the application profiles itself
+/// (SIDECORE_PROFILE) and runs its own progress core, so this library does neither; MPI calls pass straight through.
+[[nodiscard]] bool stands_down() noexcept;
+
 /// The profile's mode: "core" while active(), else "off".
 [[nodiscard]] const char* mode_name() noexcept;
 

@@ -496,7 +496,8 @@ settings read_settings() {
     if (std::strncmp(*e, "SIDECORE_", 9) != 0) continue;
     const std::string entry(*e);
     const std::string name = entry.substr(0, entry.find('='));
-    bool known = false;
+    // Not a setting: libsidecore-pmpi.so hands a narrowed CPU mask down with it (instrument/pmpi/core_setup.cpp).
+    bool known = name == "SIDECORE_PMPI_FENCE";
     for (const auto& d : setting_table()) known |= name == d.name;
     if (!known) std::fprintf(stderr, "sidecore: warning: unknown variable %s is ignored (`sidecore info` lists the known ones)\n", name.c_str());
   }

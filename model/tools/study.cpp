@@ -43,6 +43,25 @@ void save(const std::string& dir, const study_record& rec, const nlohmann::json*
   if (ec) throw input_error("--out", path, "cannot be written: " + ec.message());
 }
 
+// Why the run's profile is not of the mode its kind asks for (empty when it is): a dedicated run whose progress
+// core did not start (too few cores, a wrapper's mask) measured a run without progress, which compared with the
+// prediction would be a judged error of a run that never happened.
+std::string wrong_mode(const profile& job, run_kind kind) {
+  const bool core = kind == run_kind::dedicated || kind == run_kind::alpha;
+  const progress_mode want = core ? progress_mode::core : progress_mode::off;
+  auto check = [&](const profile& p) -> std::string {
+    if (p.mode == want) return {};
+    return fmt::format("rank {}'s profile says mode \"{}\" where this run set SIDECORE_PROGRESS={}{}", p.rank,
+                       progress_mode_name(p.mode), progress_mode_name(want),
+                       core ? ": its progress core did not start (its stderr says why), so it measured no dedicated "
+                              "run"
+                            : "");
+  };
+  for (const profile& r : job.ranks)
+    if (std::string why = check(r); !why.empty()) return why;
+  return job.ranks.empty() ? check(job) : std::string{};
+}
+
 // The run's job profile; without one (a rank writer that does not merge), the rank profiles merged.
 profile read_run_profile(const std::string& dir, const std::string& run_dir, int ranks) {
   const std::string job = dir + "/" + run_dir + "/prof.job.json";
@@ -201,7 +220,8 @@ int run_study(study_args& a) {
         r.n_core = p.ranks.empty() ? p.n_core : p.ranks.front().n_core;
         r.provider = p.provider;
         r.blocking_calls = p[category::blocking].count;
-        r.ok = true;
+        r.error = wrong_mode(p, spec.kind);
+        r.ok = r.error.empty();
       } catch (const input_error& e) {
         r.error = std::string("no usable profile (is SIDECORE_PROFILE honoured? --preload for an unmodified MPI "
                               "app): ") + e.what();

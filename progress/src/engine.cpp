@@ -26,9 +26,19 @@ engine_core::engine_core(const engine_config& c) : cfg(c), ep(c.provider, hdr_si
   eager_max_ = cfg.eager_max;
   if (ep.iov_limit < 2 && eager_max_ > inject_size_ - hdr_size) eager_max_ = inject_size_ - hdr_size;
   caller_limit = cfg.caller_progress ? eager_max_ + 1 : 0;
+  serialized.store(cfg.serialized_callers, std::memory_order_relaxed);
   cq_read_max = cfg.cq_batch == 0 ? 1 : cfg.cq_batch < 64 ? cfg.cq_batch : 64;
   inject_buf.resize(inject_size_);
   setup_rx_buffers();
+}
+
+void engine_core::callers_not_serialized() noexcept {
+  if (!serialized.exchange(false, std::memory_order_relaxed)) return;
+  std::fprintf(stderr,
+               "sidecore: warning: address %u: two threads called sidecore at the same time, but MPI's thread level "
+               "(below MPI_THREAD_MULTIPLE) says that one thread at a time does; sidecore takes a lock for every "
+               "call from now on. Ask MPI_Init_thread for MPI_THREAD_MULTIPLE when threads communicate at once\n",
+               my_index);
 }
 
 engine_core::~engine_core() {

@@ -50,12 +50,21 @@ class engine_core final : public engine {
   ~engine_core() override;
 
   // ---- progress lock (progress_lock.hpp; caller progress's half in caller_progress.cpp) ----------------------
-  // Mode off, an application thread: the lock if free (no atomic when callers are serialized by the application).
+  // Mode off, an application thread: the lock if free (no locked instruction while callers are serialized by the
+  // application; one that finds it held proves them not serialized: callers_not_serialized()).
   progress_guard lock_caller() noexcept {
-    if (cfg.serialized_callers && !running.load(std::memory_order_relaxed)) return {lock, holder::serialized};
+    if (serialized.load(std::memory_order_relaxed) && !running.load(std::memory_order_relaxed)) {
+      if (lock.take_serialized()) return {lock, holder::serialized};
+      callers_not_serialized();
+      return {};
+    }
     if (lock.take(progress_lock::caller)) return {lock, holder::caller};
     return {};
   }
+  // Two application threads called at once although MPI's thread level says they do not (the application asked for
+  // less than MPI_THREAD_MULTIPLE): says so once, and takes the lock from now on, as under MPI_THREAD_MULTIPLE.
+  void callers_not_serialized() noexcept;  // engine.cpp
+  [[nodiscard]] bool callers_serialized() const noexcept { return serialized.load(std::memory_order_relaxed); }
   // Mode core, caller progress: asks the progress thread to step aside (progress_lock::take_caller_core).
   progress_guard lock_caller_core() noexcept {
     if (lock.take_caller_core()) return {lock, holder::caller_core};
@@ -69,7 +78,10 @@ class engine_core final : public engine {
   }
   // Mode off, an application thread that must progress now (cancel): waits for the lock.
   progress_guard lock_caller_wait() noexcept {
-    if (cfg.serialized_callers && !running.load(std::memory_order_relaxed)) return {lock, holder::serialized};
+    if (serialized.load(std::memory_order_relaxed) && !running.load(std::memory_order_relaxed)) {
+      if (lock.take_serialized()) return {lock, holder::serialized};
+      callers_not_serialized();
+    }
     progress_guard g = progress_guard::unheld(lock, holder::caller);
     g.relock();
     return g;
@@ -368,6 +380,7 @@ class engine_core final : public engine {
   std::size_t cq_read_max = 16;  // completions read per fi_cq_read (engine_config::cq_batch); 0 once the engine failed
   std::atomic<bool> stop{false};
   std::atomic<bool> running{false};
+  std::atomic<bool> serialized{false};  // cfg.serialized_callers until two callers met (callers_not_serialized)
   std::thread thread;
   xfer_hook on_xfer = nullptr;
   idle_hook on_idle = nullptr;

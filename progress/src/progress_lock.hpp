@@ -40,6 +40,14 @@ struct progress_lock {
            word.compare_exchange_strong(expected, who, std::memory_order_acquire, std::memory_order_relaxed);
   }
   void release() noexcept { word.store(0, std::memory_order_release); }
+  // Callers serialized by the application (below MPI_THREAD_MULTIPLE): no locked instruction, but the word still
+  // says that the lock is held, so that a second thread calling at the same time, which the application promised
+  // not to do, is noticed (false) instead of corrupting the engine's lists.
+  bool take_serialized() noexcept {
+    if (word.load(std::memory_order_relaxed) != 0) return false;
+    word.store(caller, std::memory_order_relaxed);
+    return true;
+  }
   // Mode core, caller progress: takes the lock from an idle progress thread (asks it, and gives it the rest of its
   // pass to step aside); false when another application thread holds it or the progress thread does not let go.
   bool take_caller_core() noexcept;  // caller_progress.cpp
@@ -53,7 +61,7 @@ struct progress_lock {
 /// How the holder of a progress_guard took the lock, and so how it gives it back.
 enum class holder : std::uint8_t {
   none,         // not held
-  serialized,   // mode off, callers serialized by the application: the lock word is not used
+  serialized,   // mode off, callers serialized by the application: the lock word is written, not locked
   caller,       // mode off: an application thread
   caller_core,  // mode core: an application thread the progress thread stepped aside for (caller progress)
   thread,       // the progress thread
@@ -85,10 +93,10 @@ class progress_guard {
     held_ = false;
     switch (how_) {
       case holder::caller:
+      case holder::serialized:
       case holder::thread: lock_->release(); break;
       case holder::caller_core: lock_->release_caller_core(); break;
-      case holder::none:
-      case holder::serialized: break;
+      case holder::none: break;
     }
   }
   /// Takes the lock again as the same holder, once; caller_core asks the progress thread again. False: not held.
@@ -98,8 +106,10 @@ class progress_guard {
       case holder::caller: held_ = lock_->take(progress_lock::caller); break;
       case holder::thread: held_ = lock_->take(progress_lock::thread); break;
       case holder::caller_core: held_ = lock_->take_caller_core(); break;
-      case holder::none:
-      case holder::serialized: held_ = true; break;
+      case holder::serialized:  // a slow path (after a sleep or a yield): the locked take, safe whatever came since
+        held_ = lock_->take(progress_lock::caller);
+        break;
+      case holder::none: break;
     }
     return held_;
   }

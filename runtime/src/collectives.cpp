@@ -163,6 +163,17 @@ const char* detail::coll_call_name(coll_op_kind k, coll_form f) noexcept {
   return names().names[static_cast<std::size_t>(k)][static_cast<std::size_t>(f)].c_str();
 }
 
+std::int64_t detail::per_rank(std::size_t n, const comm& c, coll_op_kind k) {
+  const char* call = static_cast<unsigned>(k) < static_cast<unsigned>(coll::kind_count)
+                         ? coll_call_name(k, coll_form::blocking)
+                         : "sidecore::collective";
+  const auto size = static_cast<std::size_t>(comm_or_throw(c, call + 10).size);  // without "sidecore::"
+  if (n % size != 0)
+    bad(call, "a span of " + std::to_string(n) + " elements is to hold one block per rank of the communicator's " +
+                  std::to_string(size) + " ranks; accepted: a multiple of " + std::to_string(size));
+  return static_cast<std::int64_t>(n / size);
+}
+
 request detail::coll_call(const coll_args& a, const comm& c) {
   const char* call = static_cast<unsigned>(a.kind) < static_cast<unsigned>(coll::kind_count) &&
                              static_cast<unsigned>(a.form) <= static_cast<unsigned>(coll_form::persistent)

@@ -481,6 +481,32 @@ TEST(Coll, TypedSpanFormsMatchTheUntypedOnes) {
   const std::string msg = sctest::expect_error(errc::invalid_argument, [&] { allreduce<double>(x, small, op::sum, c); },
                                                "allreduce span");
   EXPECT_NE(msg.find("send has 10 elements; this rank needs 3"), std::string::npos) << msg;
+  // The forms whose count is a span's size divided by the ranks (they did not link: per_rank had no definition).
+  const auto n = static_cast<std::size_t>(p);
+  std::vector<std::int64_t> out(2 * n), in(2 * n, -1);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = 100 * r + static_cast<std::int64_t>(i);
+  alltoall<std::int64_t>(out, in, c);
+  for (int j = 0; j < p; ++j)
+    for (int k = 0; k < 2; ++k) EXPECT_EQ(in[static_cast<std::size_t>(2 * j + k)], 100 * j + 2 * r + k) << j << " " << k;
+  std::vector<std::int64_t> inplace = out;
+  request qa = ialltoall<std::int64_t>(in_place, inplace, c);
+  ASSERT_EQ(wait(qa).error, errc::success);
+  EXPECT_EQ(inplace, in);
+  std::vector<std::int32_t> blocks(3 * n, -1);
+  for (int k = 0; k < 3; ++k) blocks[static_cast<std::size_t>(3 * r + k)] = 10 * r + k;
+  allgather<std::int32_t>(in_place, blocks, c);
+  for (int j = 0; j < p; ++j) EXPECT_EQ(blocks[static_cast<std::size_t>(3 * j + 2)], 10 * j + 2);
+  std::vector<std::int32_t> sums(2 * n, r + 1);
+  reduce_scatter_block<std::int32_t>(in_place, sums, op::sum, c);
+  EXPECT_EQ(sums[0], p * (p + 1) / 2);
+  EXPECT_EQ(sums[1], p * (p + 1) / 2);
+  // A span that is not one block per rank: refused, not cut.
+  if (p > 1) {
+    std::vector<std::int64_t> odd(2 * n + 1);
+    const std::string cut = sctest::expect_error(
+        errc::invalid_argument, [&] { alltoall<std::int64_t>(odd, odd, c); }, "alltoall span");
+    EXPECT_NE(cut.find("accepted: a multiple of " + std::to_string(p)), std::string::npos) << cut;
+  }
 }
 
 // ---- concurrency -------------------------------------------------------------------------------------------------

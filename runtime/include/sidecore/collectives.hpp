@@ -482,9 +482,10 @@ request typed_alltoallv(coll_form f, const void* send, std::int64_t send_elems, 
   a.recv_displs = rdispls;
   return coll_call(a, c);
 }
-// The communicator's size, for the counts of spans that hold one block per rank.
-SIDECORE_API int coll_size(const comm& c);
-inline std::int64_t per_rank(std::size_t n, const comm& c) { return elems(n) / coll_size(c); }
+// The count per rank of a span of n elements that holds one block per rank of c. Throws errc::invalid_argument,
+// naming the call `k`, when n is not a multiple of c's size (a block would be cut off), or c is not a live
+// communicator.
+SIDECORE_API std::int64_t per_rank(std::size_t n, const comm& c, coll_op_kind k);
 }  // namespace detail
 
 /// Typed bcast: buf.size() elements from `root`.
@@ -589,12 +590,12 @@ template <coll_element T>
 [[nodiscard]] request ireduce_scatter_block(in_place_t, std::span<T> buf, reduction r, const comm& c = world()) {
   return detail::typed_reduction<T>(detail::coll_op_kind::reduce_scatter_block, detail::coll_form::nonblocking,
                                     in_place, -1, buf.data(), detail::elems(buf.size()),
-                                    detail::per_rank(buf.size(), c), r, 0, c);
+                                    detail::per_rank(buf.size(), c, detail::coll_op_kind::reduce_scatter_block), r, 0, c);
 }
 template <coll_element T>
 void reduce_scatter_block(in_place_t, std::span<T> buf, reduction r, const comm& c = world()) {
   (void)detail::typed_reduction<T>(detail::coll_op_kind::reduce_scatter_block, detail::coll_form::blocking, in_place,
-                                   -1, buf.data(), detail::elems(buf.size()), detail::per_rank(buf.size(), c), r, 0, c);
+                                   -1, buf.data(), detail::elems(buf.size()), detail::per_rank(buf.size(), c, detail::coll_op_kind::reduce_scatter_block), r, 0, c);
 }
 template <coll_element T>
 [[nodiscard]] request reduce_scatter_block_init(std::span<const T> send, std::span<T> recv, reduction r,
@@ -621,12 +622,12 @@ void gather(std::span<const T> send, std::span<T> recv, int root, const comm& c 
 template <coll_element T>
 [[nodiscard]] request igather(in_place_t, std::span<T> recv, int root, const comm& c = world()) {
   return detail::typed_move<T>(detail::coll_op_kind::gather, detail::coll_form::nonblocking, in_place, -1,
-                               recv.data(), detail::elems(recv.size()), detail::per_rank(recv.size(), c), root, c);
+                               recv.data(), detail::elems(recv.size()), detail::per_rank(recv.size(), c, detail::coll_op_kind::gather), root, c);
 }
 template <coll_element T>
 void gather(in_place_t, std::span<T> recv, int root, const comm& c = world()) {
   (void)detail::typed_move<T>(detail::coll_op_kind::gather, detail::coll_form::blocking, in_place, -1, recv.data(),
-                              detail::elems(recv.size()), detail::per_rank(recv.size(), c), root, c);
+                              detail::elems(recv.size()), detail::per_rank(recv.size(), c, detail::coll_op_kind::gather), root, c);
 }
 template <coll_element T>
 [[nodiscard]] request gather_init(std::span<const T> send, std::span<T> recv, int root, const comm& c = world()) {
@@ -653,13 +654,13 @@ template <coll_element T>
 [[nodiscard]] request iscatter(std::span<const T> send, in_place_t, int root, const comm& c = world()) {
   return detail::typed_move<T>(detail::coll_op_kind::scatter, detail::coll_form::nonblocking, send.data(),
                                detail::elems(send.size()), const_cast<void*>(static_cast<const void*>(in_place)), -1,
-                               detail::per_rank(send.size(), c), root, c);
+                               detail::per_rank(send.size(), c, detail::coll_op_kind::scatter), root, c);
 }
 template <coll_element T>
 void scatter(std::span<const T> send, in_place_t, int root, const comm& c = world()) {
   (void)detail::typed_move<T>(detail::coll_op_kind::scatter, detail::coll_form::blocking, send.data(),
                               detail::elems(send.size()), const_cast<void*>(static_cast<const void*>(in_place)), -1,
-                              detail::per_rank(send.size(), c), root, c);
+                              detail::per_rank(send.size(), c, detail::coll_op_kind::scatter), root, c);
 }
 template <coll_element T>
 [[nodiscard]] request scatter_init(std::span<const T> send, std::span<T> recv, int root, const comm& c = world()) {
@@ -691,12 +692,12 @@ template <coll_element T>
 template <coll_element T>
 [[nodiscard]] request iallgather(in_place_t, std::span<T> recv, const comm& c = world()) {
   return detail::typed_move<T>(detail::coll_op_kind::allgather, detail::coll_form::nonblocking, in_place, -1,
-                               recv.data(), detail::elems(recv.size()), detail::per_rank(recv.size(), c), 0, c);
+                               recv.data(), detail::elems(recv.size()), detail::per_rank(recv.size(), c, detail::coll_op_kind::allgather), 0, c);
 }
 template <coll_element T>
 void allgather(in_place_t, std::span<T> recv, const comm& c = world()) {
   (void)detail::typed_move<T>(detail::coll_op_kind::allgather, detail::coll_form::blocking, in_place, -1, recv.data(),
-                              detail::elems(recv.size()), detail::per_rank(recv.size(), c), 0, c);
+                              detail::elems(recv.size()), detail::per_rank(recv.size(), c, detail::coll_op_kind::allgather), 0, c);
 }
 
 /// Typed alltoall: send and recv hold size x count, count = send.size() / size.
@@ -704,30 +705,30 @@ template <coll_element T>
 [[nodiscard]] request ialltoall(std::span<const T> send, std::span<T> recv, const comm& c = world()) {
   return detail::typed_move<T>(detail::coll_op_kind::alltoall, detail::coll_form::nonblocking, send.data(),
                                detail::elems(send.size()), recv.data(), detail::elems(recv.size()),
-                               detail::per_rank(send.size(), c), 0, c);
+                               detail::per_rank(send.size(), c, detail::coll_op_kind::alltoall), 0, c);
 }
 template <coll_element T>
 void alltoall(std::span<const T> send, std::span<T> recv, const comm& c = world()) {
   (void)detail::typed_move<T>(detail::coll_op_kind::alltoall, detail::coll_form::blocking, send.data(),
                               detail::elems(send.size()), recv.data(), detail::elems(recv.size()),
-                              detail::per_rank(send.size(), c), 0, c);
+                              detail::per_rank(send.size(), c, detail::coll_op_kind::alltoall), 0, c);
 }
 template <coll_element T>
 [[nodiscard]] request alltoall_init(std::span<const T> send, std::span<T> recv, const comm& c = world()) {
   return detail::typed_move<T>(detail::coll_op_kind::alltoall, detail::coll_form::persistent, send.data(),
                                detail::elems(send.size()), recv.data(), detail::elems(recv.size()),
-                               detail::per_rank(send.size(), c), 0, c);
+                               detail::per_rank(send.size(), c, detail::coll_op_kind::alltoall), 0, c);
 }
 /// Typed in-place alltoall: recv holds the input with the same layout.
 template <coll_element T>
 [[nodiscard]] request ialltoall(in_place_t, std::span<T> recv, const comm& c = world()) {
   return detail::typed_move<T>(detail::coll_op_kind::alltoall, detail::coll_form::nonblocking, in_place, -1,
-                               recv.data(), detail::elems(recv.size()), detail::per_rank(recv.size(), c), 0, c);
+                               recv.data(), detail::elems(recv.size()), detail::per_rank(recv.size(), c, detail::coll_op_kind::alltoall), 0, c);
 }
 template <coll_element T>
 void alltoall(in_place_t, std::span<T> recv, const comm& c = world()) {
   (void)detail::typed_move<T>(detail::coll_op_kind::alltoall, detail::coll_form::blocking, in_place, -1, recv.data(),
-                              detail::elems(recv.size()), detail::per_rank(recv.size(), c), 0, c);
+                              detail::elems(recv.size()), detail::per_rank(recv.size(), c, detail::coll_op_kind::alltoall), 0, c);
 }
 
 /// Typed allgatherv: send.size() must be counts[rank]; recv must span the blocks exactly (the end of the furthest).

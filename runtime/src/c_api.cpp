@@ -141,8 +141,13 @@ user_op_table& user_ops() {
 
 // What the collective entry takes, from the C arguments (the entry checks them; the C layer only converts).
 thread_local sidecore::reduction t_reduction(sidecore::op::sum);
+// A dtype or built-in op outside the byte the C++ enums hold, as the caller gave it (coll_c reports it): narrowed, it
+// would be reported as another value.
+thread_local long long t_wide_dtype = -1, t_wide_op = -1;
+thread_local bool t_dtype_wide = false, t_op_wide = false;
 thread_local int t_unknown_op = -1;  // an op id at or above first_user_op that names no operator (coll_c reports it)
 coll_args barrier_args(sidecore::detail::coll_form f) {
+  t_dtype_wide = t_op_wide = false;
   coll_args a;
   a.kind = K::barrier;
   a.form = f;
@@ -155,7 +160,9 @@ coll_args move_args(K k, sidecore::detail::coll_form f, const void* send, void* 
   a.send = send;
   a.recv = recv;
   a.count = count;
-  a.type = static_cast<sidecore::dtype>(static_cast<unsigned>(dtype) > 255U ? 255U : static_cast<unsigned>(dtype));
+  t_dtype_wide = static_cast<unsigned>(dtype) > 255U;
+  t_wide_dtype = dtype;
+  a.type = static_cast<sidecore::dtype>(t_dtype_wide ? 255U : static_cast<unsigned>(dtype));
   a.root = root;
   return a;
 }
@@ -163,6 +170,8 @@ coll_args reduce_args(K k, sidecore::detail::coll_form f, const void* send, void
                       int op, int root) {
   coll_args a = move_args(k, f, send, recv, count, dtype, root);
   t_unknown_op = -1;
+  t_op_wide = op < first_user_op && static_cast<unsigned>(op) > 255U;
+  t_wide_op = op;
   if (op >= first_user_op) {
     if (!user_ops().find(op, t_reduction)) t_unknown_op = op;
   } else {
@@ -189,6 +198,14 @@ coll_args v_args(K k, sidecore::detail::coll_form f, const void* send, int64_t s
 int coll_c(const coll_args& in, sc_comm comm, sc_request* req) {
   return guarded([&] {
     const char* name = sidecore::detail::coll_call_name(in.kind, in.form);
+    if (in.kind != K::barrier && t_dtype_wide)
+      throw sidecore::error(sidecore::errc::invalid_argument,
+                            std::string(name) + ": dtype " + std::to_string(t_wide_dtype) + " is not an sc_dtype; "
+                            "accepted: SC_BYTE (0) .. SC_DOUBLE (" + std::to_string(SC_DOUBLE) + ")");
+    if (in.red && t_op_wide)
+      throw sidecore::error(sidecore::errc::invalid_argument,
+                            std::string(name) + ": op " + std::to_string(t_wide_op) + " is neither a built-in "
+                            "sc_op (0.." + std::to_string(SC_MAXLOC) + ") nor a live operator of sc_op_create");
     if (in.red && t_unknown_op >= 0)
       throw sidecore::error(sidecore::errc::invalid_argument,
                             std::string(name) + ": op " + std::to_string(t_unknown_op) + " is neither a built-in "
@@ -221,6 +238,8 @@ int coll_c(const coll_args& in, sc_comm comm, sc_request* req) {
 }
 
 }  // namespace
+
+int sidecore::detail::c_fail(int code, const char* message) { return fail(static_cast<sidecore::errc>(code), message); }
 
 extern "C" {
 

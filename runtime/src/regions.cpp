@@ -5,7 +5,8 @@
 #include "state.hpp"
 
 extern "C" int sc_region_begin(const char* name) {
-  if (!name) return SC_ERR_INVALID_ARGUMENT;
+  if (!name) return sidecore::detail::c_fail(SC_ERR_INVALID_ARGUMENT, "sc_region_begin: name is NULL; accepted: a "
+                                             "region name (a C string)");
   sidecore::detail::region_enter(name);
   return SC_SUCCESS;
 }

@@ -149,4 +149,7 @@ inline comm_entry& comm_or_throw(const comm& c, const char* what) {
   return *e;
 }
 
+/// A C API call refused before it reached the C++ API: sets sc_last_error() to `message`, returns `code` (c_api.cpp).
+int c_fail(int code, const char* message);
+
 }  // namespace sidecore::detail

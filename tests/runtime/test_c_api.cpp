@@ -82,6 +82,17 @@ TEST_F(CApi, BadArgumentsGiveCodesAndMessages) {
   EXPECT_EQ(sc_waitany(2, reqs, &index, nullptr), SC_SUCCESS);
   EXPECT_EQ(index, -1) << "no active request";
   EXPECT_EQ(sc_waitall(2, reqs, nullptr), SC_SUCCESS);
+  // Values beyond the byte the C++ enums hold are named as given (they were narrowed to 255 first).
+  double d[2] = {1, 2}, e[2] = {};
+  EXPECT_EQ(sc_allreduce(d, e, 2, 256 + SC_INT64, SC_SUM, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("dtype 258 is not an sc_dtype"));
+  EXPECT_EQ(sc_bcast(d, 2, -1, 0, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("dtype -1 is not an sc_dtype"));
+  EXPECT_EQ(sc_allreduce(d, e, 2, SC_DOUBLE, -1, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("op -1 is neither"));
+  // A refusal before the C++ API sets the message too (it kept the previous call's).
+  EXPECT_EQ(sc_region_begin(nullptr), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("sc_region_begin: name is NULL"));
   // A success clears the thread's last error.
   int rk = -1;
   EXPECT_EQ(sc_rank(&rk), SC_SUCCESS);

@@ -55,6 +55,10 @@ std::string output_path_problem(const std::string& path) {
     if (!S_ISREG(st.st_mode)) return "it is not a regular file (a FIFO, a device or a socket)";
     if (::access(path.c_str(), W_OK) != 0)
       return "the existing file is not writable (" + error_text(errno) + "); sidecore does not replace a protected file";
+    // access() says yes to root whatever the mode: a file nobody may write was protected on purpose.
+    if ((st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0)
+      return "the existing file is read-only (no write permission for anybody); sidecore does not replace a "
+             "protected file";
   } else if (errno != ENOENT) {
     return error_text(errno);  // "Not a directory" (a component is a file), "Permission denied", ...
   }

@@ -188,8 +188,10 @@ std::vector<rank_inputs> with_cores(const std::vector<rank_inputs>& ranks, int n
 }
 
 core_whatif min_cores_to_pay_off(const std::vector<rank_inputs>& ranks, const model_options& opt, int max_cores) {
-  if (max_cores < 2)
-    throw input_error("--max-cores", "", fmt::format("{} is not accepted; need an integer >= 2", max_cores));
+  // The search predicts the whole job once per count: 65536 counts take about a second, 2^31 would take hours.
+  if (max_cores < 2 || max_cores > max_cores_searched)
+    throw input_error("--max-cores", "", fmt::format("{} is not accepted; accepted: an integer 2..{}", max_cores,
+                                                     max_cores_searched));
   core_whatif w;
   int from = 2;
   int to = max_cores;

@@ -1,10 +1,14 @@
 // `sidecore loggp` (loggp.hpp, docs/loggp.md).
 #include "loggp.hpp"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
@@ -13,9 +17,11 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sidecore/common/input_error.hpp"
 #include "sidecore/model/loggp/files.hpp"
+#include "study/config.hpp"
 #include "write_file.hpp"
 
 namespace sidecore::tools {
@@ -72,11 +78,33 @@ void measure(const loggp_args& a) {
   // the small sizes' round trips than bound ones (docs/loggp.md). A given MPIEXEC is used as it is.
   const char* mode = std::getenv("SIDECORE_PROGRESS");
   const bool bind = own_launcher && (!mode || !*mode || std::string_view(mode) == "off");
-  const std::string cmd = fmt::format("{}{} -n 2 '{}' --output '{}' {}", mpiexec, bind ? " -bind-to core" : "",
-                                      probe.string(), a.measurement, a.probe_args);
+  // Run without a shell: --probe-args and MPIEXEC are words split at white space, never shell syntax (a `;` in
+  // them ran a command of its own).
+  std::vector<std::string> argv = study::split_words(mpiexec);
+  if (argv.empty()) throw input_error("MPIEXEC", mpiexec, "names no launcher; accepted: e.g. mpiexec");
+  if (bind) argv.insert(argv.end(), {"-bind-to", "core"});
+  argv.insert(argv.end(), {"-n", "2", probe.string(), "--output", a.measurement});
+  for (std::string& w : study::split_words(a.probe_args)) argv.push_back(std::move(w));
+  const std::string cmd = fmt::format("{}", fmt::join(argv, " "));
   std::cerr << "sidecore loggp: " << cmd << "\n";
-  const int rc = std::system(cmd.c_str());
-  if (rc != 0) throw input_error("--measure", cmd, fmt::format("the probe failed (status {})", rc));
+  std::vector<char*> args;
+  for (std::string& w : argv) args.push_back(w.data());
+  args.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw input_error("--measure", cmd, std::string("cannot start the probe: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::execvp(args[0], args.data());
+    std::fprintf(stderr, "sidecore loggp: cannot run %s: %s\n", args[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
+  throw input_error("--measure", cmd,
+                    WIFEXITED(status) ? fmt::format("the probe failed with exit status {} (its message is above)",
+                                                    WEXITSTATUS(status))
+                                      : fmt::format("the probe was killed by signal {}", WTERMSIG(status)));
 }
 
 }  // namespace
@@ -93,6 +121,11 @@ int run_loggp(const loggp_args& a) {
   if (!(a.fit.tolerance >= 0) || !std::isfinite(a.fit.tolerance))
     throw input_error("--tolerance", "",
                       fmt::format("{} is not accepted; accepted: a number >= 0 (0: no splits)", a.fit.tolerance));
+  // With --measure the measurement is an output too: checked before the probe's minute, not after it.
+  std::vector<named_path> inputs, outputs;
+  (a.measure ? outputs : inputs).push_back({"MEASUREMENT", a.measurement});
+  outputs.insert(outputs.end(), {{"--output", a.output}, {"--svg", a.svg}, {"--xfer-table", a.xfer_table}});
+  check_outputs(inputs, outputs);
   if (a.measure) measure(a);
   const lg::measurement m = lg::read_measurement(a.measurement);
   std::vector<lg::series_fit> fits;
@@ -103,19 +136,23 @@ int run_loggp(const loggp_args& a) {
       throw input_error(a.measurement, s.transport, e.what());
     }
   }
+  // The series of the transfer table is checked before anything is written: a refused command writes nothing.
+  const lg::series_fit* chosen = &fits.front();
+  if (!a.xfer_series.empty()) {
+    chosen = nullptr;
+    std::string have;
+    for (const lg::series_fit& f : fits) {
+      if (f.series.transport == a.xfer_series) chosen = &f;
+      have += (have.empty() ? "" : ", ") + f.series.transport;
+    }
+    if (!chosen)
+      throw input_error("--xfer-series", a.xfer_series,
+                        "no series of that transport in the measurement; accepted: " + have);
+  }
   std::cout << lg::params_table(fits, a.fit);
   if (!a.output.empty()) write_file(a.output, lg::params_json(m, fits, a.fit).dump(2) + "\n", "--output");
   if (!a.svg.empty()) write_file(a.svg, lg::params_svg(fits), "--svg");
-  if (!a.xfer_table.empty()) {
-    const lg::series_fit* chosen = &fits.front();
-    if (!a.xfer_series.empty()) {
-      chosen = nullptr;
-      for (const lg::series_fit& f : fits)
-        if (f.series.transport == a.xfer_series) chosen = &f;
-      if (!chosen) throw input_error("--xfer-series", a.xfer_series, "no series of that transport in the measurement");
-    }
-    write_file(a.xfer_table, lg::xfer_table_json(*chosen).dump(2) + "\n", "--xfer-table");
-  }
+  if (!a.xfer_table.empty()) write_file(a.xfer_table, lg::xfer_table_json(*chosen).dump(2) + "\n", "--xfer-table");
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "info.hpp"
+#include "cli_values.hpp"
 #include "loggp.hpp"
 #include "simulate.hpp"
 #include "whatif.hpp"
@@ -66,6 +67,17 @@ void add_model_options(CLI::App* app, model_args& a) {
                   "the calibration run's SIDECORE_TRACE files (one per rank): show the simulated t_dedicated "
                   "(sidecore whatif) beside the analytical one and why they differ");
   app->add_option("--loggp", a.trace.loggp_file, "with --trace: LogGP parameter file for the replay");
+}
+
+// The files predict and report read, for check_outputs.
+std::vector<sidecore::tools::named_path> model_inputs(const model_args& a) {
+  std::vector<sidecore::tools::named_path> in;
+  for (const std::string& p : a.profiles) in.push_back({"PROFILE", p});
+  in.push_back({"--mpip", a.mpip});
+  in.push_back({"--scaling-table", a.scaling_table});
+  for (const std::string& t : a.trace.traces) in.push_back({"--trace", t});
+  in.push_back({"--loggp", a.trace.loggp_file});
+  return in;
 }
 
 // With --trace: the replay's times and the reasons for a difference, as notes of the analysis.
@@ -154,6 +166,7 @@ int main(int argc, char** argv) {
   sidecore::tools::study_args sta;
   CLI::App* study = sidecore::tools::add_study(app, sta);
 
+  for (CLI::App* sub : {predict, report, simulate, loggp, whatif, study}) sidecore::tools::refuse_empty_values(sub);
   try {
     // CLI11 takes the arguments in reverse order.
     std::vector<std::string> args = sidecore::tools::study_argv(argc, argv);
@@ -171,6 +184,7 @@ int main(int argc, char** argv) {
     if (*whatif) return sidecore::tools::run_whatif(wa);
     if (*study) return sidecore::tools::run_study(sta);
     if (*predict) {
+      sidecore::tools::check_outputs(model_inputs(pa), {{"--plot", plot}});
       const analysis_options opt = make_options(pa);
       analysis a = analyze(load_input(pa), opt);
       add_trace_notes(a, pa);
@@ -184,6 +198,7 @@ int main(int argc, char** argv) {
       return std::cout ? 0 : 1;
     }
     if (*report) {
+      sidecore::tools::check_outputs(model_inputs(ra), {{"--output", output}});
       const analysis_options opt = make_options(ra);
       analysis a = analyze(load_input(ra), opt);
       add_trace_notes(a, ra);

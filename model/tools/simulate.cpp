@@ -14,6 +14,7 @@
 #include "sidecore/model/sim/collective.hpp"
 #include "sidecore/model/sim/goal.hpp"
 #include "sidecore/model/sim/timeline.hpp"
+#include "cli_values.hpp"
 #include "write_file.hpp"
 
 namespace sidecore::tools {
@@ -30,7 +31,8 @@ CLI::App* add_simulate(CLI::App& app, simulate_args& a) {
   c->add_option("-g", a.params.g, "NIC gap g per message in ns (default 1000)");
   c->add_option("-G", a.params.G, "NIC gap G per byte in ns (default 6)");
   c->add_option("-O", a.params.O, "CPU overhead O per byte in ns (default 0)");
-  c->add_option("-S", a.params.S, "largest eager message in bytes; larger ones use rendezvous (default 65535)");
+  c->add_option("-S", a.params.S, "largest eager message in bytes; larger ones use rendezvous (default 65535)")
+      ->check(whole_number());
   c->add_flag("-b,--batchmode", a.batch, "print only the latest finishing rank, whatever the rank count");
   c->add_flag("--all-hosts", a.all_hosts, "print every rank's finish time, also above 16 ranks");
   c->add_option("--format", a.format, "output: text (default) or json")->check(CLI::IsMember({"text", "json"}));
@@ -41,9 +43,11 @@ CLI::App* add_simulate(CLI::App& app, simulate_args& a) {
   c->add_option("--ranks", a.ranks, "ranks of the collective (1 .. 2147483647)");
   c->add_option("--bytes", a.bytes,
                 "bytes of the collective: the buffer of bcast, reduce, allreduce; each rank's block of the others "
-                "(default 8; reductions sum float64, so a multiple of 8)");
+                "(default 8; reductions sum float64, so a multiple of 8)")
+      ->check(whole_number());
   c->add_option("--root", a.root, "root of bcast, reduce, gather, scatter (default 0)");
-  c->add_option("--segment", a.segment, "pipelining segment in bytes, as SIDECORE_COLL_SEGMENT (default 131072)");
+  c->add_option("--segment", a.segment, "pipelining segment in bytes, as SIDECORE_COLL_SEGMENT (default 131072)")
+      ->check(whole_number());
   c->add_option("--reduce-ns-per-byte", a.reduce_ns_per_byte, "CPU time of a collective's reductions (default 0)");
   c->add_option("--copy-ns-per-byte", a.copy_ns_per_byte, "CPU time of a collective's local copies (default 0)");
   c->add_option("--write-goal", a.write_goal, "also write the simulated schedule as a GOAL file");
@@ -80,18 +84,22 @@ sim::schedule load(const simulate_args& a) {
   return sim::read_goal_file(a.goal_file);
 }
 
-std::string ns_text(double t) { return fmt::format("{}", std::llround(t)); }
+// Beyond a 64-bit integer (a calc of 2^64 ns) std::llround is undefined (it gave -9223372036854775808): the
+// double's integer digits instead.
+bool fits_llround(double t) { return std::abs(t) < 9.2e18; }
+std::string ns_text(double t) { return fits_llround(t) ? fmt::format("{}", std::llround(t)) : fmt::format("{:.0f}", t); }
 // The seconds of "Maximum finishing time at host H: T (X s)": LogGOPSim writes the integer T divided by 1e9 with
 // std::cout's default format (%g, six significant digits: 1435023 ns is "0.00143502 s"), so this does the same.
 std::string seconds_text(double t) {
   std::ostringstream out;
-  out << static_cast<double>(std::llround(t)) / 1e9;
+  out << (fits_llround(t) ? static_cast<double>(std::llround(t)) : std::round(t)) / 1e9;
   return out.str();
 }
 
 }  // namespace
 
 int run_simulate(const simulate_args& a) {
+  check_outputs({{"FILE", a.goal_file}}, {{"--write-goal", a.write_goal}, {"--timeline", a.timeline}});
   sim::validate(a.params);
   const sim::schedule s = load(a);
   if (!a.write_goal.empty()) {

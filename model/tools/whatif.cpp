@@ -12,6 +12,7 @@
 #include "sidecore/model/loggp/files.hpp"
 #include "sidecore/model/scaling.hpp"
 #include "sidecore/model/sim/whatif_render.hpp"
+#include "cli_values.hpp"
 #include "write_file.hpp"
 
 namespace sidecore::tools {
@@ -30,7 +31,8 @@ CLI::App* add_whatif(CLI::App& app, whatif_args& a) {
   a.opt_g = c->add_option("-g", a.params.g, "NIC gap g per message in ns");
   a.opt_G = c->add_option("-G", a.params.G, "NIC gap G per byte in ns (1/bandwidth)");
   a.opt_O = c->add_option("-O", a.params.O, "CPU overhead O per byte in ns");
-  a.opt_S = c->add_option("-S", a.params.S, "largest eager message in bytes (default: the traces' SIDECORE_EAGER_MAX)");
+  a.opt_S = c->add_option("-S", a.params.S, "largest eager message in bytes (default: the traces' SIDECORE_EAGER_MAX)")
+                ->check(whole_number());
   c->add_option("--cores", a.cores,
                 "cores N of a rank: the dedicated core leaves N-1 to the computation (default: the traces' OpenMP "
                 "threads)")
@@ -162,6 +164,9 @@ std::vector<std::string> compare_with_model(const whatif_args& a, double t_nopro
 }
 
 int run_whatif(const whatif_args& a) {
+  std::vector<named_path> inputs{{"--loggp", a.loggp_file}, {"--scaling", a.scaling_file}};
+  for (const std::string& t : a.traces) inputs.push_back({"TRACE", t});
+  check_outputs(inputs, {{"--timeline", a.timeline}, {"--svg", a.svg}});
   const whatif_setup w = prepare_whatif(a);
   const sim::linked_traces& lt = w.lt;
   const auto nr = static_cast<std::uint32_t>(lt.ranks.size());

@@ -85,7 +85,11 @@ TEST_F(OutputFiles, UnusablePathsAreNamedWithTheirReason) {
   EXPECT_TRUE(contains(sidecore::output_path_problem(at("fifo")), "not a regular file"));
   // A file as a directory component.
   EXPECT_FALSE(sidecore::output_path_problem(at("target/p.json")).empty());
-  EXPECT_EQ(listing().size(), 4u) << "the checks leave no file behind";  // d, target, link, fifo
+  // A read-only file, refused also for root (to whom access(W_OK) says yes).
+  std::ofstream(at("ro")) << "keep";
+  fs::permissions(at("ro"), fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  EXPECT_TRUE(contains(sidecore::output_path_problem(at("ro")), "protected file")) << sidecore::output_path_problem(at("ro"));
+  EXPECT_EQ(listing().size(), 5u) << "the checks leave no file behind";  // d, target, link, fifo, ro
 }
 
 TEST_F(OutputFiles, WriteCreatesThenReplacesWholeFiles) {

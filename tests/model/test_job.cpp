@@ -103,6 +103,10 @@ TEST(Job, OptionErrors) {
   EXPECT_THROW((void)sm::predict_job({}, {}), sidecore::input_error);
   EXPECT_NE(sctest::error_of([] { (void)sm::scaling_model::power_law(3.0); }).find("--delta"), std::string::npos);
   EXPECT_THROW((void)sm::min_cores_to_pay_off({in}, {}, 1), sidecore::input_error);
+  // 2^31 - 1 searched for hours (one job prediction per count).
+  EXPECT_NE(sctest::error_of([&] { (void)sm::min_cores_to_pay_off({in}, {}, 2147483647); })
+                .find("2147483647 is not accepted; accepted: an integer 2..65536"),
+            std::string::npos);
 }
 
 TEST(Scaling, Models) {

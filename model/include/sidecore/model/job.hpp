@@ -101,8 +101,11 @@ struct core_whatif {
   int searched_to = 2;             ///< last core count examined
   [[nodiscard]] std::string describe() const;
 };
+/// The largest max_cores min_cores_to_pay_off() accepts.
+inline constexpr int max_cores_searched = 65536;
+
 /// Searches 2..max_cores (limited to what the scaling model covers). Throws input_error when
-/// max_cores < 2.
+/// max_cores is outside 2..max_cores_searched.
 [[nodiscard]] core_whatif min_cores_to_pay_off(const std::vector<rank_inputs>& ranks, const model_options& opt,
                                                int max_cores = 1024);
 

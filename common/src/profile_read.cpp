@@ -153,6 +153,9 @@ class reader {
       t.time_s = seconds(v, p2, "time_s");
       t.count = counter(v, p2, "count");
       t.min_s = seconds(v, p2, "min_s");
+      if (t.count == 0 && (t.time_s > 0 || t.min_s > 0))
+        fail(join(p2, "time_s"), "no calls (count 0) but time_s " + g(t.time_s) + " s and min_s " + g(t.min_s) +
+                                      " s; need 0 time without calls");
       if (t.count > 0 && t.min_s > t.time_s * (1 + 1e-9))
         fail(join(p2, "min_s"), "shortest call exceeds the category's total time_s; need min_s <= time_s");
       if (!within(static_cast<double>(t.count) * t.min_s, t.time_s))

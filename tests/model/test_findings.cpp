@@ -55,6 +55,24 @@ TEST(Findings, ModelErrorDoesNotPointToFindingsThatAreNotThere) {
   EXPECT_NE(e->message.find("wait-grows-in-core"), std::string::npos) << e->message;
 }
 
+TEST(Findings, ModelErrorCitesOnlyFindingsThatExplainItsSign) {
+  // The dedicated run far faster than predicted (pessimistic): longer blocking calls beside the progress thread
+  // only make a run slower, so they explain nothing here, and information findings never do.
+  const auto a = sm::analyze(sm::make_job_input(off_and_core(20, 117), {}), {});
+  ASSERT_NE(finding(a, "blocking-grows-in-core"), nullptr);
+  const auto* e = finding(a, "model-error");
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(e->message.find("pessimistic"), std::string::npos) << e->message;
+  EXPECT_EQ(e->message.find("blocking-grows-in-core"), std::string::npos) << e->message;
+  EXPECT_EQ(e->message.find("no-overlap-data"), std::string::npos) << e->message;
+  EXPECT_NE(e->message.find("No other finding explains it"), std::string::npos) << e->message;
+  // One finding: "says".
+  const auto b = sm::analyze(sm::make_job_input(off_and_core(240, 117), {}), {});
+  const auto* f = finding(b, "model-error");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->message.find("The finding blocking-grows-in-core says why"), std::string::npos) << f->message;
+}
+
 TEST(Findings, BlockingGrowsInCore) {
   // miniMD beside a progress thread: Sendrecv 10-50x longer. Blocking time 11.7 s -> 117 s for the same calls.
   const auto a = sm::analyze(sm::make_job_input(off_and_core(240, 117), {}), {});

@@ -200,6 +200,9 @@ TEST(ProfileErrors, NegativeAndInconsistentValues) {
   j["categories"]["blocking"]["min_s"] = 2.0;
   expect_rejected(j, {"categories.blocking.min_s", "min_s <= time_s"});
   j = valid_json();
+  j["categories"]["blocking"]["count"] = 0;  // its time was dropped from t_dedicated, silently
+  expect_rejected(j, {"categories.blocking.time_s", "no calls (count 0)", "need 0 time without calls"});
+  j = valid_json();
   j["overlap"]["total"]["max_s"] = 5.0;
   expect_rejected(j, {"overlap.total.max_s", "max_s <= xfer_time_s"});
   j = valid_json();

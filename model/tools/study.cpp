@@ -109,7 +109,10 @@ std::vector<std::string> study_argv(int argc, const char* const* argv) {
       continue;
     }
     const std::size_t before = out.size();
-    while (i + 1 < args.size() && !is_own(args[i + 1])) out.push_back("--inputs=" + args[++i]);
+    // An empty value (the case without extra arguments) would read as "--inputs=" with no value, and CLI11 would
+    // take the next word for it: one space, which splits into no arguments just the same.
+    while (i + 1 < args.size() && !is_own(args[i + 1]))
+      out.push_back("--inputs=" + (args[i + 1].empty() ? std::string(" ") : args[i + 1])), ++i;
     if (out.size() == before) out.push_back(args[i]);  // no value: CLI11 says so
   }
   return out;

@@ -28,6 +28,15 @@ grep -q 'NOT JUDGED: oversubscribed: 2 ranks x' "$work/two.txt" || fail "oversub
 grep -q 'alpha points' "$work/two.txt" || fail "no alpha points"
 grep -Eq '^ +1 +0\.[0-9]{4} ' "$work/two.txt" || fail "no model alpha for the app's alpha 1"
 
+# Two cases, the first with no extra arguments (an empty --inputs value took the next word for itself).
+"$sidecore" study -n 1 --reps 1 --mpiexec "$mpiexec" --out "$work/cases" --inputs "" "--steps 20" -- $app \
+  > "$work/cases.txt" 2>&1
+st=$?; cat "$work/cases.txt"
+[ $st -eq 0 ] || fail "two-case study exit status $st"
+grep -q '^\[6/6\] c1.dedicated.r0' "$work/cases.txt" || fail "not two cases of three runs"
+grep -q '"command": .*--inputs' "$work/cases/study.json" && fail "--inputs reached the app"
+grep -q -- '--reneigh 10 --steps 20"' "$work/cases/study.json" || fail "the second case's arguments not appended"
+
 # Resuming a finished study runs nothing; a different study in the same folder is refused.
 "$sidecore" study -n 2 --reps 1 --alpha 1 --alpha-option=--alpha --host-cores 2 --mpiexec "$mpiexec" \
   --out "$work/two" --resume -- $app > "$work/resume.txt" 2>&1 || fail "resume exit status $?"

@@ -97,6 +97,8 @@ TEST(StudyMedian, OddEvenAndIndex) {
   EXPECT_DOUBLE_EQ(*median({4, 1, 3, 2}), 2.5);
   EXPECT_EQ(median_index({5, 1, 3}), 2u);
   EXPECT_EQ(median_index({4, 1, 3, 2}), 3u);  // the lower middle: 2
+  EXPECT_DOUBLE_EQ(*middle({4, 1, 3, 2}), 2);
+  EXPECT_FALSE(middle({}).has_value());
   EXPECT_THROW((void)median_index({}), std::invalid_argument);
 }
 
@@ -231,6 +233,13 @@ TEST(StudyResume, SameStudyOnlyMoreRepsAllowed) {
   b = two_cases();
   b.inputs = {"--size 4"};
   EXPECT_NE(error_of([&] { check_same_study(a, b, "o/study.json"); }).find("--inputs"), std::string::npos);
+  // Fewer repetitions: the record's runs would outnumber what the header says the medians are of.
+  a.reps = 3;
+  b = two_cases();
+  b.reps = 2;
+  EXPECT_EQ(error_of([&] { check_same_study(a, b, "o/study.json"); }),
+            "--resume: --reps: o/study.json holds a study with --reps 3, this command asks for 2; accepted: 3 or more "
+            "(more repetitions add runs)");
 }
 
 // One rank of a known job: 8 s of computation on 2 threads, 14 s on 1 (a scaling of 1.75, not linear's 2), waits.
@@ -294,6 +303,19 @@ TEST(StudyCompare, MeasuredScalingMediansAndError) {
   const std::string html = render_html(cases, rec);
   EXPECT_NE(html.find("sidecore study: the model against measured runs"), std::string::npos);
   EXPECT_NE(html.find("<svg"), std::string::npos);
+}
+
+// With an even count the headline's times are the runs shown in full (the lower middle), not the mean of two runs,
+// which matched no table and no report.
+TEST(StudyCompare, EvenRepetitionsHeadlineIsTheRunShown) {
+  const auto cases = compare(one_rank_study(2), load_synthetic, 2);  // calibrations 10, 11 s; dedicated 15, 16 s
+  ASSERT_EQ(cases.size(), 1u);
+  const case_result& c = cases[0];
+  EXPECT_DOUBLE_EQ(*c.t_noprogress_s, 10);
+  EXPECT_DOUBLE_EQ(*c.measured_s, 15);
+  ASSERT_FALSE(c.terms.empty());
+  EXPECT_NEAR(c.terms.back().predicted_s, *c.predicted_s, 1e-12) << c.terms.back().name;
+  EXPECT_NEAR(*c.terms.back().measured_s, *c.measured_s, 1e-12) << c.terms.back().name;
 }
 
 // Repetitions that spread more than the targets the model is judged by are said to, with their range.

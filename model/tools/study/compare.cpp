@@ -178,6 +178,11 @@ std::size_t median_index(const std::vector<double>& v) {
   return idx[(v.size() - 1) / 2];
 }
 
+std::optional<double> middle(const std::vector<double>& v) {
+  if (v.empty()) return std::nullopt;
+  return v[median_index(v)];
+}
+
 std::vector<case_result> compare(const study_record& rec, const profile_loader& load, int host_cores) {
   const config& c = rec.settings;
   std::vector<case_result> out;
@@ -190,8 +195,10 @@ std::vector<case_result> compare(const study_record& rec, const profile_loader& 
     cr.reps_calibration = static_cast<int>(runs.calibration.size());
     cr.reps_scaling = static_cast<int>(runs.scaling.size());
     cr.reps_dedicated = static_cast<int>(runs.dedicated.size());
-    cr.t_noprogress_s = median(totals(runs.calibration));
-    cr.measured_s = median(totals(runs.dedicated));
+    // The headline's times are runs' own (the lower median for an even count), so that they are the runs shown in
+    // full below: the mean of the two middle runs matched no table and no report.
+    cr.t_noprogress_s = middle(totals(runs.calibration));
+    cr.measured_s = middle(totals(runs.dedicated));
     cr.t_comp_n_s = median(comps(runs.calibration));
     cr.t_comp_n1_s = median(comps(runs.scaling));
     if (runs.calibration.empty()) {
@@ -262,7 +269,7 @@ std::vector<case_result> compare(const study_record& rec, const profile_loader& 
       }
       m::analysis a = m::analyze(m::make_job_input(inputs, sources), opt);
       cr.scaling = a.scaling + " (" + a.scaling_reason + ")";
-      cr.predicted_s = median(predicted);
+      cr.predicted_s = predicted[mc];
       cr.predicted_speedup = *cr.t_noprogress_s / *cr.predicted_s;
       cr.predicted_verdict = std::string(m::verdict_name(a.headline()));
       if (cr.measured_s && *cr.measured_s > 0) {

@@ -21,6 +21,8 @@ namespace sidecore::tools::study {
 /// The index of the value that is the median (the lower middle for an even size): whose run to show in full.
 /// Throws std::invalid_argument when empty.
 [[nodiscard]] std::size_t median_index(const std::vector<double>& v);
+/// The value at median_index(): a sample's own value (the lower middle for an even size); nullopt when empty.
+[[nodiscard]] std::optional<double> middle(const std::vector<double>& v);
 
 /// One row of the term-by-term table: the calibration run's measured time, the model's predicted time with a
 /// dedicated core, and the dedicated run's measured time, for the rank that decides the job.

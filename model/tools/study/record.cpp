@@ -177,6 +177,13 @@ void check_same_study(const config& stored, const config& now, const std::string
   if (stored.alpha_option != now.alpha_option) differ("--alpha-option", stored.alpha_option, now.alpha_option);
   if (stored.mpiexec != now.mpiexec) differ("--mpiexec", stored.mpiexec, now.mpiexec);
   if (stored.preload != now.preload) differ("--preload", stored.preload ? "on" : "off", now.preload ? "on" : "off");
+  // More repetitions add runs; fewer would leave runs in the record that the medians still use, under a header
+  // that says fewer.
+  if (now.reps < stored.reps)
+    throw input_error("--resume", "--reps",
+                      fmt::format("{} holds a study with --reps {}, this command asks for {}; accepted: {} or more "
+                                  "(more repetitions add runs)",
+                                  source, stored.reps, now.reps, stored.reps));
   if (stored.cores_per_rank != now.cores_per_rank)
     differ("--cores-per-rank", stored.cores_per_rank ? std::to_string(*stored.cores_per_rank) : "(from the profile)",
            now.cores_per_rank ? std::to_string(*now.cores_per_rank) : "(from the profile)");

@@ -52,8 +52,8 @@ inline constexpr std::size_t max_record_bytes = std::size_t{256} << 20;
 [[nodiscard]] study_record parse_record(const std::string& text, const std::string& source);
 
 /// --resume: throws input_error naming the setting that differs between the stored study and this one (the app,
-/// -n, --inputs, --alpha, --alpha-option, --mpiexec, --preload, --cores-per-rank): a resumed study must be the same
-/// study. --reps may grow.
+/// -n, --inputs, --alpha, --alpha-option, --mpiexec, --preload, --cores-per-rank), or --reps is smaller: a resumed
+/// study must be the same study. --reps may grow.
 void check_same_study(const config& stored, const config& now, const std::string& source);
 
 }  // namespace sidecore::tools::study

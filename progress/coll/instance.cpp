@@ -175,7 +175,7 @@ void coll_instance::failed_at(int src_rank, std::uint64_t failed_send, const cha
   if (eng_) core_of(*eng_).ready.push(this);
 }
 
-void coll_instance::abort_by(int src_rank, const char* text, std::size_t len) noexcept {
+void coll_instance::abort_by(int src_rank, const char* text, std::size_t len, bool pass_on) noexcept {
   if (!failed_) {
     const std::string k(coll::kind_name(plan_->spec.k));
     std::snprintf(text_, sizeof text_, "rank %d found that the ranks' %s calls differ: %.*s", src_rank, k.c_str(),
@@ -183,6 +183,7 @@ void coll_instance::abort_by(int src_rank, const char* text, std::size_t len) no
     fail(req_result::invalid);
   }
   ending_ = true;
+  if (pass_on) queue_notices(notice_kind::abort, text_);
   if (eng_) core_of(*eng_).ready.push(this);
 }
 

@@ -62,7 +62,8 @@ class coll_instance final : public schedule {
   [[nodiscard]] std::uint32_t instance() const noexcept { return instance_; }
   /// Rank `src_rank` of the communicator (-1: not known) found that the ranks' calls differ and said `text`: this run
   /// ends with req_result::invalid (under the progress lock; the instance is advanced next).
-  void abort_by(int src_rank, const char* text, std::size_t len) noexcept;
+  /// pass_on: the notice came from a rank whose run had ended (wire.hpp, notice_pass_on): this rank tells the others.
+  void abort_by(int src_rank, const char* text, std::size_t len, bool pass_on) noexcept;
   /// Rank `src_rank` of the communicator (-1: not known) ended its run of this instance after a transport failure it
   /// described in `text`; `failed_send` (0: none) is the handle there of its failed send to this rank. This run ends
   /// with req_result::transport, and abandons the receive that waits for that send's data (under the progress lock;

@@ -63,7 +63,7 @@ mismatches::which_run mismatches::run_of(const coll_instance& i, const notice& n
 void mismatches::deliver(coll_instance& i, const notice& n, const char* text, std::size_t len) noexcept {
   const int src_rank = rank_of(i, n.src_index);
   if (n.failure) i.failed_at(src_rank, n.failed_send, text, len);
-  else i.abort_by(src_rank, text, len);
+  else i.abort_by(src_rank, text, len, n.failed_send == notice_pass_on);
 }
 
 void mismatches::listed(coll_instance& i) noexcept {
@@ -135,23 +135,28 @@ void mismatches::on_notice(void* ctx, const wire_hdr& h, const char* text) noexc
   if (e.len) std::memcpy(e.text, text, e.len);
 }
 
-bool mismatches::on_unexpected(void* ctx, std::uint64_t tag, std::uint32_t src_index, std::uint64_t sig) noexcept {
+held_verdict mismatches::on_unexpected(void* ctx, std::uint64_t tag, std::uint32_t src_index,
+                                       std::uint64_t sig) noexcept {
   auto& self = *static_cast<mismatches*>(ctx);
   const int comm = tag::comm_of(tag);
   const std::uint32_t instance = tag::coll_instance_of(tag);
   if (coll_instance* i = self.running(comm, instance)) {
     if (sig != 0 && sig != i->plan().sig) i->mismatch_with(rank_of(*i, src_index), sig);
-    return false;
+    return held_verdict::hold;
   }
-  if (self.ended_early(comm, instance)) return true;
-  if (self.has_ended(comm, instance)) return false;
+  if (self.ended_early(comm, instance)) return held_verdict::refuse;
+  // A run that ended as planned took every message its schedule has: one more means the sender's call differs (a
+  // count of 0 here runs nothing, and the other rank waits for this rank's part). A persistent collective's next
+  // start uses the same instance, so its messages may come before it starts here: held.
+  if (self.has_ended(comm, instance))
+    return instance & tag::coll_persistent ? held_verdict::hold : held_verdict::refuse_and_tell;
   // One entry per instance, signature and sender is enough: a peer ahead of this rank sends many.
   for (const early_sig& s : self.sigs_)
-    if (s.comm == comm && s.instance == instance && s.sig == sig && s.src_index == src_index) return false;
+    if (s.comm == comm && s.instance == instance && s.sig == sig && s.src_index == src_index) return held_verdict::hold;
   early_sig& s = self.sigs_[self.sigs_next_++ % self.sigs_.size()];
   if (s.comm < 0) ++self.sigs_count_;
   s = {comm, instance, src_index, sig};
-  return false;
+  return held_verdict::hold;
 }
 
 }  // namespace sidecore::progress

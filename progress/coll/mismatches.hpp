@@ -33,6 +33,7 @@ namespace sidecore::progress {
 
 class coll_instance;
 struct wire_hdr;
+enum class held_verdict : std::uint8_t;
 
 class mismatches {
  public:
@@ -52,7 +53,7 @@ class mismatches {
   /// its text (h.size bytes); a collective message about to be held as unexpected, with its signature (true: its
   /// run ended early here, refuse it).
   static void on_notice(void* ctx, const wire_hdr& h, const char* text) noexcept;
-  static bool on_unexpected(void* ctx, std::uint64_t tag, std::uint32_t src_index, std::uint64_t sig) noexcept;
+  static held_verdict on_unexpected(void* ctx, std::uint64_t tag, std::uint32_t src_index, std::uint64_t sig) noexcept;
 
  private:
   struct notice {  // what a notice says (text: its sender's sentence, len bytes)

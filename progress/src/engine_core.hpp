@@ -200,6 +200,10 @@ class engine_core final : public engine {
   /// that the sender's send completes (with nothing sent) and its slot comes back. false: it must stay held (a send
   /// to this process, or no request slot for the answer).
   bool refuse_message(const wire_hdr& h) noexcept;
+  /// A collective message for a run that ended here without it (h: its header): the sender's call differs (a count
+  /// of 0 here, which sends and receives nothing). Best effort, as every notice: an abort notice of that instance
+  /// to the sender, whose run then ends instead of waiting for this rank's part.
+  void tell_run_ended(const wire_hdr& h) noexcept;
   /// Refuses (as above) every held message whose tag matches `tag` under the `ignore` mask, any source.
   void refuse_unexpected(std::uint64_t tag, std::uint64_t ignore) noexcept;
   void do_cancel(req* r);  // caller holds the lock
@@ -387,10 +391,12 @@ class engine_core final : public engine {
   // The collectives executor's view of collective messages no posted receive took (progress/coll/mismatches.hpp;
   // the executor installs it): called under the progress lock with a notice (tag::is_coll_notice: its header and
   // its text, h.size bytes), or with a message about to be held as unexpected and its signature; that one answers
-  // true when the message's run ended here early, so that nothing will ever take it (refused: refuse_message).
+  // whether to hold it, or refuse it (refuse_message) because nothing will ever take it, and then whether to tell its
+  // sender (tell_run_ended).
   struct coll_msg_hooks {
     void (*notice)(void* ctx, const wire_hdr& h, const char* text) noexcept = nullptr;
-    bool (*unexpected)(void* ctx, std::uint64_t tag, std::uint32_t src_index, std::uint64_t sig) noexcept = nullptr;
+    held_verdict (*unexpected)(void* ctx, std::uint64_t tag, std::uint32_t src_index, std::uint64_t sig) noexcept =
+        nullptr;
     void* ctx = nullptr;
   } coll_msgs;
   req* own = nullptr;  // the request the caller is posting itself (its handle is not out yet)

@@ -71,9 +71,14 @@ req* engine_core::match_posted(const wire_hdr& h) noexcept {
 // copied out of the receive buffer (data is null for a ready-to-send). Out of memory, the message cannot be kept
 // and cannot be dropped without losing it: the engine fails (failure.cpp).
 void engine_core::hold_unexpected(const wire_hdr& h, const char* data) {
-  if ((h.tag >> tag::kind_shift) == static_cast<std::uint64_t>(tag::kind::collective) && coll_msgs.unexpected &&
-      coll_msgs.unexpected(coll_msgs.ctx, h.tag, h.src_index, sig_of(h)) && refuse_message(h)) [[unlikely]]
-    return;
+  if ((h.tag >> tag::kind_shift) == static_cast<std::uint64_t>(tag::kind::collective) && coll_msgs.unexpected)
+    [[unlikely]] {
+    const held_verdict v = coll_msgs.unexpected(coll_msgs.ctx, h.tag, h.src_index, sig_of(h));
+    if (v != held_verdict::hold && refuse_message(h)) {
+      if (v == held_verdict::refuse_and_tell) tell_run_ended(h);
+      return;
+    }
+  }
   auto* m = new (std::nothrow) unexpected_msg{h, nullptr, nullptr};
   if (m && data && h.size) {
     m->data = static_cast<char*>(std::malloc(h.size));
@@ -122,6 +127,36 @@ bool engine_core::refuse_message(const wire_hdr& h) noexcept {
   r->state.store(static_cast<std::uint32_t>(req_state::orphan), std::memory_order_release);
   post_or_backlog(r);
   return true;
+}
+
+void engine_core::tell_run_ended(const wire_hdr& h) noexcept {
+  static constexpr char text[] =
+      "its run of the call had ended without a message this rank sent it: the calls differ (a count of 0 sends and "
+      "receives nothing)";
+  const std::uint32_t dest = h.src_index;
+  if (dest == self_index || peer_dead(static_cast<int>(dest))) return;
+  // A send as a run's notice goes (start_child_send), by a request nobody reads: it frees itself once sent, and
+  // waits for a credit or in the backlog like any send (the text is larger than some providers' inject size).
+  req* r = pool.acquire();
+  if (!r) return;
+  r->by = progressor::thread;
+  r->op = req_kind::send;
+  r->len = sizeof text - 1;
+  r->act = send_act(r->len, static_cast<int>(dest));
+  r->buf = const_cast<char*>(text);  // libfabric's send takes const; the slot is shared with receives
+  r->peer_world = static_cast<int>(dest);
+  r->peer = static_cast<int>(dest);
+  r->owner_thread = 0;
+  r->data = 0;
+  r->tag = (h.tag & ~tag::coll_msg_bits) | tag::coll_abort_msg;
+  r->ignore = 0;
+  r->bytes = r->len;
+  r->sig = 0;  // the run of a collective that is not persistent
+  r->cookie = notice_pass_on;
+  r->result = req_result::ok;
+  r->stage.store(req_stage::taken, std::memory_order_relaxed);
+  r->state.store(static_cast<std::uint32_t>(req_state::orphan), std::memory_order_release);
+  post_or_backlog(r);
 }
 
 void engine_core::refuse_unexpected(std::uint64_t tag, std::uint64_t ignore) noexcept {

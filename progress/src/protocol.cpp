@@ -30,7 +30,9 @@ op_status engine_core::post(req* r) {
   switch (r->act) {
     case req_act::eager: {
       wire_hdr h = eager_hdr(r->tag, r->len, static_cast<std::uint32_t>(r->data), my_index);
-      if (r->parent) [[unlikely]] {
+      // A schedule's child, or a notice the engine sends for a run that ended (tell_run_ended): the signature (a
+      // notice's run) and the cookie go too.
+      if (r->parent || tag::is_coll_notice(r->tag)) [[unlikely]] {
         set_sig(h, r->sig);
         h.cookie = r->cookie;
       }

@@ -92,6 +92,19 @@ inline wire_hdr rts_hdr(std::uint64_t tag, std::size_t len, std::uint64_t handle
   return h;
 }
 
+/// The cookie of an abort notice that its receiver passes on to every other rank of the communicator, as the rank that
+/// sees a mismatch does: sent by a rank whose run of the call had ended (engine_core::tell_run_ended), which no longer
+/// knows the communicator's ranks.
+inline constexpr std::uint64_t notice_pass_on = ~std::uint64_t{0};
+
+/// What the collectives' hook (engine_core::coll_msgs) says of a collective message about to be held as unexpected.
+enum class held_verdict : std::uint8_t {
+  hold,             ///< keep it for the receive to come
+  refuse,           ///< its run ended early here: nothing will ever take it (engine_core::refuse_message)
+  refuse_and_tell,  ///< its run ended here as planned without it: the sender's call differs; refuse it and send the
+                    ///< sender an abort notice (engine_core::tell_run_ended)
+};
+
 /// A liveness question (wire_ping) or its answer (wire_pong) from `index`: header only.
 inline wire_hdr ping_hdr(std::uint32_t index, std::uint8_t type = wire_ping) noexcept {
   wire_hdr h{};

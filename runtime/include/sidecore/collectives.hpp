@@ -29,7 +29,12 @@
 // that differ between ranks — completes the request with status error errc::invalid_argument (the blocking form
 // throws it): every message of a collective carries its call's signature, and a receive that gets another signature
 // or another size fails the collective instead of hanging or overrunning a buffer; the C API's sc_last_error and the
-// blocking form's exception say which rank passed what.
+// blocking form's exception say which rank passed what. A rank whose call runs nothing (a count of 0) answers the
+// first message of that call that reaches it with an abort notice, which its receiver passes on to every rank. A
+// mismatch is seen only through a message, though: where no message reaches a rank that could see it (the roots of a
+// reduce or gather that differ on 2 ranks, where both wait to receive; a count of 0 on a rank that the algorithm
+// only sends from first, as recursive doubling's rank 0 on 3 ranks), nothing moves and the call waits, as MPI's
+// does.
 #pragma once
 
 #include <cstddef>

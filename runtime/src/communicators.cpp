@@ -22,7 +22,8 @@ namespace tag = progress::tag;
     throw error(errc::invalid_argument, std::string("sidecore::") + what + ": the communicator is null (default-"
                                         "constructed, freed, or split with color -1); pass world() or a live one");
   throw error(errc::invalid_argument, std::string("sidecore::") + what + ": communicator id " +
-                                          std::to_string(c.id()) + " was freed; pass world() or a live one");
+                                          std::to_string(c.id()) + " is not a live communicator (freed, or never "
+                                          "made by dup or split); pass world() or a live one");
 }
 
 detail::comm_entry* detail::make_comm_entry(MPI_Comm mpi, MPI_Comm world, int id, std::size_t coll_cache) {

@@ -23,8 +23,12 @@ using detail::call_scope;
   if (r.handle() == 0)
     throw error(errc::invalid_request, std::string("sidecore::") + what +
                                            ": the request was never started (default-constructed or moved from)");
+  if (r.handle() == request_access::consumed)
+    throw error(errc::invalid_request, std::string("sidecore::") + what +
+                                           ": the request was already completed and consumed by an earlier wait/test");
   throw error(errc::invalid_request, std::string("sidecore::") + what +
-                                         ": the request was already completed and consumed by an earlier wait/test");
+                                         ": the handle names no request in flight (already completed and consumed by an "
+                                         "earlier wait/test, or a value sidecore did not give)");
 }
 
 // The sentence of this thread's last request that completed with an error that has one (send's exception, the

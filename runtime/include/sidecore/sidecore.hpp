@@ -96,7 +96,10 @@ class SIDECORE_API comm {
   [[nodiscard]] int size() const;
   /// Collective: a new communicator with the same ranks and a separate matching context. The ids of freed
   /// communicators are reused (the oldest first); dup() and split() throw errc::invalid_argument when 16383
-  /// communicators besides world() are alive at once.
+  /// communicators besides world() are alive at once. An MPI library may run out first (MPICH: about 2000 per
+  /// process, the application's own included): its error handler then decides (MPICH's default aborts the job with
+  /// "Too many communicators"). sidecore does not turn that into an error of dup(): MPICH finds it on one rank before
+  /// the others, which would then wait inside MPI_Comm_dup for ever.
   [[nodiscard]] comm dup() const;
   /// Collective: split by color (>= 0, or -1 to take no part: returns a null comm), ordered by key then rank.
   [[nodiscard]] comm split(int color, int key) const;
@@ -136,7 +139,9 @@ class SIDECORE_API request {
   [[nodiscard]] bool active() const noexcept;
   /// True for a persistent request not yet freed.
   [[nodiscard]] bool persistent() const noexcept;
-  /// Opaque value (for the C API); 0 means no operation.
+  /// Opaque value (for the C API): 0 for a request that never held an operation, ~0 once a wait or a successful
+  /// test consumed it (waiting on it again is then errc::invalid_request, not an empty wait); neither names an
+  /// operation.
   [[nodiscard]] std::uint64_t handle() const noexcept { return handle_; }
 
  private:

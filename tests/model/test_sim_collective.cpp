@@ -1,6 +1,8 @@
 // sidecore's collective schedules (common/include/sidecore/common/schedule.hpp) in the simulator.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -278,7 +280,16 @@ TEST(SimCollective, BadCallsNameTheOption) {
                         "SIDECORE_COLL_SEGMENT)");
   c.segment_bytes = 0;
   // The binomial broadcast's generator makes 2 (P - 1) operations.
-  EXPECT_EQ(message(c, 5), "--ranks: 4 ranks make 6 operations; accepted: at most 5");
+  EXPECT_EQ(message(c, 5), "--ranks: 4 ranks make at least 6 operations; accepted: at most 5");
+  // Refused before anything is built, whatever the kind (2^31 - 1 ranks of alltoallv took 8.9 GB first).
+  for (const coll::kind k : {coll::kind::alltoall, coll::kind::alltoallv}) {
+    sim::collective_call huge = c;
+    huge.kind = k;
+    huge.algorithm = coll::algorithm::automatic;
+    huge.ranks = 2147483647;
+    EXPECT_EQ(message(huge), fmt::format("--ranks: 2147483647 ranks make at least 4294967292 operations; accepted: at "
+                                         "most {}", sim::max_collective_ops));
+  }
   c.kind = coll::kind::alltoall;
   c.algorithm = coll::algorithm::linear;
   c.ranks = 1000;

@@ -241,7 +241,7 @@ std::vector<case_result> compare(const study_record& rec, const profile_loader& 
     m::analysis_options opt;
     if (cr.t_comp_n1_s && cr.t_comp_n_s && *cr.t_comp_n_s > 0 && *cr.t_comp_n1_s > 0) {
       opt.model.scaling = m::scaling_model::from_table(
-          {{cr.cores_per_rank - 1, *cr.t_comp_n1_s}, {cr.cores_per_rank, *cr.t_comp_n_s}}, "the study's scaling run");
+          {{cr.cores_per_rank - 1, *cr.t_comp_n1_s}, {cr.cores_per_rank, *cr.t_comp_n_s}}, "of the study's scaling run");
       opt.scaling_reason = fmt::format("t_comp {:.4g} s with N-1 = {} thread(s) (scaling runs), {:.4g} s with N = {} "
                                        "(calibrations), medians of the slowest rank",
                                        *cr.t_comp_n1_s, cr.cores_per_rank - 1, *cr.t_comp_n_s, cr.cores_per_rank);

@@ -330,7 +330,9 @@ extern "C" {
 int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t* mask) {
   using fn = int (*)(pid_t, size_t, const cpu_set_t*);
   static const fn real = reinterpret_cast<fn>(dlsym(RTLD_NEXT, "sched_setaffinity"));
-  if (pid == 0 || pid == getpid()) sidecore::instrument::pmpi::core::withdraw_fence_note();
+  // The main thread's own mask only (what the processes it starts inherit): the library's own progress thread pins
+  // itself through here too, and the environment must not change under the main thread's getenv.
+  if ((pid == 0 && gettid() == getpid()) || pid == getpid()) sidecore::instrument::pmpi::core::withdraw_fence_note();
   if (real == nullptr) {
     errno = ENOSYS;
     return -1;

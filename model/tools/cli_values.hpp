@@ -1,6 +1,6 @@
 // Checks of the `sidecore` command's option values that CLI11 itself does not make: an empty value (CLI11 reads
-// "" into a number as 0, so `--noise ""` ran with a noise band of 0) and a negative value given to an unsigned
-// option (strtoull wraps "-1" to 2^64 - 1, and the error, if any, named that number instead of the user's).
+// "" into a number as 0: `--noise ""` would mean a noise band of 0) and a negative value given to an unsigned
+// option (strtoull wraps "-1" to 2^64 - 1, and an error would name that number instead of the user's).
 #pragma once
 
 #include <string>
@@ -28,10 +28,11 @@ inline CLI::Validator whole_number() {
       "", "whole number");
 }
 
-/// given_value() on every option of `app` that takes a value (flags take none).
+/// given_value() on every named option of `app` that takes a value (flags take none; positionals are left alone: a
+/// study's application may take an empty argument).
 inline void refuse_empty_values(CLI::App* app) {
   for (CLI::Option* o : app->get_options())
-    if (o->get_expected_min() > 0) o->check(given_value());
+    if (o->get_expected_min() > 0 && !o->get_positional()) o->check(given_value());
 }
 
 }  // namespace sidecore::tools

@@ -84,7 +84,7 @@ sim::schedule load(const simulate_args& a) {
   return sim::read_goal_file(a.goal_file);
 }
 
-// Beyond a 64-bit integer (a calc of 2^64 ns) std::llround is undefined (it gave -9223372036854775808): the
+// Beyond a 64-bit integer (a calc of 2^64 ns) std::llround is undefined (glibc gives -9223372036854775808): the
 // double's integer digits instead.
 bool fits_llround(double t) { return std::abs(t) < 9.2e18; }
 std::string ns_text(double t) { return fits_llround(t) ? fmt::format("{}", std::llround(t)) : fmt::format("{:.0f}", t); }

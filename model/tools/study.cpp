@@ -104,6 +104,10 @@ std::vector<std::string> study_argv(int argc, const char* const* argv) {
       out.insert(out.end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
       break;
     }
+    if (args[i] == "--inputs=") {  // the same empty case, given with '='
+      out.push_back("--inputs= ");
+      continue;
+    }
     if (args[i] != "--inputs") {
       out.push_back(args[i]);
       continue;
@@ -125,7 +129,8 @@ CLI::App* add_study(CLI::App& app, study_args& a) {
                "alpha points) and compare the prediction with the measured run");
   s->add_option("-n", c.ranks, "MPI ranks (default 2)");
   s->add_option("--inputs", c.inputs, "the study's cases: extra arguments appended to the app's, one quoted string each");
-  s->add_option("--reps", c.reps, "repetitions of every run; the median is compared (default 3)");
+  a.reps = s->add_option("--reps", c.reps, "repetitions of every run; the median is compared (default 3; with "
+                                           "--resume, the record's)");
   s->add_option("--alpha", a.alpha_lists, "alpha points of the app's own conversion knob, A1,A2,... in [0, 1]");
   s->add_option("--alpha-option", c.alpha_option, "the app's option that takes the alpha (apps/md: --alpha)");
   s->add_option("--out", c.out_dir, "folder of the record, the profiles and the report (default sidecore-study)");
@@ -163,6 +168,7 @@ int run_study(study_args& a) {
     if (!fs::exists(record_path))
       throw input_error("--resume", record_path, "no study record there: run the study without --resume first");
     study_record old = parse_record(read_input_file(record_path, max_record_bytes, "study record"), record_path);
+    if (a.reps && a.reps->count() == 0) c.reps = old.settings.reps;
     check_same_study(old.settings, c, record_path);
     for (auto& r : old.runs)
       if (r.ok && fs::exists(c.out_dir + "/" + r.profile)) rec.runs.push_back(std::move(r));

@@ -15,6 +15,7 @@ namespace sidecore::tools {
 struct study_args {
   study::config settings;
   std::vector<std::string> alpha_lists;  ///< --alpha, each "A1,A2,..."
+  CLI::Option* reps = nullptr;           ///< --reps: not given, a resumed study keeps its record's count
 };
 
 /// Registers the subcommand.

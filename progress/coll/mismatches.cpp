@@ -148,8 +148,10 @@ held_verdict mismatches::on_unexpected(void* ctx, std::uint64_t tag, std::uint32
   // A run that ended as planned took every message its schedule has: one more means the sender's call differs (a
   // count of 0 here runs nothing, and the other rank waits for this rank's part). A persistent collective's next
   // start uses the same instance, so its messages may come before it starts here: held.
+  // A notice is never answered with one (two ranks whose runs both ended would tell each other for ever).
   if (self.has_ended(comm, instance))
-    return instance & tag::coll_persistent ? held_verdict::hold : held_verdict::refuse_and_tell;
+    return (instance & tag::coll_persistent) || tag::is_coll_notice(tag) ? held_verdict::hold
+                                                                         : held_verdict::refuse_and_tell;
   // One entry per instance, signature and sender is enough: a peer ahead of this rank sends many.
   for (const early_sig& s : self.sigs_)
     if (s.comm == comm && s.instance == instance && s.sig == sig && s.src_index == src_index) return held_verdict::hold;

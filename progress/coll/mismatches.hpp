@@ -50,8 +50,8 @@ class mismatches {
   /// applies to the communicator that gets its id next.
   void comm_freed(int comm) noexcept;
   /// The engine's hooks (engine_core::coll_msgs): an abort or failure notice (tag::is_coll_notice), its header and
-  /// its text (h.size bytes); a collective message about to be held as unexpected, with its signature (true: its
-  /// run ended early here, refuse it).
+  /// its text (h.size bytes); a collective message about to be held as unexpected, with its signature: whether to
+  /// hold it, refuse it (its run ended early here), or refuse it and tell its sender (its run ended as planned).
   static void on_notice(void* ctx, const wire_hdr& h, const char* text) noexcept;
   static held_verdict on_unexpected(void* ctx, std::uint64_t tag, std::uint32_t src_index, std::uint64_t sig) noexcept;
 

@@ -48,7 +48,7 @@ void engine_core::spend_eager(req* r) noexcept {
   if (r->act != req_act::eager) return;
   // A collective's notice is read as it arrives, never held: it takes no eager credit, and must not become a
   // ready-to-send, which no receive would ever answer.
-  if (r->parent && tag::is_coll_notice(r->tag)) [[unlikely]] return;
+  if (tag::is_coll_notice(r->tag)) [[unlikely]] return;
   peer_credits& left = credits.left[static_cast<std::size_t>(r->peer_world)];
   if (left.eager) --left.eager;
   else r->act = req_act::rts;  // the peer holds its share of our eager data: only a header goes

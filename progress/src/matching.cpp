@@ -135,13 +135,14 @@ void engine_core::tell_run_ended(const wire_hdr& h) noexcept {
       "receives nothing)";
   const std::uint32_t dest = h.src_index;
   if (dest == self_index || peer_dead(static_cast<int>(dest))) return;
-  // A send as a run's notice goes (start_child_send), by a request nobody reads: it frees itself once sent, and
-  // waits for a credit or in the backlog like any send (the text is larger than some providers' inject size).
+  // A send by a request nobody reads (the text is larger than some providers' inject size, 64 bytes on
+  // tcp;ofi_rxm): it frees itself once sent, and waits for a send credit or in the backlog like any send. Its header
+  // carries the cookie and the run as a run's notices do (post(): tag::is_coll_notice).
   req* r = pool.acquire();
   if (!r) return;
   r->by = progressor::thread;
   r->op = req_kind::send;
-  r->len = sizeof text - 1;
+  r->len = std::min(sizeof text - 1, eager_max_);  // eager (a notice is never a ready-to-send: spend_eager)
   r->act = send_act(r->len, static_cast<int>(dest));
   r->buf = const_cast<char*>(text);  // libfabric's send takes const; the slot is shared with receives
   r->peer_world = static_cast<int>(dest);

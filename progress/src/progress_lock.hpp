@@ -1,6 +1,6 @@
 // The progress lock: its holder is the one thread that calls libfabric (the domain is FI_THREAD_DOMAIN) and
 // touches the engine's lists. 0 free, thread: the progress thread, caller: an application thread. Mode off: a caller
-// takes it around each pass, unless callers are serialized by the application (no atomic then). Mode core: the
+// takes it around each pass (callers serialized by the application: written, not locked; take_serialized). Mode core: the
 // progress thread holds it while it progresses; with caller progress, it lets an application thread that asks
 // (caller_want) take it (caller_progress.cpp). Every holder holds it through a progress_guard, so that no return
 // path leaves it held.
@@ -42,9 +42,10 @@ struct progress_lock {
   void release() noexcept { word.store(0, std::memory_order_release); }
   // Callers serialized by the application (below MPI_THREAD_MULTIPLE): no locked instruction, but the word still
   // says that the lock is held, so that a second thread calling at the same time, which the application promised
-  // not to do, is noticed (false) instead of corrupting the engine's lists.
+  // not to do, is noticed (false). Best effort: two threads that load 0 at the same moment both take it; with
+  // threads that keep calling at once, one soon finds it held.
   bool take_serialized() noexcept {
-    if (word.load(std::memory_order_relaxed) != 0) return false;
+    if (word.load(std::memory_order_acquire) != 0) return false;
     word.store(caller, std::memory_order_relaxed);
     return true;
   }
@@ -106,7 +107,7 @@ class progress_guard {
       case holder::caller: held_ = lock_->take(progress_lock::caller); break;
       case holder::thread: held_ = lock_->take(progress_lock::thread); break;
       case holder::caller_core: held_ = lock_->take_caller_core(); break;
-      case holder::serialized:  // a slow path (after a sleep or a yield): the locked take, safe whatever came since
+      case holder::serialized:  // a slow path (after a sleep or a yield): the locked take costs nothing there
         held_ = lock_->take(progress_lock::caller);
         break;
       case holder::none: break;

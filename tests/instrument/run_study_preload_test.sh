@@ -13,5 +13,5 @@ cat "$work.txt"
 [ $st -eq 1 ] || { echo "FAIL: exit status $st, expected 1 (a failed run)"; exit 1; }
 grep -q "run c0.dedicated.r0 failed: rank [01]'s profile says mode \"off\" where this run set SIDECORE_PROGRESS=core" \
   "$work.txt" || { echo "FAIL: the dedicated run in mode off was not refused"; exit 1; }
-grep -q "NOT JUDGED" "$work.txt" || { echo "FAIL: the comparison was judged"; exit 1; }
+grep -q "no dedicated (core mode) run finished" "$work.txt" || { echo "FAIL: a dedicated run was compared"; exit 1; }
 echo "study preload checks passed"

@@ -41,6 +41,10 @@ grep -q -- '--reneigh 10 --steps 20"' "$work/cases/study.json" || fail "the seco
 "$sidecore" study -n 2 --reps 1 --alpha 1 --alpha-option=--alpha --host-cores 2 --mpiexec "$mpiexec" \
   --out "$work/two" --resume -- $app > "$work/resume.txt" 2>&1 || fail "resume exit status $?"
 [ "$(grep -c 'done before' "$work/resume.txt")" -eq 4 ] || fail "resume ran again: $(cat "$work/resume.txt")"
+# Without --reps, the record's count (not the default 3, which --resume would refuse as fewer or run as more).
+"$sidecore" study -n 2 --alpha 1 --alpha-option=--alpha --host-cores 2 --mpiexec "$mpiexec" \
+  --out "$work/two" --resume -- $app > "$work/resume_reps.txt" 2>&1 || fail "resume without --reps: exit status $?"
+[ "$(grep -c 'done before' "$work/resume_reps.txt")" -eq 4 ] || fail "resume without --reps ran again"
 "$sidecore" study -n 1 --reps 1 --out "$work/two" --resume -- $app > "$work/resume2.txt" 2>&1
 st=$?; cat "$work/resume2.txt"
 [ $st -eq 2 ] && grep -q -- '--resume: -n: .* holds a study with -n 2, this command asks for 1' "$work/resume2.txt" ||

@@ -1,8 +1,8 @@
 // Callers serialized by the application (engine_config::serialized_callers: MPI's thread level below
 // MPI_THREAD_MULTIPLE): mode off then takes the progress lock without a locked instruction, and a second caller
 // that finds it held (two threads at once, which the application promised not to do) is told so once and from then
-// on every call takes the lock, as under MPI_THREAD_MULTIPLE. Before, two threads at once in this mode ran the engine
-// together: lost messages (hangs), a node ring overrun, a segfault retiring a collective.
+// on every call takes the lock, as under MPI_THREAD_MULTIPLE (two threads running the engine together lose messages
+// and corrupt its lists).
 #include <gtest/gtest.h>
 
 #include <string>

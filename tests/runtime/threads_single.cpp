@@ -2,8 +2,7 @@
 // MPI_Init_thread): the application breaks its promise, and mode off, which takes no locked progress lock then,
 // must notice (one warning) and lock from then on instead of losing messages or corrupting its lists. Four OpenMP
 // threads per rank exchange messages with their neighbours (eager and rendezvous sizes, a tag per thread) and run
-// allreduces on a communicator each; every value is checked. Before: 1-2 runs in 6 hung, others ended with a node
-// ring overrun or a segfault in the collectives' retirement.
+// allreduces on a communicator each; every value is checked.
 // Usage: threads_single [ITERATIONS]
 #include <mpi.h>
 #include <omp.h>

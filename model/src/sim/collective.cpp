@@ -191,8 +191,8 @@ coll::spec collective_spec(const collective_call& c) {
 schedule build_collective(const collective_call& c, const local_costs& costs, std::uint64_t max_ops) {
   check_call(c, max_ops);
   // Every rank but one sends or receives at least once, and the other end is an operation too: a bound known before
-  // anything is built (alltoallv's per-rank counts over 2^31 ranks took 8.9 GB, alltoall's first rank 2^32
-  // operations, before the estimate below refused them).
+  // anything is built (alltoallv's per-rank counts over 2^31 ranks take 8.9 GB, alltoall's first rank 2^32
+  // operations, before the estimate below would refuse them).
   if (const std::uint64_t least = 2 * (static_cast<std::uint64_t>(c.ranks) - 1); least > max_ops)
     throw input_error("", "--ranks", fmt::format("{} ranks make at least {} operations; accepted: at most {}", c.ranks,
                                                  least, max_ops));

@@ -488,7 +488,7 @@ request typed_alltoallv(coll_form f, const void* send, std::int64_t send_elems, 
   return coll_call(a, c);
 }
 // The count per rank of a span of n elements that holds one block per rank of c. Throws errc::invalid_argument,
-// naming the call `k`, when n is not a multiple of c's size (a block would be cut off), or c is not a live
+// naming the collective `k` (as its blocking form), when n is not a multiple of c's size (a block would be cut off), or c is not a live
 // communicator.
 SIDECORE_API std::int64_t per_rank(std::size_t n, const comm& c, coll_op_kind k);
 }  // namespace detail

@@ -94,6 +94,12 @@ void check_ranks(const collective_call& c) {
 
 void check_call(const collective_call& c, std::uint64_t max_ops) {
   check_ranks(c);
+  // Every rank but one sends or receives at least once, and the other end is an operation too: a bound known before
+  // anything is built (alltoallv's per-rank counts over 2^31 ranks take 8.9 GB, alltoall's first rank 2^32
+  // operations, before the estimate below would refuse them).
+  if (const std::uint64_t least = 2 * (static_cast<std::uint64_t>(c.ranks) - 1); least > max_ops)
+    throw input_error("", "--ranks", fmt::format("{} ranks make at least {} operations; accepted: at most {}", c.ranks,
+                                                 least, max_ops));
   if (has_root(c.kind) && (c.root < 0 || c.root >= c.ranks))
     throw input_error("", "--root", fmt::format("{} is not a rank of {} ranks; accepted: 0 .. {}", c.root, c.ranks,
                                                 c.ranks - 1));
@@ -190,12 +196,6 @@ coll::spec collective_spec(const collective_call& c) {
 
 schedule build_collective(const collective_call& c, const local_costs& costs, std::uint64_t max_ops) {
   check_call(c, max_ops);
-  // Every rank but one sends or receives at least once, and the other end is an operation too: a bound known before
-  // anything is built (alltoallv's per-rank counts over 2^31 ranks take 8.9 GB, alltoall's first rank 2^32
-  // operations, before the estimate below would refuse them).
-  if (const std::uint64_t least = 2 * (static_cast<std::uint64_t>(c.ranks) - 1); least > max_ops)
-    throw input_error("", "--ranks", fmt::format("{} ranks make at least {} operations; accepted: at most {}", c.ranks,
-                                                 least, max_ops));
   const coll::spec s = collective_spec(c);
   const int p = static_cast<int>(c.ranks);
   const auto ranks = static_cast<std::uint32_t>(c.ranks);

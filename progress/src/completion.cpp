@@ -11,6 +11,7 @@
 namespace sidecore::progress {
 
 void engine_core::xfer(const req* r, bool begin) const noexcept {
+  if (r->engines_own) return;
   const std::uint8_t op = r->parent ? r->parent->xfer_op_ : std::uint8_t{0};
   on_xfer(xfer_event{request_pool::handle_of(r), r->len, r->peer, r->owner_thread, op}, begin);
 }

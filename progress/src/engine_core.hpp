@@ -53,12 +53,19 @@ class engine_core final : public engine {
   // Mode off, an application thread: the lock if free (no locked instruction while callers are serialized by the
   // application; one that finds it held proves them not serialized: callers_not_serialized()).
   progress_guard lock_caller() noexcept {
-    if (serialized.load(std::memory_order_relaxed) && !running.load(std::memory_order_relaxed)) {
-      if (lock.take_serialized()) return {lock, holder::serialized};
-      callers_not_serialized();
-      return {};
-    }
+    if (serialized_off()) return take_serialized();
     if (lock.take(progress_lock::caller)) return {lock, holder::caller};
+    return {};
+  }
+  // Mode off with callers serialized by the application (below MPI_THREAD_MULTIPLE): the lock is written, not locked.
+  [[nodiscard]] bool serialized_off() const noexcept {
+    return serialized.load(std::memory_order_relaxed) && !running.load(std::memory_order_relaxed);
+  }
+  // The lock if free (holder::serialized); held by another caller: says so once (callers_not_serialized) and
+  // returns an empty guard.
+  progress_guard take_serialized() noexcept {
+    if (lock.take_serialized()) return {lock, holder::serialized};
+    callers_not_serialized();
     return {};
   }
   // Two application threads called at once although MPI's thread level says they do not (the application asked for
@@ -78,9 +85,8 @@ class engine_core final : public engine {
   }
   // Mode off, an application thread that must progress now (cancel): waits for the lock.
   progress_guard lock_caller_wait() noexcept {
-    if (serialized.load(std::memory_order_relaxed) && !running.load(std::memory_order_relaxed)) {
-      if (lock.take_serialized()) return {lock, holder::serialized};
-      callers_not_serialized();
+    if (serialized_off()) {
+      if (progress_guard g = take_serialized()) return g;
     }
     progress_guard g = progress_guard::unheld(lock, holder::caller);
     g.relock();
@@ -204,6 +210,11 @@ class engine_core final : public engine {
   /// of 0 here, which sends and receives nothing). Best effort, as every notice: an abort notice of that instance
   /// to the sender, whose run then ends instead of waiting for this rank's part.
   void tell_run_ended(const wire_hdr& h) noexcept;
+  /// A request the engine sends or answers with for itself, which nobody reads (req_state::orphan): it frees itself
+  /// once done, and waits for a credit or in the backlog like any other. The caller sets what its kind needs and
+  /// hands it to post_orphan. nullptr: no free slot.
+  req* orphan_request(req_kind op, int peer_world, std::uint64_t tag, std::uint64_t cookie) noexcept;
+  void post_orphan(req* r) noexcept;
   /// Refuses (as above) every held message whose tag matches `tag` under the `ignore` mask, any source.
   void refuse_unexpected(std::uint64_t tag, std::uint64_t ignore) noexcept;
   void do_cancel(req* r);  // caller holds the lock

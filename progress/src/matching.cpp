@@ -109,23 +109,15 @@ bool engine_core::refuse_message(const wire_hdr& h) noexcept {
   if (peer_dead(static_cast<int>(h.src_index))) return true;  // its send failed with its peer's death already
   // The answer goes as a receive would send it (post(), req_act::cts), by a request nobody reads: it frees itself
   // once the clear-to-send went, and waits in the backlog while the provider refuses it for now.
-  req* r = pool.acquire();
+  req* r = orphan_request(req_kind::recv, static_cast<int>(h.src_index), h.tag, h.cookie);
   if (!r) return false;
-  r->by = progressor::thread;
-  r->op = req_kind::recv;
   r->act = req_act::cts;
   r->buf = nullptr;
   r->len = 0;
-  r->tag = h.tag;
-  r->peer_world = static_cast<int>(h.src_index);
   r->peer = -1;
-  r->cookie = h.cookie;
   r->rdv_n = 0;
   r->bytes = 0;
-  r->result = req_result::ok;
-  r->stage.store(req_stage::taken, std::memory_order_relaxed);
-  r->state.store(static_cast<std::uint32_t>(req_state::orphan), std::memory_order_release);
-  post_or_backlog(r);
+  post_orphan(r);
   return true;
 }
 
@@ -138,23 +130,35 @@ void engine_core::tell_run_ended(const wire_hdr& h) noexcept {
   // A send by a request nobody reads (the text is larger than some providers' inject size, 64 bytes on
   // tcp;ofi_rxm): it frees itself once sent, and waits for a send credit or in the backlog like any send. Its header
   // carries the cookie and the run as a run's notices do (post(): tag::is_coll_notice).
-  req* r = pool.acquire();
+  req* r = orphan_request(req_kind::send, static_cast<int>(dest), (h.tag & ~tag::coll_msg_bits) | tag::coll_abort_msg,
+                          notice_pass_on);
   if (!r) return;
-  r->by = progressor::thread;
-  r->op = req_kind::send;
   r->len = std::min(sizeof text - 1, eager_max_);  // eager (a notice is never a ready-to-send: spend_eager)
   r->act = send_act(r->len, static_cast<int>(dest));
   r->buf = const_cast<char*>(text);  // libfabric's send takes const; the slot is shared with receives
-  r->peer_world = static_cast<int>(dest);
   r->peer = static_cast<int>(dest);
   r->owner_thread = 0;
   r->data = 0;
-  r->tag = (h.tag & ~tag::coll_msg_bits) | tag::coll_abort_msg;
   r->ignore = 0;
   r->bytes = r->len;
   r->sig = 0;  // the run of a collective that is not persistent
-  r->cookie = notice_pass_on;
+  post_orphan(r);
+}
+
+req* engine_core::orphan_request(req_kind op, int peer_world, std::uint64_t tag, std::uint64_t cookie) noexcept {
+  req* r = pool.acquire();
+  if (!r) return nullptr;
+  r->by = progressor::thread;
+  r->engines_own = true;  // not the application's transfer: the instrumentation does not see it (xfer)
+  r->op = op;
+  r->peer_world = peer_world;
+  r->tag = tag;
+  r->cookie = cookie;
   r->result = req_result::ok;
+  return r;
+}
+
+void engine_core::post_orphan(req* r) noexcept {
   r->stage.store(req_stage::taken, std::memory_order_relaxed);
   r->state.store(static_cast<std::uint32_t>(req_state::orphan), std::memory_order_release);
   post_or_backlog(r);

@@ -57,6 +57,7 @@ struct alignas(64) req {
   bool posted = false;             // the transfer began (instrumentation: XFER_BEGIN was recorded)
   bool credited = false;           // send: took its send credit (credits.cpp), kept while the provider refuses it
   bool rdv = false;                // send: went by rendezvous (its ready-to-send left; a clear-to-send may come)
+  bool engines_own = false;        // an answer or notice the engine sends for itself: no transfer of the application's
   std::atomic<bool> cancel_ack{false};  // the engine has processed a cancel entry for this request
   std::atomic<bool> waiter{false};      // an application thread sleeps on `state` (futex)
   // An operation whose peer died while the provider held it and could not cancel it (a send: fi_tsendv, fi_tsend;

@@ -72,6 +72,7 @@ class request_pool {
     r->posted = false;
     r->credited = false;
     r->rdv = false;
+    r->engines_own = false;
     r->act = req_act::none;
     r->stage.store(req_stage::none, std::memory_order_relaxed);
     r->parent = nullptr;

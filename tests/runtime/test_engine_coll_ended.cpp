@@ -11,6 +11,7 @@
 //    instance number as the ended run) is not refused, even when its messages come before this rank started it.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <ostream>
@@ -117,6 +118,40 @@ TEST(EndedRunOfAFreedCommunicator, DoesNotRefuseTheMessagesOfTheNextCommunicator
   EXPECT_EQ(o.c[1].result, req_result::ok) << o.why[1];
   EXPECT_EQ(out0, std::vector<double>(16, 3.0));
   EXPECT_EQ(out1, std::vector<double>(16, 3.0));
+}
+
+// The instrumentation's view of transfers (engine::set_xfer_hook): every collective's message is op k + 1; the
+// answers and notices the engine sends for itself (an empty clear-to-send for a refused ready-to-send, the abort
+// notice of tell_run_ended) are no transfer of the application's and must not be counted as point-to-point ones.
+std::atomic<int> p2p_events{0}, coll_events{0};
+void count_xfer(const sidecore::progress::xfer_event& ev, bool) {
+  (ev.op == 0 ? p2p_events : coll_events).fetch_add(1, std::memory_order_relaxed);
+}
+
+TEST_P(EndedRun, TheEnginesOwnAnswersAreNoPointToPointTransfer) {
+  coll_pair p(GetParam().eager_credits);
+  ASSERT_NO_FATAL_FAILURE(p.open());
+  p2p_events = 0;
+  coll_events = 0;
+  p.e[0]->set_xfer_hook(&count_xfer);
+  p.e[1]->set_xfer_hook(&count_xfer);
+  ASSERT_NO_FATAL_FAILURE(run_mismatch(p, GetParam().small_first, 100000));
+  {  // a count of 0 on rank 1 (the ring: an empty run there): rank 0's message to it is refused and answered with
+     // the run-ended notice
+    coll::spec s0 = allreduce_of(4), s1 = allreduce_of(0);
+    std::vector<double> in0(4, 1.0), out0(4, 0.0), none(1, 0.0);
+    const std::uint64_t h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s1, coll::algorithm::ring), {none.data(), none.data(), {}}, 0);
+    for (int k = 0; k < 5; ++k) p.e[1]->progress();
+    const std::uint64_t h0 = p.x[0]->start(p.c[0], p.c[0]->plan(s0, coll::algorithm::ring), {in0.data(), out0.data(), {}}, 0);
+    ASSERT_TRUE(p.finish(h0, h1)) << "neither rank may wait for ever";
+    const coll_pair::outcome o = p.results(h0, h1);
+    EXPECT_EQ(o.c[0].result, req_result::invalid) << o.why[0];
+  }
+  EXPECT_TRUE(nothing_left(p));
+  p.e[0]->set_xfer_hook(nullptr);
+  p.e[1]->set_xfer_hook(nullptr);
+  EXPECT_GT(coll_events.load(), 0);
+  EXPECT_EQ(p2p_events.load(), 0) << "the engine's own messages were recorded as the application's transfers";
 }
 
 INSTANTIATE_TEST_SUITE_P(Orders, EndedRun,

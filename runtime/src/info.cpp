@@ -81,6 +81,11 @@ extern "C" int sc_info_print(FILE* out) {
                    std::getenv("OMP_NUM_THREADS") || std::getenv("OMP_PLACES") || std::getenv("OMP_PROC_BIND")
                        ? " unless OMP_NUM_THREADS/OMP_PLACES/OMP_PROC_BIND (set by you) say otherwise: they are respected"
                        : "");
+      if ((std::getenv("OMP_PLACES") && *std::getenv("OMP_PLACES")) ||
+          (std::getenv("OMP_PROC_BIND") && *std::getenv("OMP_PROC_BIND"))) {
+        const int threads = std::getenv("OMP_NUM_THREADS") ? omp_get_max_threads() : topo.cores() - 1;
+        for (const std::string& w : places_on_reserved(topo, reserved, threads)) std::fprintf(out, "  %s\n", w.c_str());
+      }
     } catch (const sidecore::error& e) {
       std::fprintf(out, "  core mode: not possible here: %s\n", e.what());
     }

@@ -124,6 +124,25 @@ bool topology::bind_thread_except(int reserved, std::string* why) const {
   return ok;
 }
 
+std::vector<std::string> places_on_reserved(const topology& topo, int reserved, int threads) {
+  // With OMP_PROC_BIND=close, a team of T threads started by the main thread (bound to place 0) fills places
+  // 0..T-1: a later place holding the reserved core is never used.
+  std::vector<std::string> warnings;
+  const int nplaces = omp_get_num_places();
+  const int used = omp_get_proc_bind() == omp_proc_bind_close ? std::min(threads, nplaces) : nplaces;
+  for (int p = 0; p < used; ++p) {
+    const int nids = omp_get_place_num_procs(p);
+    std::vector<int> ids(static_cast<std::size_t>(nids));
+    omp_get_place_proc_ids(p, ids.data());
+    bool holds_reserved = false;
+    for (int id : ids) holds_reserved |= topo.core_has_pu(reserved, id);
+    if (holds_reserved)
+      warnings.push_back("warning: OMP_PLACES place " + std::to_string(p) + " includes the reserved " +
+                         topo.describe_core(reserved) + ": OpenMP may share it with the progress thread");
+  }
+  return warnings;
+}
+
 omp_fence_report fence_openmp(const topology& topo, int reserved) {
   omp_fence_report rep;
   const int app_cores = topo.cores() - 1;
@@ -145,21 +164,7 @@ omp_fence_report fence_openmp(const topology& topo, int reserved) {
   if (rep.user_places) {
     rep.notes.push_back(std::string("OMP_PLACES/OMP_PROC_BIND set by the user (") + (places ? places : "") + " / " +
                         (bind ? bind : "") + "): respected, sidecore does not bind OpenMP threads");
-    // Check the places against the reserved core: the user may have given OpenMP the progress core. With
-    // OMP_PROC_BIND=close, a team of T threads started by the main thread (bound to place 0) fills places 0..T-1:
-    // a later place holding the reserved core is never used.
-    const int nplaces = omp_get_num_places();
-    const int used = omp_get_proc_bind() == omp_proc_bind_close ? std::min(rep.threads, nplaces) : nplaces;
-    for (int p = 0; p < used; ++p) {
-      const int nids = omp_get_place_num_procs(p);
-      std::vector<int> ids(static_cast<std::size_t>(nids));
-      omp_get_place_proc_ids(p, ids.data());
-      bool holds_reserved = false;
-      for (int id : ids) holds_reserved |= topo.core_has_pu(reserved, id);
-      if (holds_reserved)
-          rep.notes.push_back("warning: OMP_PLACES place " + std::to_string(p) + " includes the reserved " +
-                              topo.describe_core(reserved) + ": OpenMP may share it with the progress thread");
-    }
+    for (std::string& w : places_on_reserved(topo, reserved, rep.threads)) rep.notes.push_back(std::move(w));
     return rep;
   }
   // Bind the master to the application cores first, so any thread created later inherits the fence; then

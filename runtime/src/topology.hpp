@@ -63,6 +63,10 @@ struct omp_fence_report {
 /// the reserved core and notes it if one does). Call from the thread that will run the parallel regions.
 omp_fence_report fence_openmp(const topology& topo, int reserved);
 
+/// The user's OpenMP places (OMP_PLACES / OMP_PROC_BIND) that a team of `threads` threads would run on and that hold
+/// the reserved core, one warning each (the user may have given OpenMP the progress core); empty when none does.
+[[nodiscard]] std::vector<std::string> places_on_reserved(const topology& topo, int reserved, int threads);
+
 /// Text about the OpenMP places as libgomp sees them.
 [[nodiscard]] std::string describe_omp_places();
 

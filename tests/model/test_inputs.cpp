@@ -14,6 +14,7 @@
 
 #include "sidecore/common/input_error.hpp"
 #include "sidecore/common/input_file.hpp"
+#include "sidecore/common/json_input.hpp"
 #include "sidecore/common/profile.hpp"
 #include "sidecore/model/mpip.hpp"
 #include "sidecore/model/scaling.hpp"
@@ -174,6 +175,31 @@ TEST(MpipValues, HugeAndImpossible) {
   // Count near 2^64.
   const std::string m = error_in(replaced("0 240000     0.31", "0 18446744073709551615     0.31"));
   EXPECT_NE(m.find("Count"), std::string::npos) << m;
+}
+
+// A key named twice in one object: nlohmann keeps the second value silently, so one of the two would be dropped
+// without a word. Every JSON input (profile, trace, LogGP parameters, study record) reads through parse_json_input.
+TEST(ProfileValues, AKeyNamedTwiceIsRefusedWithItsPath) {
+  std::string m = error_of([] {
+    (void)sidecore::parse_json_input(R"({"a": 1, "ranks": [{"x": 1}, {"cat": {"count": 3, "count": 4}}]})", "k.json");
+  });
+  EXPECT_NE(m.find("k.json: ranks[1].cat.count: the key \"count\" appears twice in its object; accepted: each key once"),
+            std::string::npos) << m;
+  m = error_of([] { (void)sidecore::parse_json_input(R"({"schema": "a", "schema": "b"})", "top.json"); });
+  EXPECT_NE(m.find("top.json: schema: the key \"schema\" appears twice"), std::string::npos) << m;
+  // The same key in two objects is no duplicate.
+  EXPECT_NO_THROW((void)sidecore::parse_json_input(R"([{"count": 1}, {"count": 2, "n": {"count": 3}}])", "ok.json"));
+  // Through a reader: a profile with a category's count twice.
+  std::ifstream in(sctest::model_data + "/kripke_case1_off.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string profile = ss.str();
+  const auto at = profile.find("\"count\"");
+  ASSERT_NE(at, std::string::npos);
+  std::string twice = profile;
+  twice.insert(at, "\"count\": 1, ");
+  m = error_of([&] { (void)sidecore::parse_profile(twice, "p.json"); });
+  EXPECT_NE(m.find("appears twice in its object"), std::string::npos) << m.substr(0, 300);
 }
 
 // Found by fuzz/fuzz_profile: a deeply nested value where a number was expected overflowed the stack while the

@@ -16,7 +16,9 @@ namespace sidecore {
 ///    the JSON path of the value being read ("ranks[0].categories"), left out at the top level;
 ///  - a number beyond a double's range (1e999), which nlohmann reports without a position:
 ///    "<source>: <path>: number <token> is not a finite number (beyond the range of a double); accepted: <accepted>",
-///    `accepted` naming the numbers the caller takes ("finite numbers, times at most 1e+06 s").
+///    `accepted` naming the numbers the caller takes ("finite numbers, times at most 1e+06 s");
+///  - a key that an object names twice (nlohmann would keep the last value silently): "<source>: <path of the key>:
+///    the key "<key>" appears twice in its object; accepted: each key once ...".
 [[nodiscard]] nlohmann::json parse_json_input(std::string_view text, const std::string& source,
                                               std::string_view accepted = "finite numbers");
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "sidecore/common/input_error.hpp"
@@ -124,6 +125,7 @@ profile make_job_profile(std::vector<profile> ranks) {
   if (ranks.empty()) throw input_error("make_job_profile", "ranks", "no rank profiles given");
   // Checked in the caller's order, so that an error names the input by its position.
   std::map<int, std::size_t> seen;  // rank -> input position
+  std::optional<std::size_t> run_at;  // the first input that recorded a run id
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const profile& r = ranks[i];
     const std::string where = "ranks[" + std::to_string(i) + "]";
@@ -132,6 +134,15 @@ profile make_job_profile(std::vector<profile> ranks) {
       throw input_error("make_job_profile", where + ".mode",
                         "mode \"" + std::string(progress_mode_name(r.mode)) + "\" differs from ranks[0]'s \"" +
                             std::string(progress_mode_name(ranks.front().mode)) + "\": a job profile does not mix modes");
+    if (r.nranks != ranks.front().nranks)
+      throw input_error("make_job_profile", where + ".nranks",
+                        std::to_string(r.nranks) + " differs from ranks[0]'s nranks " +
+                            std::to_string(ranks.front().nranks) + ": the profiles come from different runs");
+    if (!r.run.empty() && run_at && ranks[*run_at].run != r.run)
+      throw input_error("make_job_profile", where + ".run",
+                        "run id \"" + r.run + "\" differs from ranks[" + std::to_string(*run_at) + "]'s \"" +
+                            ranks[*run_at].run + "\": the profiles come from different runs");
+    if (!r.run.empty() && !run_at) run_at = i;
     if (auto [it, fresh] = seen.emplace(r.rank, i); !fresh)
       throw input_error("make_job_profile", where + ".rank",
                         "rank " + std::to_string(r.rank) + " appears twice (also ranks[" + std::to_string(it->second) + "])");
@@ -143,6 +154,8 @@ profile make_job_profile(std::vector<profile> ranks) {
   job.mode = ranks.front().mode;
   job.provider = ranks.front().provider;
   job.command = ranks.front().command;
+  for (const profile& r : ranks)
+    if (job.run.empty()) job.run = r.run;
   job.nranks = ranks.front().nranks;
   job.n_core = ranks.front().n_core;
   job.auto_mode = ranks.front().auto_mode;  // the verdicts are collective: every rank has the same ones

@@ -212,6 +212,10 @@ class reader {
       fail(join(path, "mode"), "unknown mode \"" + mode + "\"; accepted: \"off\", \"core\"");
     }
     p.provider = text(j, path, "provider");
+    if (j.contains("run")) {
+      p.run = text(j, path, "run");
+      if (p.run.empty()) fail(join(path, "run"), "an empty run id; accepted: the id the writer gave the run, or no field");
+    }
     p.n_core = integer(j, path, "n_core", 1, ">= 1 cores per node");
     p.t_total_s = seconds(j, path, "t_total_s");
     p.t_comp_s = seconds(j, path, "t_comp_s");
@@ -281,6 +285,7 @@ class reader {
       if (!rs.is_array()) fail(rp, "expected an array of rank profiles, got " + type_of(rs));
       if (rs.empty()) fail(rp, "a job profile needs at least one rank profile");
       std::set<int> seen;
+      std::string job_run = p.run;
       for (std::size_t i = 0; i < rs.size(); ++i) {
         const std::string ep = rp + "[" + std::to_string(i) + "]";
         profile r = read(rs[i], ep, true);
@@ -289,6 +294,10 @@ class reader {
                                      std::string(progress_mode_name(p.mode)) + "\"");
         if (r.nranks != p.nranks)
           fail(join(ep, "nranks"), std::to_string(r.nranks) + " differs from the job's nranks " + std::to_string(p.nranks));
+        if (job_run.empty()) job_run = r.run;  // the job's own, else its first rank's that has one
+        if (!r.run.empty() && r.run != job_run)
+          fail(join(ep, "run"), "run id \"" + r.run + "\" differs from the job's \"" + job_run +
+                                    "\": a job profile holds the ranks of one run");
         if (!seen.insert(r.rank).second) fail(join(ep, "rank"), "rank " + std::to_string(r.rank) + " appears twice");
         p.ranks.push_back(std::move(r));
       }

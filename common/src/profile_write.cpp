@@ -93,6 +93,7 @@ void write(J& j, const profile& p, bool nested) {
   j["kind"] = profile_kind_name(p.kind);
   if (p.kind == profile_kind::rank) j["rank"] = p.rank;
   j["nranks"] = p.nranks;
+  if (!p.run.empty()) j["run"] = p.run;
   j["mode"] = progress_mode_name(p.mode);
   j["provider"] = p.provider;
   j["n_core"] = p.n_core;

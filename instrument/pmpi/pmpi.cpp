@@ -222,7 +222,9 @@ void begin_profiling() {
     set_command_line(command_line());
     name_current_thread("main");
     collectives_begin(g.rank);
-    synchronize_clock(make_exchange());
+    const exchange ex = make_exchange();
+    agree_run_id(ex);
+    synchronize_clock(ex);
     g.started = true;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sidecore-pmpi: rank %d: cannot start profiling: %s\n", g.rank, e.what());

@@ -28,6 +28,7 @@ struct collection {
   int n_core = 0;
   double t_total_override = -1.0;
   std::string command;
+  std::string run;  // agree_run_id: the same on every rank of the run
   std::string clock_note;
   bool has_progress = false;  // set_progress_stats() was called
   progress_thread_stats progress;

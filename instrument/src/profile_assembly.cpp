@@ -113,6 +113,7 @@ profile rank_profile() {
     const std::uint64_t in_calls = std::min(g_col.main_in_call, window);
     p.t_comp_s = seconds(window - in_calls, f);
     p.command = g_col.command;
+    p.run = g_col.run;
     p.event_clock = event_clock_info{f.tsc ? "tsc" : "monotonic", f.tsc ? 1e9 / f.ns_per_tick : 0.0, g_col.clock_note};
     if (g_col.has_progress) p.progress_thread = g_col.progress;
     // The communicating thread's calls inside the window (close_window() took them): t_comp_s is measured on that

@@ -30,6 +30,12 @@ job_input make_job_input(const std::vector<profile>& profiles, const std::vector
   std::map<int, entry> core;
   int nranks = 0;
   std::string nranks_source;
+  struct run_seen {
+    std::string run;  // the first run id recorded in this mode
+    int rank = 0;
+    std::string source;
+  };
+  run_seen runs[2];  // mode off, mode core
   for (std::size_t i = 0; i < profiles.size(); ++i) {
     const std::string src = sources.empty() ? fmt::format("profile #{}", i + 1) : sources[i];
     std::vector<profile> flat;
@@ -45,6 +51,15 @@ job_input make_job_input(const std::vector<profile>& profiles, const std::vector
                                       r.nranks, nranks, nranks_source));
       }
       auto& into = r.mode == progress_mode::off ? off : core;
+      // The ranks of one mode are one run: profiles of two calibration runs would be combined into a job that never
+      // ran (each rank's id is the same within a run; profiles without one cannot be told apart).
+      run_seen& first = runs[r.mode == progress_mode::off ? 0 : 1];
+      if (!r.run.empty() && first.run.empty()) first = {r.run, r.rank, src};
+      if (!r.run.empty() && r.run != first.run)
+        throw input_error(src, fmt::format("rank {}: run", r.rank),
+                          fmt::format("run id \"{}\" differs from \"{}\" of rank {} in {}: the {} profiles come from "
+                                      "different runs; give the profiles of one run per mode",
+                                      r.run, first.run, first.rank, first.source, progress_mode_name(r.mode)));
       auto [it, inserted] = into.emplace(r.rank, entry{r, src});
       if (!inserted)
         throw input_error(src, fmt::format("rank {}", r.rank),

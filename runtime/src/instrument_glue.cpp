@@ -178,7 +178,9 @@ void instrument_start(runtime_state& s, const comm& world) {
   instrument::start(ic, world.rank(), world.size());
   instrument::set_xfer_time_table(std::move(table));
   MPI_Comm_dup(world.mpi(), &g_exchange_comm);
-  instrument::synchronize_clock(exchange_over(g_exchange_comm));
+  const instrument::exchange ex = exchange_over(g_exchange_comm);
+  instrument::agree_run_id(ex);
+  instrument::synchronize_clock(ex);
   s.eng->set_xfer_hook(&xfer_hook);
   if (s.coll) s.coll->set_monitor({&coll_arrive_hook, &coll_depart_hook});
   s.eng->set_idle_hook([] { instrument::fold_current_thread(); });

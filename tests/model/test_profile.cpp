@@ -229,6 +229,42 @@ TEST(ProfileErrors, JobConsistency) {
   EXPECT_THROW((void)sidecore::make_job_profile({}), sidecore::input_error);
 }
 
+// Rank profiles carry their run's id (instrument::agree_run_id): profiles of different runs are never combined, by
+// make_job_profile (study, report), by a job profile's reader, or by the model's inputs (predict: per mode).
+TEST(ProfileErrors, ProfilesOfDifferentRunsAreNotCombined) {
+  sidecore::profile a = full_rank(0), b = full_rank(1), c = full_rank(2);
+  a.run = b.run = "00000000000000aa";
+  c.run = "00000000000000bb";
+  sidecore::profile job = sidecore::make_job_profile({a, b});
+  EXPECT_EQ(job.run, "00000000000000aa");
+  const std::string m = sctest::error_of([&] { (void)sidecore::make_job_profile({a, b, c}); });
+  EXPECT_NE(m.find("ranks[2].run: run id \"00000000000000bb\" differs from ranks[0]'s \"00000000000000aa\": the "
+                   "profiles come from different runs"), std::string::npos) << m;
+  sidecore::profile none = full_rank(0);  // no id (mpiP, older writers): cannot be told apart, accepted
+  EXPECT_NO_THROW((void)sidecore::make_job_profile({none, b}));
+  EXPECT_NE(sctest::error_of([&] { (void)sidecore::make_job_profile({none, b, c}); }).find("differs from ranks[1]'s"),
+            std::string::npos);
+  sidecore::profile other_size = full_rank(1);
+  other_size.nranks = 5;
+  EXPECT_NE(sctest::error_of([&] { (void)sidecore::make_job_profile({a, other_size}); })
+                .find("ranks[1].nranks: 5 differs from ranks[0]'s nranks"), std::string::npos);
+  // Round trip, and a job profile whose rank says another run.
+  const std::string path = tmp_path("run.json");
+  sidecore::write_profile_file(path, job);
+  EXPECT_EQ(sidecore::read_profile_file(path), job);
+  std::filesystem::remove(path);
+  nlohmann::json j = job;
+  j["ranks"][1]["run"] = "00000000000000bb";
+  expect_rejected(j, {"ranks[1].run", "differs from the job's"});
+  j = valid_json();
+  j["run"] = "";
+  expect_rejected(j, {"run", "an empty run id"});
+  // The model's inputs: the calibration profiles of two runs (same nranks) are refused.
+  const std::string m2 = sctest::error_of([&] { (void)sm::make_job_input({a, b, c}, {"a.json", "b.json", "c.json"}); });
+  EXPECT_NE(m2.find("c.json: rank 2: run: run id \"00000000000000bb\" differs from \"00000000000000aa\" of rank 0 in "
+                    "a.json"), std::string::npos) << m2;
+}
+
 TEST(ProfileErrors, ModelInputChecks) {
   // N_core <= 1 is valid in a profile but not for the model: the error names file, rank and field.
   try {

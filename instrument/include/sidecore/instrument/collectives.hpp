@@ -98,6 +98,11 @@ struct clock_offset {
 /// the two, so that a drift between the hosts' clocks over the run is followed. Collective over `ex`.
 void synchronize_clock(const exchange& ex);
 
+/// Gives the run an id, written to every rank's profile ("run"): rank 0 makes it (16 hex digits from the wall clock,
+/// its process id, host and random device) and sends it to every rank over `ex`, so that readers can refuse to
+/// combine profiles of different runs. Call once after start(); collective over `ex`. No effect when not collecting.
+void agree_run_id(const exchange& ex);
+
 /// The cross-rank analysis, at the end of the run (finalize: off the application's critical path); collective over
 /// `ex`, after every rank's last collective. Folds every ring, brings each rank's sampled instances (in rank 0's time
 /// base) to rank 0, matches each instance across its communicator's members, and sends every rank its figures, which

@@ -14,9 +14,11 @@ namespace {
 using json = nlohmann::json;
 
 // Finds where in the document a parse error happened: nlohmann's DOM parser reports only a byte offset, and for a
-// number beyond a double's range (1e400) not even that. Run only after the DOM parse failed.
+// number beyond a double's range (1e400) not even that. With `find_duplicate`, stops at the first key that an object
+// names twice instead (duplicate()). Run only after the DOM parse failed, or found a duplicate key.
 class json_path_tracker final : public nlohmann::json_sax<json> {
  public:
+  explicit json_path_tracker(bool find_duplicate = false) : find_duplicate_(find_duplicate) {}
   bool null() override { return value(); }
   bool boolean(bool) override { return value(); }
   bool number_integer(number_integer_t) override { return value(); }
@@ -26,8 +28,13 @@ class json_path_tracker final : public nlohmann::json_sax<json> {
   bool binary(binary_t&) override { return value(); }
   bool start_object(std::size_t) override { return open(false); }
   bool key(string_t& k) override {
-    stack_.back().key = k;
-    return true;
+    frame& f = stack_.back();
+    f.key = k;
+    if (!find_duplicate_) return true;
+    if (!f.keys) f.keys = std::make_unique<std::unordered_set<std::string>>();
+    if (f.keys->insert(k).second) return true;
+    duplicate_ = k;
+    return false;  // path() names it
   }
   bool end_object() override { return close(); }
   bool start_array(std::size_t) override { return open(true); }
@@ -56,34 +63,38 @@ class json_path_tracker final : public nlohmann::json_sax<json> {
   }
   [[nodiscard]] const std::string& token() const noexcept { return token_; }
   [[nodiscard]] int id() const noexcept { return id_; }
+  /// find_duplicate: the first key named twice in its object ("" when none).
+  [[nodiscard]] const std::string& duplicate() const noexcept { return duplicate_; }
 
  private:
   struct frame {
     bool array = false;
     std::size_t index = 0;  // arrays: elements completed, i.e. the index of the one being read
     std::string key;        // objects: the last key read
+    std::unique_ptr<std::unordered_set<std::string>> keys;  // objects, find_duplicate: the keys read so far
   };
   bool value() {
     if (!stack_.empty() && stack_.back().array) ++stack_.back().index;
     return true;
   }
   bool open(bool array) {
-    stack_.push_back(frame{array, 0, {}});
+    stack_.push_back(frame{array, 0, {}, nullptr});
     return true;
   }
   bool close() {
     stack_.pop_back();
     return value();
   }
+  bool find_duplicate_;
   std::vector<frame> stack_;
-  std::string token_;
+  std::string token_, duplicate_;
   int id_ = 0;
 };
 
 // nlohmann keeps the last value of a key that an object names twice, silently: a profile with "count" twice would be
 // read with one of its two counts dropped. parse_json_input parses with counting_dom, which counts the keys of the
 // text while nlohmann's own SAX DOM builder builds the document; a document with fewer object members than the text
-// has keys named one twice, and duplicate_keys (a second pass, on that error only) finds the first and its path.
+// has keys named one twice, and json_path_tracker (a second pass, on that error only) finds the first and its path.
 class counting_dom final {
  public:
   explicit counting_dom(json& doc) : dom_(doc, true) {}
@@ -127,61 +138,6 @@ std::size_t object_members(const json& doc) {
   return n;
 }
 
-// Finds the first key that an object names twice, and its path ("ranks[0].categories.wait.count").
-class duplicate_keys final : public nlohmann::json_sax<json> {
- public:
-  bool null() override { return value(); }
-  bool boolean(bool) override { return value(); }
-  bool number_integer(number_integer_t) override { return value(); }
-  bool number_unsigned(number_unsigned_t) override { return value(); }
-  bool number_float(number_float_t, const string_t&) override { return value(); }
-  bool string(string_t&) override { return value(); }
-  bool binary(binary_t&) override { return value(); }
-  bool start_object(std::size_t) override { return open(false); }
-  bool key(string_t& k) override {
-    frame& f = stack_.back();
-    f.key = k;
-    if (!f.keys) f.keys = std::make_unique<std::unordered_set<std::string>>();
-    if (f.keys->insert(k).second) return true;
-    found_ = k;
-    for (std::size_t i = 0; i < stack_.size(); ++i) {
-      const frame& g = stack_[i];
-      if (g.array) path_ += "[" + std::to_string(g.index) + "]";
-      else path_ += (path_.empty() ? "" : ".") + g.key;
-    }
-    return false;  // the first is enough
-  }
-  bool end_object() override { return close(); }
-  bool start_array(std::size_t) override { return open(true); }
-  bool end_array() override { return close(); }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
-
-  [[nodiscard]] const std::string& key() const noexcept { return found_; }
-  [[nodiscard]] const std::string& path() const noexcept { return path_; }
-
- private:
-  struct frame {
-    bool array = false;
-    std::size_t index = 0;  // arrays: the index of the element being read
-    std::string key;        // objects: the last key read
-    std::unique_ptr<std::unordered_set<std::string>> keys;  // objects: the keys read so far
-  };
-  bool value() {
-    if (!stack_.empty() && stack_.back().array) ++stack_.back().index;
-    return true;
-  }
-  bool open(bool array) {
-    stack_.push_back(frame{array, 0, {}, nullptr});
-    return true;
-  }
-  bool close() {
-    stack_.pop_back();
-    return value();
-  }
-  std::vector<frame> stack_;
-  std::string found_, path_;
-};
-
 }  // namespace
 
 json parse_json_input(std::string_view text, const std::string& source, std::string_view accepted) {
@@ -190,10 +146,10 @@ json parse_json_input(std::string_view text, const std::string& source, std::str
     counting_dom dom(doc);
     (void)json::sax_parse(text.begin(), text.end(), &dom);
     if (dom.keys() != object_members(doc)) {
-      duplicate_keys dup;
+      json_path_tracker dup(true);
       (void)json::sax_parse(text.begin(), text.end(), &dup);
       throw input_error(source, dup.path(),
-                        "the key \"" + dup.key() + "\" appears twice in its object; accepted: each key once (the "
+                        "the key \"" + dup.duplicate() + "\" appears twice in its object; accepted: each key once (the "
                         "second value would silently replace the first)");
     }
     return doc;

@@ -81,9 +81,8 @@ extern "C" int sc_info_print(FILE* out) {
                    std::getenv("OMP_NUM_THREADS") || std::getenv("OMP_PLACES") || std::getenv("OMP_PROC_BIND")
                        ? " unless OMP_NUM_THREADS/OMP_PLACES/OMP_PROC_BIND (set by you) say otherwise: they are respected"
                        : "");
-      if ((std::getenv("OMP_PLACES") && *std::getenv("OMP_PLACES")) ||
-          (std::getenv("OMP_PROC_BIND") && *std::getenv("OMP_PROC_BIND"))) {
-        const int threads = std::getenv("OMP_NUM_THREADS") ? omp_get_max_threads() : topo.cores() - 1;
+      if (omp_places_set_by_user()) {  // what fence_openmp checks at init, for the team it would have
+        const int threads = omp_threads_set_by_user() ? omp_get_max_threads() : topo.cores() - 1;
         for (const std::string& w : places_on_reserved(topo, reserved, threads)) std::fprintf(out, "  %s\n", w.c_str());
       }
     } catch (const sidecore::error& e) {

@@ -143,11 +143,22 @@ std::vector<std::string> places_on_reserved(const topology& topo, int reserved, 
   return warnings;
 }
 
+bool omp_threads_set_by_user() noexcept {
+  const char* nt = std::getenv("OMP_NUM_THREADS");
+  return nt && *nt;
+}
+
+bool omp_places_set_by_user() noexcept {
+  const char* places = std::getenv("OMP_PLACES");
+  const char* bind = std::getenv("OMP_PROC_BIND");
+  return (places && *places) || (bind && *bind);
+}
+
 omp_fence_report fence_openmp(const topology& topo, int reserved) {
   omp_fence_report rep;
   const int app_cores = topo.cores() - 1;
   const char* nt = std::getenv("OMP_NUM_THREADS");
-  rep.user_threads = nt && *nt;
+  rep.user_threads = omp_threads_set_by_user();
   if (rep.user_threads) {
     rep.threads = omp_get_max_threads();
     rep.notes.push_back("OMP_NUM_THREADS=" + std::string(nt) + " set by the user: respected");
@@ -160,7 +171,7 @@ omp_fence_report fence_openmp(const topology& topo, int reserved) {
   }
   const char* places = std::getenv("OMP_PLACES");
   const char* bind = std::getenv("OMP_PROC_BIND");
-  rep.user_places = (places && *places) || (bind && *bind);
+  rep.user_places = omp_places_set_by_user();
   if (rep.user_places) {
     rep.notes.push_back(std::string("OMP_PLACES/OMP_PROC_BIND set by the user (") + (places ? places : "") + " / " +
                         (bind ? bind : "") + "): respected, sidecore does not bind OpenMP threads");

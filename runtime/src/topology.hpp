@@ -63,6 +63,11 @@ struct omp_fence_report {
 /// the reserved core and notes it if one does). Call from the thread that will run the parallel regions.
 omp_fence_report fence_openmp(const topology& topo, int reserved);
 
+/// Whether the user set OMP_NUM_THREADS (non-empty): the fence then keeps its thread count.
+[[nodiscard]] bool omp_threads_set_by_user() noexcept;
+/// Whether the user set OMP_PLACES or OMP_PROC_BIND (non-empty): the fence then binds no thread and checks the places.
+[[nodiscard]] bool omp_places_set_by_user() noexcept;
+
 /// The user's OpenMP places (OMP_PLACES / OMP_PROC_BIND) that a team of `threads` threads would run on and that hold
 /// the reserved core, one warning each (the user may have given OpenMP the progress core); empty when none does.
 [[nodiscard]] std::vector<std::string> places_on_reserved(const topology& topo, int reserved, int threads);

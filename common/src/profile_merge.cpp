@@ -147,15 +147,15 @@ profile make_job_profile(std::vector<profile> ranks) {
       throw input_error("make_job_profile", where + ".rank",
                         "rank " + std::to_string(r.rank) + " appears twice (also ranks[" + std::to_string(it->second) + "])");
   }
+  std::string run = run_at ? ranks[*run_at].run : std::string();  // every recorded id is this one
   std::sort(ranks.begin(), ranks.end(), [](const profile& a, const profile& b) { return a.rank < b.rank; });
   profile job;
+  job.run = std::move(run);
   job.kind = profile_kind::job;
   job.rank = 0;
   job.mode = ranks.front().mode;
   job.provider = ranks.front().provider;
   job.command = ranks.front().command;
-  for (const profile& r : ranks)
-    if (job.run.empty()) job.run = r.run;
   job.nranks = ranks.front().nranks;
   job.n_core = ranks.front().n_core;
   job.auto_mode = ranks.front().auto_mode;  // the verdicts are collective: every rank has the same ones

@@ -3,8 +3,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <exception>
 #include <mutex>
 #include <random>
 #include <string>

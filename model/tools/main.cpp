@@ -83,7 +83,8 @@ std::vector<sidecore::tools::named_path> model_inputs(const model_args& a) {
 // With --trace: the replay's times and the reasons for a difference, as notes of the analysis.
 void add_trace_notes(analysis& an, const model_args& a) {
   if (a.trace.traces.empty()) return;
-  for (std::string& n : sidecore::tools::compare_with_model(a.trace, an.job.t_noprogress_s, an.job.t_dedicated_s))
+  const std::string run = an.calibration.empty() ? std::string() : an.calibration.front().run;
+  for (std::string& n : sidecore::tools::compare_with_model(a.trace, an.job.t_noprogress_s, an.job.t_dedicated_s, run))
     an.notes.push_back(std::move(n));
 }
 

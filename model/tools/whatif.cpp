@@ -121,9 +121,15 @@ whatif_setup prepare_whatif(const whatif_args& a) {
   return w;
 }
 
-std::vector<std::string> compare_with_model(const whatif_args& a, double t_noprogress_s, double t_dedicated_s) {
+std::vector<std::string> compare_with_model(const whatif_args& a, double t_noprogress_s, double t_dedicated_s,
+                                            const std::string& calibration_run) {
   whatif_args q = a;
   const whatif_setup w = prepare_whatif(q);
+  if (!calibration_run.empty() && !w.lt.run.empty() && w.lt.run != calibration_run)
+    throw input_error("--trace", w.lt.ranks.front().source,
+                      fmt::format("the traces are of run \"{}\", the calibration profiles of run \"{}\": give the "
+                                  "traces that the calibration run wrote (SIDECORE_TRACE beside SIDECORE_PROFILE)",
+                                  w.lt.run, calibration_run));
   const sim::whatif_result r = sim::run_whatif(w.lt, w.opts);
   for (const sim::sim_result& s : r.sims)
     if (!s.complete) throw input_error("--trace", "", "the replay of the traces cannot finish: " + s.problems.front());

@@ -48,8 +48,10 @@ struct whatif_setup {
 
 /// For `sidecore predict` and `report --trace`: the traces replayed (progress in calls and dedicated core) beside
 /// the analytical t_noprogress and t_dedicated (seconds), and why they differ, as sentences for the output's
-/// notes. `a` holds the traces and the parameter options. Throws input_error.
+/// notes. `a` holds the traces and the parameter options; `calibration_run` is the run id of the calibration
+/// profiles (empty: none recorded). Throws input_error, also when the traces carry another run id than the
+/// calibration's (they must be the trace that run wrote).
 [[nodiscard]] std::vector<std::string> compare_with_model(const whatif_args& a, double t_noprogress_s,
-                                                          double t_dedicated_s);
+                                                          double t_dedicated_s, const std::string& calibration_run);
 
 }  // namespace sidecore::tools

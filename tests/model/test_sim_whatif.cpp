@@ -41,10 +41,16 @@ class trace_text {
         rank_, t / 1e3, req, source, source, tag, bytes));
     return *this;
   }
+  // The run id the writer gave (empty: no "run" field, as a trace of a sidecore without run ids).
+  trace_text& run(std::string id) {
+    run_ = std::move(id);
+    return *this;
+  }
   [[nodiscard]] std::string str() const {
     return fmt::format(
-        R"({{"displayTimeUnit":"ns","traceEvents":[{}],"otherData":{{"producer":"sidecore","events":{},"max_events":1000,"truncated":{},"origin_monotonic_ns":{},"rank":{},"nranks":{},"mode":"off","provider":"shm","eager_max":4096,"inject_size":64,"omp_threads":2,"ops":"sidecore-trace-ops/1"}}}})",
-        body_, n_, truncated_ ? "true" : "false", origin_, rank_, nranks_);
+        R"({{"displayTimeUnit":"ns","traceEvents":[{}],"otherData":{{"producer":"sidecore","events":{},"max_events":1000,"truncated":{},"origin_monotonic_ns":{},"rank":{},"nranks":{},"mode":"off","provider":"shm","eager_max":4096,"inject_size":64,"omp_threads":2,{}"ops":"sidecore-trace-ops/1"}}}})",
+        body_, n_, truncated_ ? "true" : "false", origin_, rank_, nranks_,
+        run_.empty() ? std::string() : fmt::format(R"("run":"{}",)", run_));
   }
   [[nodiscard]] sim::rank_trace parse() const { return sim::parse_trace(str(), fmt::format("rank{}.json", rank_)); }
 
@@ -55,6 +61,7 @@ class trace_text {
   int rank_, nranks_;
   std::uint64_t origin_;
   bool truncated_;
+  std::string run_;
   std::string body_;
   int n_ = 0;
 };
@@ -302,6 +309,58 @@ TEST(WhatifErrors, TruncatedMissingAndUnmatchedAreRefused) {
   trace_text r2(0, 1);
   r2.call("sidecore::wait", "wait", 0, 10).done(42, -1, -1, 8, 5);
   EXPECT_THROW((void)sim::link_traces({r2.parse()}), sidecore::input_error);
+}
+
+// Traces that no run could have written are refused, naming both ends: a receive that completed before its send's
+// call began (on one host the ranks' clocks are one clock), a receive of another size than its send, traces of
+// different runs.
+TEST(WhatifErrors, ImpossibleMessagesAndMixedRunsAreRefused) {
+  const auto refused = [](const std::vector<sim::rank_trace>& ts, const std::string& want) {
+    try {
+      (void)sim::link_traces(ts);
+      ADD_FAILURE() << "accepted; expected: " << want;
+    } catch (const sidecore::input_error& e) {
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+    }
+  };
+  // Rank 1's receive completes at 500 ns; rank 0's send call began at 4000 ns, on the same clock.
+  trace_text r0(0, 2), r1(1, 2);
+  r0.call("sidecore::send", "blocking", 4000, 4100).post(true, 1, 1, 5, 8, 4050).done(1, -1, -1, 8, 4090);
+  r1.call("sidecore::recv", "blocking", 0, 600).post(false, 1, 0, 5, 8, 5).done(1, 0, 5, 8, 500);
+  refused({r0.parse(), r1.parse()},
+          "rank1.json: the receive by rank 1 call 0 (sidecore::recv at 0.000 µs) (peer 0, communicator 0, tag 5, 8 B): "
+          "completed at 0.500 µs, 3.500 µs before the call that sent its message began (rank0.json: rank 0 call 0 "
+          "(sidecore::send at 4.000 µs))");
+  // The same times with the origins 100 s apart (two hosts, no common clock): no order to check, accepted.
+  trace_text h0(0, 2, 1'000'000), h1(1, 2, 100'001'000'000);
+  h0.call("sidecore::send", "blocking", 4000, 4100).post(true, 1, 1, 5, 8, 4050).done(1, -1, -1, 8, 4090);
+  h1.call("sidecore::recv", "blocking", 0, 600).post(false, 1, 0, 5, 8, 5).done(1, 0, 5, 8, 500);
+  EXPECT_NO_THROW((void)sim::link_traces({h0.parse(), h1.parse()}));
+  // A receive that completed just before its send's call began, within the clocks' 2 µs: accepted.
+  trace_text n0(0, 2), n1(1, 2);
+  n0.call("sidecore::send", "blocking", 1000, 1100).post(true, 1, 1, 5, 8, 1050).done(1, -1, -1, 8, 1090);
+  n1.call("sidecore::recv", "blocking", 0, 600).post(false, 1, 0, 5, 8, 5).done(1, 0, 5, 8, 500);
+  EXPECT_NO_THROW((void)sim::link_traces({n0.parse(), n1.parse()}));
+  // 8 B sent, 16 B received.
+  trace_text s0(0, 2), s1(1, 2);
+  s0.call("sidecore::send", "blocking", 0, 100).post(true, 1, 1, 5, 8, 50).done(1, -1, -1, 8, 90);
+  s1.call("sidecore::recv", "blocking", 0, 600).post(false, 1, 0, 5, 64, 5).done(1, 0, 5, 16, 500);
+  refused({s0.parse(), s1.parse()},
+          "rank1.json: the receive by rank 1 call 0 (sidecore::recv at 0.000 µs) (peer 0, communicator 0, tag 5, 64 B): "
+          "received 16 B, but its send (rank0.json: rank 0 call 0 (sidecore::send at 0.000 µs)) sent 8 B");
+  // Traces of two runs.
+  trace_text a0(0, 2), a1(1, 2);
+  a0.run("00000000000000aa").call("sidecore::send", "blocking", 0, 100).post(true, 1, 1, 5, 8, 50).done(1, -1, -1, 8, 90);
+  a1.run("00000000000000bb").call("sidecore::recv", "blocking", 0, 600).post(false, 1, 0, 5, 8, 5).done(1, 0, 5, 8, 500);
+  refused({a0.parse(), a1.parse()},
+          "rank1.json: otherData.run: run id \"00000000000000bb\", but rank0.json is of run \"00000000000000aa\": the "
+          "traces are not of one run");
+  // One run's traces carry its id; an empty id is refused where it is read.
+  a1.run("00000000000000aa");
+  EXPECT_EQ(sim::link_traces({a0.parse(), a1.parse()}).run, "00000000000000aa");
+  std::string empty = trace_text(0, 1).str();
+  empty.insert(empty.find("\"ops\""), "\"run\":\"\",");
+  EXPECT_THROW((void)sim::parse_trace(empty, "empty.json"), sidecore::input_error);
 }
 
 TEST(WhatifRender, TimelinesAndSweep) {

@@ -122,6 +122,27 @@ linked_traces link_traces(std::vector<rank_trace> traces) {
 
   linked_traces lt;
   lt.ranks = std::move(traces);
+  lt.run = lt.ranks.front().run;
+  for (const rank_trace& t : lt.ranks)
+    if (t.run != lt.run)
+      throw input_error(t.source, "otherData.run",
+                        fmt::format("{}, but {} is {}: the traces are not of one run",
+                                    t.run.empty() ? "no run id" : "run id \"" + t.run + "\"", lt.ranks.front().source,
+                                    lt.run.empty() ? "of no run id" : "of run \"" + lt.run + "\""));
+  // A common time origin: the ranks' CLOCK_MONOTONIC origins, when they are close enough to be of one host.
+  std::uint64_t first = std::numeric_limits<std::uint64_t>::max(), last = 0;
+  for (const rank_trace& t : lt.ranks) {
+    first = std::min(first, t.origin_monotonic_ns);
+    last = std::max(last, t.origin_monotonic_ns);
+  }
+  constexpr std::uint64_t same_host_ns = 60'000'000'000;
+  const bool one_clock = last - first < same_host_ns;
+  for (const rank_trace& t : lt.ranks)
+    lt.origin_offset_ns.push_back(one_clock ? static_cast<double>(t.origin_monotonic_ns - first) : 0.0);
+  if (!one_clock)
+    lt.warnings.push_back(fmt::format("the ranks' trace origins lie {:.1f} s apart (several hosts?): every rank is "
+                                      "started at time 0",
+                                      static_cast<double>(last - first) / 1e9));
   std::vector<std::vector<std::vector<const traced_done*>>> done_of_post;
   link_dones(lt, done_of_post);
 
@@ -149,11 +170,11 @@ linked_traces link_traces(std::vector<rank_trace> traces) {
       }
     }
   }
-  std::vector<std::string> unmatched;
-  auto name_post = [&](int rank, post_ref pr, const char* what) {
+  std::vector<std::string> unmatched, impossible;
+  auto name_post = [&](int rank, post_ref pr, const std::string& what, std::vector<std::string>* into = nullptr) {
     const rank_trace& t = lt.ranks[static_cast<std::size_t>(rank)];
     const traced_post& p = t.calls[pr.call].posts[pr.post];
-    unmatched.push_back(fmt::format("{}: the {} by {} (peer {}, communicator {}, tag {}, {} B): {}", t.source,
+    (into != nullptr ? *into : unmatched).push_back(fmt::format("{}: the {} by {} (peer {}, communicator {}, tag {}, {} B): {}", t.source,
                                     p.send ? "send" : "receive", where(t, pr.call), p.world_peer, p.comm, p.tag,
                                     p.bytes, what));
   };
@@ -162,12 +183,26 @@ linked_traces link_traces(std::vector<rank_trace> traces) {
     const std::size_t ns = s == sends.end() ? 0 : s->second.size();
     for (std::size_t j = 0; j < rv.size(); ++j) {
       if (j >= ns) {
-        name_post(std::get<1>(k), rv[j], fmt::format("no send from rank {} matches it", std::get<0>(k)).c_str());
+        name_post(std::get<1>(k), rv[j], fmt::format("no send from rank {} matches it", std::get<0>(k)));
         continue;
       }
       const post_ref sp = s->second[j];
       const auto& sender = lt.ranks[static_cast<std::size_t>(std::get<0>(k))];
       const traced_post& p = sender.calls[sp.call].posts[sp.post];
+      // What no run makes: another size received than sent; on one clock, a receive done before its send's call.
+      const traced_done& got = *done_of_post[static_cast<std::size_t>(std::get<1>(k))][rv[j].call][rv[j].post];
+      const std::string send_at = fmt::format("{}: {}", sender.source, where(sender, sp.call));
+      if (got.bytes != p.bytes)
+        name_post(std::get<1>(k), rv[j], fmt::format("received {} B, but its send ({}) sent {} B", got.bytes, send_at, p.bytes),
+                  &impossible);
+      constexpr double clocks_ns = 2000;  // two processes' readings of one CLOCK_MONOTONIC, and µs rounding
+      const double early = lt.origin_offset_ns[static_cast<std::size_t>(std::get<0>(k))] + sender.calls[sp.call].t0_ns -
+                           (lt.origin_offset_ns[static_cast<std::size_t>(std::get<1>(k))] + got.ts_ns);
+      if (one_clock && early > clocks_ns)
+        name_post(std::get<1>(k), rv[j],
+                  fmt::format("completed at {:.3f} µs, {:.3f} µs before the call that sent its message began ({})",
+                              got.ts_ns / 1e3, early / 1e3, send_at),
+                  &impossible);
       lt.message_of_post[static_cast<std::size_t>(std::get<0>(k))][sp.call][sp.post] =
           static_cast<std::int64_t>(lt.messages.size());
       lt.message_of_post[static_cast<std::size_t>(std::get<1>(k))][rv[j].call][rv[j].post] =
@@ -188,29 +223,19 @@ linked_traces link_traces(std::vector<rank_trace> traces) {
       name_post(std::get<0>(k), sv[j], "no receive at the destination matches it");
     }
   }
-  if (!unmatched.empty()) {
-    std::string msg = fmt::format("{} send(s) or receive(s) have no partner in the traces (non-overtaking rule: the "
-                                  "k-th send from A to B on a communicator and tag matches the k-th receive at B "
-                                  "that matched source A and that tag):",
-                                  unmatched.size());
-    for (std::size_t i = 0; i < std::min<std::size_t>(10, unmatched.size()); ++i) msg += "\n  " + unmatched[i];
-    if (unmatched.size() > 10) msg += fmt::format("\n  ... and {} more", unmatched.size() - 10);
+  // Up to 10 named under a heading.
+  auto refuse = [](const std::vector<std::string>& named, const std::string& heading) {
+    if (named.empty()) return;
+    std::string msg = fmt::format("{} {}:", named.size(), heading);
+    for (std::size_t i = 0; i < std::min<std::size_t>(10, named.size()); ++i) msg += "\n  " + named[i];
+    if (named.size() > 10) msg += fmt::format("\n  ... and {} more", named.size() - 10);
     throw input_error("", "", msg);
-  }
+  };
+  refuse(unmatched, "send(s) or receive(s) have no partner in the traces (non-overtaking rule: the k-th send from A "
+                    "to B on a communicator and tag matches the k-th receive at B that matched source A and that tag)");
+  refuse(impossible, "matched send/receive pair(s) that no run could have made (the traces are not of one run, or "
+                     "were edited)");
 
-  // A common time origin: the ranks' CLOCK_MONOTONIC origins, when they are close enough to be of one host.
-  std::uint64_t first = std::numeric_limits<std::uint64_t>::max(), last = 0;
-  for (const rank_trace& t : lt.ranks) {
-    first = std::min(first, t.origin_monotonic_ns);
-    last = std::max(last, t.origin_monotonic_ns);
-  }
-  constexpr std::uint64_t same_host_ns = 60'000'000'000;
-  for (const rank_trace& t : lt.ranks)
-    lt.origin_offset_ns.push_back(last - first < same_host_ns ? static_cast<double>(t.origin_monotonic_ns - first) : 0.0);
-  if (last - first >= same_host_ns)
-    lt.warnings.push_back(fmt::format("the ranks' trace origins lie {:.1f} s apart (several hosts?): every rank is "
-                                      "started at time 0",
-                                      static_cast<double>(last - first) / 1e9));
   for (const rank_trace& t : lt.ranks)
     if (t.mode != "off")
       lt.warnings.push_back(fmt::format("{}: recorded in mode '{}': the replay reads the time between calls as the "

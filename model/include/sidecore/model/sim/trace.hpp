@@ -50,6 +50,7 @@ struct rank_trace {
   std::string source;  ///< the file
   int rank = -1;
   int nranks = 0;
+  std::string run;     ///< the run's id (otherData.run, as in the run's profiles); empty: the trace has none
   std::string mode, provider;
   std::uint64_t eager_max = 0, inject_size = 0;
   int omp_threads = 0;

@@ -41,6 +41,7 @@ struct traced_message {
 /// (as the trace recorded it at completion) is A and whose matched tag is that tag.
 struct linked_traces {
   std::vector<rank_trace> ranks;  ///< index = rank
+  std::string run;                ///< the run's id where the traces carry one (they agree), else empty
   /// Per rank, per call, per post of that call: the message index, or -1 for a post left out (a receive that
   /// never completed, a send never matched and never completed).
   std::vector<std::vector<std::vector<std::int64_t>>> message_of_post;
@@ -55,10 +56,12 @@ struct linked_traces {
 
 /// Checks and links the traces of one run (one per rank, in any order). Throws sidecore::input_error naming the
 /// file: a trace cut at SIDECORE_TRACE_MAX_EVENTS (the replay would simulate a shorter run), ranks missing or
-/// repeated, traces of different runs (nranks), a "done" for a request never posted (in the trace of a rank that
-/// called sidecore's collectives, such a done is the collective's: taken out, its call marked untraced, with a
-/// warning), and every completed send or receive that has no partner (up to 10 named, by rank, call, time, peer,
-/// communicator and tag).
+/// repeated, traces of different runs (nranks, or run ids), a "done" for a request never posted (in the trace of a
+/// rank that called sidecore's collectives, such a done is the collective's: taken out, its call marked untraced,
+/// with a warning), every completed send or receive that has no partner (up to 10 named, by rank, call, time, peer,
+/// communicator and tag), and a matched pair no run could have made: a receive that received another size than its
+/// send sent, or (ranks of one host, whose clocks are one clock) that completed more than 2 µs before the call that
+/// sent its message began.
 /// Receives that never completed, and sends that never completed and were never received, are left out with a
 /// warning.
 [[nodiscard]] linked_traces link_traces(std::vector<rank_trace> traces);

@@ -158,6 +158,9 @@ profile make_job_profile(std::vector<profile> ranks) {
   job.command = ranks.front().command;
   job.nranks = ranks.front().nranks;
   job.n_core = ranks.front().n_core;
+  job.host = ranks.front().host;  // kept when every rank ran on it
+  for (const profile& r : ranks)
+    if (r.host != job.host) job.host.reset();
   job.auto_mode = ranks.front().auto_mode;  // the verdicts are collective: every rank has the same ones
   bool first_min[category_count];
   std::fill(std::begin(first_min), std::end(first_min), true);

@@ -217,6 +217,15 @@ class reader {
       if (p.run.empty()) fail(join(path, "run"), "an empty run id; accepted: the id the writer gave the run, or no field");
     }
     p.n_core = integer(j, path, "n_core", 1, ">= 1 cores per node");
+    if (auto it = j.find("host"); it != j.end() && !it->is_null()) {
+      const std::string hp = join(path, "host");
+      require_object(*it, hp);
+      host_info h;
+      h.id = text(*it, hp, "id");
+      if (h.id.empty()) fail(join(hp, "id"), "an empty host id; accepted: the id the writer gave the host");
+      h.cores = integer(*it, hp, "cores", 1, ">= 1 cores");
+      p.host = std::move(h);
+    }
     p.t_total_s = seconds(j, path, "t_total_s");
     p.t_comp_s = seconds(j, path, "t_comp_s");
     if (j.contains("command")) p.command = text(j, path, "command");

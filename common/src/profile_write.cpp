@@ -97,6 +97,7 @@ void write(J& j, const profile& p, bool nested) {
   j["mode"] = progress_mode_name(p.mode);
   j["provider"] = p.provider;
   j["n_core"] = p.n_core;
+  if (p.host) j["host"] = {{"id", p.host->id}, {"cores", p.host->cores}};
   j["t_total_s"] = p.t_total_s;
   j["t_comp_s"] = p.t_comp_s;
   if (!p.command.empty()) j["command"] = p.command;

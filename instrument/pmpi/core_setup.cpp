@@ -226,6 +226,7 @@ void set_up() {
       hwloc_obj_t c = hwloc_get_obj_by_type(t.topo, type, static_cast<unsigned>(i));
       if (c != nullptr && hwloc_bitmap_intersects(c->cpuset, t.allowed)) cores.push_back(c);
     }
+    s.machine_cores = n;
     if (!cores.empty()) break;
   }
   const int n = static_cast<int>(cores.size());

@@ -19,6 +19,7 @@ struct core_state {
   engine eng = engine::sidecore;
   int verbose = 0;               ///< SIDECORE_VERBOSE: 1 rank 0, 2 every rank
   int process_cores = 0;         ///< the process's cores before the fence (reserved one included)
+  int machine_cores = 0;         ///< the machine's cores, counted as process_cores (cores, or PUs without cores)
   std::string reserved_name;     ///< "Core L#1 (PU P#1)"
   cpu_set_t reserved_cpus{};     ///< the reserved core's PUs
   std::vector<std::string> notes;  ///< what the set-up decided, for SIDECORE_VERBOSE

@@ -219,6 +219,7 @@ void begin_profiling() {
     // calibration) run. In core mode the provider says what progresses on which core.
     const std::string where = core::description();
     set_run_info(core::mode_name(), "pmpi: " + library_version() + (where.empty() ? "" : "; " + where), n_core);
+    if (core::machine_cores() > 0) set_host_cores(core::machine_cores());  // n_core counted in the same cores
     set_command_line(command_line());
     name_current_thread("main");
     collectives_begin(g.rank);

@@ -19,6 +19,7 @@ bool stands_down() noexcept { return state().stand_down; }
 const char* mode_name() noexcept { return state().active ? "core" : "off"; }
 
 int process_cores() noexcept { return state().process_cores; }
+int machine_cores() noexcept { return state().process_cores > 0 ? state().machine_cores : 0; }
 
 std::string description() {
   const core_state& s = state();

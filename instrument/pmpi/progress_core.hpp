@@ -41,6 +41,8 @@ enum class engine { mpich, sidecore };
 /// Cores the process could run on before the fence narrowed the main thread's CPU mask (the model's N_core, the
 /// reserved core included); 0 when the library did not look (mode off).
 [[nodiscard]] int process_cores() noexcept;
+/// The machine's cores, counted as process_cores() counts them; 0 where process_cores() is 0.
+[[nodiscard]] int machine_cores() noexcept;
 
 /// Adds to `set` the CPUs of OpenMP's places, when the process has OpenMP and places: with OMP_PROC_BIND set,
 /// libgomp binds the main thread to its first place as the program loads, so the thread's CPU mask is then one

@@ -26,6 +26,7 @@ struct collection {
   progress_mode mode = progress_mode::off;
   std::string provider = "unknown";
   int n_core = 0;
+  host_info host;  // this_host() at start
   double t_total_override = -1.0;
   std::string command;
   std::string run;  // agree_run_id: the same on every rank of the run

@@ -14,6 +14,7 @@
 #include "coll_analysis.hpp"
 #include "coll_monitor.hpp"
 #include "collection.hpp"
+#include "host.hpp"
 #include "event_clock.hpp"
 #include "fold.hpp"
 #include "regions.hpp"
@@ -96,6 +97,7 @@ void start(const config& cfg, int rank, int nranks) {
                  static_cast<unsigned long long>(max_ring_events * sizeof(record) / 1024));
   }
   g_col.n_core = affinity_cores();  // until set_run_info() says otherwise: the profile is valid without it
+  g_col.host = this_host();
   reset_registry(g_col.ring_cap);
   g_hot.main_thread.store(no_thread, relaxed);
   // The event clock: the TSC where it is usable (and not declined), calibrated from now.
@@ -160,6 +162,12 @@ void end_window() noexcept {
   if (!enabled()) return;
   std::lock_guard lk(g_registry_mu);
   if (g_hot.enabled.load(relaxed)) close_window();
+}
+
+void set_host_cores(int cores) {
+  if (cores < 1) throw std::invalid_argument("instrument::set_host_cores: " + std::to_string(cores) + "; accepted: >= 1");
+  std::lock_guard lk(g_registry_mu);
+  g_col.host.cores = cores;
 }
 
 void set_run_info(std::string mode, std::string provider, int n_core, double t_total_s) {

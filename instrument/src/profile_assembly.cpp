@@ -106,6 +106,7 @@ profile rank_profile() {
     p.mode = g_col.mode;
     p.provider = g_col.provider;
     p.n_core = g_col.n_core;
+    if (!g_col.host.id.empty()) p.host = g_col.host;
     const std::uint64_t window = t_end > g_col.t_start ? t_end - g_col.t_start : 0;
     p.t_total_s = g_col.t_total_override >= 0 ? g_col.t_total_override : seconds(window, f);
     // t_comp: time outside sidecore calls on the thread that communicates (the first thread that made a call),

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "collection.hpp"
+#include "sidecore/common/fingerprint.hpp"
 #include "sidecore/instrument/collectives.hpp"
 #include "sidecore/instrument/instrument.hpp"
 #include "threads.hpp"
@@ -28,8 +29,7 @@ std::string new_run_id() {
   clock_gettime(CLOCK_REALTIME, &ts);
   std::array<char, 256> host{};
   (void)gethostname(host.data(), host.size() - 1);
-  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the host name
-  for (const char* c = host.data(); *c; ++c) h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211ULL;
+  const std::uint64_t h = fingerprint64(host.data());
   std::uint64_t r = 0;
   try {
     std::random_device dev;

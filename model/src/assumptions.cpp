@@ -1,6 +1,7 @@
 // The hypotheses of seed 004's model, checked on the calibration inputs: when one does not hold, the headline says
 // "cannot judge" and why, instead of a verdict with warnings below it (docs/model.md, "When the model cannot judge").
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include <fmt/format.h>
@@ -38,6 +39,47 @@ class collector {
   std::vector<std::pair<broken_assumption, double>> out_;
 };
 
+// Oversubscription: more busy threads on a host than it has cores. Where every calibration profile names its host,
+// each host's ranks' n_core add up against its cores; otherwise only the provider says that ranks shared a host
+// (shm: all of them), and each saw at most most_cores cores: more ranks than that share cores unless each had cores
+// of its own (a host of at least nranks x N_core cores, every rank bound to its share).
+void check_hosts(const job_input& in, int most_cores, collector& c) {
+  const bool named = !in.calibration.empty() && in.calibration.size() == in.ranks.size() &&
+                     std::all_of(in.calibration.begin(), in.calibration.end(), [](const profile& p) { return p.host.has_value(); });
+  if (named) {
+    struct load {
+      int ranks = 0, busy = 0, cores = 0, lo = 0, hi = 0;
+    };
+    std::map<std::string, load> hosts;
+    for (std::size_t i = 0; i < in.ranks.size(); ++i) {
+      load& l = hosts[in.calibration[i].host->id];
+      ++l.ranks;
+      l.busy += in.ranks[i].n_core;
+      l.cores = std::max(l.cores, in.calibration[i].host->cores);
+      l.lo = l.ranks == 1 ? in.ranks[i].n_core : std::min(l.lo, in.ranks[i].n_core);
+      l.hi = std::max(l.hi, in.ranks[i].n_core);
+    }
+    for (const auto& [id, l] : hosts)
+      if (l.busy > l.cores)
+        c.add({"oversubscribed", -1, 0,
+               fmt::format("{} ranks ran on host {}, {} core{} each: {} busy threads on its {} cores, so the run "
+                           "measured threads taking turns on cores, not computation and communication. Run at most "
+                           "one busy thread per core (ranks x cores per rank <= the host's cores).",
+                           l.ranks, id, l.lo == l.hi ? fmt::format("{}", l.hi) : fmt::format("{}-{}", l.lo, l.hi),
+                           l.hi == 1 ? "" : "s", l.busy, l.cores)},
+              static_cast<double>(l.busy) / l.cores);
+    return;
+  }
+  if (in.provider == "shm" && in.nranks > most_cores && most_cores > 0)
+    c.add({"oversubscribed", -1, 0,
+           fmt::format("{} ranks ran on one host (provider shm) and each could use {} core{}: unless every rank was "
+                       "bound to cores of its own (mpiexec -bind-to core:{} on a host of at least {} cores), more "
+                       "threads were busy than there were cores, and the run measured oversubscription, not "
+                       "computation and communication. Run at most one busy thread per core.",
+                       in.nranks, most_cores, most_cores == 1 ? "" : "s", most_cores, in.nranks * most_cores)},
+          1.0);
+}
+
 }  // namespace
 
 std::vector<broken_assumption> check_assumptions(const job_input& in, const diagnostic_thresholds& th) {
@@ -63,6 +105,15 @@ std::vector<broken_assumption> check_assumptions(const job_input& in, const diag
                          "t_MPI (Section III-A) does not hold.",
                          r.rank, t_mpi, r.t_noprogress_s)},
             t_mpi - r.t_noprogress_s);
+    else if (r.t_comp_s + t_mpi < r.t_noprogress_s * (1 - th.significance))
+      c.add({"run-time-not-covered", r.rank, 0,
+             fmt::format("Rank {} computed {:.4g} s and spent {:.4g} s in calls: {:.4g} s of its run time of {:.4g} s "
+                         "({:.3g} %). t_noprogress = t_comp + t_MPI (Section III-A) does not hold, so the profile "
+                         "does not describe the run (edited, or written by a tool that measures t_comp otherwise); "
+                         "profile the run again.",
+                         r.rank, r.t_comp_s, t_mpi, r.t_comp_s + t_mpi, r.t_noprogress_s,
+                         100.0 * (r.t_comp_s + t_mpi) / r.t_noprogress_s)},
+            r.t_noprogress_s - r.t_comp_s - t_mpi);
     // III-C2a: the gain is communication hidden behind computation; with none, the model's best case is empty.
     if (r.t_comp_s < th.significance * r.t_noprogress_s)
       c.add({"no-computation", r.rank, 0,
@@ -72,16 +123,7 @@ std::vector<broken_assumption> check_assumptions(const job_input& in, const diag
                          r.rank, r.t_comp_s, r.t_noprogress_s, 100.0 * r.t_comp_s / r.t_noprogress_s)},
             r.t_noprogress_s - r.t_comp_s);
   }
-  // With shm every rank ran on one host. Each rank saw at most most_cores cores: more ranks than that share cores
-  // unless each had cores of its own (a host of at least nranks x N_core cores, every rank bound to its share).
-  if (in.provider == "shm" && in.nranks > most_cores && most_cores > 0)
-    c.add({"oversubscribed", -1, 0,
-           fmt::format("{} ranks ran on one host (provider shm) and each could use {} core{}: unless every rank was "
-                       "bound to cores of its own (mpiexec -bind-to core:{} on a host of at least {} cores), more "
-                       "threads were busy than there were cores, and the run measured oversubscription, not "
-                       "computation and communication. Run at most one busy thread per core.",
-                       in.nranks, most_cores, most_cores == 1 ? "" : "s", most_cores, in.nranks * most_cores)},
-          1.0);
+  check_hosts(in, most_cores, c);
   return std::move(c).take(in.ranks.size());
 }
 

@@ -199,6 +199,7 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s, co
   const int n_core = s.cfg.n_core > 0 ? s.cfg.n_core : s.topo->cores();
   // Mode auto: the mode the run ended in (the auto section says when it switched).
   instrument::set_run_info(s.core_active ? "core" : "off", s.eng->provider(), n_core, t_total_s);
+  instrument::set_host_cores(std::max(1, s.topo->machine_cores()));  // counted as topo->cores() counts n_core
   const bool live = dead_ranks.empty();
   if (live) {
     try {

@@ -11,6 +11,7 @@
 
 #include <sched.h>
 
+#include <sidecore/common/fingerprint.hpp>
 #include <sidecore/instrument/instrument.hpp>
 #include <sidecore/sidecore.hpp>
 
@@ -54,12 +55,8 @@ namespace {
 // The ranks found dead by the time finalize returned (failed_ranks() after finalize).
 std::vector<int> g_failed_ranks;
 
-// FNV-1a: a string's fingerprint, so that one allreduce compares a text setting across ranks.
-long long fingerprint(const std::string& text) noexcept {
-  std::uint64_t h = 14695981039346656037ULL;
-  for (const unsigned char ch : text) h = (h ^ ch) * 1099511628211ULL;
-  return static_cast<long long>(h >> 1);
-}
+// A string's fingerprint as a non-negative long long, so that one allreduce compares a text setting across ranks.
+long long fingerprint(const std::string& text) noexcept { return static_cast<long long>(fingerprint64(text) >> 1); }
 
 // A setting every rank must share: what the ranks compare, and this rank's error when they differ.
 struct shared_setting {

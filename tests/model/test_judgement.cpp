@@ -88,6 +88,73 @@ TEST(Judgement, OversubscribedHost) {
   EXPECT_FALSE(has_reason(sm::analyze(sm::make_job_input(ranks, {}), {}), "oversubscribed"));
 }
 
+// Profiles that name their host: the busy threads of each host (the n_core of its ranks) against its cores, whatever
+// the provider. Two ranks of 2 cores on a 2-core host are what `sidecore study` calls oversubscribed, and now
+// predict says so too; ranks spread over hosts of their own are not.
+TEST(Judgement, OversubscribedHostFromTheProfilesHost) {
+  auto r = sample_profile("kripke_case1_off.json");
+  r.provider = "tcp;ofi_rxm";
+  r.nranks = 2;
+  r.n_core = 2;
+  const auto job = [&](std::vector<sidecore::host_info> hosts) {
+    std::vector<sidecore::profile> ranks;
+    for (std::size_t i = 0; i < hosts.size(); ++i) {
+      r.rank = static_cast<int>(i);
+      r.nranks = static_cast<int>(hosts.size());
+      r.host = hosts[i];
+      ranks.push_back(r);
+    }
+    return sm::analyze(sm::make_job_input(ranks, {}), {});
+  };
+  const sidecore::host_info small{"00000000000000aa", 2}, big{"00000000000000aa", 4}, other{"00000000000000bb", 2};
+  const auto a = job({small, small});
+  ASSERT_TRUE(has_reason(a, "oversubscribed"));
+  EXPECT_EQ(a.headline(), sm::verdict::cannot_judge);
+  const auto reason = std::find_if(a.cannot_judge.begin(), a.cannot_judge.end(), [](const auto& b) { return b.id == "oversubscribed"; })->reason;
+  EXPECT_NE(reason.find("2 ranks ran on host 00000000000000aa, 2 cores each: 4 busy threads on its 2 cores"),
+            std::string::npos)
+      << reason;
+  EXPECT_FALSE(has_reason(job({big, big}), "oversubscribed"));
+  EXPECT_FALSE(has_reason(job({small, other}), "oversubscribed"));
+  // Eight ranks over four 4-core hosts, two each: the shm-only rule would have flagged them (with provider shm).
+  r.provider = "shm";
+  const sidecore::host_info h[] = {{"01", 4}, {"02", 4}, {"03", 4}, {"04", 4}};
+  EXPECT_FALSE(has_reason(job({h[0], h[0], h[1], h[1], h[2], h[2], h[3], h[3]}), "oversubscribed"));
+  // One host of the four takes a third rank: that host is named.
+  const auto three = job({h[0], h[0], h[1], h[1], h[2], h[2], h[3], h[3], h[3]});
+  ASSERT_TRUE(has_reason(three, "oversubscribed"));
+  EXPECT_NE(three.cannot_judge.front().reason.find("3 ranks ran on host 04, 2 cores each: 6 busy threads on its 4 cores"),
+            std::string::npos)
+      << three.cannot_judge.front().reason;
+}
+
+// The times of a rank must add up to its run time: a profile with neither computation nor calls over 5 s of run was
+// "speedup 0.000, does not pay off" (the formula's t_dedicated is 0 s).
+TEST(Judgement, RunTimeNotCoveredByComputationAndCalls) {
+  auto p = sample_profile("kripke_case1_off.json");
+  p.t_comp_s = 0;
+  for (auto& c : p.categories) c = {};
+  p.t_total_s = 5;
+  const auto a = sm::analyze(sm::make_job_input({p}, {"idle.json"}), {});
+  EXPECT_TRUE(has_reason(a, "run-time-not-covered"));
+  EXPECT_TRUE(has_reason(a, "no-computation"));
+  const std::string text = sm::render_text(a);
+  EXPECT_EQ(text.rfind("VERDICT: CANNOT JUDGE - the model's hypotheses do not hold for this run, so its formula "
+                       "(t_dedicated 0 s, no speedup) says nothing about it:",
+                       0),
+            0u)
+      << text;
+  EXPECT_NE(text.find("Rank 0 computed 0 s and spent 0 s in calls: 0 s of its run time of 5 s (0 %)"), std::string::npos)
+      << text;
+  // Half the run unaccounted for, with computation: still refused; within 1 % (rounding): a verdict.
+  p = sample_profile("kripke_case1_off.json");
+  p.t_total_s *= 2;
+  EXPECT_TRUE(has_reason(sm::analyze(sm::make_job_input({p}, {"half.json"}), {}), "run-time-not-covered"));
+  p = sample_profile("kripke_case1_off.json");
+  p.t_total_s *= 1.005;
+  EXPECT_FALSE(has_reason(sm::analyze(sm::make_job_input({p}, {"round.json"}), {}), "run-time-not-covered"));
+}
+
 TEST(Judgement, MpiTimeAboveRunTime) {
   // mpiP means are rounded, and its rows can add up above AppTime; the model's decomposition no longer holds.
   sm::job_input in;

@@ -26,6 +26,7 @@ sidecore::profile full_rank(int rank) {
   p.mode = sidecore::progress_mode::core;
   p.provider = "tcp;ofi_rxm";
   p.n_core = 16;
+  p.host = sidecore::host_info{"00000000000000aa", 64};
   p.t_total_s = 12.5 + rank;
   p.t_comp_s = 9.25;
   p.command = "app --size 42";
@@ -117,6 +118,29 @@ TEST(Profile, JobRoundTripAndMerge) {
   // Through nlohmann's ADL hooks too.
   nlohmann::json j = job;
   EXPECT_EQ(j.get<sidecore::profile>(), job);
+  // The job has the host its ranks shared; ranks of two hosts keep theirs, the job has none.
+  ASSERT_TRUE(job.host.has_value());
+  EXPECT_EQ(job.host->cores, 64);
+  sidecore::profile elsewhere = full_rank(1);
+  elsewhere.host->id = "00000000000000bb";
+  const sidecore::profile two = sidecore::make_job_profile({full_rank(0), elsewhere});
+  EXPECT_FALSE(two.host.has_value());
+  EXPECT_EQ(two.ranks[1].host->id, "00000000000000bb");
+}
+
+TEST(ProfileErrors, HostNamesItsIdAndCores) {
+  auto j = valid_json();
+  j["host"]["cores"] = 0;
+  expect_rejected(j, {"host.cores", ">= 1 cores"});
+  j = valid_json();
+  j["host"]["id"] = "";
+  expect_rejected(j, {"host.id", "an empty host id"});
+  j = valid_json();
+  j["host"] = 4;
+  expect_rejected(j, {"host"});
+  j = valid_json();
+  j.erase("host");
+  EXPECT_FALSE(sidecore::parse_profile(j.dump()).host.has_value());
 }
 
 TEST(Profile, OptionalSectionsMayBeAbsent) {

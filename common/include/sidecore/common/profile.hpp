@@ -215,6 +215,18 @@ struct auto_section {
 
 /// One rank's measurements ("rank"), or a whole job ("job") whose per-rank records are in ranks.
 enum class profile_kind : std::uint8_t { rank, job };
+/// The host a rank ran on. Ranks with the same id ran on one operating-system instance and shared its cores: the
+/// model counts their n_core against `cores` (the "oversubscribed" hypothesis, docs/model.md).
+struct host_info {
+  /// 16 hex digits: the fingerprint of the kernel's boot id (/proc/sys/kernel/random/boot_id: the same for every
+  /// process and container of one booted kernel), or of the host name where the boot id cannot be read.
+  std::string id;
+  /// The host's cores, >= 1, counted as n_core counts them: hwloc's cores of the machine where sidecore's runtime
+  /// (or the PMPI profiler in mode core) counted n_core in cores, else the online logical CPUs.
+  int cores = 0;
+  bool operator==(const host_info&) const = default;
+};
+
 /// The SIDECORE_PROGRESS mode of the run: "off" is the model's calibration run, "core" a run with
 /// the dedicated progress core.
 enum class progress_mode : std::uint8_t { off, core };
@@ -230,6 +242,9 @@ struct profile {
   progress_mode mode = progress_mode::off;
   std::string provider;          ///< libfabric provider ("shm", "tcp;ofi_rxm", ...) or "mpip"
   int n_core = 0;                ///< cores per node available to the rank, including a reserved progress core
+  /// The host the rank ran on; absent from mpiP conversions and older writers. A job profile has it when every
+  /// rank ran on the same host.
+  std::optional<host_info> host;
   double t_total_s = 0.0;        ///< wall time of the run on this rank (t_noprogress in off mode)
   double t_comp_s = 0.0;         ///< time outside sidecore calls on the communicating thread
   /// Per category, the outermost calls of every thread of the rank (counts are exact in multi-threaded ranks;

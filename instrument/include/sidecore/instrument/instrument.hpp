@@ -258,6 +258,12 @@ void end_window() noexcept;
 /// another value replaces t_total_s only (tests). Throws std::invalid_argument for another mode or n_core < 1.
 void set_run_info(std::string mode, std::string provider, int n_core, double t_total_s = -1.0);
 
+/// The host's cores for the profile's "host" (docs/profile-schema.md), counted as the n_core given to
+/// set_run_info() is counted (hwloc cores of the machine where n_core counts hwloc cores). Until this is called:
+/// the online logical CPUs, as the default n_core counts the affinity mask's CPUs. Throws std::invalid_argument for
+/// cores < 1.
+void set_host_cores(int cores);
+
 /// The application's command line, written to the profile's optional "command" field.
 void set_command_line(std::string command);
 

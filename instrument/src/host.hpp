@@ -1,0 +1,12 @@
+// sidecore instrument — the host a rank runs on (host.cpp). Private to instrument/src.
+#pragma once
+
+#include "sidecore/common/profile.hpp"
+
+namespace sidecore::instrument::internal {
+
+/// This process's host: the fingerprint of the kernel's boot id (of the host name where it cannot be read) and the
+/// online logical CPUs as its cores (set_host_cores() counts them as n_core is counted). Never fails: a host it cannot name gets the fingerprint of an empty name.
+[[nodiscard]] host_info this_host();
+
+}  // namespace sidecore::instrument::internal

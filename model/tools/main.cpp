@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "info.hpp"
+#include "cli_errors.hpp"
 #include "cli_values.hpp"
 #include "loggp.hpp"
 #include "simulate.hpp"
@@ -138,8 +139,10 @@ job_input load_input(const model_args& a) {
 
 int main(int argc, char** argv) {
   CLI::App app{"sidecore: dedicated-core communication progress for hybrid MPI+OpenMP applications.\n"
-               "Predicts from a profile whether one core per node dedicated to progress pays off (model of seed 004)."};
+               "Predicts from a profile whether one core per node dedicated to progress pays off (model of seed 004).",
+               "sidecore"};
   app.require_subcommand(1);
+  app.failure_message(sidecore::tools::cli_failure_message);
 
   model_args pa;
   std::string format = "text";

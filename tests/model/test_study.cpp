@@ -129,7 +129,23 @@ TEST(StudyConfig, ErrorsNameOptionValueAndAccepted) {
   EXPECT_NE(error_of([&] { validate(c); }).find("--mpiexec"), std::string::npos);
   c = two_cases();
   c.cores_per_rank = 0;
-  EXPECT_EQ(error_of([&] { validate(c); }), "--cores-per-rank: 0: must be at least 1");
+  EXPECT_EQ(error_of([&] { validate(c); }),
+            "--cores-per-rank: 0: not accepted; accepted: 2 or more (a dedicated core needs one core for progress and "
+            "one to compute)");
+  // One core per rank leaves no core to dedicate: refused before any run, not after the calibration.
+  c.cores_per_rank = 1;
+  EXPECT_NE(error_of([&] { validate(c); }).find("--cores-per-rank: 1: not accepted; accepted: 2 or more"), std::string::npos);
+  c = two_cases();
+  c.host_cores = 0;
+  EXPECT_EQ(error_of([&] { validate(c); }), "--host-cores: 0: not accepted; accepted: 1 or more");
+  // The PMPI library is what --preload puts in LD_PRELOAD: given alone it would be ignored.
+  c = two_cases();
+  c.preload_library = "/opt/lib/libsidecore-pmpi.so";
+  EXPECT_EQ(error_of([&] { validate(c); }),
+            "--pmpi-library: /opt/lib/libsidecore-pmpi.so: given without --preload, which puts it in LD_PRELOAD; "
+            "accepted: --pmpi-library together with --preload, or neither");
+  c.preload = true;
+  EXPECT_EQ(error_of([&] { validate(c); }), "(no error)");
   EXPECT_EQ(parse_alpha_list("0.25,0.5,1"), (std::vector<double>{0.25, 0.5, 1}));
   EXPECT_EQ(error_of([] { (void)parse_alpha_list("0.25,x"); }),
             "--alpha: x: each alpha must be a number in [0, 1] (a list: 0.25,0.5,1)");

@@ -34,10 +34,16 @@ void validate(const config& c) {
     throw input_error("--alpha-option", c.alpha_option, "needs --alpha A1,A2,...: the points to run");
   if (!c.alpha_option.empty() && c.alpha_option.front() != '-')
     throw input_error("--alpha-option", c.alpha_option, "must be an option name starting with '-', e.g. --alpha");
-  if (c.cores_per_rank && *c.cores_per_rank < 1)
-    throw input_error("--cores-per-rank", std::to_string(*c.cores_per_rank), "must be at least 1");
+  if (c.cores_per_rank && *c.cores_per_rank < 2)
+    throw input_error("--cores-per-rank", std::to_string(*c.cores_per_rank),
+                      "not accepted; accepted: 2 or more (a dedicated core needs one core for progress and one to "
+                      "compute)");
   if (c.host_cores && *c.host_cores < 1)
-    throw input_error("--host-cores", std::to_string(*c.host_cores), "must be at least 1");
+    throw input_error("--host-cores", std::to_string(*c.host_cores), "not accepted; accepted: 1 or more");
+  if (!c.preload_library.empty() && !c.preload)
+    throw input_error("--pmpi-library", c.preload_library,
+                      "given without --preload, which puts it in LD_PRELOAD; accepted: --pmpi-library together with "
+                      "--preload, or neither");
   if (split_words(c.mpiexec).empty())
     throw input_error("--mpiexec", c.mpiexec, "must name a launcher, e.g. mpiexec or \"mpiexec -bind-to core:4\"");
   if (c.out_dir.empty()) throw input_error("--out", "", "must name a folder");

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -22,6 +21,7 @@
 #include "collection.hpp"
 #include "event_clock.hpp"
 #include "fold.hpp"
+#include "host.hpp"
 
 namespace sidecore::instrument {
 
@@ -70,14 +70,6 @@ class reader {
   const std::vector<char>& b_;
   std::size_t pos_ = 0;
 };
-
-// This host's kernel boot id: ranks that share it share CLOCK_MONOTONIC.
-std::string boot_id() {
-  std::ifstream in("/proc/sys/kernel/random/boot_id");
-  std::string id;
-  std::getline(in, id);
-  return id;
-}
 
 // One sampled instance as rank 0 analyses it: this member's times in rank 0's time base.
 struct member_sample {

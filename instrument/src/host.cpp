@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include <array>
-#include <cstdio>
+#include <fstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -13,16 +13,20 @@
 
 namespace sidecore::instrument::internal {
 
+std::string boot_id() {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(in, id);
+  return id;
+}
+
 host_info this_host() {
   // The boot id names the running kernel: processes in containers of one machine share it (and its CPUs), two
   // machines of the same host name do not.
-  std::string key;
-  if (std::FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "re")) {
-    std::array<char, 64> b{};
-    if (std::fgets(b.data(), static_cast<int>(b.size()), f) != nullptr) key = std::string("boot:") + b.data();
-    std::fclose(f);
-  }
-  if (key.size() <= 6) {
+  std::string key = boot_id();
+  if (!key.empty()) {
+    key = "boot:" + key;
+  } else {
     std::array<char, 256> name{};
     (void)gethostname(name.data(), name.size() - 1);
     key = std::string("host:") + name.data();

@@ -173,6 +173,11 @@ void check_profile(const char* pattern, int rank, bool expect_switch, std::uint6
     // Unbound ranks on one node share its cores: the model's honest answer is that it cannot judge.
     if (!expect_switch)
       CHECK(d.reason.find("oversubscribed") != std::string::npos, "reason: %s", d.reason.c_str());
+    // The profile names the host, with the cores that the veto counted: the model sees the same oversubscription.
+    CHECK(p.host.has_value() && p.host->id.size() == 16 && p.host->cores >= 1, "the profile's host");
+    if (!expect_switch && p.host)
+      CHECK(p.nranks * p.n_core > p.host->cores, "%d ranks x %d cores on a host of %d cores: not oversubscribed",
+            p.nranks, p.n_core, p.host->cores);
     CHECK(d.switch_s.has_value() == expect_switch, "switch_s present: %d", d.switch_s.has_value());
     CHECK(d.window_s > 0 && d.job_t_noprogress_s >= d.window_s, "window %g s, job %g s", d.window_s, d.job_t_noprogress_s);
     CHECK(p.mode == (expect_switch ? sidecore::progress_mode::core : sidecore::progress_mode::off), "profile mode");

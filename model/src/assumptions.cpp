@@ -44,8 +44,9 @@ class collector {
 // (shm: all of them), and each saw at most most_cores cores: more ranks than that share cores unless each had cores
 // of its own (a host of at least nranks x N_core cores, every rank bound to its share).
 void check_hosts(const job_input& in, int most_cores, collector& c) {
-  const bool named = !in.calibration.empty() && in.calibration.size() == in.ranks.size() &&
-                     std::all_of(in.calibration.begin(), in.calibration.end(), [](const profile& p) { return p.host.has_value(); });
+  const bool named =
+      !in.calibration.empty() && in.calibration.size() == in.ranks.size() &&
+      std::all_of(in.calibration.begin(), in.calibration.end(), [](const profile& p) { return p.host.has_value(); });
   if (named) {
     struct load {
       int ranks = 0, busy = 0, cores = 0, lo = 0, hi = 0;

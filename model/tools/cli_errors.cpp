@@ -70,7 +70,8 @@ std::string cli_failure_message(const CLI::App* app, const CLI::Error& e) {
     for (const CLI::App* s : subs)
       if (opt == nullptr) opt = s->get_option_no_throw(name);
     if (opt == nullptr) opt = app->get_option_no_throw(name);
-    if (opt != nullptr) what = name + ": '" + value + "' is not accepted; accepted: " + accepted_of(opt->get_type_name());
+    if (opt != nullptr)
+      what = name + ": '" + value + "' is not accepted; accepted: " + accepted_of(opt->get_type_name());
   }
   return command + ": error: " + what + "\nRun with --help for more information.\n";
 }

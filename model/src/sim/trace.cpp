@@ -98,7 +98,8 @@ rank_trace parse_trace(std::string_view text, const std::string& source) {
   if (t.rank >= t.nranks) rd.fail("otherData.rank", fmt::format("{} is not below nranks {}", t.rank, t.nranks));
   if (od->contains("run")) {
     t.run = rd.str(*od, "otherData", "run");
-    if (t.run.empty()) rd.fail("otherData.run", "an empty run id; accepted: the id the writer gave the run, or no field");
+    if (t.run.empty())
+      rd.fail("otherData.run", "an empty run id; accepted: the id the writer gave the run, or no field");
   }
   t.mode = rd.str(*od, "otherData", "mode");
   t.provider = rd.str(*od, "otherData", "provider");

@@ -174,9 +174,10 @@ linked_traces link_traces(std::vector<rank_trace> traces) {
   auto name_post = [&](int rank, post_ref pr, const std::string& what, std::vector<std::string>* into = nullptr) {
     const rank_trace& t = lt.ranks[static_cast<std::size_t>(rank)];
     const traced_post& p = t.calls[pr.call].posts[pr.post];
-    (into != nullptr ? *into : unmatched).push_back(fmt::format("{}: the {} by {} (peer {}, communicator {}, tag {}, {} B): {}", t.source,
-                                    p.send ? "send" : "receive", where(t, pr.call), p.world_peer, p.comm, p.tag,
-                                    p.bytes, what));
+    (into != nullptr ? *into : unmatched)
+        .push_back(fmt::format("{}: the {} by {} (peer {}, communicator {}, tag {}, {} B): {}", t.source,
+                               p.send ? "send" : "receive", where(t, pr.call), p.world_peer, p.comm, p.tag, p.bytes,
+                               what));
   };
   for (auto& [k, rv] : recvs) {
     auto s = sends.find(k);
@@ -193,8 +194,8 @@ linked_traces link_traces(std::vector<rank_trace> traces) {
       const traced_done& got = *done_of_post[static_cast<std::size_t>(std::get<1>(k))][rv[j].call][rv[j].post];
       const std::string send_at = fmt::format("{}: {}", sender.source, where(sender, sp.call));
       if (got.bytes != p.bytes)
-        name_post(std::get<1>(k), rv[j], fmt::format("received {} B, but its send ({}) sent {} B", got.bytes, send_at, p.bytes),
-                  &impossible);
+        name_post(std::get<1>(k), rv[j],
+                  fmt::format("received {} B, but its send ({}) sent {} B", got.bytes, send_at, p.bytes), &impossible);
       constexpr double clocks_ns = 2000;  // two processes' readings of one CLOCK_MONOTONIC, and µs rounding
       const double early = lt.origin_offset_ns[static_cast<std::size_t>(std::get<0>(k))] + sender.calls[sp.call].t0_ns -
                            (lt.origin_offset_ns[static_cast<std::size_t>(std::get<1>(k))] + got.ts_ns);

@@ -262,6 +262,18 @@ TEST(WhatifErrors, MalformedTraceNamesFileAndPosition) {
     EXPECT_EQ(e.source(), "huge.json");
     EXPECT_NE(std::string(e.what()).find("1e999"), std::string::npos) << e.what();
   }
+  // An event type SIDECORE_TRACE never writes (a "B" begin event: an edited trace, or another producer's).
+  std::string b = trace_text(0, 1).call("sidecore::isend", "init", 0, 10).str();
+  b.replace(b.find("\"ph\":\"X\""), 8, "\"ph\":\"B\"");
+  try {
+    (void)sim::parse_trace(b, "b.json");
+    FAIL();
+  } catch (const sidecore::input_error& e) {
+    EXPECT_EQ(e.field(), "traceEvents[0].ph");
+    EXPECT_NE(std::string(e.what()).find("'B' is not an event type SIDECORE_TRACE writes; accepted: X, i, b, e, M"),
+              std::string::npos)
+        << e.what();
+  }
   // An operation outside every call span.
   EXPECT_THROW((void)trace_text(0, 1).call("sidecore::isend", "init", 0, 10).post(true, 1, 0, 0, 8, 50000).parse(),
                sidecore::input_error);

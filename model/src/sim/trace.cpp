@@ -169,6 +169,8 @@ rank_trace parse_trace(std::string_view text, const std::string& source) {
         rd.fail(path + ".name", "'" + name + "' is not an operation record; accepted: post_send, post_recv, done");
       }
       ops.push_back(std::move(r));
+    } else if (ph != "i" && ph != "b" && ph != "e" && ph != "M") {  // the other events SIDECORE_TRACE writes
+      rd.fail(path + ".ph", "'" + ph + "' is not an event type SIDECORE_TRACE writes; accepted: X, i, b, e, M");
     }
   }
   if (ops.empty()) {

@@ -51,6 +51,12 @@ struct options {
   bool sidecore = true, mpi = true;
 };
 
+constexpr const char* usage =
+    "usage: mpiexec -n 2 sidecore-loggp-probe --output FILE [--max-bytes B] [--per-octave K] [--reps R] [--n N]\n"
+    "           [--sample-ns NS] [--transports sidecore,mpi]\n"
+    "Measures PRTT(n, d, s) (seed 001) through sidecore and the system MPI and writes FILE (schema sidecore-prtt)\n"
+    "for `sidecore loggp FILE`; docs/loggp.md lists the options and their defaults.\n";
+
 [[noreturn]] void usage_error(const std::string& msg) {
   std::fprintf(stderr, "sidecore-loggp-probe: %s\n", msg.c_str());
   MPI_Abort(MPI_COMM_WORLD, 2);
@@ -84,10 +90,16 @@ options parse(int argc, char** argv) {
     else if (a == "--n") o.n = static_cast<int>(parse_uint(a, v, 2, 1000));
     else if (a == "--sample-ns") o.sample_ns = static_cast<double>(parse_uint(a, v, 0, 100000000));
     else if (a == "--transports") {
-      o.sidecore = v.find("sidecore") != std::string::npos;
-      o.mpi = v.find("mpi") != std::string::npos;
-      if ((!o.sidecore && !o.mpi) || v.find_first_not_of("sidecorempi,") != std::string::npos)
-        usage_error(fmt::format("--transports={} is not accepted; give sidecore, mpi or sidecore,mpi", v));
+      o.sidecore = o.mpi = false;
+      std::size_t from = 0;
+      for (std::size_t comma;; from = comma + 1) {
+        comma = v.find(',', from);
+        const std::string item = v.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+        if (item == "sidecore" && !o.sidecore) o.sidecore = true;
+        else if (item == "mpi" && !o.mpi) o.mpi = true;
+        else usage_error(fmt::format("--transports={} is not accepted; give sidecore, mpi or sidecore,mpi", v));
+        if (comma == std::string::npos) break;
+      }
     } else {
       usage_error(fmt::format("unknown option {}; accepted: --output FILE --max-bytes B --per-octave K --reps R "
                               "--n N --sample-ns NS --transports sidecore,mpi", a));
@@ -291,6 +303,12 @@ int main(int argc, char** argv) {
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      if (rank == 0) std::fputs(usage, stdout);
+      MPI_Finalize();
+      return 0;
+    }
   const options o = parse(argc, argv);
   if (size != 2) usage_error(fmt::format("run it on exactly 2 ranks (mpiexec -n 2), not {}", size));
 

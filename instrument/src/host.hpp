@@ -12,8 +12,8 @@ namespace sidecore::instrument::internal {
 [[nodiscard]] std::string boot_id();
 
 /// This process's host: the fingerprint of the kernel's boot id (of the host name where it cannot be read) and the
-/// online logical CPUs as its cores (set_host_cores() counts them as n_core is counted). Never
-/// fails: a host it cannot name gets the fingerprint of an empty name.
+/// online logical CPUs as its cores (set_host_cores() counts them as n_core is counted). Never fails: without a boot
+/// id or a host name, the id is the fingerprint of an empty name.
 [[nodiscard]] host_info this_host();
 
 }  // namespace sidecore::instrument::internal

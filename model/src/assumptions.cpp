@@ -49,7 +49,8 @@ void check_hosts(const job_input& in, int most_cores, collector& c) {
       std::all_of(in.calibration.begin(), in.calibration.end(), [](const profile& p) { return p.host.has_value(); });
   if (named) {
     struct load {
-      int ranks = 0, busy = 0, cores = 0, lo = 0, hi = 0;
+      int ranks = 0, cores = 0, lo = 0, hi = 0;
+      long long busy = 0;  // n_core is any int: their sum is not
     };
     std::map<std::string, load> hosts;
     for (std::size_t i = 0; i < in.ranks.size(); ++i) {
@@ -68,7 +69,7 @@ void check_hosts(const job_input& in, int most_cores, collector& c) {
                            "one busy thread per core (ranks x cores per rank <= the host's cores).",
                            l.ranks, id, l.lo == l.hi ? fmt::format("{}", l.hi) : fmt::format("{}-{}", l.lo, l.hi),
                            l.hi == 1 ? "" : "s", l.busy, l.cores)},
-              static_cast<double>(l.busy) / l.cores);
+              static_cast<double>(l.busy) / static_cast<double>(l.cores));
     return;
   }
   if (in.provider == "shm" && in.nranks > most_cores && most_cores > 0)

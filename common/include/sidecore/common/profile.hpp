@@ -215,6 +215,7 @@ struct auto_section {
 
 /// One rank's measurements ("rank"), or a whole job ("job") whose per-rank records are in ranks.
 enum class profile_kind : std::uint8_t { rank, job };
+
 /// The host a rank ran on. Ranks with the same id ran on one operating-system instance and shared its cores: the
 /// model counts their n_core against `cores` (the "oversubscribed" hypothesis, docs/model.md).
 struct host_info {

@@ -204,10 +204,11 @@ bool write_trace() {
     }
   }
   const std::string meta = fmt::format(
-      R"("rank":{},"nranks":{},{}"mode":{},"provider":{},"eager_max":{},"inject_size":{},"omp_threads":{},)"
+      R"("rank":{},"nranks":{},{}{}"mode":{},"provider":{},"eager_max":{},"inject_size":{},"omp_threads":{},)"
       R"("ops":"sidecore-trace-ops/1")",
       g_col.rank, g_col.nranks,
       g_col.run.empty() ? std::string() : fmt::format(R"("run":{},)", nlohmann::json(g_col.run).dump()),
+      g_col.host.id.empty() ? std::string() : fmt::format(R"("host":{},)", nlohmann::json(g_col.host.id).dump()),
       nlohmann::json(std::string(progress_mode_name(g_col.mode))).dump(), nlohmann::json(g_col.provider).dump(),
       g_col.eager_max, g_col.inject_size, g_col.omp_threads);
   return g_trace.close(names, "rank " + std::to_string(g_col.rank), meta);

@@ -11,9 +11,12 @@ namespace sidecore::instrument::internal {
 /// it share the machine's CPUs and its CLOCK_MONOTONIC.
 [[nodiscard]] std::string boot_id();
 
-/// This process's host: the fingerprint of the kernel's boot id (of the host name where it cannot be read) and the
-/// online logical CPUs as its cores (set_host_cores() counts them as n_core is counted). Never fails: without a boot
-/// id or a host name, the id is the fingerprint of an empty name.
+/// This machine's host name ("" where gethostname fails).
+[[nodiscard]] std::string host_name();
+
+/// This process's host: the fingerprint of the kernel's boot id (of the host name where it cannot be read) and of
+/// its cgroup's CPUs (containers of one machine with CPUs of their own differ), and the online logical CPUs as its
+/// cores (set_host_cores() counts them as n_core is counted). Never fails: what it cannot read counts as empty.
 [[nodiscard]] host_info this_host();
 
 }  // namespace sidecore::instrument::internal

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "collection.hpp"
+#include "host.hpp"
 #include "sidecore/common/fingerprint.hpp"
 #include "sidecore/instrument/collectives.hpp"
 #include "sidecore/instrument/instrument.hpp"
@@ -27,9 +28,7 @@ namespace {
 std::string new_run_id() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
-  std::array<char, 256> host{};
-  (void)gethostname(host.data(), host.size() - 1);
-  const std::uint64_t h = fingerprint64(host.data());
+  const std::uint64_t h = fingerprint64(internal::host_name());
   std::uint64_t r = 0;
   try {
     std::random_device dev;

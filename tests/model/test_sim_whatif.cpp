@@ -46,11 +46,17 @@ class trace_text {
     run_ = std::move(id);
     return *this;
   }
+  // The host id the writer gave (empty: no "host" field).
+  trace_text& host(std::string id) {
+    host_ = std::move(id);
+    return *this;
+  }
   [[nodiscard]] std::string str() const {
     return fmt::format(
-        R"({{"displayTimeUnit":"ns","traceEvents":[{}],"otherData":{{"producer":"sidecore","events":{},"max_events":1000,"truncated":{},"origin_monotonic_ns":{},"rank":{},"nranks":{},"mode":"off","provider":"shm","eager_max":4096,"inject_size":64,"omp_threads":2,{}"ops":"sidecore-trace-ops/1"}}}})",
+        R"({{"displayTimeUnit":"ns","traceEvents":[{}],"otherData":{{"producer":"sidecore","events":{},"max_events":1000,"truncated":{},"origin_monotonic_ns":{},"rank":{},"nranks":{},"mode":"off","provider":"shm","eager_max":4096,"inject_size":64,"omp_threads":2,{}{}"ops":"sidecore-trace-ops/1"}}}})",
         body_, n_, truncated_ ? "true" : "false", origin_, rank_, nranks_,
-        run_.empty() ? std::string() : fmt::format(R"("run":"{}",)", run_));
+        run_.empty() ? std::string() : fmt::format(R"("run":"{}",)", run_),
+        host_.empty() ? std::string() : fmt::format(R"("host":"{}",)", host_));
   }
   [[nodiscard]] sim::rank_trace parse() const { return sim::parse_trace(str(), fmt::format("rank{}.json", rank_)); }
 
@@ -61,7 +67,7 @@ class trace_text {
   int rank_, nranks_;
   std::uint64_t origin_;
   bool truncated_;
-  std::string run_;
+  std::string run_, host_;
   std::string body_;
   int n_ = 0;
 };
@@ -324,8 +330,8 @@ TEST(WhatifErrors, TruncatedMissingAndUnmatchedAreRefused) {
 }
 
 // Traces that no run could have written are refused, naming both ends: a receive that completed before its send's
-// call began (on one host the ranks' clocks are one clock), a receive of another size than its send, traces of
-// different runs.
+// call began (traces that name one host: the ranks' clocks are one clock), a receive of another size than its send,
+// traces of different runs.
 TEST(WhatifErrors, ImpossibleMessagesAndMixedRunsAreRefused) {
   const auto refused = [](const std::vector<sim::rank_trace>& ts, const std::string& want) {
     try {
@@ -337,19 +343,32 @@ TEST(WhatifErrors, ImpossibleMessagesAndMixedRunsAreRefused) {
   };
   // Rank 1's receive completes at 500 ns; rank 0's send call began at 4000 ns, on the same clock.
   trace_text r0(0, 2), r1(1, 2);
+  r0.host("00000000000000cc");
+  r1.host("00000000000000cc");
   r0.call("sidecore::send", "blocking", 4000, 4100).post(true, 1, 1, 5, 8, 4050).done(1, -1, -1, 8, 4090);
   r1.call("sidecore::recv", "blocking", 0, 600).post(false, 1, 0, 5, 8, 5).done(1, 0, 5, 8, 500);
   refused({r0.parse(), r1.parse()},
           "rank1.json: the receive by rank 1 call 0 (sidecore::recv at 0.000 µs) (peer 0, communicator 0, tag 5, 8 B): "
           "completed at 0.500 µs, 3.500 µs before the call that sent its message began (rank0.json: rank 0 call 0 "
           "(sidecore::send at 4.000 µs))");
-  // The same times with the origins 100 s apart (two hosts, no common clock): no order to check, accepted.
-  trace_text h0(0, 2, 1'000'000), h1(1, 2, 100'001'000'000);
+  // The same times on two hosts (their clocks are not one clock, however close their origins): no order to check.
+  trace_text h0(0, 2), h1(1, 2);
+  h0.host("00000000000000cc");
+  h1.host("00000000000000dd");
   h0.call("sidecore::send", "blocking", 4000, 4100).post(true, 1, 1, 5, 8, 4050).done(1, -1, -1, 8, 4090);
   h1.call("sidecore::recv", "blocking", 0, 600).post(false, 1, 0, 5, 8, 5).done(1, 0, 5, 8, 500);
-  EXPECT_NO_THROW((void)sim::link_traces({h0.parse(), h1.parse()}));
+  const sim::linked_traces two = sim::link_traces({h0.parse(), h1.parse()});
+  ASSERT_FALSE(two.warnings.empty());
+  EXPECT_NE(two.warnings.front().find("several hosts"), std::string::npos) << two.warnings.front();
+  // Traces that name no host (an older sidecore): no order to check either, whatever their origins.
+  trace_text u0(0, 2), u1(1, 2);
+  u0.call("sidecore::send", "blocking", 4000, 4100).post(true, 1, 1, 5, 8, 4050).done(1, -1, -1, 8, 4090);
+  u1.call("sidecore::recv", "blocking", 0, 600).post(false, 1, 0, 5, 8, 5).done(1, 0, 5, 8, 500);
+  EXPECT_NO_THROW((void)sim::link_traces({u0.parse(), u1.parse()}));
   // A receive that completed just before its send's call began, within the clocks' 2 µs: accepted.
   trace_text n0(0, 2), n1(1, 2);
+  n0.host("00000000000000cc");
+  n1.host("00000000000000cc");
   n0.call("sidecore::send", "blocking", 1000, 1100).post(true, 1, 1, 5, 8, 1050).done(1, -1, -1, 8, 1090);
   n1.call("sidecore::recv", "blocking", 0, 600).post(false, 1, 0, 5, 8, 5).done(1, 0, 5, 8, 500);
   EXPECT_NO_THROW((void)sim::link_traces({n0.parse(), n1.parse()}));
@@ -370,9 +389,20 @@ TEST(WhatifErrors, ImpossibleMessagesAndMixedRunsAreRefused) {
   // One run's traces carry its id; an empty id is refused where it is read.
   a1.run("00000000000000aa");
   EXPECT_EQ(sim::link_traces({a0.parse(), a1.parse()}).run, "00000000000000aa");
-  std::string empty = trace_text(0, 1).str();
-  empty.insert(empty.find("\"ops\""), "\"run\":\"\",");
-  EXPECT_THROW((void)sim::parse_trace(empty, "empty.json"), sidecore::input_error);
+  for (const char* field : {"run", "host"}) {
+    std::string empty = trace_text(0, 1).str();
+    empty.insert(empty.find("\"ops\""), fmt::format("\"{}\":\"\",", field));
+    try {
+      (void)sim::parse_trace(empty, "empty.json");
+      ADD_FAILURE() << "an empty " << field << " was accepted";
+    } catch (const sidecore::input_error& e) {
+      EXPECT_EQ(e.field(), std::string("otherData.") + field);
+    }
+  }
+  // A run id on one trace only: not of one run either.
+  trace_text o0(0, 2), o1(1, 2);
+  o0.run("00000000000000aa");
+  refused({o0.parse(), o1.parse()}, "rank1.json: otherData.run: no run id, but rank0.json is of run \"00000000000000aa\"");
 }
 
 TEST(WhatifRender, TimelinesAndSweep) {

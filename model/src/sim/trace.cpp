@@ -101,6 +101,11 @@ rank_trace parse_trace(std::string_view text, const std::string& source) {
     if (t.run.empty())
       rd.fail("otherData.run", "an empty run id; accepted: the id the writer gave the run, or no field");
   }
+  if (od->contains("host")) {
+    t.host = rd.str(*od, "otherData", "host");
+    if (t.host.empty())
+      rd.fail("otherData.host", "an empty host id; accepted: the id the writer gave the host, or no field");
+  }
   t.mode = rd.str(*od, "otherData", "mode");
   t.provider = rd.str(*od, "otherData", "provider");
   t.eager_max = static_cast<std::uint64_t>(rd.integer(*od, "otherData", "eager_max", 0, 1LL << 40));

@@ -129,20 +129,28 @@ linked_traces link_traces(std::vector<rank_trace> traces) {
                         fmt::format("{}, but {} is {}: the traces are not of one run",
                                     t.run.empty() ? "no run id" : "run id \"" + t.run + "\"", lt.ranks.front().source,
                                     lt.run.empty() ? "of no run id" : "of run \"" + lt.run + "\""));
-  // A common time origin: the ranks' CLOCK_MONOTONIC origins, when they are close enough to be of one host.
+  // A common time origin: the ranks' CLOCK_MONOTONIC origins, when the traces name one host, or (traces without
+  // host ids) when the origins are close enough to be of one host.
   std::uint64_t first = std::numeric_limits<std::uint64_t>::max(), last = 0;
   for (const rank_trace& t : lt.ranks) {
     first = std::min(first, t.origin_monotonic_ns);
     last = std::max(last, t.origin_monotonic_ns);
   }
   constexpr std::uint64_t same_host_ns = 60'000'000'000;
-  const bool one_clock = last - first < same_host_ns;
+  const bool hosts_named =
+      std::all_of(lt.ranks.begin(), lt.ranks.end(), [](const rank_trace& t) { return !t.host.empty(); });
+  const bool one_host = hosts_named && std::all_of(lt.ranks.begin(), lt.ranks.end(), [&](const rank_trace& t) {
+                          return t.host == lt.ranks.front().host;
+                        });
+  const bool one_clock = hosts_named ? one_host : last - first < same_host_ns;
   for (const rank_trace& t : lt.ranks)
     lt.origin_offset_ns.push_back(one_clock ? static_cast<double>(t.origin_monotonic_ns - first) : 0.0);
   if (!one_clock)
-    lt.warnings.push_back(fmt::format("the ranks' trace origins lie {:.1f} s apart (several hosts?): every rank is "
-                                      "started at time 0",
-                                      static_cast<double>(last - first) / 1e9));
+    lt.warnings.push_back(hosts_named ? std::string("the traces name several hosts, whose clocks differ: every rank "
+                                                    "is started at time 0")
+                                      : fmt::format("the ranks' trace origins lie {:.1f} s apart (several hosts?): "
+                                                    "every rank is started at time 0",
+                                                    static_cast<double>(last - first) / 1e9));
   std::vector<std::vector<std::vector<const traced_done*>>> done_of_post;
   link_dones(lt, done_of_post);
 
@@ -199,7 +207,7 @@ linked_traces link_traces(std::vector<rank_trace> traces) {
       constexpr double clocks_ns = 2000;  // two processes' readings of one CLOCK_MONOTONIC, and µs rounding
       const double early = lt.origin_offset_ns[static_cast<std::size_t>(std::get<0>(k))] + sender.calls[sp.call].t0_ns -
                            (lt.origin_offset_ns[static_cast<std::size_t>(std::get<1>(k))] + got.ts_ns);
-      if (one_clock && early > clocks_ns)
+      if (one_host && early > clocks_ns)  // the order of two clocks is known only on one host
         name_post(std::get<1>(k), rv[j],
                   fmt::format("completed at {:.3f} µs, {:.3f} µs before the call that sent its message began ({})",
                               got.ts_ns / 1e3, early / 1e3, send_at),

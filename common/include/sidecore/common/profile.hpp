@@ -219,8 +219,9 @@ enum class profile_kind : std::uint8_t { rank, job };
 /// The host a rank ran on. Ranks with the same id ran on one operating-system instance and shared its cores: the
 /// model counts their n_core against `cores` (the "oversubscribed" hypothesis, docs/model.md).
 struct host_info {
-  /// 16 hex digits: the fingerprint of the kernel's boot id (/proc/sys/kernel/random/boot_id: the same for every
-  /// process and container of one booted kernel), or of the host name where the boot id cannot be read.
+  /// 16 hex digits: the fingerprint of the kernel's boot id (/proc/sys/kernel/random/boot_id; of the host name where
+  /// it cannot be read) and of the cpuset cgroup's CPUs: the same for the processes of one kernel and cgroup cpuset,
+  /// different for containers of one machine given CPUs of their own.
   std::string id;
   /// The host's cores, >= 1, counted as n_core counts them: hwloc's cores of the machine where sidecore's runtime
   /// (or the PMPI profiler in mode core) counted n_core in cores, else the online logical CPUs.

@@ -51,6 +51,7 @@ struct rank_trace {
   int rank = -1;
   int nranks = 0;
   std::string run;     ///< the run's id (otherData.run, as in the run's profiles); empty: the trace has none
+  std::string host;    ///< the host's id (otherData.host, the profiles' host.id: one clock); empty: none
   std::string mode, provider;
   std::uint64_t eager_max = 0, inject_size = 0;
   int omp_threads = 0;

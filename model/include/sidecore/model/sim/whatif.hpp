@@ -60,8 +60,8 @@ struct linked_traces {
 /// rank that called sidecore's collectives, such a done is the collective's: taken out, its call marked untraced,
 /// with a warning), every completed send or receive that has no partner (up to 10 named, by rank, call, time, peer,
 /// communicator and tag), and a matched pair no run could have made: a receive that received another size than its
-/// send sent, or (ranks of one host, whose clocks are one clock) that completed more than 2 µs before the call that
-/// sent its message began.
+/// send sent, or (traces that name one host, whose clocks are one clock) that completed more than 2 µs before the
+/// call that sent its message began.
 /// Receives that never completed, and sends that never completed and were never received, are left out with a
 /// warning.
 [[nodiscard]] linked_traces link_traces(std::vector<rank_trace> traces);

@@ -48,11 +48,13 @@ count() {
       }
       return s
     }
+    BEGIN { col = 2 }
+    /^positions:/ { col = NF; next }  # "positions: line" (or "instr line"): the cost follows the positions
     /^ob=/ { ob = name("ob", substr($0, 4)); next }
     /^cob=/ { name("ob", substr($0, 5)); next }
     /^calls=/ { skip = 1; next }
-    /^[0-9+*-]/ { if (skip) { skip = 0; next } s[ob == "" ? "???" : ob] += $2; next }
-    END { for (o in s) print o, s[o] }' "$out"
+    /^(0x)?[0-9+*-]/ { if (skip) { skip = 0; next } s[ob == "" ? "???" : ob] += $col; next }
+    END { for (o in s) printf "%s %.0f\n", o, s[o] }' "$out"
 }
 
 echo "== run-instructions.sh: $bin/bench_self_loop under callgrind, $n and $short round trips, SIDECORE_PROGRESS=${SIDECORE_PROGRESS:-off}"

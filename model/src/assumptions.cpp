@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sidecore/model/analysis.hpp"
 
@@ -51,11 +53,13 @@ void check_hosts(const job_input& in, int most_cores, collector& c) {
     struct load {
       int ranks = 0, cores = 0, lo = 0, hi = 0;
       long long busy = 0;  // n_core is any int: their sum is not
+      std::vector<int> named;  // the first ranks, for the message
     };
     std::map<std::string, load> hosts;
     for (std::size_t i = 0; i < in.ranks.size(); ++i) {
       load& l = hosts[in.calibration[i].host->id];
       ++l.ranks;
+      if (l.named.size() < 8) l.named.push_back(in.ranks[i].rank);
       l.busy += in.ranks[i].n_core;
       l.cores = std::max(l.cores, in.calibration[i].host->cores);
       l.lo = l.ranks == 1 ? in.ranks[i].n_core : std::min(l.lo, in.ranks[i].n_core);
@@ -64,10 +68,10 @@ void check_hosts(const job_input& in, int most_cores, collector& c) {
     for (const auto& [id, l] : hosts)
       if (l.busy > l.cores)
         c.add({"oversubscribed", -1, 0,
-               fmt::format("{} ranks ran on host {}, {} core{} each: {} busy threads on its {} cores, so the run "
-                           "measured threads taking turns on cores, not computation and communication. Run at most "
-                           "one busy thread per core (ranks x cores per rank <= the host's cores).",
-                           l.ranks, id, l.lo == l.hi ? fmt::format("{}", l.hi) : fmt::format("{}-{}", l.lo, l.hi),
+               fmt::format("{} ranks ({}{}) ran on host {}, {} core{} each: {} busy threads on its {} cores, so "
+                           "the run measured threads taking turns on cores, not computation and communication. Run "
+                           "at most one busy thread per core (ranks x cores per rank <= the host's cores).",
+                           l.ranks, fmt::join(l.named, ", "), l.ranks > 8 ? ", ..." : "", id, l.lo == l.hi ? fmt::format("{}", l.hi) : fmt::format("{}-{}", l.lo, l.hi),
                            l.hi == 1 ? "" : "s", l.busy, l.cores)},
               static_cast<double>(l.busy) / static_cast<double>(l.cores));
     return;

@@ -60,6 +60,11 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
+std::string formula_outcome(const job_prediction& j) {
+  if (j.t_dedicated_s <= 0) return "t_dedicated 0 s, no speedup";
+  return fmt::format("speedup {:.3f}, \"{}\"", j.speedup, verdict_name(j.result));
+}
+
 std::string conversion_sentence(const slope_result& s) {
   if (!s.cost_known)
     return "what converting removes is unknown: the run made no nonblocking initiation or no wait, so a converted "

@@ -236,9 +236,8 @@ std::string render_html(const analysis& a) {
                      num(j.t_dedicated_s), j.alpha, slow.n_core, a.noise * 100);
   } else {
     h += fmt::format("<div class=\"verdict neutral\" id=\"verdict\"><b>cannot judge</b>: the model's hypotheses do "
-                     "not hold for this run, so its formula (speedup {:.3f}, &ldquo;{}&rdquo;) says nothing about "
-                     "it.<ul>\n",
-                     j.speedup, esc(verdict_name(j.result)));
+                     "not hold for this run, so its formula ({}) says nothing about it.<ul>\n",
+                     esc(formula_outcome(j)));
     for (const auto& b : a.cannot_judge) h += fmt::format("<li>{} <small>({})</small></li>\n", esc(b.reason), esc(b.id));
     h += "</ul></div>\n";
   }

@@ -50,11 +50,9 @@ std::string render_text(const analysis& a, const render_options& ro) {
                      j.t_noprogress_s >= j.t_dedicated_s ? "gain" : "loss",
                      std::abs(j.t_noprogress_s - j.t_dedicated_s), a.noise * 100);
   } else {
-    // With no computation and no calls the formula's t_dedicated is 0 s: it gives no speedup at all.
     o += fmt::format("VERDICT: CANNOT JUDGE - the model's hypotheses do not hold for this run, so its formula "
                      "({}) says nothing about it:\n",
-                     j.t_dedicated_s > 0 ? fmt::format("speedup {:.3f}, \"{}\"", j.speedup, verdict_name(j.result))
-                                         : std::string("t_dedicated 0 s, no speedup"));
+                     formula_outcome(j));
     for (const auto& b : a.cannot_judge) o += "  -" + wrap(fmt::format("{} [{}]", b.reason, b.id), 4).substr(3);
   }
   o += fmt::format("\n{}: dedicated-core model of seed 004 (Denis et al., CCGRID 2022), Sections III-B..III-D\n", ro.title);

@@ -64,6 +64,14 @@ std::string cli_failure_message(const CLI::App* app, const CLI::Error& e) {
       name = what.substr(0, at);
       value = what.substr(at + range.size(), end - at - range.size());
     }
+    // A CLI::IsMember check: "NAME: VALUE not in {a,b,c}".
+    const std::size_t colon = what.find(": "), set = what.rfind(" not in {");
+    if (name.empty() && colon != std::string::npos && set != std::string::npos && set > colon && what.back() == '}') {
+      std::string words = what.substr(set + 9, what.size() - set - 10);
+      for (std::size_t c = 0; (c = words.find(',', c)) != std::string::npos; c += 2) words.replace(c, 1, ", ");
+      return command + ": error: " + what.substr(0, colon) + ": '" + what.substr(colon + 2, set - colon - 2) +
+             "' is not accepted; accepted: one of " + words + "\nRun with --help for more information.\n";
+    }
   }
   if (!name.empty()) {
     const CLI::Option* opt = nullptr;

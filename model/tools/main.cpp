@@ -84,7 +84,9 @@ std::vector<sidecore::tools::named_path> model_inputs(const model_args& a) {
 // With --trace: the replay's times and the reasons for a difference, as notes of the analysis.
 void add_trace_notes(analysis& an, const model_args& a) {
   if (a.trace.traces.empty()) return;
-  const std::string run = an.calibration.empty() ? std::string() : an.calibration.front().run;
+  std::string run;  // the calibration's id: the first profile that records one (make_job_input checked they agree)
+  for (const auto& p : an.calibration)
+    if (run.empty()) run = p.run;
   for (std::string& n : sidecore::tools::compare_with_model(a.trace, an.job.t_noprogress_s, an.job.t_dedicated_s, run))
     an.notes.push_back(std::move(n));
 }
@@ -207,8 +209,8 @@ int main(int argc, char** argv) {
       analysis a = analyze(load_input(ra), opt);
       add_trace_notes(a, ra);
       write_file(output, render_html(a), "--output");
-      std::cout << fmt::format("sidecore report: wrote {} (verdict: {}, predicted speedup {:.3f})\n", output,
-                               verdict_name(a.headline()), a.job.speedup);
+      std::cout << fmt::format("sidecore report: wrote {} (verdict: {}; the formula: {})\n", output,
+                               verdict_name(a.headline()), formula_outcome(a.job));
       return 0;
     }
   } catch (const input_error& e) {

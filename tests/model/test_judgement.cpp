@@ -89,8 +89,8 @@ TEST(Judgement, OversubscribedHost) {
 }
 
 // Profiles that name their host: the busy threads of each host (the n_core of its ranks) against its cores, whatever
-// the provider. Two ranks of 2 cores on a 2-core host are what `sidecore study` calls oversubscribed, and now
-// predict says so too; ranks spread over hosts of their own are not.
+// the provider. Two ranks of 2 cores on a 2-core host are oversubscribed, as `sidecore study` says of them; ranks
+// spread over hosts of their own are not.
 TEST(Judgement, OversubscribedHostFromTheProfilesHost) {
   auto r = sample_profile("kripke_case1_off.json");
   r.provider = "tcp;ofi_rxm";
@@ -111,7 +111,7 @@ TEST(Judgement, OversubscribedHostFromTheProfilesHost) {
   ASSERT_TRUE(has_reason(a, "oversubscribed"));
   EXPECT_EQ(a.headline(), sm::verdict::cannot_judge);
   const auto reason = std::find_if(a.cannot_judge.begin(), a.cannot_judge.end(), [](const auto& b) { return b.id == "oversubscribed"; })->reason;
-  EXPECT_NE(reason.find("2 ranks ran on host 00000000000000aa, 2 cores each: 4 busy threads on its 2 cores"),
+  EXPECT_NE(reason.find("2 ranks (0, 1) ran on host 00000000000000aa, 2 cores each: 4 busy threads on its 2 cores"),
             std::string::npos)
       << reason;
   EXPECT_FALSE(has_reason(job({big, big}), "oversubscribed"));
@@ -123,13 +123,13 @@ TEST(Judgement, OversubscribedHostFromTheProfilesHost) {
   // One host of the four takes a third rank: that host is named.
   const auto three = job({h[0], h[0], h[1], h[1], h[2], h[2], h[3], h[3], h[3]});
   ASSERT_TRUE(has_reason(three, "oversubscribed"));
-  EXPECT_NE(three.cannot_judge.front().reason.find("3 ranks ran on host 04, 2 cores each: 6 busy threads on its 4 cores"),
+  EXPECT_NE(three.cannot_judge.front().reason.find("3 ranks (6, 7, 8) ran on host 04, 2 cores each: 6 busy threads on its 4 cores"),
             std::string::npos)
       << three.cannot_judge.front().reason;
 }
 
-// The times of a rank must add up to its run time: a profile with neither computation nor calls over 5 s of run was
-// "speedup 0.000, does not pay off" (the formula's t_dedicated is 0 s).
+// The times of a rank must add up to its run time. With neither computation nor calls over 5 s of run the formula's
+// t_dedicated is 0 s: no speedup to print.
 TEST(Judgement, RunTimeNotCoveredByComputationAndCalls) {
   auto p = sample_profile("kripke_case1_off.json");
   p.t_comp_s = 0;
@@ -146,6 +146,7 @@ TEST(Judgement, RunTimeNotCoveredByComputationAndCalls) {
       << text;
   EXPECT_NE(text.find("Rank 0 computed 0 s and spent 0 s in calls: 0 s of its run time of 5 s (0 %)"), std::string::npos)
       << text;
+  EXPECT_NE(sm::render_html(a).find("its formula (t_dedicated 0 s, no speedup) says nothing"), std::string::npos);
   // Half the run unaccounted for, with computation: still refused; within 1 % (rounding): a verdict.
   p = sample_profile("kripke_case1_off.json");
   p.t_total_s *= 2;

@@ -34,6 +34,10 @@ struct render_options {
 /// rank's blocking time, or why it is unknown (no measured initiation or wait: slope.cost_known false).
 [[nodiscard]] std::string conversion_sentence(const slope_result& s);
 
+/// What the formula says at the job level, for a headline: "speedup 1.188, \"pays off\"", or, when its t_dedicated
+/// is 0 s (no computation and no calls), "t_dedicated 0 s, no speedup".
+[[nodiscard]] std::string formula_outcome(const job_prediction& j);
+
 /// Escapes &, <, >, " and ' for HTML/XML text and attributes.
 [[nodiscard]] std::string xml_escape(std::string_view s);
 

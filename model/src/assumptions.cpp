@@ -46,10 +46,10 @@ class collector {
 // (shm: all of them), and each saw at most most_cores cores: more ranks than that share cores unless each had cores
 // of its own (a host of at least nranks x N_core cores, every rank bound to its share).
 void check_hosts(const job_input& in, int most_cores, collector& c) {
-  const bool named =
+  const bool hosts_named =
       !in.calibration.empty() && in.calibration.size() == in.ranks.size() &&
       std::all_of(in.calibration.begin(), in.calibration.end(), [](const profile& p) { return p.host.has_value(); });
-  if (named) {
+  if (hosts_named) {
     struct load {
       int ranks = 0, cores = 0, lo = 0, hi = 0;
       long long busy = 0;  // n_core is any int: their sum is not
@@ -71,7 +71,8 @@ void check_hosts(const job_input& in, int most_cores, collector& c) {
                fmt::format("{} ranks ({}{}) ran on host {}, {} core{} each: {} busy threads on its {} cores, so "
                            "the run measured threads taking turns on cores, not computation and communication. Run "
                            "at most one busy thread per core (ranks x cores per rank <= the host's cores).",
-                           l.ranks, fmt::join(l.named, ", "), l.ranks > 8 ? ", ..." : "", id, l.lo == l.hi ? fmt::format("{}", l.hi) : fmt::format("{}-{}", l.lo, l.hi),
+                           l.ranks, fmt::join(l.named, ", "), l.ranks > 8 ? ", ..." : "", id,
+                           l.lo == l.hi ? fmt::format("{}", l.hi) : fmt::format("{}-{}", l.lo, l.hi),
                            l.hi == 1 ? "" : "s", l.busy, l.cores)},
               static_cast<double>(l.busy) / static_cast<double>(l.cores));
     return;

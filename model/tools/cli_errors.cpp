@@ -51,7 +51,7 @@ std::string cli_failure_message(const CLI::App* app, const CLI::Error& e) {
   std::string what = e.what();
   // The option and the value CLI11 refused: "Could not convert: NAME = VALUE" (not a number) or "NAME: Value VALUE
   // not in range A to B" (a CLI::Range check, which runs before the conversion).
-  std::string name, value;
+  std::string name, value, accepted;
   constexpr std::string_view convert = "Could not convert: ", range = ": Value ", range_end = " not in range ";
   if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr && what.rfind(convert, 0) == 0) {
     if (const std::size_t eq = what.find(" = ", convert.size()); eq != std::string::npos) {
@@ -64,23 +64,23 @@ std::string cli_failure_message(const CLI::App* app, const CLI::Error& e) {
       name = what.substr(0, at);
       value = what.substr(at + range.size(), end - at - range.size());
     }
-    // A CLI::IsMember check: "NAME: VALUE not in {a,b,c}".
+    // A CLI::IsMember check: "NAME: VALUE not in {a,b,c}", which says what is accepted itself.
     const std::size_t colon = what.find(": "), set = what.rfind(" not in {");
     if (name.empty() && colon != std::string::npos && set != std::string::npos && set > colon && what.back() == '}') {
-      std::string words = what.substr(set + 9, what.size() - set - 10);
-      for (std::size_t c = 0; (c = words.find(',', c)) != std::string::npos; c += 2) words.replace(c, 1, ", ");
-      return command + ": error: " + what.substr(0, colon) + ": '" + what.substr(colon + 2, set - colon - 2) +
-             "' is not accepted; accepted: one of " + words + "\nRun with --help for more information.\n";
+      name = what.substr(0, colon);
+      value = what.substr(colon + 2, set - colon - 2);
+      accepted = "one of " + what.substr(set + 9, what.size() - set - 10);
+      for (std::size_t c = 0; (c = accepted.find(',', c)) != std::string::npos; c += 2) accepted.replace(c, 1, ", ");
     }
   }
-  if (!name.empty()) {
+  if (!name.empty() && accepted.empty()) {
     const CLI::Option* opt = nullptr;
     for (const CLI::App* s : subs)
       if (opt == nullptr) opt = s->get_option_no_throw(name);
     if (opt == nullptr) opt = app->get_option_no_throw(name);
-    if (opt != nullptr)
-      what = name + ": '" + value + "' is not accepted; accepted: " + accepted_of(opt->get_type_name());
+    if (opt != nullptr) accepted = accepted_of(opt->get_type_name());
   }
+  if (!accepted.empty()) what = name + ": '" + value + "' is not accepted; accepted: " + accepted;
   return command + ": error: " + what + "\nRun with --help for more information.\n";
 }
 

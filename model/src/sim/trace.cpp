@@ -96,16 +96,14 @@ rank_trace parse_trace(std::string_view text, const std::string& source) {
   t.rank = static_cast<int>(rd.integer(*od, "otherData", "rank", 0, max_int - 1));
   t.nranks = static_cast<int>(rd.integer(*od, "otherData", "nranks", 1, max_int));
   if (t.rank >= t.nranks) rd.fail("otherData.rank", fmt::format("{} is not below nranks {}", t.rank, t.nranks));
-  if (od->contains("run")) {
-    t.run = rd.str(*od, "otherData", "run");
-    if (t.run.empty())
-      rd.fail("otherData.run", "an empty run id; accepted: the id the writer gave the run, or no field");
-  }
-  if (od->contains("host")) {
-    t.host = rd.str(*od, "otherData", "host");
-    if (t.host.empty())
-      rd.fail("otherData.host", "an empty host id; accepted: the id the writer gave the host, or no field");
-  }
+  // The run's and the host's ids: optional (a sidecore without them), never empty.
+  for (auto [key, id] : {std::pair{"run", &t.run}, std::pair{"host", &t.host}})
+    if (od->contains(key)) {
+      *id = rd.str(*od, "otherData", key);
+      if (id->empty())
+        rd.fail(std::string("otherData.") + key,
+                fmt::format("an empty {} id; accepted: the id the writer gave the {}, or no field", key, key));
+    }
   t.mode = rd.str(*od, "otherData", "mode");
   t.provider = rd.str(*od, "otherData", "provider");
   t.eager_max = static_cast<std::uint64_t>(rd.integer(*od, "otherData", "eager_max", 0, 1LL << 40));

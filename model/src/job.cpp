@@ -32,12 +32,15 @@ job_prediction predict_job(const std::vector<rank_inputs>& ranks, const model_op
 
 namespace {
 
-double parse_number(std::string_view s, std::string_view what) {
+constexpr const char* sweep_form = "START:STOP:STEP, three numbers, e.g. 0:1:0.05";
+
+double parse_number(std::string_view text, std::string_view s, std::string_view what) {
   const std::string str(s);
   char* end = nullptr;
   const double v = std::strtod(str.c_str(), &end);
   if (str.empty() || *end != '\0' || !std::isfinite(v))
-    throw input_error("--alpha-sweep", "", fmt::format("{} \"{}\" is not a number; expected START:STOP:STEP, e.g. 0:1:0.05", what, str));
+    throw input_error::refused("--alpha-sweep", std::string(text),
+                               fmt::format("{} ({} '{}' is not a number)", sweep_form, what, str));
   return v;
 }
 
@@ -49,27 +52,27 @@ alpha_range parse_alpha_range(std::string_view text) {
   const auto c1 = text.find(':');
   const auto c2 = c1 == std::string_view::npos ? c1 : text.find(':', c1 + 1);
   if (c1 == std::string_view::npos || c2 == std::string_view::npos || text.find(':', c2 + 1) != std::string_view::npos)
-    throw input_error("--alpha-sweep", "",
-                      fmt::format("\"{}\" is not START:STOP:STEP (three numbers, e.g. 0:1:0.05)", text));
+    throw input_error::refused("--alpha-sweep", std::string(text), sweep_form);
   alpha_range r;
-  r.start = parse_number(text.substr(0, c1), "START");
-  r.stop = parse_number(text.substr(c1 + 1, c2 - c1 - 1), "STOP");
-  r.step = parse_number(text.substr(c2 + 1), "STEP");
+  r.start = parse_number(text, text.substr(0, c1), "START");
+  r.stop = parse_number(text, text.substr(c1 + 1, c2 - c1 - 1), "STOP");
+  r.step = parse_number(text, text.substr(c2 + 1), "STEP");
   (void)alpha_values(r);  // validates
   return r;
 }
 
 std::vector<double> alpha_values(const alpha_range& r) {
   if (!(r.start >= 0.0 && r.start <= r.stop && r.stop <= 1.0))
-    throw input_error("--alpha-sweep", "",
-                      fmt::format("range {}:{} is not accepted; need 0 <= START <= STOP <= 1 (alpha is a fraction)",
-                                  r.start, r.stop));
+    throw input_error::refused("--alpha-sweep", fmt::format("{}:{}:{}", r.start, r.stop, r.step),
+                               "START:STOP:STEP with 0 <= START <= STOP <= 1 (alpha is a fraction)");
   if (!(r.step > 0.0) || !std::isfinite(r.step))
-    throw input_error("--alpha-sweep", "", fmt::format("STEP {} is not accepted; need STEP > 0", r.step));
+    throw input_error::refused("--alpha-sweep", fmt::format("{}:{}:{}", r.start, r.stop, r.step),
+                               "START:STOP:STEP with STEP > 0");
   const double span = (r.stop - r.start) / r.step;
   if (span + 1 > static_cast<double>(max_sweep_points))
-    throw input_error("--alpha-sweep", "",
-                      fmt::format("{} points is too many; at most {} (increase STEP)", std::floor(span) + 1, max_sweep_points));
+    throw input_error::refused("--alpha-sweep", fmt::format("{}:{}:{}", r.start, r.stop, r.step),
+                               fmt::format("at most {} points ({:.0f} asked; a larger STEP)", max_sweep_points,
+                                           span + 1));
   const auto n = static_cast<std::size_t>(std::floor(span + 1e-9));
   std::vector<double> v;
   v.reserve(n + 2);
@@ -190,8 +193,8 @@ std::vector<rank_inputs> with_cores(const std::vector<rank_inputs>& ranks, int n
 core_whatif min_cores_to_pay_off(const std::vector<rank_inputs>& ranks, const model_options& opt, int max_cores) {
   // The search predicts the whole job once per count: 65536 counts take about a second, 2^31 would take hours.
   if (max_cores < 2 || max_cores > max_cores_searched)
-    throw input_error("--max-cores", "", fmt::format("{} is not accepted; accepted: an integer 2..{}", max_cores,
-                                                     max_cores_searched));
+    throw input_error::refused("--max-cores", std::to_string(max_cores),
+                               fmt::format("an integer in [2 - {}]", max_cores_searched));
   core_whatif w;
   int from = 2;
   int to = max_cores;

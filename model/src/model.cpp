@@ -81,8 +81,7 @@ void validate(const model_options& opt) {
                                   "nonblocking (0 = the application as it is, 1 = all of them)",
                                   opt.alpha));
   if (!std::isfinite(opt.noise) || opt.noise < 0.0 || opt.noise >= 1.0)
-    throw input_error("--noise", "",
-                      fmt::format("noise band {} % is not accepted; accepted: a percentage in [0, 100)", opt.noise * 100));
+    throw input_error::refused("--noise", fmt::format("{}", opt.noise * 100), "a percentage in [0, 100)");
 }
 
 std::string_view verdict_name(verdict v) noexcept {

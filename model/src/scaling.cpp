@@ -19,8 +19,8 @@ scaling_model scaling_model::linear() { return scaling_model{}; }
 
 scaling_model scaling_model::power_law(double delta) {
   if (!std::isfinite(delta) || delta < -1.0 || delta > 2.0)
-    throw input_error("--delta", "", fmt::format("delta {} is not accepted; accepted: a number in [-1, 2] "
-                                                 "(1 = linear scaling, 0 = no scaling)", delta));
+    throw input_error::refused("--delta", fmt::format("{}", delta),
+                               "a number in [-1, 2] (1 = linear scaling, 0 = no scaling)");
   scaling_model m;
   m.kind_ = kind::power_law;
   m.delta_ = delta;

@@ -112,15 +112,13 @@ void measure(const loggp_args& a) {
 int run_loggp(const loggp_args& a) {
   if (a.measurement.empty()) throw input_error("MEASUREMENT", "", "no input: give a PRTT measurement file");
   if (a.fit.lookahead < 1 || a.fit.lookahead > 20)
-    throw input_error("--lookahead", "", fmt::format("{} is not accepted; accepted: 1..20", a.fit.lookahead));
+    throw input_error::refused("--lookahead", std::to_string(a.fit.lookahead), "an integer in [1 - 20]");
   if (!(a.fit.pfact > 1.0) || !std::isfinite(a.fit.pfact))
-    throw input_error("--pfact", "", fmt::format("{} is not accepted; accepted: a number > 1", a.fit.pfact));
+    throw input_error::refused("--pfact", fmt::format("{}", a.fit.pfact), "a number > 1");
   if (!(a.fit.overhead_weight > 0) || !std::isfinite(a.fit.overhead_weight))
-    throw input_error("--overhead-weight", "",
-                      fmt::format("{} is not accepted; accepted: a number > 0", a.fit.overhead_weight));
+    throw input_error::refused("--overhead-weight", fmt::format("{}", a.fit.overhead_weight), "a number > 0");
   if (!(a.fit.tolerance >= 0) || !std::isfinite(a.fit.tolerance))
-    throw input_error("--tolerance", "",
-                      fmt::format("{} is not accepted; accepted: a number >= 0 (0: no splits)", a.fit.tolerance));
+    throw input_error::refused("--tolerance", fmt::format("{}", a.fit.tolerance), "a number >= 0 (0: no splits)");
   // With --measure the measurement is an output too: checked before the probe's minute, not after it.
   std::vector<named_path> inputs, outputs;
   (a.measure ? outputs : inputs).push_back({"MEASUREMENT", a.measurement});

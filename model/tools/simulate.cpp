@@ -60,7 +60,7 @@ namespace {
 
 void check_cost(double v, const char* option) {
   if (!std::isfinite(v) || v < 0)
-    throw input_error(option, "", fmt::format("{} is not accepted; accepted: a number of nanoseconds per byte >= 0", v));
+    throw input_error::refused(option, fmt::format("{}", v), "a number of nanoseconds per byte >= 0");
 }
 
 sim::schedule load(const simulate_args& a) {

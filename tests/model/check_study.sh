@@ -73,5 +73,5 @@ grep -q 'interrupted by signal 2 during c0.calibration.r0' "$work/int.txt" || fa
 # Bad arguments: the option, the value, what is accepted; exit status 2.
 "$sidecore" study --reps 0 -- $app > "$work/arg.txt" 2>&1
 st=$?; cat "$work/arg.txt"
-[ $st -eq 2 ] && grep -q -- '--reps: 0: repetitions must be between 1 and 99' "$work/arg.txt" || fail "bad --reps"
+[ $st -eq 2 ] && grep -q -- "--reps: '0' is not accepted; accepted: an integer in \[1 - 99\]" "$work/arg.txt" || fail "bad --reps"
 echo "study checks passed"

@@ -252,15 +252,15 @@ TEST(SimCollective, BadCallsNameTheOption) {
   sim::collective_call c;
   c.kind = coll::kind::allreduce;
   c.ranks = 0;
-  EXPECT_EQ(message(c), "--ranks: 0 is not accepted; accepted: 1 .. 2147483647");
+  EXPECT_EQ(message(c), "--ranks: '0' is not accepted; accepted: an integer in [1 - 2147483647]");
   c.ranks = -3;
-  EXPECT_EQ(message(c), "--ranks: -3 is not accepted; accepted: 1 .. 2147483647");
+  EXPECT_EQ(message(c), "--ranks: '-3' is not accepted; accepted: an integer in [1 - 2147483647]");
   c.ranks = std::int64_t{1} << 31;
-  EXPECT_EQ(message(c), "--ranks: 2147483648 is not accepted; accepted: 1 .. 2147483647");
+  EXPECT_EQ(message(c), "--ranks: '2147483648' is not accepted; accepted: an integer in [1 - 2147483647]");
   c.ranks = 4;
   c.bytes = 1001;
-  EXPECT_EQ(message(c), "--bytes: 1001 is not accepted for allreduce, which sums float64 elements; accepted: a "
-                        "multiple of 8");
+  EXPECT_EQ(message(c), "--bytes: '1001' is not accepted; accepted: a multiple of 8 (allreduce sums float64 "
+                        "elements)");
   c.kind = coll::kind::allgather;
   c.bytes = std::uint64_t{1} << 61;
   EXPECT_EQ(message(c), "--bytes: 2305843009213693952 B on 4 ranks reach 2^63 bytes; accepted: bytes x ranks below "
@@ -271,13 +271,13 @@ TEST(SimCollective, BadCallsNameTheOption) {
                         "accepted: at most 33554432 (fewer bytes or a larger --segment)");
   c.bytes = 8;
   c.root = 4;
-  EXPECT_EQ(message(c), "--root: 4 is not a rank of 4 ranks; accepted: 0 .. 3");
+  EXPECT_EQ(message(c), "--root: '4' is not accepted; accepted: a rank of the 4 ranks, an integer in [0 - 3]");
   c.root = -1;
-  EXPECT_EQ(message(c), "--root: -1 is not a rank of 4 ranks; accepted: 0 .. 3");
+  EXPECT_EQ(message(c), "--root: '-1' is not accepted; accepted: a rank of the 4 ranks, an integer in [0 - 3]");
   c.root = 0;
   c.segment_bytes = 100;
-  EXPECT_EQ(message(c), "--segment: 100 is not accepted; accepted: 1024 .. 67108864 bytes (the range of "
-                        "SIDECORE_COLL_SEGMENT)");
+  EXPECT_EQ(message(c), "--segment: '100' is not accepted; accepted: a size in bytes in [1024 - 67108864] (the "
+                        "range of SIDECORE_COLL_SEGMENT)");
   c.segment_bytes = 0;
   // The binomial broadcast's generator makes 2 (P - 1) operations.
   EXPECT_EQ(message(c, 5), "--ranks: 4 ranks make at least 6 operations; accepted: at most 5");

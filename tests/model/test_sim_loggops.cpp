@@ -215,7 +215,7 @@ TEST(SimLogGOPS, BadParameters) {
     (void)sim::simulate(sim::binomial_broadcast(2, 8), p);
     FAIL();
   } catch (const sidecore::input_error& e) {
-    EXPECT_NE(std::string(e.what()).find("-G: nan is not accepted"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("-G: 'nan' is not accepted; accepted: a number of nanoseconds >= 0"), std::string::npos) << e.what();
   }
 }
 

@@ -108,50 +108,50 @@ TEST(StudyConfig, ErrorsNameOptionValueAndAccepted) {
   EXPECT_NE(error_of([&] { validate(c); }).find("APP: no application given: put it after --"), std::string::npos);
   c = two_cases();
   c.reps = 0;
-  EXPECT_EQ(error_of([&] { validate(c); }), "--reps: 0: repetitions must be between 1 and 99");
+  EXPECT_EQ(error_of([&] { validate(c); }), "--reps: '0' is not accepted; accepted: an integer in [1 - 99]");
   c = two_cases();
   c.ranks = 0;
-  EXPECT_EQ(error_of([&] { validate(c); }), "-n: 0: the rank count must be at least 1");
+  EXPECT_EQ(error_of([&] { validate(c); }), "-n: '0' is not accepted; accepted: an integer >= 1 (the rank count)");
   c = two_cases();
   c.alphas = {1.5};
-  EXPECT_EQ(error_of([&] { validate(c); }), "--alpha: 1.5: each alpha must be a number in [0, 1]");
+  EXPECT_EQ(error_of([&] { validate(c); }), "--alpha: '1.5' is not accepted; accepted: numbers in [0, 1] (a list: 0.25,0.5,1)");
   c = two_cases();
   c.alphas = {0.5, 0.5};
-  EXPECT_EQ(error_of([&] { validate(c); }), "--alpha: 0.5: given twice; each alpha point once");
+  EXPECT_EQ(error_of([&] { validate(c); }), "--alpha: '0.5' is not accepted; accepted: each alpha point once (0.5 is given twice)");
   c = two_cases();
   c.alpha_option.clear();
-  EXPECT_NE(error_of([&] { validate(c); }).find("--alpha: 0.5,1: needs --alpha-option=OPTION"), std::string::npos);
+  EXPECT_NE(error_of([&] { validate(c); }).find("--alpha: '0.5,1' is not accepted; accepted: --alpha together with --alpha-option=OPTION"), std::string::npos);
   c = two_cases();
   c.alpha_option = "alpha";
-  EXPECT_NE(error_of([&] { validate(c); }).find("--alpha-option: alpha: must be an option name"), std::string::npos);
+  EXPECT_NE(error_of([&] { validate(c); }).find("--alpha-option: 'alpha' is not accepted; accepted: an option name starting with '-'"), std::string::npos);
   c = two_cases();
   c.mpiexec = "  ";
-  EXPECT_NE(error_of([&] { validate(c); }).find("--mpiexec"), std::string::npos);
+  EXPECT_NE(error_of([&] { validate(c); }).find("--mpiexec: '  ' is not accepted; accepted: a launcher command"), std::string::npos);
   c = two_cases();
   c.cores_per_rank = 0;
   EXPECT_EQ(error_of([&] { validate(c); }),
-            "--cores-per-rank: 0: not accepted; accepted: 2 or more (a dedicated core needs one core for progress and "
-            "one to compute)");
+            "--cores-per-rank: '0' is not accepted; accepted: an integer >= 2 (a dedicated core needs one core for "
+            "progress and one to compute)");
   // One core per rank leaves no core to dedicate: refused before any run, not after the calibration.
   c.cores_per_rank = 1;
-  EXPECT_NE(error_of([&] { validate(c); }).find("--cores-per-rank: 1: not accepted; accepted: 2 or more"), std::string::npos);
+  EXPECT_NE(error_of([&] { validate(c); }).find("--cores-per-rank: '1' is not accepted; accepted: an integer >= 2"), std::string::npos);
   c = two_cases();
   c.host_cores = 0;
-  EXPECT_EQ(error_of([&] { validate(c); }), "--host-cores: 0: not accepted; accepted: 1 or more");
+  EXPECT_EQ(error_of([&] { validate(c); }), "--host-cores: '0' is not accepted; accepted: an integer >= 1");
   // The PMPI library is what --preload puts in LD_PRELOAD: given alone it would be ignored.
   c = two_cases();
   c.preload_library = "/opt/lib/libsidecore-pmpi.so";
   EXPECT_EQ(error_of([&] { validate(c); }),
-            "--pmpi-library: /opt/lib/libsidecore-pmpi.so: given without --preload, which puts it in LD_PRELOAD; "
-            "accepted: --pmpi-library together with --preload, or neither");
+            "--pmpi-library: '/opt/lib/libsidecore-pmpi.so' is not accepted; accepted: --pmpi-library together with "
+            "--preload (which puts it in LD_PRELOAD), or neither");
   c.preload = true;
   EXPECT_EQ(error_of([&] { validate(c); }), "(no error)");
   EXPECT_EQ(parse_alpha_list("0.25,0.5,1"), (std::vector<double>{0.25, 0.5, 1}));
   EXPECT_EQ(error_of([] { (void)parse_alpha_list("0.25,x"); }),
-            "--alpha: x: each alpha must be a number in [0, 1] (a list: 0.25,0.5,1)");
-  // An empty item has no value to quote: the message names the option and what is accepted.
+            "--alpha: 'x' is not accepted; accepted: numbers in [0, 1] (a list: 0.25,0.5,1)");
+  // An empty item is quoted as '': the user sees that an item is missing, not which.
   EXPECT_EQ(error_of([] { (void)parse_alpha_list("0.25,"); }),
-            "--alpha: each alpha must be a number in [0, 1] (a list: 0.25,0.5,1)");
+            "--alpha: '' is not accepted; accepted: numbers in [0, 1] (a list: 0.25,0.5,1)");
   EXPECT_EQ(split_words(" a\tb  c "), (std::vector<std::string>{"a", "b", "c"}));
 }
 

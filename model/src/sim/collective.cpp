@@ -89,7 +89,7 @@ std::string call_name(const collective_call& c) {
 // fields instead: count, size).
 void check_ranks(const collective_call& c) {
   if (c.ranks < 1 || c.ranks > INT_MAX)
-    throw input_error("", "--ranks", fmt::format("{} is not accepted; accepted: 1 .. {}", c.ranks, INT_MAX));
+    throw input_error::refused("--ranks", std::to_string(c.ranks), fmt::format("an integer in [1 - {}]", INT_MAX));
 }
 
 void check_call(const collective_call& c, std::uint64_t max_ops) {
@@ -101,18 +101,18 @@ void check_call(const collective_call& c, std::uint64_t max_ops) {
     throw input_error("", "--ranks", fmt::format("{} ranks make at least {} operations; accepted: at most {}", c.ranks,
                                                  least, max_ops));
   if (has_root(c.kind) && (c.root < 0 || c.root >= c.ranks))
-    throw input_error("", "--root", fmt::format("{} is not a rank of {} ranks; accepted: 0 .. {}", c.root, c.ranks,
-                                                c.ranks - 1));
+    throw input_error::refused("--root", std::to_string(c.root),
+                               fmt::format("a rank of the {} ranks, an integer in [0 - {}]", c.ranks, c.ranks - 1));
   if (c.segment_bytes != 0 && (c.segment_bytes < 1024 || c.segment_bytes > (std::uint64_t{1} << 26)))
-    throw input_error("", "--segment", fmt::format("{} is not accepted; accepted: 1024 .. 67108864 bytes (the range "
-                                                   "of SIDECORE_COLL_SEGMENT)", c.segment_bytes));
+    throw input_error::refused("--segment", std::to_string(c.segment_bytes),
+                               "a size in bytes in [1024 - 67108864] (the range of SIDECORE_COLL_SEGMENT)");
   if (c.kind == coll::kind::barrier) return;
   const coll::spec s = collective_spec(c);
   const std::uint64_t es = coll::element_size(s.type, s.op);
   if (c.bytes % es != 0)
-    throw input_error("", "--bytes", fmt::format("{} is not accepted for {}, which sums {} elements; accepted: a "
-                                                 "multiple of {}", c.bytes, coll::kind_name(c.kind),
-                                                 coll::dtype_name(s.type), es));
+    throw input_error::refused("--bytes", std::to_string(c.bytes),
+                               fmt::format("a multiple of {} ({} sums {} elements)", es, coll::kind_name(c.kind),
+                                           coll::dtype_name(s.type)));
   const auto p = static_cast<std::uint64_t>(c.ranks);
   if (saturating_mul(c.bytes, p) >= (std::uint64_t{1} << 63))
     throw input_error("", "--bytes", fmt::format("{} B on {} ranks reach 2^63 bytes; accepted: bytes x ranks below "

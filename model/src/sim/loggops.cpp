@@ -25,7 +25,7 @@ void validate(const loggops_params& p) {
   const std::pair<const char*, double> all[] = {{"-L", p.L}, {"-o", p.o}, {"-g", p.g}, {"-G", p.G}, {"-O", p.O}};
   for (const auto& [name, v] : all)
     if (!std::isfinite(v) || v < 0)
-      throw input_error(name, "", fmt::format("{} is not accepted; accepted: a number of nanoseconds >= 0", v));
+      throw input_error::refused(name, fmt::format("{}", v), "a number of nanoseconds >= 0");
 }
 
 namespace {

@@ -12,41 +12,46 @@
 
 namespace sidecore::tools::study {
 
+namespace {
+constexpr const char* alpha_list_accepted = "numbers in [0, 1] (a list: 0.25,0.5,1)";
+}  // namespace
+
 void validate(const config& c) {
   if (c.app.empty())
     throw input_error("APP", "", "no application given: put it after --, e.g. sidecore study -n 2 -- ./app ARGS");
-  if (c.ranks < 1) throw input_error("-n", std::to_string(c.ranks), "the rank count must be at least 1");
+  if (c.ranks < 1) throw input_error::refused("-n", std::to_string(c.ranks), "an integer >= 1 (the rank count)");
   if (c.reps < 1 || c.reps > 99)
-    throw input_error("--reps", std::to_string(c.reps), "repetitions must be between 1 and 99");
+    throw input_error::refused("--reps", std::to_string(c.reps), "an integer in [1 - 99]");
   for (std::size_t i = 0; i < c.alphas.size(); ++i) {
     const double a = c.alphas[i];
     if (!std::isfinite(a) || a < 0 || a > 1)
-      throw input_error("--alpha", fmt::format("{}", a), "each alpha must be a number in [0, 1]");
+      throw input_error::refused("--alpha", fmt::format("{}", a), alpha_list_accepted);
     if (std::find(c.alphas.begin(), c.alphas.begin() + static_cast<std::ptrdiff_t>(i), a) !=
         c.alphas.begin() + static_cast<std::ptrdiff_t>(i))
-      throw input_error("--alpha", fmt::format("{}", a), "given twice; each alpha point once");
+      throw input_error::refused("--alpha", fmt::format("{}", a),
+                                 fmt::format("each alpha point once ({} is given twice)", a));
   }
   if (!c.alphas.empty() && c.alpha_option.empty())
-    throw input_error("--alpha", fmt::format("{}", fmt::join(c.alphas, ",")),
-                      "needs --alpha-option=OPTION, the app's own option that converts that fraction of its blocking "
-                      "calls (apps/md: --alpha-option=--alpha)");
+    throw input_error::refused("--alpha", fmt::format("{}", fmt::join(c.alphas, ",")),
+                               "--alpha together with --alpha-option=OPTION, the app's own option that converts that "
+                               "fraction of its blocking calls (apps/md: --alpha-option=--alpha)");
   if (c.alphas.empty() && !c.alpha_option.empty())
-    throw input_error("--alpha-option", c.alpha_option, "needs --alpha A1,A2,...: the points to run");
+    throw input_error::refused("--alpha-option", c.alpha_option,
+                               "--alpha-option together with --alpha A1,A2,...: the points to run");
   if (!c.alpha_option.empty() && c.alpha_option.front() != '-')
-    throw input_error("--alpha-option", c.alpha_option, "must be an option name starting with '-', e.g. --alpha");
+    throw input_error::refused("--alpha-option", c.alpha_option, "an option name starting with '-', e.g. --alpha");
   if (c.cores_per_rank && *c.cores_per_rank < 2)
-    throw input_error("--cores-per-rank", std::to_string(*c.cores_per_rank),
-                      "not accepted; accepted: 2 or more (a dedicated core needs one core for progress and one to "
-                      "compute)");
+    throw input_error::refused("--cores-per-rank", std::to_string(*c.cores_per_rank),
+                               "an integer >= 2 (a dedicated core needs one core for progress and one to compute)");
   if (c.host_cores && *c.host_cores < 1)
-    throw input_error("--host-cores", std::to_string(*c.host_cores), "not accepted; accepted: 1 or more");
+    throw input_error::refused("--host-cores", std::to_string(*c.host_cores), "an integer >= 1");
   if (!c.preload_library.empty() && !c.preload)
-    throw input_error("--pmpi-library", c.preload_library,
-                      "given without --preload, which puts it in LD_PRELOAD; accepted: --pmpi-library together with "
-                      "--preload, or neither");
+    throw input_error::refused("--pmpi-library", c.preload_library,
+                               "--pmpi-library together with --preload (which puts it in LD_PRELOAD), or neither");
   if (split_words(c.mpiexec).empty())
-    throw input_error("--mpiexec", c.mpiexec, "must name a launcher, e.g. mpiexec or \"mpiexec -bind-to core:4\"");
-  if (c.out_dir.empty()) throw input_error("--out", "", "must name a folder");
+    throw input_error::refused("--mpiexec", c.mpiexec,
+                               "a launcher command, e.g. mpiexec or \"mpiexec -bind-to core:4\"");
+  if (c.out_dir.empty()) throw input_error::refused("--out", "", "a folder");
 }
 
 std::vector<std::string> split_words(const std::string& s) {
@@ -73,7 +78,7 @@ std::vector<double> parse_alpha_list(const std::string& text) {
     double a = 0;
     const auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), a);
     if (item.empty() || ec != std::errc() || p != item.data() + item.size())
-      throw input_error("--alpha", item, "each alpha must be a number in [0, 1] (a list: 0.25,0.5,1)");
+      throw input_error::refused("--alpha", item, alpha_list_accepted);
     v.push_back(a);
     pos = end + 1;
   }

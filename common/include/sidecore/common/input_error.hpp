@@ -19,6 +19,12 @@ class input_error : public std::runtime_error {
         source_(std::move(source)),
         field_(std::move(field)) {}
 
+  /// An option's value refused, in the one form every sidecore command uses:
+  /// "<option>: '<value>' is not accepted; accepted: <accepted>" (the command line's parser says the same).
+  [[nodiscard]] static input_error refused(std::string option, const std::string& value, const std::string& accepted) {
+    return {std::move(option), "", "'" + value + "' is not accepted; accepted: " + accepted};
+  }
+
   /// The file path or option the error is about (may be empty).
   [[nodiscard]] const std::string& source() const noexcept { return source_; }
   /// The field inside the source (JSON path, column, line), may be empty.

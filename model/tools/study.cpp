@@ -141,7 +141,8 @@ CLI::App* add_study(CLI::App& app, study_args& a) {
   s->add_option("--cores-per-rank", c.cores_per_rank,
                 "cores of each rank (default: N_core of the calibration profile, from the rank's cpuset)");
   s->add_option("--host-cores", c.host_cores,
-                "cores of the host the ranks share, to detect oversubscription (default: this host's online cores)");
+                "cores of the one host every rank ran on, to detect oversubscription (default: each rank's host and "
+                "its cores from the profiles, as predict counts them)");
   s->add_option("app", c.app, "the application and its arguments, after --")->required(false);
   s->positionals_at_end();
   return s;

@@ -8,7 +8,7 @@ rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*"; exit 1; }
 app="$md --size 6 --steps 30 --reneigh 10"
 
-# One rank has every core of the host: nothing oversubscribed (--host-cores: as many as the rank sees).
+# One rank has every core of the host: nothing oversubscribed.
 "$sidecore" study -n 1 --reps 1 --mpiexec "$mpiexec" --out "$work/one" -- $app > "$work/one.txt" 2>&1
 st=$?; cat "$work/one.txt"
 [ $st -eq 0 ] || fail "one-rank study exit status $st"

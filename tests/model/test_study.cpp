@@ -368,6 +368,58 @@ TEST(StudyCompare, OversubscribedRunsAreNotJudged) {
   EXPECT_NE(render_text(cases, rec).find("error not judged"), std::string::npos);
 }
 
+// The ranks' profiles name their host and its cores, counted as n_core is (hwloc's cores, not this host's logical
+// CPUs): the study judges oversubscription as predict does, per host, with that count.
+study_record two_rank_study() {
+  study_record rec = one_rank_study(1);
+  rec.settings.ranks = 2;
+  return rec;
+}
+
+profile_loader two_ranks_on(std::vector<sidecore::host_info> hosts) {
+  return [hosts](const run_record& r) {
+    std::vector<profile> ranks;
+    for (int i = 0; i < 2; ++i) {
+      profile p = load_synthetic(r);
+      p.rank = i;
+      p.nranks = 2;
+      p.host = hosts[static_cast<std::size_t>(i)];
+      ranks.push_back(std::move(p));
+    }
+    return sidecore::make_job_profile(std::move(ranks));
+  };
+}
+
+std::string oversubscribed_reason(const case_result& c) {
+  for (const std::string& why : c.not_judged)
+    if (why.find("oversubscribed") != std::string::npos) return why;
+  return "";
+}
+
+TEST(StudyCompare, OversubscriptionCountedInTheProfilesHostCores) {
+  // One host of 2 cores (4 logical CPUs, what this host's count says): 2 ranks x 2 cores are 4 busy threads on 2.
+  auto cases = compare(two_rank_study(), two_ranks_on({{"00000000000000aa", 2}, {"00000000000000aa", 2}}), 4);
+  EXPECT_FALSE(cases[0].judged);
+  const std::string why = oversubscribed_reason(cases[0]);
+  EXPECT_NE(why.find("2 ranks (0, 1) ran on host 00000000000000aa, 2 cores each: 4 busy threads on its 2 cores"),
+            std::string::npos)
+      << why;
+  // Two hosts of 2 cores, one rank each: nobody takes turns, although 4 busy threads exceed this host's 2.
+  cases = compare(two_rank_study(), two_ranks_on({{"00000000000000aa", 2}, {"00000000000000bb", 2}}), 2);
+  EXPECT_EQ(oversubscribed_reason(cases[0]), "");
+  EXPECT_TRUE(cases[0].judged) << (cases[0].not_judged.empty() ? "" : cases[0].not_judged[0]);
+  // --host-cores is the user's count, and wins over the profiles'.
+  study_record rec = two_rank_study();
+  rec.settings.host_cores = 8;
+  cases = compare(rec, two_ranks_on({{"00000000000000aa", 2}, {"00000000000000aa", 2}}), 2);
+  EXPECT_EQ(oversubscribed_reason(cases[0]), "");
+  rec.settings.host_cores = 3;
+  cases = compare(rec, two_ranks_on({{"00000000000000aa", 2}, {"00000000000000bb", 2}}), 2);
+  EXPECT_NE(oversubscribed_reason(cases[0]).find("4 busy threads on this host's 3 cores (--host-cores)"),
+            std::string::npos)
+      << oversubscribed_reason(cases[0]);
+}
+
 TEST(StudyCompare, BusyHostIsNotJudged) {
   study_record rec = one_rank_study(3);
   for (auto& r : rec.runs) r.load_before = 7.5;  // other work on a 2-core host

@@ -98,6 +98,11 @@ profile prepared(profile p, int cores_override, bool core_mode) {
   return p;
 }
 
+bool names_every_host(const profile& job) {
+  if (job.ranks.empty()) return job.host.has_value();
+  return std::all_of(job.ranks.begin(), job.ranks.end(), [](const profile& r) { return r.host.has_value(); });
+}
+
 const profile* rank_of(const profile& job, int rank) {
   for (const auto& r : job.ranks)
     if (r.rank == rank) return &r;
@@ -222,22 +227,17 @@ std::vector<case_result> compare(const study_record& rec, const profile_loader& 
     for (const auto* r : runs.calibration) loads.push_back(r->load_before);
     for (const auto* r : runs.dedicated) loads.push_back(r->load_before);
     const long busy = static_cast<long>(c.ranks) * cr.cores_per_rank;
+    const int this_host = c.host_cores ? *c.host_cores : host_cores;
     // The load average counts the runnable threads of the whole host, the study's own previous runs (up to `busy`
     // threads, decaying over a minute) and the build before it included: beyond the host's cores plus those, other
     // work was taking the cores the runs were timed on.
     if (const auto busy_load = median(loads);
-        host_cores > 0 && busy_load && *busy_load > static_cast<double>(host_cores + busy))
+        this_host > 0 && busy_load && *busy_load > static_cast<double>(this_host + busy))
       cr.not_judged.push_back(fmt::format(
           "the host was busy: its load average was {:.1f} when the runs started (median) on {} cores, more than the "
           "study's own {} threads explain, so other work took the cores the runs were timed on; run the study on an "
           "otherwise idle host",
-          *busy_load, host_cores, busy));
-    if (host_cores > 0 && busy > host_cores)
-      cr.not_judged.push_back(fmt::format(
-          "oversubscribed: {} ranks x {} cores each = {} busy threads on this host's {} cores: the times measure "
-          "threads taking turns on cores, not the model's trade-off; run where every rank has cores of its own "
-          "(docs/study.md)",
-          c.ranks, cr.cores_per_rank, busy, host_cores));
+          *busy_load, this_host, busy));
 
     m::analysis_options opt;
     if (cr.t_comp_n1_s && cr.t_comp_n_s && *cr.t_comp_n_s > 0 && *cr.t_comp_n1_s > 0) {
@@ -259,6 +259,16 @@ std::vector<case_result> compare(const study_record& rec, const profile_loader& 
         predicted.push_back(m::analyze(m::make_job_input({cal.back()}, {r->profile}), opt).job.t_dedicated_s);
       }
       const std::size_t mc = median_index(predicted);
+      // Oversubscription is the model's per-host judgement where the profiles name each rank's host (its cores
+      // counted as n_core is, what predict says too); the study's own rule, every rank on this host, where the user
+      // counted the host's cores (--host-cores) or the profiles do not say.
+      const bool own_rule = c.host_cores.has_value() || !names_every_host(cal[mc]);
+      if (own_rule && this_host > 0 && busy > this_host)
+        cr.not_judged.push_back(fmt::format(
+            "oversubscribed: {} ranks x {} cores each = {} busy threads on this host's {} cores{}: the times measure "
+            "threads taking turns on cores, not the model's trade-off; run where every rank has cores of its own "
+            "(docs/study.md)",
+            c.ranks, cr.cores_per_rank, busy, this_host, c.host_cores ? " (--host-cores)" : ""));
       cr.t_noprogress_s = runs.calibration[mc]->t_total_s;  // the run shown in full, whose prediction is the headline
       std::vector<profile> inputs{cal[mc]};
       std::vector<std::string> sources{runs.calibration[mc]->profile};
@@ -280,7 +290,7 @@ std::vector<case_result> compare(const study_record& rec, const profile_loader& 
       }
       add_terms(cr, a, ded ? rank_of(*ded, a.job.ranks[a.job.slowest].rank) : nullptr);
       for (const auto& b : a.cannot_judge)
-        if (b.id != "oversubscribed" || busy <= host_cores || host_cores <= 0)  // said above with the host's count
+        if (b.id != "oversubscribed" || !own_rule)  // the study's own rule, above, decides otherwise
           cr.not_judged.push_back(b.id + ": " + b.reason);
       for (const auto& d : a.diagnostics) cr.findings.push_back({d.id, paper_case(d.id), d.title});
       if (cr.t_comp_n1_s && cr.t_comp_n_s) {

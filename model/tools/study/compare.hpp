@@ -79,9 +79,11 @@ struct case_result {
 /// Reads a run's job profile (path relative to the study folder); the default reads the file.
 using profile_loader = std::function<profile(const run_record&)>;
 
-/// Compares every case of the record. host_cores: the cores of the host the ranks share (one host: every rank was
-/// started there); a comparison where ranks × cores per rank exceeds it is marked oversubscribed and not judged.
-/// Never throws for missing or failed runs: what is missing is said in not_judged.
+/// Compares every case of the record. host_cores: this host's cores, for its load average and, where the profiles
+/// do not name their ranks' hosts, as the cores every rank shared. A comparison that ran more busy threads on a host
+/// than it has cores is marked oversubscribed and not judged: per host, counted in the profiles' host cores, as
+/// predict judges it; with the record's --host-cores (or profiles without a host), ranks x cores per rank against
+/// that count. Never throws for missing or failed runs: what is missing is said in not_judged.
 [[nodiscard]] std::vector<case_result> compare(const study_record& rec, const profile_loader& load, int host_cores);
 
 /// The comparison as JSON (the "comparison" member of the record).

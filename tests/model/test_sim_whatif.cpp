@@ -379,6 +379,16 @@ TEST(WhatifErrors, ImpossibleMessagesAndMixedRunsAreRefused) {
   refused({s0.parse(), s1.parse()},
           "rank1.json: the receive by rank 1 call 0 (sidecore::recv at 0.000 µs) (peer 0, communicator 0, tag 5, 64 B): "
           "received 16 B, but its send (rank0.json: rank 0 call 0 (sidecore::send at 0.000 µs)) sent 8 B");
+  // 64 B sent to a receive of 16 B: the run truncated the message (the receive completed with errc::truncated and
+  // the first 16 B), an error of the program: said as that, not as a size no run receives.
+  trace_text t0(0, 2), t1(1, 2);
+  t0.call("sidecore::send", "blocking", 0, 100).post(true, 1, 1, 5, 64, 50).done(1, -1, -1, 64, 90);
+  t1.call("sidecore::recv", "blocking", 0, 600).post(false, 1, 0, 5, 16, 5).done(1, 0, 5, 16, 500);
+  refused({t0.parse(), t1.parse()},
+          "rank1.json: the receive by rank 1 call 0 (sidecore::recv at 0.000 µs) (peer 0, communicator 0, tag 5, 16 B): "
+          "truncated: its send (rank0.json: rank 0 call 0 (sidecore::send at 0.000 µs)) sent 64 B to its 16 B buffer, "
+          "and it received the first 16 B (errc::truncated; MPI_ERR_TRUNCATE in MPI), an error of the run that no "
+          "what-if replays; give the receive a count that holds the message");
   // Traces of two runs.
   trace_text a0(0, 2), a1(1, 2);
   a0.run("00000000000000aa").call("sidecore::send", "blocking", 0, 100).post(true, 1, 1, 5, 8, 50).done(1, -1, -1, 8, 90);

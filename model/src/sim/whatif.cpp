@@ -178,7 +178,7 @@ linked_traces link_traces(std::vector<rank_trace> traces) {
       }
     }
   }
-  std::vector<std::string> unmatched, impossible;
+  std::vector<std::string> unmatched, impossible, truncated;
   auto name_post = [&](int rank, post_ref pr, const std::string& what, std::vector<std::string>* into = nullptr) {
     const rank_trace& t = lt.ranks[static_cast<std::size_t>(rank)];
     const traced_post& p = t.calls[pr.call].posts[pr.post];
@@ -201,7 +201,16 @@ linked_traces link_traces(std::vector<rank_trace> traces) {
       // What no run makes: another size received than sent; on one clock, a receive done before its send's call.
       const traced_done& got = *done_of_post[static_cast<std::size_t>(std::get<1>(k))][rv[j].call][rv[j].post];
       const std::string send_at = fmt::format("{}: {}", sender.source, where(sender, sp.call));
-      if (got.bytes != p.bytes)
+      const std::uint64_t buffer =
+          lt.ranks[static_cast<std::size_t>(std::get<1>(k))].calls[rv[j].call].posts[rv[j].post].bytes;
+      if (got.bytes < p.bytes && got.bytes == buffer)  // sidecore keeps the first bytes, as MPI does
+        name_post(std::get<1>(k), rv[j],
+                  fmt::format("truncated: its send ({}) sent {} B to its {} B buffer, and it received the first {} B "
+                              "(errc::truncated; MPI_ERR_TRUNCATE in MPI), an error of the run that no what-if "
+                              "replays; give the receive a count that holds the message",
+                              send_at, p.bytes, buffer, got.bytes),
+                  &truncated);
+      else if (got.bytes != p.bytes)
         name_post(std::get<1>(k), rv[j],
                   fmt::format("received {} B, but its send ({}) sent {} B", got.bytes, send_at, p.bytes), &impossible);
       constexpr double clocks_ns = 2000;  // two processes' readings of one CLOCK_MONOTONIC, and µs rounding
@@ -244,6 +253,7 @@ linked_traces link_traces(std::vector<rank_trace> traces) {
                     "to B on a communicator and tag matches the k-th receive at B that matched source A and that tag)");
   refuse(impossible, "matched send/receive pair(s) that no run could have made (the traces are not of one run, or "
                      "were edited)");
+  refuse(truncated, "receive(s) truncated their message in the run");
 
   for (const rank_trace& t : lt.ranks)
     if (t.mode != "off")

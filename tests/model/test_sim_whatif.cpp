@@ -242,39 +242,45 @@ TEST(WhatifLink, NonOvertakingMatchesWildcardsAndReusedHandles) {
   EXPECT_TRUE(r.sims[0].complete && r.sims[1].complete && r.sims[2].complete);
 }
 
-TEST(WhatifErrors, MalformedTraceNamesFileAndPosition) {
+// The input_error that f throws; a test failure when it throws none.
+template <class F>
+sidecore::input_error refusal(F&& f) {
   try {
-    (void)sim::parse_trace(R"({"traceEvents": [ {"ph": "X",, ]})", "bad.json");
-    FAIL();
+    f();
   } catch (const sidecore::input_error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "accepted; expected an input_error";
+  return sidecore::input_error("", "", "(accepted)");
+}
+
+TEST(WhatifErrors, MalformedTraceNamesFileAndPosition) {
+  {
+    const sidecore::input_error e =
+        refusal([&] { (void)sim::parse_trace(R"({"traceEvents": [ {"ph": "X",, ]})", "bad.json"); });
     EXPECT_EQ(e.source(), "bad.json");
     EXPECT_NE(std::string(e.what()).find("malformed JSON (in traceEvents[0].ph) at byte 30"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("expected"), std::string::npos) << e.what();
   }
   std::string t = trace_text(0, 1).call("sidecore::isend", "init", 0, 10).post(true, 1, 0, 0, 8, 5).str();
   t.replace(t.find("\"world_peer\":0"), 14, "\"world_peer\":7");
-  try {
-    (void)sim::parse_trace(t, "w.json");
-    FAIL();
-  } catch (const sidecore::input_error& e) {
+  {
+    const sidecore::input_error e = refusal([&] { (void)sim::parse_trace(t, "w.json"); });
     EXPECT_EQ(e.field(), "traceEvents[1].args.world_peer");
     EXPECT_NE(std::string(e.what()).find("0..0"), std::string::npos) << e.what();
   }
   // A number beyond a double is nlohmann's out_of_range, not a parse_error: still a named input error.
-  try {
-    (void)sim::parse_trace(R"({"traceEvents": [ {"ph": "X", "ts": 1e999} ]})", "huge.json");
-    FAIL();
-  } catch (const sidecore::input_error& e) {
+  {
+    const sidecore::input_error e =
+        refusal([&] { (void)sim::parse_trace(R"({"traceEvents": [ {"ph": "X", "ts": 1e999} ]})", "huge.json"); });
     EXPECT_EQ(e.source(), "huge.json");
     EXPECT_NE(std::string(e.what()).find("1e999"), std::string::npos) << e.what();
   }
   // An event type SIDECORE_TRACE never writes (a "B" begin event: an edited trace, or another producer's).
   std::string b = trace_text(0, 1).call("sidecore::isend", "init", 0, 10).str();
   b.replace(b.find("\"ph\":\"X\""), 8, "\"ph\":\"B\"");
-  try {
-    (void)sim::parse_trace(b, "b.json");
-    FAIL();
-  } catch (const sidecore::input_error& e) {
+  {
+    const sidecore::input_error e = refusal([&] { (void)sim::parse_trace(b, "b.json"); });
     EXPECT_EQ(e.field(), "traceEvents[0].ph");
     EXPECT_NE(std::string(e.what()).find("'B' is not an event type SIDECORE_TRACE writes; accepted: X, i, b, e, M"),
               std::string::npos)
@@ -286,26 +292,20 @@ TEST(WhatifErrors, MalformedTraceNamesFileAndPosition) {
   // A trace without operation records (an older sidecore, or the PMPI profiler).
   std::string old = trace_text(0, 1).str();
   old.replace(old.find(",\"ops\""), 29, "");
-  try {
-    (void)sim::parse_trace(old, "old.json");
-    FAIL();
-  } catch (const sidecore::input_error& e) {
+  {
+    const sidecore::input_error e = refusal([&] { (void)sim::parse_trace(old, "old.json"); });
     EXPECT_NE(std::string(e.what()).find("no operation records"), std::string::npos) << e.what();
   }
 }
 
 TEST(WhatifErrors, TruncatedMissingAndUnmatchedAreRefused) {
   trace_text cut(0, 1, 0, true);
-  try {
-    (void)sim::link_traces({cut.parse()});
-    FAIL();
-  } catch (const sidecore::input_error& e) {
+  {
+    const sidecore::input_error e = refusal([&] { (void)sim::link_traces({cut.parse()}); });
     EXPECT_NE(std::string(e.what()).find("SIDECORE_TRACE_MAX_EVENTS"), std::string::npos) << e.what();
   }
-  try {
-    (void)sim::link_traces({trace_text(0, 3).parse()});
-    FAIL();
-  } catch (const sidecore::input_error& e) {
+  {
+    const sidecore::input_error e = refusal([&] { (void)sim::link_traces({trace_text(0, 3).parse()}); });
     EXPECT_NE(std::string(e.what()).find("rank(s) 1, 2"), std::string::npos) << e.what();
   }
   // Rank 0 sends twice with tag 5, rank 1 received only once: the second send is named.
@@ -313,10 +313,8 @@ TEST(WhatifErrors, TruncatedMissingAndUnmatchedAreRefused) {
   r0.call("sidecore::send", "blocking", 0, 10).post(true, 1, 1, 5, 8, 5).done(1, -1, -1, 8, 6);
   r0.call("sidecore::send", "blocking", 20, 30).post(true, 2, 1, 5, 8, 25).done(2, -1, -1, 8, 26);
   r1.call("sidecore::recv", "blocking", 0, 40).post(false, 1, 0, 5, 8, 5).done(1, 0, 5, 8, 35);
-  try {
-    (void)sim::link_traces({r0.parse(), r1.parse()});
-    FAIL();
-  } catch (const sidecore::input_error& e) {
+  {
+    const sidecore::input_error e = refusal([&] { (void)sim::link_traces({r0.parse(), r1.parse()}); });
     const std::string w = e.what();
     EXPECT_NE(w.find("rank0.json: the send by rank 0 call 1 (sidecore::send at 0.020 µs) (peer 1, communicator 0, "
                      "tag 5, 8 B): no receive at the destination matches it"),
@@ -334,12 +332,8 @@ TEST(WhatifErrors, TruncatedMissingAndUnmatchedAreRefused) {
 // traces of different runs.
 TEST(WhatifErrors, ImpossibleMessagesAndMixedRunsAreRefused) {
   const auto refused = [](const std::vector<sim::rank_trace>& ts, const std::string& want) {
-    try {
-      (void)sim::link_traces(ts);
-      ADD_FAILURE() << "accepted; expected: " << want;
-    } catch (const sidecore::input_error& e) {
-      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
-    }
+    const sidecore::input_error e = refusal([&] { (void)sim::link_traces(ts); });
+    EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
   };
   // Rank 1's receive completes at 500 ns; rank 0's send call began at 4000 ns, on the same clock.
   trace_text r0(0, 2), r1(1, 2);
@@ -402,12 +396,8 @@ TEST(WhatifErrors, ImpossibleMessagesAndMixedRunsAreRefused) {
   for (const char* field : {"run", "host"}) {
     std::string empty = trace_text(0, 1).str();
     empty.insert(empty.find("\"ops\""), fmt::format("\"{}\":\"\",", field));
-    try {
-      (void)sim::parse_trace(empty, "empty.json");
-      ADD_FAILURE() << "an empty " << field << " was accepted";
-    } catch (const sidecore::input_error& e) {
-      EXPECT_EQ(e.field(), std::string("otherData.") + field);
-    }
+    EXPECT_EQ(refusal([&] { (void)sim::parse_trace(empty, "empty.json"); }).field(),
+              std::string("otherData.") + field);
   }
   // A run id on one trace only: not of one run either.
   trace_text o0(0, 2), o1(1, 2);

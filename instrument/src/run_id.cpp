@@ -49,10 +49,8 @@ void agree_run_id(const exchange& ex) {
   if (ex.rank == 0) {
     const std::string mine = new_run_id();
     std::copy(mine.begin(), mine.end(), id.begin());
-    for (int to = 1; to < ex.nranks; ++to) ex.send(to, id.data(), id.size());
-  } else {
-    ex.recv(0, id.data(), id.size());
   }
+  broadcast_from_rank0(ex, id.data(), id.size());
   std::lock_guard lk(internal::g_registry_mu);
   internal::g_col.run.assign(id.data(), id.size());
 }

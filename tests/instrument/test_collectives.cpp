@@ -5,13 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <numeric>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -220,6 +223,58 @@ TEST(Collectives, ClockOffsetOverAnExchange) {
   EXPECT_EQ(same.offset_ns, 0.0);
   EXPECT_EQ(same.bound_ns, 0.0);
   EXPECT_NE(same.method.find("same host"), std::string::npos) << same.method;
+}
+
+// P in-process ranks, a byte queue per ordered pair: rank 0's bytes reach every rank, rank 0 sends ceil(log2 P)
+// messages (a loop over the ranks sent P - 1), and no rank waits longer than ceil(log2 P) steps.
+TEST(Collectives, BroadcastFromRank0AlongABinomialTree) {
+  for (int p : {1, 2, 3, 5, 8, 13, 64}) {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::map<std::pair<int, int>, std::deque<char>> q;  // (from, to)
+    std::vector<int> sends(static_cast<std::size_t>(p), 0), step(static_cast<std::size_t>(p), 0);
+    std::vector<std::array<char, 16>> got(static_cast<std::size_t>(p));
+    std::vector<std::thread> ranks;
+    for (int r = 0; r < p; ++r) {
+      ranks.emplace_back([&, r] {
+        si::exchange ex;
+        ex.rank = r;
+        ex.nranks = p;
+        ex.send = [&, r](int to, const void* data, std::size_t n) {
+          std::lock_guard lk(mu);
+          const auto* c = static_cast<const char*>(data);
+          auto& d = q[{r, to}];
+          d.insert(d.end(), c, c + n);
+          ++sends[static_cast<std::size_t>(r)];
+          // What `to` receives was sent one step after this rank had its bytes.
+          step[static_cast<std::size_t>(to)] = step[static_cast<std::size_t>(r)] + 1;
+          cv.notify_all();
+        };
+        ex.recv = [&, r](int from, void* data, std::size_t n) {
+          std::unique_lock lk(mu);
+          auto& d = q[{from, r}];
+          cv.wait(lk, [&] { return d.size() >= n; });
+          std::copy_n(d.begin(), n, static_cast<char*>(data));
+          d.erase(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(n));
+        };
+        std::array<char, 16>& mine = got[static_cast<std::size_t>(r)];
+        if (r == 0) std::copy_n("0123456789abcdef", 16, mine.begin());
+        si::broadcast_from_rank0(ex, mine.data(), mine.size());
+      });
+    }
+    for (auto& t : ranks) t.join();
+    int depth = 0;
+    while ((1 << depth) < p) ++depth;
+    for (int r = 0; r < p; ++r) {
+      EXPECT_EQ(std::string(got[static_cast<std::size_t>(r)].data(), 16), "0123456789abcdef")
+          << p << " ranks, rank " << r;
+      EXPECT_LE(step[static_cast<std::size_t>(r)], depth) << p << " ranks, rank " << r;
+    }
+    EXPECT_EQ(sends[0], depth) << p << " ranks";
+    int total = 0;
+    for (int n : sends) total += n;
+    EXPECT_EQ(total, p - 1) << p << " ranks";
+  }
 }
 
 TEST(Collectives, TransfersBreakDownByOperationKind) {

@@ -98,9 +98,15 @@ struct clock_offset {
 /// the two, so that a drift between the hosts' clocks over the run is followed. Collective over `ex`.
 void synchronize_clock(const exchange& ex);
 
+/// Gives rank 0's `bytes` bytes at `data` to every rank's `data` (the same count on every rank), along a binomial
+/// tree: rank 0 sends ceil(log2 P) messages and every rank has them after at most ceil(log2 P) steps. Collective
+/// over `ex`; at one rank it does nothing.
+void broadcast_from_rank0(const exchange& ex, void* data, std::size_t bytes);
+
 /// Gives the run an id, written to every rank's profile ("run"): rank 0 makes it (16 hex digits from the wall clock,
-/// its process id, host and random device) and sends it to every rank over `ex`, so that readers can refuse to
-/// combine profiles of different runs. Call once after start(); collective over `ex`. No effect when not collecting.
+/// its process id, host and random device) and gives it to every rank over `ex` (broadcast_from_rank0), so that
+/// readers can refuse to combine profiles of different runs. Call once after start(); collective over `ex`. No
+/// effect when not collecting.
 void agree_run_id(const exchange& ex);
 
 /// The cross-rank analysis, at the end of the run (finalize: off the application's critical path); collective over

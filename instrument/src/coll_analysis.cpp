@@ -306,12 +306,16 @@ using namespace internal;
 
 clock_offset estimate_clock_offset(const exchange& ex, int rounds, bool measure_same_host) {
   rounds = std::clamp(rounds, 1, 1000);
+  // Rank 0's boot id reaches every rank along a tree; each rank answers whether it measures (on another host), and
+  // rank 0 serves the measuring ranks one after another (each ping-pong needs rank 0's clock alone).
   char id0[64] = {};
   if (ex.rank == 0) {
     const std::string mine = boot_id();
     std::strncpy(id0, mine.c_str(), sizeof id0 - 1);
+  }
+  broadcast_from_rank0(ex, id0, sizeof id0);
+  if (ex.rank == 0) {
     for (int r = 1; r < ex.nranks; ++r) {
-      ex.send(r, id0, sizeof id0);
       std::uint8_t measure = 0;
       ex.recv(r, &measure, sizeof measure);
       for (int i = 0; measure != 0 && i < rounds; ++i) {
@@ -323,7 +327,6 @@ clock_offset estimate_clock_offset(const exchange& ex, int rounds, bool measure_
     }
     return {0.0, 0.0, 0.0, "rank 0: the reference clock"};
   }
-  ex.recv(0, id0, sizeof id0);
   id0[sizeof id0 - 1] = '\0';
   const std::string mine = boot_id();
   const bool same_host = !mine.empty() && mine == id0;

@@ -64,12 +64,11 @@ void wait_for(engine_core& e, req* r) {
     if (r->by == progressor::any) {
       if (progress_guard g = e.lock_caller_core()) {
         while (!is_complete(r)) {
+          // The liveness check comes with the passes (progress_locked): the progress thread's does not run while
+          // we hold the lock (with SIDECORE_IDLE=spin we never give it back while r is pending).
           if (e.progress_locked() || is_complete(r) || (++rounds & 63) != 0) continue;
-          // The liveness check, as the progress thread would make it from a pass that found nothing: it does not
-          // run while we hold the lock (with SIDECORE_IDLE=spin we never give it back while r is pending).
           const std::uint64_t now = now_ns();
-          e.watch_peers(now);
-          if (is_complete(r) || waited_enough(now)) break;
+          if (waited_enough(now)) break;
           if (now - start >= yield_ns) {
             g.release();
             sched_yield();
@@ -112,8 +111,6 @@ void wait_for(engine_core& e, req* r) {
     bool yield_now = false;
     if (!did && !is_complete(r) && (++rounds & 63) == 0) {
       const std::uint64_t now = now_ns();
-      e.watch_peers(now);
-      if (is_complete(r)) continue;  // its peer was found dead
       if (waited_enough(now)) e.sleep_locked(g);
       else yield_now = now - start >= yield_ns;
     }

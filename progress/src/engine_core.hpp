@@ -270,7 +270,9 @@ class engine_core final : public engine {
   [[nodiscard]] bool failed() const noexcept { return engine_failed.load(std::memory_order_relaxed); }
 
   // ---- peer liveness (liveness.cpp) -----------------------------------------------------------------------
-  // From a pass that found nothing to do (caller holds the lock): the liveness check, when it is due.
+  // The liveness check, when it is due (caller holds the lock): from every 64th pass, busy or idle (a progressor
+  // that always finds work, messages from live peers or to itself, must still find a dead one), and from the
+  // progress thread's idle passes.
   void watch_peers(std::uint64_t now) noexcept {
     if (now >= live.next_check_ns) [[unlikely]] check_peers(now);
   }
@@ -415,7 +417,7 @@ class engine_core final : public engine {
   std::atomic<bool> engine_failed{false};
   bool warned_version = false;
   bool refusing = false;  // the engine failed or a peer died: accept looks at each request (accept_refused)
-  std::uint32_t idle_calls = 0;  // engine::progress() calls that found nothing (liveness checks on every 64th)
+  std::uint32_t passes = 0;  // progress passes, busy or idle: every 64th looks at the peers when it is due
   bool in_flight_failed = false;
   char fatal_text[256] = {};  // why the engine failed (fail_engine), written once before engine_failed is set
 

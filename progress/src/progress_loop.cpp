@@ -24,6 +24,7 @@ bool engine_core::progress_locked() {
   did |= poll_cq() > 0;
   if (backlog.any() || credits_pending()) did |= retry_backlog();
   if (ready.head) [[unlikely]] did |= run_ready();
+  if ((++passes & 63) == 0) [[unlikely]] watch_peers(now_ns());
   return did;
 }
 
@@ -31,10 +32,7 @@ bool engine::progress() {
   engine_core& e = core_of(*this);
   const progress_guard g = e.lock_caller();
   if (!g) return false;
-  if (e.progress_locked()) return true;
-  // Nothing to do: a caller polling with test() waits on something (every 64th idle call looks at the peers).
-  if ((++e.idle_calls & 63) == 0) e.watch_peers(now_ns());
-  return false;
+  return e.progress_locked();
 }
 
 void engine_core::sleep_locked(progress_guard& g) {

@@ -117,6 +117,39 @@ TEST(PeerTimeout, ASpinningWaiterInModeCoreFindsTheSilentPeerDead) {
   EXPECT_EQ(c.result, req_result::peer_failed);
 }
 
+// A progressor that always finds work (here a stream of messages to itself through the provider) must still look at
+// its peers: engine 1 is silent, and the receive from it fails after the timeout although no progress() call of the
+// loop is idle, and every other message is waited for with wait() (a few passes each).
+TEST(PeerTimeout, ABusyProgressorStillFindsTheSilentPeerDead) {
+  auto e = sctest::engine_pair_with(sctest::local_config("shm", 8192, idle_policy::hybrid, false));
+  ASSERT_EQ(e.size(), 2u);
+  ASSERT_NO_FATAL_FAILURE(sctest::connect_engines(*e[0], 0, *e[0], 0, kLivenessTag + 2));
+  e[0]->set_peer_timeout(0.2);
+  char in[8] = {};
+  const std::uint64_t h = e[0]->start_recv(in, sizeof in, kLivenessTag, 0, 1, 1, 0);
+  std::uint64_t calls = 0, idle = 0, messages = 0;
+  const auto until = clk::now() + std::chrono::seconds(3);  // 15 timeouts
+  while (e[0]->pending(h) && clk::now() < until) {
+    std::uint64_t v = messages++, got = 0;
+    const std::uint64_t r = e[0]->start_recv(&got, sizeof got, kLivenessTag + 3, 0, 0, 0, 0);
+    const std::uint64_t s = e[0]->start_send(&v, sizeof v, 0, kLivenessTag + 3, 0, 0, 0);
+    while ((v & 1) == 0 && (e[0]->pending(r) || (!is_inline(s) && e[0]->pending(s)))) {
+      ++calls;
+      if (!e[0]->progress()) ++idle;
+    }
+    completion c{};
+    ASSERT_TRUE(e[0]->wait(r, c));
+    ASSERT_EQ(got, v);
+    if (!is_inline(s)) {
+      ASSERT_TRUE(e[0]->wait(s, c));
+    }
+  }
+  completion c{};
+  ASSERT_FALSE(e[0]->pending(h)) << "still pending after 3 s: " << calls << " progress() calls, " << idle << " idle";
+  ASSERT_TRUE(e[0]->wait(h, c));
+  EXPECT_EQ(c.result, req_result::peer_failed);
+}
+
 TEST(PeerTimeout, AClearToSendForASendThatFailedWithItsPeerIsDropped) {
   auto e = sctest::engine_pair();
   ASSERT_EQ(e.size(), 2u);

@@ -101,6 +101,21 @@ void engine_core::handle_error() {
     fail_peer(peer, why);
     return;
   }
+  // shm copies a message from its sender's memory (or into its receiver's): when that process was killed the copy
+  // fails (Input/output error). A peer on this node whose process is gone died; the error is its death.
+  if (r->peer_world >= 0 && !live.dead.empty()) {
+    if (const int pid = gone_local_peer(r->peer_world)) {
+      const int peer = r->peer_world;
+      const bool recv = r->op == req_kind::recv;
+      fail_with_peer(r);  // r may be freed from here on
+      char why[200];
+      std::snprintf(why, sizeof why, "provider '%s' completed a %s it with an error: %s (%d); its process (pid %d, "
+                    "on this node) is gone", provider_.c_str(), recv ? "receive from" : "send to", fi_strerror(code),
+                    code, pid);
+      fail_peer(peer, why);
+      return;
+    }
+  }
   fail_request(r, failure::error_completion, code);
 }
 

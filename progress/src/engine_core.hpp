@@ -277,6 +277,9 @@ class engine_core final : public engine {
     if (now >= live.next_check_ns) [[unlikely]] check_peers(now);
   }
   void check_peers(std::uint64_t now) noexcept;
+  // The process id of peer p when p runs on this node and its process is gone (waiting up to 200 ms for a process
+  // that is exiting to be gone), else 0: whether a provider's error on a transfer with p is p's death.
+  int gone_local_peer(int p) const noexcept;
   void fail_peer(int index, const char* how) noexcept;  // caller holds the lock
   void fail_peer_requests(int index) noexcept;
   void fail_with_peer(req* r) noexcept;            // completes r with peer_failed

@@ -21,6 +21,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <string>
 
 #include <sidecore/common/common.hpp>
@@ -94,6 +95,21 @@ void engine_core::check_peers(std::uint64_t now) noexcept {
       (void)inject_hdr(ping_hdr(my_index), ep.addr(static_cast<int>(p)));
     }
   }
+}
+
+int engine_core::gone_local_peer(int p) const noexcept {
+  if (p < 0 || static_cast<std::size_t>(p) >= bells.peers.size() || static_cast<std::size_t>(p) == my_index) return 0;
+  const doorbell* b = bells.peers[static_cast<std::size_t>(p)];
+  const int pid = b ? b->pid.load(std::memory_order_relaxed) : 0;
+  if (pid <= 0) return 0;
+  // A process killed while its memory was being copied: the copy fails as soon as its memory is gone, which is
+  // before the kernel makes it a zombie; give it that moment. A process that stays is alive: the error is another.
+  for (int i = 0; i < 200; ++i) {
+    if (process_gone(pid)) return pid;
+    struct timespec ms{0, 1000000};
+    ::nanosleep(&ms, nullptr);
+  }
+  return 0;
 }
 
 void engine_core::fail_peer(int index, const char* how) noexcept {

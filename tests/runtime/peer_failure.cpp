@@ -139,6 +139,45 @@ void survivor(int nranks) {
   check(dead.size() == 1 && dead[0] == 1, "failed_ranks() does not say {1}");
 }
 
+// PEER_FAILURE_CASE=stream: rank 1 dies while its data is moving: it sends 64 messages of 1 MiB to rank 0 and
+// progresses them (testany) for 10 ms, then dies. Each of rank 0's receives completes with success (its data
+// intact) or peer_failed, never another error: on shm a copy from the dead process fails in the provider
+// (Input/output error), which is its death too. The other ranks only take part in the barrier.
+void stream_case() {
+  constexpr int count = 64;
+  constexpr std::size_t size = std::size_t{1} << 20;
+  std::vector<char> buf(g_rank <= 1 ? count * size : 0, g_rank == 1 ? 'q' : 0);
+  std::vector<sidecore::request> rs;
+  for (int i = 0; i < count && g_rank <= 1; ++i) {
+    char* at = buf.data() + static_cast<std::size_t>(i) * size;
+    rs.push_back(g_rank == 1 ? sidecore::isend(at, static_cast<std::int64_t>(size), 0, 20)
+                             : sidecore::irecv(at, static_cast<std::int64_t>(size), 1, 20));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (g_rank == 1) {
+    const auto t0 = clk::now();
+    while (std::chrono::duration<double>(clk::now() - t0).count() < 0.01) (void)sidecore::testany(rs);
+    std::raise(SIGKILL);
+  }
+  if (g_rank != 0) return;
+  int ok = 0, failed = 0;
+  for (int i = 0; i < count; ++i) {
+    const sidecore::status st = wait_bounded(rs[static_cast<std::size_t>(i)], "a 1 MiB receive from the dying rank");
+    if (st.error == errc::success) {
+      ++ok;
+      const char* at = buf.data() + static_cast<std::size_t>(i) * size;
+      bool intact = true;
+      for (std::size_t j = 0; j < size && intact; ++j) intact = at[j] == 'q';
+      check(intact, "receive " + std::to_string(i) + " completed with success but its data differs");
+    } else {
+      ++failed;
+      check(st.error == errc::peer_failed, "receive " + std::to_string(i) + " from the dying rank completed with " +
+                                               sidecore::errc_name(st.error) + ", expected success or peer_failed");
+    }
+  }
+  std::fprintf(stderr, "peer_failure: rank 0: stream: %d received, %d peer_failed\n", ok, failed);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -153,11 +192,13 @@ int main(int argc, char** argv) {
   // The rank that dies runs in mode off whatever the others do: its data moves only inside its own sidecore calls,
   // and it makes none after its last isend, so the 16 MiB transfer is cut after its clear-to-send every time. Mode
   // auto must be every rank's or none's (init checks), and starts in mode off.
+  const char* which = std::getenv("PEER_FAILURE_CASE");
+  const bool stream = which != nullptr && std::string(which) == "stream";
   const char* mode = std::getenv("SIDECORE_PROGRESS");
   if (g_rank == 1 && !(mode && std::string(mode) == "auto")) setenv("SIDECORE_PROGRESS", "off", 1);
   try {
     sidecore::init();
-    if (g_rank == 1) {
+    if (g_rank == 1 && !stream) {
       // A 16 MiB send to rank 0: its ready-to-send goes out inside isend, then this rank dies.
       std::vector<char> big(std::size_t{16} << 20, 'x');
       sidecore::request r = sidecore::isend(big.data(), static_cast<std::int64_t>(big.size()), 0, 2);
@@ -165,7 +206,8 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       std::raise(SIGKILL);
     }
-    survivor(nranks);
+    if (stream) stream_case();
+    else survivor(nranks);
   } catch (const std::exception& e) {
     check(false, std::string("exception: ") + e.what());
   }

@@ -1,12 +1,14 @@
 // Peer liveness: finding that a peer died, and completing what involves it with req_result::peer_failed.
 //
-// On this node a peer's process id sits beside its doorbell (the runtime's shared window): a progressor that found
-// nothing to do while a request involving that peer is pending looks, at most every check_interval_ns, whether the
-// process still exists (kill(pid, 0) == ESRCH: gone). Across nodes there is no process id to look at: the
+// On this node a peer's process id sits beside its doorbell (the runtime's shared window): while a request
+// involving that peer is pending, a progressor looks, at most every check_interval_ns, whether the process still
+// exists (kill(pid, 0) == ESRCH: gone). Across nodes there is no process id to look at: the
 // provider's errors on the peer say it (an error completion such as a reset connection, or a transfer the provider
 // cancelled by itself), and with SIDECORE_PEER_TIMEOUT its silence does: a peer from which nothing arrived for that
-// long while we waited on it is pinged, and declared dead if it still says nothing. Nothing here runs on the
-// small-message path: the checks run from idle passes only, and a dead peer costs the hot path one flag test.
+// long while we waited on it is pinged, and declared dead if it still says nothing; an error from shm on a
+// transfer with a peer of this node whose process is gone is its death as well. Nothing here runs on the
+// small-message path: the checks run from every 64th progress pass at most every check_interval_ns (and the
+// progress thread's idle passes), and a dead peer costs the hot path one flag test.
 //
 // What involves a dead peer completes with peer_failed (docs/failures.md): receives from it still in the posted
 // list (unlinked, as cancel does), any-source receives posted when the death is found, sends to it, rendezvous

@@ -281,7 +281,9 @@ class engine_core final : public engine {
   // that is exiting to be gone), else 0: whether a provider's error on a transfer with p is p's death.
   int gone_local_peer(int p) const noexcept;
   void fail_peer(int index, const char* how) noexcept;  // caller holds the lock
-  void fail_peer_requests(int index) noexcept;
+  void end_peer(int index, int pid) noexcept;  // it finalized and its process is gone
+  bool lose_peer(int index, const char* how, bool ended) noexcept;
+  std::size_t fail_peer_requests(int index) noexcept;
   void fail_with_peer(req* r) noexcept;            // completes r with peer_failed
   void fail_in_flight_with_peer(req* r) noexcept;  // the same for one the provider may hold
   void complete_held(req* r) noexcept;

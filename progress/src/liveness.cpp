@@ -72,6 +72,10 @@ void engine_core::check_peers(std::uint64_t now) noexcept {
     const int pid = b ? b->pid.load(std::memory_order_relaxed) : 0;
     if (pid > 0) {
       if (watched && process_gone(pid)) {
+        if (b->ended.load(std::memory_order_acquire)) {
+          end_peer(static_cast<int>(p), pid);
+          continue;
+        }
         char why[96];
         std::snprintf(why, sizeof why, "its process (pid %d, on this node) is gone", pid);
         fail_peer(static_cast<int>(p), why);
@@ -114,20 +118,28 @@ int engine_core::gone_local_peer(int p) const noexcept {
   return 0;
 }
 
-void engine_core::fail_peer(int index, const char* how) noexcept {
+// Marks peer `index` dead, why, and whether it ended (finalized) rather than failed; false when it was already.
+bool engine_core::lose_peer(int index, const char* how, bool ended) noexcept {
   if (index < 0 || static_cast<std::size_t>(index) >= live.dead.size() || live.dead[static_cast<std::size_t>(index)])
-    return;
+    return false;
   live.dead[static_cast<std::size_t>(index)] = 1;
   live.any = true;
   refusing = true;
   try {
     const std::lock_guard<std::mutex> g(live.order_mutex);
-    live.order.push_back(index);
+    if (!ended) live.order.push_back(index);
     live.reasons.resize(live.dead.size());
     live.reasons[static_cast<std::size_t>(index)] = how;
+    live.ended.resize(live.dead.size());
+    live.ended[static_cast<std::size_t>(index)] = ended ? 1 : 0;
   } catch (...) {  // no memory for the note: the failure itself still counts (describe says less)
   }
-  live.count.fetch_add(1, std::memory_order_release);
+  if (!ended) live.count.fetch_add(1, std::memory_order_release);
+  return true;
+}
+
+void engine_core::fail_peer(int index, const char* how) noexcept {
+  if (!lose_peer(index, how, false)) return;
   std::fprintf(stderr,
                "sidecore: warning: address %u: peer rank %d failed (%s); requests involving it complete with "
                "errc::peer_failed\n",
@@ -135,8 +147,24 @@ void engine_core::fail_peer(int index, const char* how) noexcept {
   fail_peer_requests(index);
 }
 
-// Every request that involves dead peer p completes with peer_failed (or, held by the provider, as soon as it may).
-void engine_core::fail_peer_requests(int p) noexcept {
+// Peer `index` finalized (its doorbell says so) and its process is gone: a normal end, not a failure (it is not
+// listed by failed_peers). What still involves it can never complete: it completes with peer_failed, and when a
+// request of ours was waiting on it that is said on stderr, as a failure is.
+void engine_core::end_peer(int index, int pid) noexcept {
+  char why[96];
+  std::snprintf(why, sizeof why, "it finalized and its process (pid %d, on this node) ended", pid);
+  if (!lose_peer(index, why, true)) return;
+  if (const std::size_t n = fail_peer_requests(index))
+    std::fprintf(stderr,
+                 "sidecore: warning: address %u: peer rank %d ended (%s) while %zu request(s) involving it were "
+                 "pending; they complete with errc::peer_failed\n",
+                 my_index, index, why, n);
+}
+
+// Every request that involves dead peer p completes with peer_failed (or, held by the provider, as soon as it may);
+// returns how many did.
+std::size_t engine_core::fail_peer_requests(int p) noexcept {
+  std::size_t failed = 0;
   // Backlogged steps of p's requests leave the backlogs (their requests are failed below); the others keep order.
   drop_backlogged([p](const req& r) { return r.peer_world == p; });
   forget_credits(static_cast<std::uint32_t>(p));  // its sends waiting for credits are failed below
@@ -160,7 +188,10 @@ void engine_core::fail_peer_requests(int p) noexcept {
     if (!taken_in_flight(*r)) continue;  // one not taken yet is refused when it is (accept)
     const req_stage stage = r->stage.load(std::memory_order_relaxed);
     if (r->op == req_kind::schedule) {
-      if (r->sched && r->sched->on_peer_failed(p)) ready.push(r->sched);
+      if (r->sched && r->sched->on_peer_failed(p)) {
+        ready.push(r->sched);
+        ++failed;
+      }
     } else if (r->op == req_kind::recv && stage == req_stage::posted) {
       // From p, or from any source: the rule for any-source receives (docs/failures.md) is that those pending when
       // a death is found report it; those posted afterwards wait for the live peers.
@@ -168,10 +199,13 @@ void engine_core::fail_peer_requests(int p) noexcept {
       unlink_posted(r);
       r->peer_world = p;
       fail_with_peer(r);
+      ++failed;
     } else if (r->peer_world == p) {
       fail_in_flight_with_peer(r);
+      ++failed;
     }
   }
+  return failed;
 }
 
 void engine_core::fail_with_peer(req* r) noexcept {
@@ -257,8 +291,8 @@ void engine_core::retire_read(req* r) noexcept {
 bool engine_core::refuse_dead(req* r) noexcept {
   if (r->op == req_kind::schedule) {
     const std::lock_guard<std::mutex> g(live.order_mutex);
-    for (int p : live.order)
-      if (r->sched && r->sched->on_peer_failed(p)) break;
+    for (std::size_t p = 0; p < live.dead.size(); ++p)  // failed or ended
+      if (live.dead[p] && r->sched && r->sched->on_peer_failed(static_cast<int>(p))) break;
     return false;  // its advance gives up at once
   }
   if (!peer_dead(r->peer_world)) return false;
@@ -282,18 +316,27 @@ void engine::watch_all_peers() noexcept {
   e.live.watch_all.store(true, std::memory_order_relaxed);
 }
 
+void engine::mark_ended() noexcept {
+  engine_core& e = core_of(*this);
+  if (e.bells.mine && e.bells.mine != &e.bells.own) e.bells.mine->ended.store(1, std::memory_order_release);
+}
+
 void engine::set_peer_timeout(double seconds) noexcept {
   core_of(*this).live.timeout_ns = seconds > 0 ? static_cast<std::uint64_t>(seconds * 1e9) : 0;
 }
 
 std::string engine_core::peer_failure_text(int index) const {
   std::string why;
+  bool ended = false;
   {
     const std::lock_guard<std::mutex> g(live.order_mutex);
     if (index >= 0 && static_cast<std::size_t>(index) < live.reasons.size())
       why = live.reasons[static_cast<std::size_t>(index)];
+    const auto i = static_cast<std::size_t>(index);
+    ended = index >= 0 && i < live.ended.size() && live.ended[i];
   }
-  return "peer rank " + std::to_string(index) + " failed" + (why.empty() ? std::string() : " (" + why + ")");
+  return "peer rank " + std::to_string(index) + (ended ? " ended" : " failed") +
+         (why.empty() ? std::string() : " (" + why + ")");
 }
 
 }  // namespace sidecore::progress

@@ -32,6 +32,7 @@ struct peer_liveness {
   mutable std::mutex order_mutex;      // guards order and reasons (read from any thread)
   std::vector<int> order;              // addresses found dead, in that order
   std::vector<std::string> reasons;    // by address: how it was found dead (engine::describe)
+  std::vector<std::uint8_t> ended;     // by address: dead because it finalized and ended, not failed (not in order)
 };
 
 }  // namespace sidecore::progress

@@ -331,6 +331,9 @@ void finalize() {
     if (!s.eng->thread_running()) s.eng->progress();
     else sched_yield();  // the progress thread watches the peers
   }
+  // From here this rank waits for nobody: a peer on the node that finds it gone takes that for its end, not its
+  // failure (with a dead rank there is no collective left below to keep it from exiting before slower survivors).
+  s.eng->mark_ended();
   g_failed_ranks = s.eng->failed_peers();
   const bool peer_died = !g_failed_ranks.empty();
   const std::size_t left = s.eng->requests_in_use();

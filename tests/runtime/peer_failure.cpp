@@ -178,6 +178,30 @@ void stream_case() {
   std::fprintf(stderr, "peer_failure: rank 0: stream: %d received, %d peer_failed\n", ok, failed);
 }
 
+// PEER_FAILURE_CASE=ended, 3 ranks: rank 1 dies; rank 0 finalizes at once (it finds the death, and with a dead
+// rank no collective keeps it from exiting), then ends; rank 2, slower, finds both processes gone. Rank 0 ended
+// normally: failed_ranks() says {1} on both survivors, and rank 2's receive from rank 0, which rank 0 never sent,
+// completes with peer_failed saying that rank 0 ended.
+void ended_case() {
+  std::vector<char> small(64);
+  sc_request from0 = SC_REQUEST_NULL;
+  if (g_rank == 2) check(sc_irecv(small.data(), 64, 0, 30, SC_COMM_WORLD, &from0) == SC_SUCCESS, "sc_irecv");
+  MPI_Barrier(MPI_COMM_WORLD);  // rank 1 dies after this
+  if (g_rank == 1) std::raise(SIGKILL);
+  if (g_rank == 2) {
+    // No sidecore call meanwhile: rank 0 finalizes and exits.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    const int code = sc_wait(&from0, nullptr);
+    check(code == SC_ERR_PEER_FAILED && std::string(sc_last_error()).find("peer rank 0 ended") != std::string::npos,
+          "sc_wait on a receive from the rank that ended: " + std::to_string(code) + " (" + sc_last_error() + ")");
+  }
+  sidecore::finalize();
+  const std::vector<int> dead = sidecore::failed_ranks();
+  std::string said;
+  for (int r : dead) said += " " + std::to_string(r);
+  check(dead.size() == 1 && dead[0] == 1, "failed_ranks() says {" + said + " }, expected { 1 }");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -193,12 +217,13 @@ int main(int argc, char** argv) {
   // and it makes none after its last isend, so the 16 MiB transfer is cut after its clear-to-send every time. Mode
   // auto must be every rank's or none's (init checks), and starts in mode off.
   const char* which = std::getenv("PEER_FAILURE_CASE");
-  const bool stream = which != nullptr && std::string(which) == "stream";
+  const std::string which_case = which ? which : "";
+  const bool stream = which_case == "stream", ended = which_case == "ended";
   const char* mode = std::getenv("SIDECORE_PROGRESS");
   if (g_rank == 1 && !(mode && std::string(mode) == "auto")) setenv("SIDECORE_PROGRESS", "off", 1);
   try {
     sidecore::init();
-    if (g_rank == 1 && !stream) {
+    if (g_rank == 1 && !stream && !ended) {
       // A 16 MiB send to rank 0: its ready-to-send goes out inside isend, then this rank dies.
       std::vector<char> big(std::size_t{16} << 20, 'x');
       sidecore::request r = sidecore::isend(big.data(), static_cast<std::int64_t>(big.size()), 0, 2);
@@ -207,6 +232,7 @@ int main(int argc, char** argv) {
       std::raise(SIGKILL);
     }
     if (stream) stream_case();
+    else if (ended) ended_case();
     else survivor(nranks);
   } catch (const std::exception& e) {
     check(false, std::string("exception: ") + e.what());

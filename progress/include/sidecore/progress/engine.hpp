@@ -80,6 +80,9 @@ struct alignas(64) doorbell {
   /// The owner's process id, written once before the doorbells are shared: a peer on the node that waits on
   /// this process checks with kill(pid, 0) whether it still lives (progress/src/liveness.cpp). 0: unknown.
   std::atomic<std::int32_t> pid{0};
+  /// 1 once the owner's finalize is past its last wait for the other ranks (engine::mark_ended): a peer that then
+  /// finds the process gone knows it ended, and does not count it as failed.
+  std::atomic<std::uint32_t> ended{0};
 };
 
 /// Thrown for libfabric or bootstrap failures while the engine is set up (engine::open, connect); the runtime
@@ -237,6 +240,11 @@ class engine {
   /// From now on the liveness checks look at every peer, not only those a pending request involves: finalize,
   /// which waits for every rank, calls it.
   void watch_all_peers() noexcept;
+  /// Says to the peers on this node (through this process's doorbell) that this process ends normally from now
+  /// on: its finalize waits for nobody any more. A peer that finds it gone afterwards does not list it among the
+  /// failed addresses; its requests still involving this process complete with req_result::peer_failed, the
+  /// reason saying it finalized. Finalize calls it; without shared doorbells it does nothing.
+  void mark_ended() noexcept;
   /// SIDECORE_PEER_TIMEOUT: a peer on another node (no doorbell, so no process id to check) from which nothing
   /// arrived for this long while a request involving it is pending is declared dead. 0 (the default): never by
   /// time; only the provider's errors on that peer say it died. Call before traffic.

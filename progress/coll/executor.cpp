@@ -42,8 +42,10 @@ std::uint64_t coll_executor::start(const std::shared_ptr<coll_comm>& c, const st
     if (!eng_.thread_running()) eng_.progress();
     else std::this_thread::yield();
   }
+  engine_core& core = core_of(eng_);
+  req* slot = core.take_slot();  // throws too_many_requests before anything of the communicator changes
   coll_instance* i = nullptr;
-  {
+  try {
     const std::lock_guard<std::mutex> g(pool_mutex_);
     if (!free_.empty()) {
       i = free_.back();
@@ -52,10 +54,14 @@ std::uint64_t coll_executor::start(const std::shared_ptr<coll_comm>& c, const st
       instances_.push_back(std::make_unique<coll_instance>(*this));
       i = instances_.back().get();
     }
+  } catch (...) {
+    core.pool.release(slot);
+    throw;
   }
   try {
     i->prepare(c, p, b, false);
   } catch (...) {
+    core.pool.release(slot);
     i->unbind(0);
     const std::lock_guard<std::mutex> g(pool_mutex_);
     free_.push_back(i);
@@ -65,7 +71,7 @@ std::uint64_t coll_executor::start(const std::shared_ptr<coll_comm>& c, const st
            c->started_.fetch_add(1, std::memory_order_relaxed));
   c->in_flight_.fetch_add(1, std::memory_order_acq_rel);
   try {
-    return launch(*i, owner_thread);
+    return launch(*i, owner_thread, slot);
   } catch (...) {
     c->in_flight_.fetch_sub(1, std::memory_order_acq_rel);
     i->unbind(keep_scratch_bytes);
@@ -88,10 +94,11 @@ coll_persistent* coll_executor::create(const std::shared_ptr<coll_comm>& c, cons
 
 std::uint64_t coll_executor::start(coll_persistent& pc, std::uint32_t owner_thread) {
   coll_instance& i = *pc.inst;
+  req* slot = core_of(eng_).take_slot();  // throws too_many_requests before the run is counted
   i.reset(pc.instance_id, i.comm().started_.fetch_add(1, std::memory_order_relaxed), pc.starts++);
   i.state.store(coll_instance::life::running, std::memory_order_release);
   try {
-    return launch(i, owner_thread);
+    return launch(i, owner_thread, slot);
   } catch (...) {
     i.state.store(coll_instance::life::idle, std::memory_order_release);
     throw;
@@ -107,13 +114,20 @@ void coll_executor::destroy(coll_persistent* pc) noexcept {
   delete pc;
 }
 
-std::uint64_t coll_executor::launch(coll_instance& i, std::uint32_t owner_thread) {
+std::uint64_t coll_executor::launch(coll_instance& i, std::uint32_t owner_thread, req* slot) {
   const coll_plan& p = i.plan();
-  if (monitor_.arrive) monitor_.arrive(p.spec.k, i.comm().id(), i.seq(), p.contribution, i.comm().size());
+  if (monitor_.arrive) {
+    try {
+      monitor_.arrive(p.spec.k, i.comm().id(), i.seq(), p.contribution, i.comm().size());
+    } catch (...) {
+      core_of(eng_).pool.release(slot);
+      throw;
+    }
+  }
   // A collective of eager-sized messages is latency-bound: a thread that waits for it may progress it itself (mode
   // core's caller progress, as for point-to-point). Larger ones are the progress thread's, to move in the background.
   const progressor by = p.largest_message <= eng_.eager_max() ? progressor::any : progressor::thread;
-  const std::uint64_t h = core_of(eng_).start_schedule(i, owner_thread, by);
+  const std::uint64_t h = core_of(eng_).start_schedule(i, owner_thread, by, slot);
   // i may have completed and be reused from here on.
   if (!eng_.thread_running()) eng_.progress();  // mode off: the first operations go out now, not at the next call
   return h;

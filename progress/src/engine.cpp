@@ -16,7 +16,8 @@ std::unique_ptr<engine> engine::open(const engine_config& cfg) { return std::mak
 
 engine::~engine() = default;
 
-engine_core::engine_core(const engine_config& c) : cfg(c), ep(c.provider, hdr_size), queue(c.queue_capacity) {
+engine_core::engine_core(const engine_config& c)
+    : cfg(c), ep(c.provider, hdr_size), pool(c.max_requests), queue(c.queue_capacity) {
   provider_ = ep.provider;
   fabric_name_ = ep.fabric_name;
   max_msg_size_ = ep.max_msg_size;
@@ -30,6 +31,10 @@ engine_core::engine_core(const engine_config& c) : cfg(c), ep(c.provider, hdr_si
   cq_read_max = cfg.cq_batch == 0 ? 1 : cfg.cq_batch < 64 ? cfg.cq_batch : 64;
   inject_buf.resize(inject_size_);
   setup_rx_buffers();
+}
+
+void engine_core::too_many() const {
+  throw too_many_requests(std::to_string(pool.capacity()) + " requests are in flight, the most this rank may have");
 }
 
 void engine_core::callers_not_serialized() noexcept {

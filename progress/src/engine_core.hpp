@@ -312,8 +312,10 @@ class engine_core final : public engine {
   // ---- schedules (schedule.cpp) ---------------------------------------------------------------------------
   /// An application thread: starts schedule `s` behind a new request and returns its handle (advance() follows
   /// from the next progress pass). `by`: who may progress the request (request.hpp, progressor; its children are
-  /// the progress thread's in mode core whatever it says). Throws std::bad_alloc when the pool is exhausted.
-  std::uint64_t start_schedule(schedule& s, std::uint32_t owner_thread, progressor by = progressor::thread);
+  /// the progress thread's in mode core whatever it says). Throws too_many_requests when the pool is exhausted.
+  // `slot`: one taken already (take_slot), or nullptr to take one here.
+  std::uint64_t start_schedule(schedule& s, std::uint32_t owner_thread, progressor by = progressor::thread,
+                               req* slot = nullptr);
   /// Under the progress lock (from schedule::advance): starts a child of `parent`; `token` comes back with its
   /// completion. `dest`/`source_index` are engine address indices (-1: any source). A send's message carries
   /// `sig` (its low 48 bits: wire_hdr), which the receiving child reports in completion::sig, and an eager one
@@ -371,6 +373,12 @@ class engine_core final : public engine {
   std::uint32_t self_index = ~std::uint32_t{0};
   endpoint ep;
   request_pool pool;
+  [[noreturn]] void too_many() const;  // throws too_many_requests: the pool is exhausted
+  req* take_slot() {                    // a free slot, or too_many_requests
+    req* r = pool.acquire();
+    if (!r) too_many();
+    return r;
+  }
   mpmc_queue queue;
   progress_lock lock;
   doorbells bells;

@@ -26,7 +26,12 @@ class request_pool {
   static constexpr std::uint32_t chunk_size = 1U << chunk_bits;
   static constexpr std::uint32_t max_chunks = 4096;  // 4M requests in flight at most
 
-  request_pool() : id_(next_pool_id()) {
+  /// Up to `max_requests` slots (rounded up to chunk_size; 0 or more than max_chunks chunks: the most).
+  explicit request_pool(std::uint32_t max_requests = max_chunks * chunk_size)
+      : limit_chunks_(max_requests == 0 || max_requests / chunk_size >= max_chunks
+                          ? max_chunks
+                          : (max_requests + chunk_size - 1) / chunk_size),
+        id_(next_pool_id()) {
     for (auto& c : chunks_) c.store(nullptr, std::memory_order_relaxed);
     live_pool_id().store(id_, std::memory_order_release);
   }
@@ -40,7 +45,7 @@ class request_pool {
   request_pool(const request_pool&) = delete;
   request_pool& operator=(const request_pool&) = delete;
 
-  /// A free slot in state pending, or nullptr when max_chunks * chunk_size requests are in flight.
+  /// A free slot in state pending, or nullptr when capacity() requests are in flight (or no memory for more).
   /// Fast path: the calling thread's cache of recently released slots (no atomic read-modify-write).
   [[nodiscard]] req* acquire() {
     thread_cache& c = cache();
@@ -110,6 +115,8 @@ class request_pool {
     return r;
   }
 
+  /// The most requests in flight at once.
+  [[nodiscard]] std::uint32_t capacity() const noexcept { return limit_chunks_ * chunk_size; }
   /// Slots allocated so far (at(i) is valid below it).
   [[nodiscard]] std::uint32_t slots() const noexcept { return allocated_.load(std::memory_order_acquire); }
 
@@ -191,7 +198,7 @@ class request_pool {
     std::lock_guard<std::mutex> lock(grow_mutex_);
     if (static_cast<std::uint32_t>(head_.load(std::memory_order_acquire)) != 0) return true;  // another thread grew
     const std::uint32_t n = allocated_.load(std::memory_order_relaxed) / chunk_size;
-    if (n >= max_chunks) return false;
+    if (n >= limit_chunks_) return false;
     req* chunk = new (std::nothrow) req[chunk_size];
     if (!chunk) return false;
     for (std::uint32_t i = 0; i < chunk_size; ++i) chunk[i].index = n * chunk_size + i;
@@ -201,6 +208,7 @@ class request_pool {
     return true;
   }
 
+  const std::uint32_t limit_chunks_;
   alignas(64) std::atomic<std::uint64_t> head_{0};
   alignas(64) std::atomic<std::uint32_t> allocated_{0};
   const std::uint64_t id_;

@@ -7,9 +7,8 @@
 
 namespace sidecore::progress {
 
-std::uint64_t engine_core::start_schedule(schedule& s, std::uint32_t owner_thread, progressor by) {
-  req* r = pool.acquire();
-  if (!r) throw std::bad_alloc();
+std::uint64_t engine_core::start_schedule(schedule& s, std::uint32_t owner_thread, progressor by, req* slot) {
+  req* r = slot ? slot : take_slot();
   r->op = req_kind::schedule;
   r->act = req_act::none;
   r->by = by;

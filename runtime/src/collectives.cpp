@@ -205,9 +205,11 @@ request detail::coll_call(const coll_args& a, const comm& c) {
   if (spec.op == coll::reduce_op::user) b.user = {a.red->function(), a.red->context()};
   switch (a.form) {
     case coll_form::nonblocking:
-      return request_access::make(s.coll->start(e.coll, plan, b, instrument::current_thread_id()));
+      return request_access::make(
+          detail::start_request(call, [&] { return s.coll->start(e.coll, plan, b, instrument::current_thread_id()); }));
     case coll_form::blocking: {
-      request r = request_access::make(s.coll->start(e.coll, plan, b, instrument::current_thread_id()));
+      request r = request_access::make(
+          detail::start_request(call, [&] { return s.coll->start(e.coll, plan, b, instrument::current_thread_id()); }));
       const status st = wait(r);
       if (st.error != errc::success) throw_failed(call, st);
       return {};

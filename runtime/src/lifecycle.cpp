@@ -237,6 +237,7 @@ void init(MPI_Comm user_comm) {
   ec.recv_buffers = s->cfg.recv_buffers;
   ec.send_credits = s->cfg.send_credits;
   ec.eager_credits = s->cfg.eager_credits;
+  ec.max_requests = static_cast<std::uint32_t>(s->cfg.max_requests);
   int thread_level = MPI_THREAD_SINGLE;
   MPI_Query_thread(&thread_level);
   ec.serialized_callers = thread_level != MPI_THREAD_MULTIPLE;

@@ -147,7 +147,8 @@ void start(request& r) {
       break;
     }
     case detail::persistent_op::what::coll:
-      op->running = s.coll->start(*op->coll, instrument::current_thread_id());
+      op->running = detail::start_request("sidecore::start",
+                                          [&] { return s.coll->start(*op->coll, instrument::current_thread_id()); });
       break;
   }
 }

@@ -88,9 +88,10 @@ request isend_impl(const void* buf, std::int64_t bytes, int dest, int t, const c
   check_tag(t, false, "isend");
   check_size(s, bytes, "isend");
   const int world_dest = e.to_world[static_cast<std::size_t>(dest)];
-  request r = request_access::make(s.eng->start_send(buf, static_cast<std::size_t>(bytes), world_dest,
-                                                     tag::make(tag::kind::p2p, c.id(), t), dest, e.rank,
-                                                     instrument::current_thread_id(), may_inline));
+  request r = request_access::make(detail::start_request("sidecore::isend", [&] {
+    return s.eng->start_send(buf, static_cast<std::size_t>(bytes), world_dest, tag::make(tag::kind::p2p, c.id(), t),
+                             dest, e.rank, instrument::current_thread_id(), may_inline);
+  }));
   if (instrument::tracing()) trace_post(s, r, true, dest, world_dest, t, c.id(), bytes);
   return r;
 }
@@ -116,8 +117,10 @@ request irecv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
   const std::uint64_t ignore = t == any_tag ? tag::ignore_user() : 0;
   const std::uint64_t match = tag::make(tag::kind::p2p, c.id(), t == any_tag ? 0 : t);
   const int world_source = source == any_source ? -1 : e.to_world[static_cast<std::size_t>(source)];
-  request r = request_access::make(s.eng->start_recv(buf, static_cast<std::size_t>(bytes), match, ignore, source,
-                                                     world_source, instrument::current_thread_id()));
+  request r = request_access::make(detail::start_request("sidecore::irecv", [&] {
+    return s.eng->start_recv(buf, static_cast<std::size_t>(bytes), match, ignore, source, world_source,
+                             instrument::current_thread_id());
+  }));
   if (instrument::tracing()) trace_post(s, r, false, source, world_source, t, c.id(), bytes);
   return r;
 }

@@ -290,6 +290,16 @@ std::vector<setting_def> make_table() {
                  s.eager_credits = parse_unsigned("SIDECORE_EAGER_CREDITS", v, 0, 65536);
                },
                [](const settings& s) { return std::to_string(s.eager_credits); }});
+  t.push_back({"SIDECORE_MAX_REQUESTS", "4194304", "a multiple of 1024 in 1024..4194304",
+               "Requests a rank may have in flight at once (started, not yet completed by wait or test, or freed); "
+               "a start beyond them fails with invalid_argument. Their slots (320 bytes each, taken 1024 at a "
+               "time as needed) are kept until finalize, so this bounds that memory.",
+               [](settings& s, const std::string& v) {
+                 const auto n = parse_unsigned("SIDECORE_MAX_REQUESTS", v, 1024, 4194304);
+                 if (n % 1024 != 0) reject("SIDECORE_MAX_REQUESTS", v, "a multiple of 1024 in 1024..4194304");
+                 s.max_requests = n;
+               },
+               [](const settings& s) { return std::to_string(s.max_requests); }});
   t.push_back({"SIDECORE_MEMORY_BUDGET", "1024", "an integer 1..1048576 (MiB)",
                "What the engine's size settings may let it hold at most (receive buffers, submission queue, and per "
                "peer the unexpected eager data and the provider's buffers that the credits allow); init warns once "

@@ -50,6 +50,7 @@ struct settings {
   std::size_t recv_buffers = 64;
   std::size_t send_credits = 64;        // SIDECORE_SEND_CREDITS (progress/src/credits.hpp)
   std::size_t eager_credits = 16;       // SIDECORE_EAGER_CREDITS
+  std::size_t max_requests = 4194304;   // SIDECORE_MAX_REQUESTS
   std::size_t memory_budget_mib = 1024;  // SIDECORE_MEMORY_BUDGET
   int verbose = 0;
   // SIDECORE_PROGRESS=auto: the window (steps, or seconds when auto_steps is 0), re-checks, forced verdict

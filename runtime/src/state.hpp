@@ -119,6 +119,18 @@ void region_exit() noexcept;
 void instrument_start(runtime_state& s, const comm& world);
 void instrument_finish(runtime_state& s, const comm& world, double t_total_s, const std::vector<int>& dead_ranks);
 
+/// Runs `start`, an engine or collective executor call that starts a request, and returns its handle; the engine's
+/// refusal when engine_config::max_requests are in flight becomes error(errc::invalid_argument) naming `call`.
+template <typename F>
+std::uint64_t start_request(const char* call, F&& start) {
+  try {
+    return start();
+  } catch (const progress::too_many_requests& e) {
+    throw error(errc::invalid_argument, std::string(call) + ": " + e.what() + "; complete some (wait, test) or free "
+                                        "them before starting more");
+  }
+}
+
 /// The sentence saying why this thread's last request that completed with errc::transport failed (empty if none).
 const std::string& last_transport_error() noexcept;
 

@@ -27,6 +27,7 @@ inline const std::uint64_t kConnectTag = tag::make(tag::kind::p2p, 0, 12);
 struct coll_pair {
   explicit coll_pair(std::size_t eager_credits = engine_config{}.eager_credits)
       : e(sctest::engine_pair(idle_policy::hybrid, eager_credits)) {}
+  explicit coll_pair(const engine_config& cfg) : e(sctest::engine_pair_with(cfg)) {}
   std::vector<std::unique_ptr<engine>> e;
   std::unique_ptr<coll_executor> x[2];
   std::shared_ptr<coll_comm> c[2];

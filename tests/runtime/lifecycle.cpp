@@ -1,7 +1,8 @@
 // Lifecycle scenarios, one per run (argv[1]), each a tiny program at 1 or 2 ranks: calls before init, init
 // twice, calls after finalize, init after finalize, a bad setting on one rank only, core mode on one core,
 // SIDECORE_PROGRESS_CORE out of range, a provider that does not exist, finalize with a receive still posted, no
-// shm region name left in /dev/shm once init returns, a program that forgets sidecore::finalize().
+// shm region name left in /dev/shm once init returns, a program that forgets sidecore::finalize(), starts beyond
+// SIDECORE_MAX_REQUESTS.
 // Exit status 0 when every check of the scenario held on this rank; every failed check prints a line.
 #include <dirent.h>
 #include <mpi.h>
@@ -253,6 +254,48 @@ int run(const std::string& scenario) {
                                                 std::to_string(shm_names_of_this_process()) + " found)");
     ring_once();  // the peers' mappings keep the region working
     ring_once();
+    sidecore::finalize();
+  } else if (scenario == "request_limit") {
+    // SIDECORE_MAX_REQUESTS=1024 (ctest): with 1024 requests in flight, every start is refused with
+    // invalid_argument naming the call and the count (the C API: SC_ERR_INVALID_ARGUMENT, the same sentence), and
+    // starts nothing; once some complete, starts succeed again and the ranks still meet (a barrier, a ring).
+    sidecore::init();
+    const bool many = sidecore::size() > 1;
+    sidecore::request persistent_barrier = sidecore::barrier_init();
+    std::vector<std::uint64_t> bufs(1024);
+    std::vector<sidecore::request> rs;
+    for (std::uint64_t& b : bufs) rs.push_back(sidecore::irecv(&b, 8, sidecore::any_source, 700));
+    const std::string count = "1024 requests are in flight";
+    expect_error(errc::invalid_argument, [] { (void)sidecore::irecv(&g_buf, 8, sidecore::any_source, 700); },
+                 "irecv beyond SIDECORE_MAX_REQUESTS", {"sidecore::irecv", count, "complete some"});
+    static std::vector<char> big(1 << 16, 'x');  // by rendezvous: a send that needs a slot
+    expect_error(errc::invalid_argument, [] { (void)sidecore::isend(big.data(), 1 << 16, sidecore::rank(), 701); },
+                 "isend beyond SIDECORE_MAX_REQUESTS", {"sidecore::isend", count});
+    if (many) {
+      expect_error(errc::invalid_argument, [] { (void)sidecore::ibarrier(); }, "ibarrier beyond SIDECORE_MAX_REQUESTS",
+                   {"sidecore::ibarrier", count});
+      expect_error(errc::invalid_argument, [&] { sidecore::start(persistent_barrier); },
+                   "start of a persistent barrier beyond SIDECORE_MAX_REQUESTS", {"sidecore::start", count});
+    }
+    sc_request cr = SC_REQUEST_NULL;
+    check(sc_irecv(&g_buf, 8, -1, 700, SC_COMM_WORLD, &cr) == SC_ERR_INVALID_ARGUMENT,
+          "sc_irecv beyond SIDECORE_MAX_REQUESTS: SC_ERR_INVALID_ARGUMENT");
+    check(contains(sc_last_error(), count), std::string("sc_last_error says how many: ") + sc_last_error());
+    check(cr == SC_REQUEST_NULL, "a refused sc_irecv leaves the handle null");
+    for (std::size_t i = 0; i < 16; ++i) {
+      sidecore::cancel(rs.back());
+      check(sidecore::wait(rs.back()).error == errc::canceled, "a cancelled receive completes canceled");
+      rs.pop_back();
+    }
+    if (many) {
+      sidecore::start(persistent_barrier);
+      (void)sidecore::wait(persistent_barrier);
+      sidecore::barrier();
+    }
+    ring_once();
+    for (sidecore::request& r : rs) sidecore::cancel(r);
+    sidecore::waitall(rs);
+    sidecore::request_free(persistent_barrier);
     sidecore::finalize();
   } else if (scenario == "forget_finalize") {
     sidecore::init();

@@ -36,20 +36,25 @@ inline sidecore::progress::engine_config local_config(
   return cfg;
 }
 
-inline std::unique_ptr<sidecore::progress::engine> local_engine(
-    const std::string& provider = "shm", std::size_t eager_max = 8192,
-    sidecore::progress::idle_policy idle = sidecore::progress::idle_policy::hybrid, bool self_path = true,
-    std::size_t eager_credits = sidecore::progress::engine_config{}.eager_credits) {
+// One engine made with `cfg`, its only address its own (0).
+inline std::unique_ptr<sidecore::progress::engine> local_engine_with(const sidecore::progress::engine_config& cfg) {
   using namespace sidecore::progress;
   try {
-    auto e = engine::open(local_config(provider, eager_max, idle, self_path, eager_credits));
+    auto e = engine::open(cfg);
     const std::vector<char> me = e->endpoint_name();
     e->add_addresses(me.data(), 1, 0);
     return e;
   } catch (const transport_error& ex) {
-    ADD_FAILURE() << "cannot open a " << provider << " endpoint: " << ex.what();
+    ADD_FAILURE() << "cannot open a " << cfg.provider << " endpoint: " << ex.what();
     return nullptr;
   }
+}
+
+inline std::unique_ptr<sidecore::progress::engine> local_engine(
+    const std::string& provider = "shm", std::size_t eager_max = 8192,
+    sidecore::progress::idle_policy idle = sidecore::progress::idle_policy::hybrid, bool self_path = true,
+    std::size_t eager_credits = sidecore::progress::engine_config{}.eager_credits) {
+  return local_engine_with(local_config(provider, eager_max, idle, self_path, eager_credits));
 }
 
 // Two engines on local endpoints made with `cfg`, each with both addresses (0, 1): each other's peer, in this process.

@@ -37,6 +37,7 @@ struct coll_monitor {
 
 class coll_plan;
 class coll_instance;
+struct req;
 class mismatches;
 
 /// A communicator as the collectives see it: its id (the wire tag's), this rank and the engine address index of
@@ -140,7 +141,9 @@ class coll_executor {
   // A run retired (under the progress lock): its failure noted, its departure monitored, the instance pooled (a
   // persistent one: idle again, or deleted if its owner let go of it meanwhile).
   void retired(coll_instance& i, const char* failure, std::uint64_t handle) noexcept;
-  std::uint64_t launch(coll_instance& i, std::uint32_t owner_thread);
+  // Starts instance i on `slot`, a request slot taken before its sequence number was (a refused start leaves the
+  // communicator's sequence as it was).
+  std::uint64_t launch(coll_instance& i, std::uint32_t owner_thread, req* slot);
 
   engine& eng_;
   coll_monitor monitor_;

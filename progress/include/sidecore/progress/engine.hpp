@@ -53,6 +53,16 @@ struct engine_config {
   /// Messages to this process are matched by the engine and copied once (no provider). false: they go through
   /// the provider like any other, which lets one rank measure the provider's path (bench/run-instructions.sh).
   bool self_path = true;
+  /// The most requests in flight at once (started, not yet read by wait/test or dropped), rounded up to a
+  /// multiple of 1024, at most 4,194,304 (the default): their slots are never freed while the engine lives, so
+  /// this bounds its memory (320 bytes a request). A start beyond it throws too_many_requests.
+  std::uint32_t max_requests = 4194304;
+};
+
+/// Thrown by the calls that start a request (start_send, start_recv, coll_executor::start) when
+/// engine_config::max_requests requests are in flight; what() says how many. Nothing was started.
+struct too_many_requests : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 /// Counters of the progress loop (the progress thread's own accounting in core mode).
@@ -186,7 +196,8 @@ class engine {
   /// Largest message sent eagerly (engine_config::eager_max, lowered when the provider cannot send two iovecs).
   [[nodiscard]] std::size_t eager_max() const noexcept { return eager_max_; }
 
-  /// Starts an operation; returns its handle (never 0). Throws std::bad_alloc when the pool is exhausted.
+  /// Starts an operation; returns its handle (never 0). Throws too_many_requests when engine_config::max_requests
+  /// are in flight.
   /// With `may_inline`, a send whose header and data fit one inject and that nothing queued holds back completes
   /// at once, unless instrumentation is on: its handle is inline_handle(len) (is_inline; no slot, so a copy of it
   /// waited on again cannot be recognised as stale).

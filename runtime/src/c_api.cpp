@@ -29,7 +29,7 @@ int guarded(F&& f) noexcept {
   } catch (const sidecore::error& e) {
     return fail(e.code(), e.what());
   } catch (const std::bad_alloc&) {
-    return fail(sidecore::errc::invalid_argument, "out of memory (too many requests in flight?)");
+    return fail(sidecore::errc::invalid_argument, "sidecore ran out of memory");
   } catch (const std::exception& e) {
     t_last_error = e.what();
     return SC_ERR_INTERNAL;
@@ -50,19 +50,31 @@ void to_c(const sidecore::status& s, sc_status* out) {
   out->error = static_cast<int>(s.error);
 }
 
-// A request's error as the call's code; a transport failure's sentence becomes sc_last_error.
-int status_code(const sidecore::status& s) {
-  if (s.error == sidecore::errc::transport || s.error == sidecore::errc::invalid_argument ||
-      s.error == sidecore::errc::peer_failed)
+// A request's error as the call's code, and its sentence as sc_last_error: the engine's for a failure, one made
+// here for a truncation or a cancellation. `call` and `index` (-1: none) say which request it was.
+int status_code(const sidecore::status& s, const char* call, int index = -1) {
+  using sidecore::errc;
+  if (s.ok()) return SC_SUCCESS;
+  const std::string which =
+      std::string(call) + (index >= 0 ? ": reqs[" + std::to_string(index) + "]" : std::string()) + ": ";
+  if (s.error == errc::truncated)
+    t_last_error = which + "the receive matched a message from rank " + std::to_string(s.source) + " (tag " +
+                   std::to_string(s.tag) + ") larger than its buffer, and kept the first " + std::to_string(s.bytes) +
+                   " bytes; post a buffer as large as the largest message it may match";
+  else if (s.error == errc::canceled)
+    t_last_error = which + "the receive was cancelled (sc_cancel) before a message matched it";
+  else
     t_last_error = sidecore::detail::last_transport_error();
-  return s.ok() ? SC_SUCCESS : static_cast<int>(s.error);
+  return static_cast<int>(s.error);
 }
 
-// C handles held as sidecore::request for the duration of a call, given back as integers afterwards
-// (consumed ones become SC_REQUEST_NULL), also when the call throws.
+// C handles held as sidecore::request for the duration of a call, given back as integers afterwards (consumed ones
+// become SC_REQUEST_NULL). A call that throws leaves the caller's handles as they were: its refusals come before
+// it consumes anything.
 struct borrowed {
   sc_request* c;
   std::vector<sidecore::request> reqs;
+  int exceptions = std::uncaught_exceptions();
   borrowed(sc_request* handles, int n) : c(handles) {
     reqs.reserve(static_cast<std::size_t>(n));
     // sc_isend never makes an inline handle (isend_with_slot): one from C is made up, and must not pass for a
@@ -73,10 +85,11 @@ struct borrowed {
                                                         : handles[i]));
   }
   ~borrowed() {
+    const bool refused = std::uncaught_exceptions() > exceptions;
     for (std::size_t i = 0; i < reqs.size(); ++i) {
       const bool still = reqs[i].active() || reqs[i].persistent();  // a persistent request outlives its runs
       const std::uint64_t h = sidecore::request_access::detach(reqs[i]);
-      c[i] = still ? h : SC_REQUEST_NULL;
+      if (!refused) c[i] = still ? h : SC_REQUEST_NULL;
     }
   }
 };
@@ -320,7 +333,7 @@ int sc_recv(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_stat
   return guarded([&] {
     const sidecore::status s = sidecore::recv(buf, bytes, source, tag, comm_of(comm));
     to_c(s, status);
-    return status_code(s);
+    return status_code(s, "sc_recv");
   });
 }
 int sc_wait(sc_request* req, sc_status* status) {
@@ -329,7 +342,7 @@ int sc_wait(sc_request* req, sc_status* status) {
     borrowed b(req, 1);
     const sidecore::status s = sidecore::wait(b.reqs[0]);
     to_c(s, status);
-    return status_code(s);
+    return status_code(s, "sc_wait");
   });
 }
 int sc_test(sc_request* req, int* flag, sc_status* status) {
@@ -339,7 +352,7 @@ int sc_test(sc_request* req, int* flag, sc_status* status) {
     sidecore::status s;
     *flag = sidecore::test(b.reqs[0], &s) ? 1 : 0;
     if (*flag) to_c(s, status);
-    return *flag ? status_code(s) : 0;
+    return *flag ? status_code(s, "sc_test") : 0;
   });
 }
 int sc_waitall(int count, sc_request* reqs, sc_status* statuses) {
@@ -351,7 +364,7 @@ int sc_waitall(int count, sc_request* reqs, sc_status* statuses) {
     int rc = 0;
     for (int i = 0; i < count; ++i) {
       if (statuses) to_c(st[static_cast<std::size_t>(i)], &statuses[i]);
-      if (!rc) rc = status_code(st[static_cast<std::size_t>(i)]);
+      if (!rc) rc = status_code(st[static_cast<std::size_t>(i)], "sc_waitall", i);
     }
     return rc;
   });
@@ -365,7 +378,7 @@ int sc_waitany(int count, sc_request* reqs, int* index, sc_status* status) {
     *index = sidecore::waitany(b.reqs, &s);
     if (*index >= 0) {
       to_c(s, status);
-      return status_code(s);
+      return status_code(s, "sc_waitany", *index);
     }
     return 0;
   });

@@ -225,6 +225,24 @@ void check_statuses(std::span<request> reqs, std::span<status> statuses, const c
                                             " requests; accepted: none, or one per request");
 }
 
+// Refuses the whole array, before anything in it is waited on or freed, when one of its handles is neither empty,
+// consumed, nor a request of this process (a copy of a handle another call consumed, or a made-up value: the C
+// API's integers can be either).
+void check_handles(detail::runtime_state& s, std::span<const request> reqs, const char* what) {
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    const std::uint64_t h = reqs[i].handle();
+    if (h == 0 || h == request_access::consumed || progress::is_inline(h)) continue;
+    const bool known = detail::is_persistent(h) ? s.persistent.find(h) != nullptr : s.eng->active(h);
+    if (!known) [[unlikely]]
+      throw error(errc::invalid_request,
+                  std::string("sidecore::") + what + ": reqs[" + std::to_string(i) + "] " +
+                      (detail::is_persistent(h) ? "names no persistent request (already freed, or a value sidecore did not give)"
+                                                : "names no request in flight (already completed and consumed by an "
+                                                  "earlier wait/test, or a value sidecore did not give)") +
+                      "; no request of the array was touched");
+  }
+}
+
 // True while the request has an operation to wait for: not empty or consumed, not an inactive persistent request.
 bool has_operation(detail::runtime_state& s, const request& r) {
   if (progress::is_inline(r.handle())) return true;
@@ -245,6 +263,7 @@ bool still_pending(detail::runtime_state& s, const request& r) {
 void waitall(std::span<request> reqs, std::span<status> statuses) {
   const call_scope scope(category::wait, "sidecore::waitall");
   detail::runtime_state& s = detail::state_or_throw("waitall");
+  check_handles(s, reqs, "waitall");
   check_statuses(reqs, statuses, "waitall");
   for (std::size_t i = 0; i < reqs.size(); ++i) {
     status* out = statuses.empty() ? nullptr : &statuses[i];
@@ -267,6 +286,7 @@ void waitall(std::span<request> reqs, std::span<status> statuses) {
 int waitany(std::span<request> reqs, status* st) {
   const call_scope scope(category::wait, "sidecore::waitany");
   detail::runtime_state& s = detail::state_or_throw("waitany");
+  check_handles(s, reqs, "waitany");
   for (;;) {
     bool any_active = false;
     for (std::size_t i = 0; i < reqs.size(); ++i) {
@@ -283,6 +303,7 @@ int waitany(std::span<request> reqs, status* st) {
 bool testall(std::span<request> reqs, std::span<status> statuses) {
   const call_scope scope(category::test, "sidecore::testall");
   detail::runtime_state& s = detail::state_or_throw("testall");
+  check_handles(s, reqs, "testall");
   check_statuses(reqs, statuses, "testall");
   if (!s.eng->thread_running()) s.eng->progress();
   for (auto& r : reqs)
@@ -298,6 +319,7 @@ bool testall(std::span<request> reqs, std::span<status> statuses) {
 int testany(std::span<request> reqs, status* st) {
   const call_scope scope(category::test, "sidecore::testany");
   detail::runtime_state& s = detail::state_or_throw("testany");
+  check_handles(s, reqs, "testany");
   if (!s.eng->thread_running()) s.eng->progress();
   for (std::size_t i = 0; i < reqs.size(); ++i) {
     if (take_inline(reqs[i], st)) return static_cast<int>(i);

@@ -159,6 +159,54 @@ TEST_F(CApi, CopiedHandleWaitedTwiceAndTestWaitany) {
   EXPECT_EQ(s, static_cast<sc_request>(SC_REQUEST_NULL));
 }
 
+// A copy of a consumed handle, or a value sidecore never gave, is refused by the array calls and sc_request_free as
+// by sc_wait (SC_ERR_INVALID_REQUEST), and before any request of the array is waited on or freed.
+TEST_F(CApi, StaleHandlesAreRefusedByTheArrayCallsAndFree) {
+  std::uint64_t out = 7, in = 0, in2 = 0;
+  sc_request r = SC_REQUEST_NULL;
+  ASSERT_EQ(sc_irecv(&in, 8, left(rank, size), 2300, SC_COMM_WORLD, &r), SC_SUCCESS);
+  const sc_request stale = r;
+  ASSERT_EQ(sc_send(&out, 8, right(rank, size), 2300, SC_COMM_WORLD), SC_SUCCESS);
+  ASSERT_EQ(sc_wait(&r, nullptr), SC_SUCCESS);
+  sc_request live = SC_REQUEST_NULL;
+  ASSERT_EQ(sc_irecv(&in2, 8, left(rank, size), 2301, SC_COMM_WORLD, &live), SC_SUCCESS);
+  sc_request reqs[2] = {live, stale};
+  EXPECT_EQ(sc_waitall(2, reqs, nullptr), SC_ERR_INVALID_REQUEST);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("reqs[1]"));
+  EXPECT_EQ(reqs[0], live) << "a refused sc_waitall waited on nothing";
+  EXPECT_EQ(reqs[1], stale);
+  int index = -5;
+  EXPECT_EQ(sc_waitany(2, reqs, &index, nullptr), SC_ERR_INVALID_REQUEST);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("reqs[1]"));
+  sc_request junk = 0x5eadbeef00000042ULL;
+  EXPECT_EQ(sc_request_free(&junk), SC_ERR_INVALID_REQUEST);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("sidecore did not give"));
+  sc_request copy = stale;
+  EXPECT_EQ(sc_request_free(&copy), SC_ERR_INVALID_REQUEST);
+  EXPECT_EQ(reqs[0], live);
+  ASSERT_EQ(sc_send(&out, 8, right(rank, size), 2301, SC_COMM_WORLD), SC_SUCCESS);
+  ASSERT_EQ(sc_wait(&live, nullptr), SC_SUCCESS) << "the live request survived the refused calls";
+  EXPECT_EQ(in2, 7u);
+}
+
+// A request's own error that is not a failure of the transport still gets a sentence in sc_last_error.
+TEST_F(CApi, TruncatedAndCanceledSayWhy) {
+  std::uint64_t big[2] = {1, 2}, small = 0;
+  sc_request r = SC_REQUEST_NULL;
+  ASSERT_EQ(sc_irecv(&small, 8, left(rank, size), 2310, SC_COMM_WORLD, &r), SC_SUCCESS);
+  ASSERT_EQ(sc_send(big, 16, right(rank, size), 2310, SC_COMM_WORLD), SC_SUCCESS);
+  ASSERT_EQ(sc_wait(&r, nullptr), SC_ERR_TRUNCATED);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("sc_wait"));
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("larger than"));
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("first 8 bytes"));
+  ASSERT_EQ(sc_irecv(&small, 8, left(rank, size), 2311, SC_COMM_WORLD, &r), SC_SUCCESS);
+  ASSERT_EQ(sc_cancel(&r), SC_SUCCESS);
+  sc_request one[1] = {r};
+  ASSERT_EQ(sc_waitall(1, one, nullptr), SC_ERR_CANCELED);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("sc_waitall: reqs[0]"));
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("cancel"));
+}
+
 TEST_F(CApi, CancelGivesCanceledCode) {
   std::uint64_t in = 0;
   sc_request r = SC_REQUEST_NULL;

@@ -67,7 +67,8 @@ const char* idle_name(progress::idle_policy p) {
 double parse_seconds(std::string_view var, const std::string& raw, double lo, double hi) {
   const std::string v = trim(raw);
   const std::string accepted = "a number of seconds " + fmt_seconds(lo) + ".." + fmt_seconds(hi);
-  if (v.empty() || v.find_first_not_of("0123456789.eE+-") != std::string::npos) reject(var, raw, accepted);
+  if (v.empty() || v[0] == '-' || v.find_first_not_of("0123456789.eE+-") != std::string::npos)
+    reject(var, raw, accepted);
   char* end = nullptr;
   const double d = std::strtod(v.c_str(), &end);
   if (end != v.c_str() + v.size() || !std::isfinite(d) || d < lo || d > hi) reject(var, raw, accepted);
@@ -188,7 +189,7 @@ std::vector<setting_def> make_table() {
                  s.block_us = static_cast<std::uint32_t>(parse_unsigned("SIDECORE_BLOCK_US", v, 10, 1000000));
                },
                [](const settings& s) { return std::to_string(s.block_us); }});
-  t.push_back({"SIDECORE_PEER_TIMEOUT", "0", "a number of seconds 0..1000000",
+  t.push_back({"SIDECORE_PEER_TIMEOUT", "0", "0 (off), or a number of seconds 0.1..1000000",
                "a rank on another node from which nothing arrived for half this time, while a request of this rank "
                "waits on it, is asked whether it lives; if it still says nothing by the full time, it is declared "
                "dead and every request involving it completes with errc::peer_failed (docs/failures.md). A live "
@@ -197,9 +198,12 @@ std::vector<setting_def> make_table() {
                "a rank on another node is then found dead only by the provider's errors (a reset connection). "
                "Ranks on this node are found dead within about 20 ms of waiting on them, whatever this says. "
                "Set, it also bounds init's start-up exchange with the ranks of this node: init fails naming a rank "
-               "it cannot reach.",
+               "it cannot reach. Below 0.1 s a rank descheduled for a moment would be declared dead.",
                [](settings& s, const std::string& v) {
-                 s.peer_timeout_s = parse_seconds("SIDECORE_PEER_TIMEOUT", v, 0, 1e6);
+                 const double secs = parse_seconds("SIDECORE_PEER_TIMEOUT", v, 0, 1e6);
+                 if (secs != 0 && secs < 0.1)
+                   reject("SIDECORE_PEER_TIMEOUT", v, "0 (off), or a number of seconds 0.1..1000000");
+                 s.peer_timeout_s = secs;
                },
                [](const settings& s) { return fmt_seconds(s.peer_timeout_s); }});
   t.push_back({"SIDECORE_CALLER_PROGRESS", "on", "on, off",

@@ -3,9 +3,11 @@
 #include <omp.h>
 #include <rdma/fabric.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <sidecore/sidecore.h>
 #include <sidecore/sidecore.hpp>
@@ -43,27 +45,59 @@ extern "C" int sc_info_print(FILE* out) {
   int rc = 0;
   std::fprintf(out, "sidecore %s — dedicated-core communication progress for MPI+OpenMP\n\n", "0.1.0");
 
-  // Settings: read each variable separately so one bad value does not hide the others.
+  // Settings: read each variable separately so one bad value does not hide the others. A refused value is marked
+  // on its line (the default applies, as it would not at init, which fails) and explained on stderr, as init would.
   settings current;
   std::vector<std::string> errors;
+  std::vector<std::string> refused;
   for (const auto& d : setting_table()) {
     if (const char* v = std::getenv(d.name)) {
       try {
         d.parse(current, v);
       } catch (const sidecore::error& e) {
         errors.push_back(e.what());
-        rc = 2;
+        refused.emplace_back(d.name);
       }
     }
   }
+  try {
+    check_auto_settings(current);
+  } catch (const sidecore::error& e) {
+    errors.push_back(e.what());
+  }
+  const auto mark = [&](const char* name, const char* v) -> std::string {
+    if (!v) return "";
+    for (const std::string& r : refused)
+      if (r == name) return std::string("  (set to '") + v + "': refused, see stderr)";
+    return "  (set)";
+  };
   std::fprintf(out, "Settings (environment variables):\n");
   for (const auto& d : setting_table()) {
     const char* v = std::getenv(d.name);
     std::fprintf(out, "  %-24s default: %-8s current: %s%s\n", d.name, d.default_text, d.print(current).c_str(),
-                 v ? "  (set)" : "");
+                 mark(d.name, v).c_str());
     std::fprintf(out, "      accepted: %s\n      %s\n", d.accepted, d.help);
   }
-  for (const auto& e : errors) std::fprintf(out, "  error: %s\n", e.c_str());
+  // The profiler library's own setting (its other ones are the runtime's, above); it judges it with these words.
+  const char* pmpi = std::getenv(pmpi_progress_var);
+  const bool pmpi_ok = !pmpi || std::string(pmpi) == "sidecore" || std::string(pmpi) == "mpich";
+  if (!pmpi_ok) {
+    errors.push_back(std::string(pmpi_progress_var) + "='" + pmpi + "' is not accepted; accepted: sidecore, mpich");
+    refused.emplace_back(pmpi_progress_var);
+  }
+  std::fprintf(out, "Read by libsidecore-pmpi.so only (with SIDECORE_PROGRESS, SIDECORE_PROGRESS_CORE, "
+                    "SIDECORE_VERBOSE):\n");
+  std::fprintf(out, "  %-24s default: %-8s current: %s%s\n", pmpi_progress_var, "sidecore",
+               pmpi && pmpi_ok ? pmpi : "sidecore", mark(pmpi_progress_var, pmpi).c_str());
+  std::fprintf(out, "      accepted: sidecore, mpich\n      The engine that progresses MPI on the reserved core in "
+                    "SIDECORE_PROGRESS=core: sidecore's thread calling MPI, or MPICH's own asynchronous progress "
+                    "thread pinned there (docs/pmpi.md).\n");
+  std::fflush(out);
+  for (const std::string& name : unknown_variables())
+    std::fprintf(stderr, "sidecore info: warning: unknown variable %s is ignored (the list above has the known "
+                         "ones)\n", name.c_str());
+  for (const auto& e : errors) std::fprintf(stderr, "sidecore info: error: %s\n", e.c_str());
+  if (!errors.empty()) rc = 2;
 
   std::fprintf(out, "\nTopology (hwloc %s):\n", HWLOC_VERSION);
   try {

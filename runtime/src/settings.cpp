@@ -506,17 +506,26 @@ settings read_settings() {
     }
   }
   // Unknown SIDECORE_* variables: most likely a typo; say so rather than ignore it.
+  for (const std::string& name : unknown_variables())
+    std::fprintf(stderr, "sidecore: warning: unknown variable %s is ignored (`sidecore info` lists the known ones)\n",
+                 name.c_str());
+  check_auto_settings(s);
+  return s;
+}
+
+std::vector<std::string> unknown_variables() {
+  std::vector<std::string> unknown;
   for (char** e = environ; e && *e; ++e) {
     if (std::strncmp(*e, "SIDECORE_", 9) != 0) continue;
     const std::string entry(*e);
     const std::string name = entry.substr(0, entry.find('='));
-    // Not a setting: libsidecore-pmpi.so hands a narrowed CPU mask down with it (instrument/pmpi/core_setup.cpp).
-    bool known = name == "SIDECORE_PMPI_FENCE";
+    // SIDECORE_PMPI_FENCE is no setting: libsidecore-pmpi.so hands a narrowed CPU mask down with it
+    // (instrument/pmpi/core_setup.cpp).
+    bool known = name == "SIDECORE_PMPI_FENCE" || name == pmpi_progress_var;
     for (const auto& d : setting_table()) known |= name == d.name;
-    if (!known) std::fprintf(stderr, "sidecore: warning: unknown variable %s is ignored (`sidecore info` lists the known ones)\n", name.c_str());
+    if (!known) unknown.push_back(name);
   }
-  check_auto_settings(s);
-  return s;
+  return unknown;
 }
 
 

@@ -93,6 +93,12 @@ struct setting_def {
 /// that are not in the table (a typo would otherwise be silently ignored).
 [[nodiscard]] settings read_settings();
 
+/// The SIDECORE_* variables of the environment that no part of sidecore reads (most likely typos), by name.
+[[nodiscard]] std::vector<std::string> unknown_variables();
+
+/// The setting only libsidecore-pmpi.so reads (docs/pmpi.md), which `sidecore info` lists after the table.
+inline constexpr const char* pmpi_progress_var = "SIDECORE_PMPI_PROGRESS";
+
 /// "off", "core", "auto".
 [[nodiscard]] const char* mode_name(progress_mode m) noexcept;
 

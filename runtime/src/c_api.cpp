@@ -75,14 +75,18 @@ struct borrowed {
   sc_request* c;
   std::vector<sidecore::request> reqs;
   int exceptions = std::uncaught_exceptions();
-  borrowed(sc_request* handles, int n) : c(handles) {
-    reqs.reserve(static_cast<std::size_t>(n));
+  // `call` names the C function in the refusal of a handle sidecore cannot have given.
+  borrowed(sc_request* handles, int n, const char* call) : c(handles) {
     // sc_isend never makes an inline handle (isend_with_slot): one from C is made up, and must not pass for a
-    // completed send. Held as a consumed handle, it gets the error any other stale handle gets.
+    // completed send. Refused before any handle is held, so that none is orphaned by the unwinding.
     for (int i = 0; i < n; ++i)
-      reqs.push_back(sidecore::request_access::make(sidecore::progress::is_inline(handles[i])
-                                                        ? sidecore::request_access::consumed
-                                                        : handles[i]));
+      if (sidecore::progress::is_inline(handles[i]))
+        throw sidecore::error(sidecore::errc::invalid_request,
+                              std::string(call) + ": " + (n > 1 ? "reqs[" + std::to_string(i) + "]" : "the handle") +
+                                  " names no request: it is a value sidecore did not give (its handles never have "
+                                  "bit 63 set)");
+    reqs.reserve(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) reqs.push_back(sidecore::request_access::make(handles[i]));
   }
   ~borrowed() {
     const bool refused = std::uncaught_exceptions() > exceptions;
@@ -154,8 +158,8 @@ user_op_table& user_ops() {
 
 // What the collective entry takes, from the C arguments (the entry checks them; the C layer only converts).
 thread_local sidecore::reduction t_reduction(sidecore::op::sum);
-// A dtype or built-in op outside the byte the C++ enums hold, as the caller gave it (coll_c reports it): narrowed, it
-// would be reported as another value.
+// A dtype or built-in op that is no sc_dtype or sc_op, as the caller gave it: coll_c reports it in the C API's names
+// (narrowed into the C++ enums, it would be reported in theirs, or as another value).
 thread_local long long t_wide_dtype = -1, t_wide_op = -1;
 thread_local bool t_dtype_wide = false, t_op_wide = false;
 thread_local int t_unknown_op = -1;  // an op id at or above first_user_op that names no operator (coll_c reports it)
@@ -173,7 +177,7 @@ coll_args move_args(K k, sidecore::detail::coll_form f, const void* send, void* 
   a.send = send;
   a.recv = recv;
   a.count = count;
-  t_dtype_wide = static_cast<unsigned>(dtype) > 255U;
+  t_dtype_wide = dtype < SC_BYTE || dtype > SC_DOUBLE;
   t_wide_dtype = dtype;
   a.type = static_cast<sidecore::dtype>(t_dtype_wide ? 255U : static_cast<unsigned>(dtype));
   a.root = root;
@@ -183,7 +187,7 @@ coll_args reduce_args(K k, sidecore::detail::coll_form f, const void* send, void
                       int op, int root) {
   coll_args a = move_args(k, f, send, recv, count, dtype, root);
   t_unknown_op = -1;
-  t_op_wide = op < first_user_op && static_cast<unsigned>(op) > 255U;
+  t_op_wide = op < first_user_op && (op < 0 || op > SC_MAXLOC);
   t_wide_op = op;
   if (op >= first_user_op) {
     if (!user_ops().find(op, t_reduction)) t_unknown_op = op;
@@ -214,7 +218,8 @@ int coll_c(const coll_args& in, sc_comm comm, sc_request* req) {
     if (in.kind != K::barrier && t_dtype_wide)
       throw sidecore::error(sidecore::errc::invalid_argument,
                             std::string(name) + ": dtype " + std::to_string(t_wide_dtype) + " is not an sc_dtype; "
-                            "accepted: SC_BYTE (0) .. SC_DOUBLE (" + std::to_string(SC_DOUBLE) + ")");
+                            "accepted: SC_BYTE (0), SC_INT32, SC_INT64, SC_UINT64, SC_FLOAT, SC_DOUBLE (" +
+                            std::to_string(SC_DOUBLE) + ")");
     if (in.red && t_op_wide)
       throw sidecore::error(sidecore::errc::invalid_argument,
                             std::string(name) + ": op " + std::to_string(t_wide_op) + " is neither a built-in "
@@ -339,7 +344,7 @@ int sc_recv(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_stat
 int sc_wait(sc_request* req, sc_status* status) {
   return guarded([&] {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_wait: req is NULL");
-    borrowed b(req, 1);
+    borrowed b(req, 1, "sc_wait");
     const sidecore::status s = sidecore::wait(b.reqs[0]);
     to_c(s, status);
     return status_code(s, "sc_wait");
@@ -348,7 +353,7 @@ int sc_wait(sc_request* req, sc_status* status) {
 int sc_test(sc_request* req, int* flag, sc_status* status) {
   return guarded([&] {
     if (!req || !flag) throw sidecore::error(sidecore::errc::invalid_argument, "sc_test: req or flag is NULL");
-    borrowed b(req, 1);
+    borrowed b(req, 1, "sc_test");
     sidecore::status s;
     *flag = sidecore::test(b.reqs[0], &s) ? 1 : 0;
     if (*flag) to_c(s, status);
@@ -358,7 +363,7 @@ int sc_test(sc_request* req, int* flag, sc_status* status) {
 int sc_waitall(int count, sc_request* reqs, sc_status* statuses) {
   return guarded([&] {
     check_count(count, reqs, "sc_waitall");
-    borrowed b(reqs, count);
+    borrowed b(reqs, count, "sc_waitall");
     std::vector<sidecore::status> st(static_cast<std::size_t>(count));
     sidecore::waitall(b.reqs, st);
     int rc = 0;
@@ -373,7 +378,7 @@ int sc_waitany(int count, sc_request* reqs, int* index, sc_status* status) {
   return guarded([&] {
     check_count(count, reqs, "sc_waitany");
     if (!index) throw sidecore::error(sidecore::errc::invalid_argument, "sc_waitany: index is NULL");
-    borrowed b(reqs, count);
+    borrowed b(reqs, count, "sc_waitany");
     sidecore::status s;
     *index = sidecore::waitany(b.reqs, &s);
     if (*index >= 0) {
@@ -386,7 +391,7 @@ int sc_waitany(int count, sc_request* reqs, int* index, sc_status* status) {
 int sc_cancel(sc_request* req) {
   return guarded([&] {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_cancel: req is NULL");
-    borrowed b(req, 1);
+    borrowed b(req, 1, "sc_cancel");
     sidecore::cancel(b.reqs[0]);
     return 0;
   });
@@ -411,7 +416,7 @@ int sc_recv_init(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc
 int sc_start(sc_request* req) {
   return guarded([&] {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_start: req is NULL");
-    borrowed b(req, 1);
+    borrowed b(req, 1, "sc_start");
     sidecore::start(b.reqs[0]);
     return 0;
   });
@@ -419,7 +424,7 @@ int sc_start(sc_request* req) {
 int sc_startall(int count, sc_request* reqs) {
   return guarded([&] {
     check_count(count, reqs, "sc_startall");
-    borrowed b(reqs, count);
+    borrowed b(reqs, count, "sc_startall");
     sidecore::startall(b.reqs);
     return 0;
   });
@@ -427,7 +432,7 @@ int sc_startall(int count, sc_request* reqs) {
 int sc_request_free(sc_request* req) {
   return guarded([&] {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_request_free: req is NULL");
-    borrowed b(req, 1);
+    borrowed b(req, 1, "sc_request_free");
     sidecore::request_free(b.reqs[0]);
     return 0;
   });

@@ -73,6 +73,7 @@ TEST_F(CApi, BadArgumentsGiveCodesAndMessages) {
   // A made-up handle is not a request.
   sc_request junk = 0xdeadbeef00000042ULL;  // bit 63 set: what an inline send handle looks like in C++
   EXPECT_EQ(sc_wait(&junk, nullptr), SC_ERR_INVALID_REQUEST);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("sc_wait: the handle names no request: it is a value sidecore"));
   junk = 0x5eadbeef00000042ULL;
   EXPECT_EQ(sc_wait(&junk, nullptr), SC_ERR_INVALID_REQUEST);
   sc_request reqs[2] = {SC_REQUEST_NULL, SC_REQUEST_NULL};
@@ -88,6 +89,11 @@ TEST_F(CApi, BadArgumentsGiveCodesAndMessages) {
   EXPECT_THAT(std::string(sc_last_error()), HasSubstr("dtype 258 is not an sc_dtype"));
   EXPECT_EQ(sc_bcast(d, 2, -1, 0, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
   EXPECT_THAT(std::string(sc_last_error()), HasSubstr("dtype -1 is not an sc_dtype"));
+  // Inside the byte but no sc_dtype or sc_op: the same words (not the C++ API's names).
+  EXPECT_EQ(sc_bcast(d, 2, 77, 0, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("dtype 77 is not an sc_dtype; accepted: SC_BYTE (0), SC_INT32"));
+  EXPECT_EQ(sc_allreduce(d, e, 2, SC_DOUBLE, 50, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("op 50 is neither a built-in sc_op"));
   EXPECT_EQ(sc_allreduce(d, e, 2, SC_DOUBLE, -1, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
   EXPECT_THAT(std::string(sc_last_error()), HasSubstr("op -1 is neither"));
   // A refusal before the C++ API sets the message too (it kept the previous call's).

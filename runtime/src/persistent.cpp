@@ -137,12 +137,14 @@ void start(request& r) {
                                        "with wait or test before starting it again");
   switch (op->w) {
     case detail::persistent_op::what::send: {
-      request x = detail::isend_with_slot(op->buf, op->bytes, op->peer, op->tag, comm_access::make(op->comm_id));
+      request x = detail::isend_with_slot(op->buf, op->bytes, op->peer, op->tag, comm_access::make(op->comm_id),
+                                          "sidecore::start");
       op->running = request_access::detach(x);
       break;
     }
     case detail::persistent_op::what::recv: {
-      request x = irecv(op->buf, op->bytes, op->peer, op->tag, comm_access::make(op->comm_id));
+      request x = detail::irecv_as(op->buf, op->bytes, op->peer, op->tag, comm_access::make(op->comm_id),
+                                   "sidecore::start");
       op->running = request_access::detach(x);
       break;
     }

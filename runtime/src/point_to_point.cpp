@@ -78,8 +78,9 @@ inline void check_tag(int t, bool allow_any, const char* what) {
 
 // may_inline: a small send may complete inside the call with a handle that has no slot (progress::is_inline);
 // the C API, whose handles are integers that can be copied, asks for a slot so that a copy waited on twice is
-// still recognised.
-request isend_impl(const void* buf, std::int64_t bytes, int dest, int t, const comm& c, bool may_inline) {
+// still recognised. `call`: the public call that starts it, named when the request limit refuses it.
+request isend_impl(const void* buf, std::int64_t bytes, int dest, int t, const comm& c, bool may_inline,
+                   const char* call) {
   const call_scope scope(category::init, "sidecore::isend");
   detail::comm_entry& e = detail::comm_or_throw(c, "isend");
   detail::runtime_state& s = *g_state;
@@ -88,7 +89,7 @@ request isend_impl(const void* buf, std::int64_t bytes, int dest, int t, const c
   check_tag(t, false, "isend");
   check_size(s, bytes, "isend");
   const int world_dest = e.to_world[static_cast<std::size_t>(dest)];
-  request r = request_access::make(detail::start_request("sidecore::isend", [&] {
+  request r = request_access::make(detail::start_request(call, [&] {
     return s.eng->start_send(buf, static_cast<std::size_t>(bytes), world_dest, tag::make(tag::kind::p2p, c.id(), t),
                              dest, e.rank, instrument::current_thread_id(), may_inline);
   }));
@@ -99,14 +100,19 @@ request isend_impl(const void* buf, std::int64_t bytes, int dest, int t, const c
 }  // namespace
 
 request isend(const void* buf, std::int64_t bytes, int dest, int t, const comm& c) {
-  return isend_impl(buf, bytes, dest, t, c, true);
+  return isend_impl(buf, bytes, dest, t, c, true, "sidecore::isend");
 }
 
-request detail::isend_with_slot(const void* buf, std::int64_t bytes, int dest, int t, const comm& c) {
-  return isend_impl(buf, bytes, dest, t, c, false);
+request detail::isend_with_slot(const void* buf, std::int64_t bytes, int dest, int t, const comm& c,
+                                const char* call) {
+  return isend_impl(buf, bytes, dest, t, c, false, call);
 }
 
 request irecv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
+  return detail::irecv_as(buf, bytes, source, t, c, "sidecore::irecv");
+}
+
+request detail::irecv_as(void* buf, std::int64_t bytes, int source, int t, const comm& c, const char* call) {
   const call_scope scope(category::init, "sidecore::irecv");
   detail::comm_entry& e = detail::comm_or_throw(c, "irecv");
   detail::runtime_state& s = *g_state;
@@ -117,7 +123,7 @@ request irecv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
   const std::uint64_t ignore = t == any_tag ? tag::ignore_user() : 0;
   const std::uint64_t match = tag::make(tag::kind::p2p, c.id(), t == any_tag ? 0 : t);
   const int world_source = source == any_source ? -1 : e.to_world[static_cast<std::size_t>(source)];
-  request r = request_access::make(detail::start_request("sidecore::irecv", [&] {
+  request r = request_access::make(detail::start_request(call, [&] {
     return s.eng->start_recv(buf, static_cast<std::size_t>(bytes), match, ignore, source, world_source,
                              instrument::current_thread_id());
   }));
@@ -127,7 +133,7 @@ request irecv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
 
 void send(const void* buf, std::int64_t bytes, int dest, int t, const comm& c) {
   const call_scope scope(category::blocking, "sidecore::send");
-  request r = isend(buf, bytes, dest, t, c);
+  request r = isend_impl(buf, bytes, dest, t, c, true, "sidecore::send");
   const status st = wait(r);
   if (st.error == errc::transport)
     throw error(errc::transport, "sidecore::send to rank " + std::to_string(dest) +
@@ -139,7 +145,7 @@ void send(const void* buf, std::int64_t bytes, int dest, int t, const comm& c) {
 
 status recv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
   const call_scope scope(category::blocking, "sidecore::recv");
-  request r = irecv(buf, bytes, source, t, c);
+  request r = detail::irecv_as(buf, bytes, source, t, c, "sidecore::recv");
   return wait(r);
 }
 

@@ -136,7 +136,11 @@ const std::string& last_transport_error() noexcept;
 
 /// isend, always with a request slot (never progress::is_inline): for the C API, whose integer handles can be
 /// copied, so that a copy waited on after the original is recognised as consumed, and for persistent sends.
-request isend_with_slot(const void* buf, std::int64_t bytes, int dest, int t, const comm& c);
+/// `call` is named when the request limit refuses the start (the user's call: sidecore::start for a persistent one).
+request isend_with_slot(const void* buf, std::int64_t bytes, int dest, int t, const comm& c,
+                        const char* call = "sidecore::isend");
+/// irecv, naming `call` when the request limit refuses the start (sidecore::recv, sidecore::start).
+request irecv_as(void* buf, std::int64_t bytes, int source, int t, const comm& c, const char* call);
 
 /// The sentence of this thread's last request that completed with an error that has one (transport; a collective's
 /// invalid_argument): what send(), the blocking collectives and the C API's sc_last_error report.

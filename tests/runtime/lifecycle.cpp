@@ -262,6 +262,7 @@ int run(const std::string& scenario) {
     sidecore::init();
     const bool many = sidecore::size() > 1;
     sidecore::request persistent_barrier = sidecore::barrier_init();
+    sidecore::request persistent_recv = sidecore::recv_init(&g_buf, 8, sidecore::any_source, 702);
     std::vector<std::uint64_t> bufs(1024);
     std::vector<sidecore::request> rs;
     for (std::uint64_t& b : bufs) rs.push_back(sidecore::irecv(&b, 8, sidecore::any_source, 700));
@@ -277,6 +278,10 @@ int run(const std::string& scenario) {
       expect_error(errc::invalid_argument, [&] { sidecore::start(persistent_barrier); },
                    "start of a persistent barrier beyond SIDECORE_MAX_REQUESTS", {"sidecore::start", count});
     }
+    expect_error(errc::invalid_argument, [&] { sidecore::start(persistent_recv); },
+                 "start of a persistent receive beyond SIDECORE_MAX_REQUESTS", {"sidecore::start", count});
+    expect_error(errc::invalid_argument, [] { (void)sidecore::recv(&g_buf, 8, sidecore::any_source, 700); },
+                 "recv beyond SIDECORE_MAX_REQUESTS", {"sidecore::recv", count});
     sc_request cr = SC_REQUEST_NULL;
     check(sc_irecv(&g_buf, 8, -1, 700, SC_COMM_WORLD, &cr) == SC_ERR_INVALID_ARGUMENT,
           "sc_irecv beyond SIDECORE_MAX_REQUESTS: SC_ERR_INVALID_ARGUMENT");
@@ -296,6 +301,7 @@ int run(const std::string& scenario) {
     for (sidecore::request& r : rs) sidecore::cancel(r);
     sidecore::waitall(rs);
     sidecore::request_free(persistent_barrier);
+    sidecore::request_free(persistent_recv);
     sidecore::finalize();
   } else if (scenario == "forget_finalize") {
     sidecore::init();

@@ -61,6 +61,13 @@ struct coll_pair {
       o.why[r] = e[r]->wait(h[r], o.c[r]) ? x[r]->describe(h[r], o.c[r]) : "(no result)";
     return o;
   }
+  // Progresses both runs to their end and checks that both succeeded.
+  void expect_both_ok(std::uint64_t h0, std::uint64_t h1) {
+    ASSERT_TRUE(finish(h0, h1));
+    const outcome o = results(h0, h1);
+    EXPECT_EQ(o.c[0].result, req_result::ok) << o.why[0];
+    EXPECT_EQ(o.c[1].result, req_result::ok) << o.why[1];
+  }
   bool slots_back() {
     return sctest::progress_until(*e[0], [&] {
       e[1]->progress();

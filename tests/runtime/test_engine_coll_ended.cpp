@@ -86,10 +86,7 @@ TEST_P(EndedRun, ManyInARowAccumulateNothingAndTheNextCollectiveIsRight) {
   std::vector<double> in0(s.count, 1.0), out0(s.count, 0.0), in1(s.count, 2.0), out1(s.count, 0.0);
   const std::uint64_t h0 = p.x[0]->start(p.c[0], p.c[0]->plan(s, coll::algorithm::automatic), {in0.data(), out0.data(), {}}, 0);
   const std::uint64_t h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s, coll::algorithm::automatic), {in1.data(), out1.data(), {}}, 0);
-  ASSERT_TRUE(p.finish(h0, h1));
-  const coll_pair::outcome o = p.results(h0, h1);
-  EXPECT_EQ(o.c[0].result, req_result::ok) << o.why[0];
-  EXPECT_EQ(o.c[1].result, req_result::ok) << o.why[1];
+  ASSERT_NO_FATAL_FAILURE(p.expect_both_ok(h0, h1));
   EXPECT_EQ(out0, std::vector<double>(s.count, 3.0));
   EXPECT_EQ(out1, std::vector<double>(s.count, 3.0));
 }
@@ -112,10 +109,7 @@ TEST(EndedRunOfAFreedCommunicator, DoesNotRefuseTheMessagesOfTheNextCommunicator
     p.e[0]->progress();
   }
   const std::uint64_t h0 = p.x[0]->start(p.c[0], p.c[0]->plan(s, coll::algorithm::automatic), {in0.data(), out0.data(), {}}, 0);
-  ASSERT_TRUE(p.finish(h0, h1));
-  const coll_pair::outcome o = p.results(h0, h1);
-  EXPECT_EQ(o.c[0].result, req_result::ok) << o.why[0];
-  EXPECT_EQ(o.c[1].result, req_result::ok) << o.why[1];
+  ASSERT_NO_FATAL_FAILURE(p.expect_both_ok(h0, h1));
   EXPECT_EQ(out0, std::vector<double>(16, 3.0));
   EXPECT_EQ(out1, std::vector<double>(16, 3.0));
 }

@@ -79,10 +79,7 @@ TEST(EngineRequestLimit, ARefusedCollectiveLeavesItsCommunicatorAsItWas) {
       p.x[1]->start(p.c[1], p.c[1]->plan(allreduce_of(4), coll::algorithm::automatic), {in1.data(), out1.data(), {}}, 0);
   ASSERT_NO_FATAL_FAILURE(free_some(*p.e[0], hs, 16));
   const std::uint64_t h0 = p.x[0]->start(p.c[0], plan0, {in0.data(), out0.data(), {}}, 0);
-  ASSERT_TRUE(p.finish(h0, h1));
-  const coll_pair::outcome o = p.results(h0, h1);
-  EXPECT_EQ(o.c[0].result, req_result::ok) << o.why[0];
-  EXPECT_EQ(o.c[1].result, req_result::ok) << o.why[1];
+  ASSERT_NO_FATAL_FAILURE(p.expect_both_ok(h0, h1));
   EXPECT_EQ(out0, std::vector<double>(4, 3.0));
   EXPECT_EQ(out1, std::vector<double>(4, 3.0));
   ASSERT_NO_FATAL_FAILURE(free_some(*p.e[0], hs, hs.size()));

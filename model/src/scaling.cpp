@@ -3,7 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <sstream>
 
@@ -54,6 +54,41 @@ scaling_model scaling_model::read_table_file(const std::string& path) {
   return parse_table(read_input_file(path, max_table_bytes, "scaling table"), path);
 }
 
+namespace {
+
+constexpr long max_table_threads = 1L << 20;
+constexpr double min_table_seconds = 1e-9;
+
+// `text` read as a decimal number (digits, an optional fraction, an optional exponent: 12, 0.5, .5, 3., 8e1), or
+// NaN for any other form.
+double decimal_number(const std::string& text) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const std::size_t from = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    return i - from;
+  };
+  std::size_t mantissa = digits();
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    mantissa += digits();
+  }
+  if (mantissa == 0) return std::nan("");
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (digits() == 0) return std::nan("");
+  }
+  if (i != text.size()) return std::nan("");
+  double v = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  // Out of range (1e400, 1e-400): outside the accepted range either way.
+  if (ec == std::errc::result_out_of_range) return std::nan("");
+  return ec == std::errc() && p == text.data() + text.size() ? v : std::nan("");
+}
+
+}  // namespace
+
 scaling_model scaling_model::parse_table(std::string_view text, const std::string& path) {
   std::istringstream in{std::string(text)};
   std::vector<scaling_point> points;
@@ -71,20 +106,28 @@ scaling_model scaling_model::parse_table(std::string_view text, const std::strin
     const std::string where = fmt::format("line {}", lineno);
     if (!(ls >> b) || (ls >> extra))
       throw input_error(path, where, "expected two columns: threads t_comp_s");
-    const bool wordy = std::any_of(a.begin(), a.end(), [](unsigned char ch) { return std::isalpha(ch) && ch != 'e'; });
-    if (wordy && points.empty() && !header_seen) {
+    // A header names its columns ("threads,t_comp_s"); a first word starting with a digit is data ("0x4").
+    if (std::isalpha(static_cast<unsigned char>(a.front())) && points.empty() && !header_seen) {
       header_seen = true;
       continue;
     }
-    char* end = nullptr;
-    errno = 0;
-    const long threads = std::strtol(a.c_str(), &end, 10);
-    if (*end != '\0' || errno != 0 || threads < 1 || threads > 1 << 20)
-      throw input_error(path, where, fmt::format("thread count \"{}\" is not an integer >= 1", a));
-    const double t = std::strtod(b.c_str(), &end);
-    if (*end != '\0' || !std::isfinite(t) || t <= 0 || t > max_input_seconds)
-      throw input_error(path, where,
-                        fmt::format("time \"{}\" is not a positive number of seconds of at most {:g}", b, max_input_seconds));
+    // Only decimal digits: strtol would take "+4", and a value past 2^20 would be named as a wrong form.
+    const bool digits = a.find_first_not_of("0123456789") == std::string::npos;
+    long threads = 0;
+    if (digits) {
+      const auto [p, ec] = std::from_chars(a.data(), a.data() + a.size(), threads);
+      if (ec != std::errc() || p != a.data() + a.size()) threads = 0;
+    }
+    if (threads < 1 || threads > max_table_threads)
+      throw input_error(path, where, fmt::format("thread count '{}' is not accepted; accepted: an integer in [1 - {}] "
+                                                 "(decimal digits)", a, max_table_threads));
+    // A decimal number: strtod would also take hex ("0x10" s is 16 s), "inf", "+5"; and a time below a nanosecond
+    // (a denormal such as 1e-310 among them) is no measured computation, and its logarithm and ratios in the
+    // interpolation lose their precision.
+    const double t = decimal_number(b);
+    if (!(t >= min_table_seconds && t <= max_input_seconds))
+      throw input_error(path, where, fmt::format("time '{}' is not accepted; accepted: a decimal number of seconds in "
+                                                 "[{:g}, {:g}]", b, min_table_seconds, max_input_seconds));
     points.push_back({static_cast<int>(threads), t});
   }
   return from_table(std::move(points), path);

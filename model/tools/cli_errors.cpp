@@ -44,6 +44,8 @@ std::string accepted_of(const std::string& type_name) {
 
 }  // namespace
 
+std::string accepted_by(const CLI::Option& o) { return accepted_of(o.get_type_name()); }
+
 std::string cli_failure_message(const CLI::App* app, const CLI::Error& e) {
   std::string command = app->get_name();
   const std::vector<CLI::App*> subs = app->get_subcommands();
@@ -78,7 +80,7 @@ std::string cli_failure_message(const CLI::App* app, const CLI::Error& e) {
     for (const CLI::App* s : subs)
       if (opt == nullptr) opt = s->get_option_no_throw(name);
     if (opt == nullptr) opt = app->get_option_no_throw(name);
-    if (opt != nullptr) accepted = accepted_of(opt->get_type_name());
+    if (opt != nullptr) accepted = accepted_by(*opt);
   }
   if (!accepted.empty()) what = name + ": '" + value + "' is not accepted; accepted: " + accepted;
   return command + ": error: " + what + "\nRun with --help for more information.\n";

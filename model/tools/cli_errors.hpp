@@ -14,4 +14,7 @@ namespace sidecore::tools {
 /// CLI11 threw. Returns the lines to print on stderr, ending with a newline.
 [[nodiscard]] std::string cli_failure_message(const CLI::App* app, const CLI::Error& e);
 
+/// What option `o` accepts, in words, from its type and its range: "an integer in [1 - 4096]", "a number".
+[[nodiscard]] std::string accepted_by(const CLI::Option& o);
+
 }  // namespace sidecore::tools

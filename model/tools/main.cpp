@@ -1,6 +1,10 @@
 // The `sidecore` command: predict, report, info, simulate, loggp, whatif, study.
-// Exit codes: 0 success, 2 usage or input error (message on stderr), 1 internal error.
+// Exit codes: 0 success, 2 usage or input error or results that could not be written (message on stderr), 1 internal
+// error.
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -62,11 +66,15 @@ void add_model_options(CLI::App* app, model_args& a) {
   app->add_option("--delta", a.delta, "power-law exponent for --scaling delta: t_comp proportional to N^-delta, in [-1, 2]");
   app->add_option("--scaling-table", a.scaling_table,
                   "measured t_comp per thread count for --scaling table (lines \"threads seconds\")");
-  app->add_option("--noise", a.noise_pct, "noise band in percent: |speedup - 1| below it is \"within noise\" (default 2)");
-  app->add_option("--max-cores", a.max_cores, "largest N_core the what-if searches (default 1024)");
+  app->add_option("--noise", a.noise_pct,
+                  "noise band in percent, in [0, 100): |speedup - 1| below it is \"within noise\" (default 2)");
+  app->add_option("--max-cores", a.max_cores,
+                  fmt::format("largest N_core the what-if searches, an integer in [2 - {}] (default 1024)",
+                              max_cores_searched));
   app->add_option("--trace", a.trace.traces,
                   "the calibration run's SIDECORE_TRACE files (one per rank): show the simulated t_dedicated "
-                  "(sidecore whatif) beside the analytical one and why they differ");
+                  "(sidecore whatif) beside the analytical one and why they differ; the replay's cores are --cores "
+                  "when given, else the traces' OpenMP threads");
   app->add_option("--loggp", a.trace.loggp_file, "with --trace: LogGP parameter file for the replay");
 }
 
@@ -87,12 +95,19 @@ void add_trace_notes(analysis& an, const model_args& a) {
   std::string run;  // the calibration's id: the first profile that records one (make_job_input checked they agree)
   for (const auto& p : an.calibration)
     if (run.empty()) run = p.run;
-  for (std::string& n : sidecore::tools::compare_with_model(a.trace, an.job.t_noprogress_s, an.job.t_dedicated_s, run))
+  // The replay's N (the dedicated core leaves N-1 to the computation) is the model's: --cores when given, so that
+  // both t_dedicated are of one core count (and a 1-thread trace, which has no N-1, can be replayed).
+  sidecore::tools::whatif_args replay = a.trace;
+  if (a.cores) replay.cores = *a.cores;
+  for (std::string& n : sidecore::tools::compare_with_model(replay, an.job.t_noprogress_s, an.job.t_dedicated_s, run))
     an.notes.push_back(std::move(n));
 }
 
 // Turns the arguments into analysis options; every inconsistency is an input_error naming the option.
 analysis_options make_options(const model_args& a) {
+  if (!a.trace.loggp_file.empty() && a.trace.traces.empty())
+    throw input_error::refused("--loggp", a.trace.loggp_file,
+                               "--loggp together with --trace (the replay whose LogGP parameters it gives)");
   analysis_options o;
   o.model.alpha = a.alpha;
   o.model.noise = a.noise_pct / 100.0;
@@ -137,6 +152,27 @@ job_input load_input(const model_args& a) {
   return load_profiles(a.profiles, a.cores);
 }
 
+// "sidecore" and the subcommand given, as the messages name the command.
+std::string command_name(const CLI::App& app) {
+  std::string command = "sidecore";
+  for (const CLI::App* sub : app.get_subcommands()) command += " " + sub->get_name();
+  return command;
+}
+
+// `rc` unless what the command printed on standard output did not all reach it (a full disk, a closed or failing
+// file): a failed write only sets the stream's state, so without this check the command would end with status 0
+// as if its results had been delivered. Then says so on stderr and returns 2 (or `rc` when already non-zero).
+int output_written(int rc, const std::string& command) {
+  errno = 0;
+  std::cout.flush();
+  const int flush_errno = errno;
+  if (std::cout && std::fflush(stdout) == 0 && !std::ferror(stdout)) return rc;
+  const int err = flush_errno != 0 ? flush_errno : errno;
+  std::cerr << command << ": error: standard output: the results could not be written"
+            << (err != 0 ? fmt::format(" ({})", std::strerror(err)) : std::string()) << "\n";
+  return rc == 0 ? 2 : rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -172,57 +208,54 @@ int main(int argc, char** argv) {
   sidecore::tools::study_args sta;
   CLI::App* study = sidecore::tools::add_study(app, sta);
 
-  for (CLI::App* sub : {predict, report, simulate, loggp, whatif, study}) sidecore::tools::refuse_empty_values(sub);
+  for (CLI::App* sub : {predict, report, simulate, loggp, whatif, study}) sidecore::tools::check_option_values(sub);
   try {
     // CLI11 takes the arguments in reverse order.
     std::vector<std::string> args = sidecore::tools::study_argv(argc, argv);
     std::reverse(args.begin(), args.end());
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    const int code = app.exit(e);  // --help prints on standard output, and its status is 0
+    return code == 0 ? output_written(0, command_name(app)) : 2;
   }
-
-  try {
-    if (*info) return sidecore::tools::run_info();
-    if (*simulate) return sidecore::tools::run_simulate(sa);
-    if (*loggp) return sidecore::tools::run_loggp(la);
-    if (*whatif) return sidecore::tools::run_whatif(wa);
-    if (*study) return sidecore::tools::run_study(sta);
-    if (*predict) {
-      sidecore::tools::check_outputs(model_inputs(pa), {{"--plot", plot}});
-      const analysis_options opt = make_options(pa);
-      analysis a = analyze(load_input(pa), opt);
-      add_trace_notes(a, pa);
-      render_options ro;
-      ro.show_sweep = !pa.alpha_sweep.empty();
-      if (!plot.empty()) write_file(plot, render_alpha_svg(a), "--plot");
-      if (format == "json") std::cout << render_json(a, ro);
-      else if (format == "csv") std::cout << render_csv(a, ro);
-      else std::cout << render_text(a, ro);
-      std::cout.flush();
-      return std::cout ? 0 : 1;
+  const auto run = [&]() -> int {
+    try {
+      if (*info) return sidecore::tools::run_info();
+      if (*simulate) return sidecore::tools::run_simulate(sa);
+      if (*loggp) return sidecore::tools::run_loggp(la);
+      if (*whatif) return sidecore::tools::run_whatif(wa);
+      if (*study) return sidecore::tools::run_study(sta);
+      if (*predict) {
+        sidecore::tools::check_outputs(model_inputs(pa), {{"--plot", plot}});
+        const analysis_options opt = make_options(pa);
+        analysis a = analyze(load_input(pa), opt);
+        add_trace_notes(a, pa);
+        render_options ro;
+        ro.show_sweep = !pa.alpha_sweep.empty();
+        if (!plot.empty()) write_file(plot, render_alpha_svg(a), "--plot");
+        if (format == "json") std::cout << render_json(a, ro);
+        else if (format == "csv") std::cout << render_csv(a, ro);
+        else std::cout << render_text(a, ro);
+        return 0;
+      }
+      if (*report) {
+        sidecore::tools::check_outputs(model_inputs(ra), {{"--output", output}});
+        const analysis_options opt = make_options(ra);
+        analysis a = analyze(load_input(ra), opt);
+        add_trace_notes(a, ra);
+        write_file(output, render_html(a), "--output");
+        std::cout << fmt::format("sidecore report: wrote {} (verdict: {}; the formula: {})\n", output,
+                                 verdict_name(a.headline()), formula_outcome(a.job));
+        return 0;
+      }
+    } catch (const input_error& e) {
+      std::cerr << command_name(app) << ": error: " << e.what() << "\n";
+      return 2;
+    } catch (const std::exception& e) {
+      std::cerr << "sidecore: internal error: " << e.what() << "\n";
+      return 1;
     }
-    if (*report) {
-      sidecore::tools::check_outputs(model_inputs(ra), {{"--output", output}});
-      const analysis_options opt = make_options(ra);
-      analysis a = analyze(load_input(ra), opt);
-      add_trace_notes(a, ra);
-      write_file(output, render_html(a), "--output");
-      std::cout << fmt::format("sidecore report: wrote {} (verdict: {}; the formula: {})\n", output,
-                               verdict_name(a.headline()), formula_outcome(a.job));
-      return 0;
-    }
-  } catch (const input_error& e) {
-    std::cerr << "sidecore " << (*predict ? "predict" : *report ? "report" : *simulate ? "simulate" : *loggp ? "loggp"
-                                                                                               : *whatif ? "whatif"
-                                                                                               : *study  ? "study"
-                                                                                                         : "")
-              << ": error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "sidecore: internal error: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  };
+  return output_written(run(), command_name(app));
 }

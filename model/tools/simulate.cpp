@@ -2,6 +2,7 @@
 #include "simulate.hpp"
 
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <sstream>
 #include <iostream>
@@ -26,13 +27,14 @@ CLI::App* add_simulate(CLI::App& app, simulate_args& a) {
       "simulate", "simulate a GOAL schedule (LogGOPSim's format) or one of sidecore's collectives (--pattern) with the "
       "LogGOPS model and print each rank's finish time");
   c->add_option("goal", a.goal_file, "GOAL text file (LogGOPSim's schedule language)");
-  c->add_option("-L", a.params.L, "latency L in ns (default 2500)");
-  c->add_option("-o", a.params.o, "CPU overhead o per message in ns (default 1500)");
-  c->add_option("-g", a.params.g, "NIC gap g per message in ns (default 1000)");
-  c->add_option("-G", a.params.G, "NIC gap G per byte in ns (default 6)");
-  c->add_option("-O", a.params.O, "CPU overhead O per byte in ns (default 0)");
-  c->add_option("-S", a.params.S, "largest eager message in bytes; larger ones use rendezvous (default 65535)")
-      ->check(whole_number());
+  // The accepted range of L, o, g, G, O and the per-byte costs (sim::validate, check_cost).
+  const std::string range = fmt::format("in [0, {:g}]", sim::max_param_ns);
+  c->add_option("-L", a.params.L, "latency L in ns, " + range + " (default 2500)");
+  c->add_option("-o", a.params.o, "CPU overhead o per message in ns, " + range + " (default 1500)");
+  c->add_option("-g", a.params.g, "NIC gap g per message in ns, " + range + " (default 1000)");
+  c->add_option("-G", a.params.G, "NIC gap G per byte in ns, " + range + " (default 6)");
+  c->add_option("-O", a.params.O, "CPU overhead O per byte in ns, " + range + " (default 0)");
+  c->add_option("-S", a.params.S, "largest eager message in bytes; larger ones use rendezvous (default 65535)");
   c->add_flag("-b,--batchmode", a.batch, "print only the latest finishing rank, whatever the rank count");
   c->add_flag("--all-hosts", a.all_hosts, "print every rank's finish time, also above 16 ranks");
   c->add_option("--format", a.format, "output: text (default) or json")->check(CLI::IsMember({"text", "json"}));
@@ -40,27 +42,37 @@ CLI::App* add_simulate(CLI::App& app, simulate_args& a) {
                 "simulate sidecore's schedule of a collective instead of a file: KIND[:ALGORITHM] as the "
                 "SIDECORE_COLL_* settings name them (allreduce:ring, bcast, alltoall:bruck; auto when left out), or "
                 "binomial-bcast (= bcast:binomial)");
-  c->add_option("--ranks", a.ranks, "ranks of the collective (1 .. 2147483647)");
-  c->add_option("--bytes", a.bytes,
-                "bytes of the collective: the buffer of bcast, reduce, allreduce; each rank's block of the others "
-                "(default 8; reductions sum float64, so a multiple of 8)")
-      ->check(whole_number());
-  c->add_option("--root", a.root, "root of bcast, reduce, gather, scatter (default 0)");
-  c->add_option("--segment", a.segment, "pipelining segment in bytes, as SIDECORE_COLL_SEGMENT (default 131072)")
-      ->check(whole_number());
-  c->add_option("--reduce-ns-per-byte", a.reduce_ns_per_byte, "CPU time of a collective's reductions (default 0)");
-  c->add_option("--copy-ns-per-byte", a.copy_ns_per_byte, "CPU time of a collective's local copies (default 0)");
+  a.pattern_options.push_back(c->add_option("--ranks", a.ranks,
+                fmt::format("ranks of the collective, an integer in [1 - {}] whose schedule has at most {} operations "
+                            "(every kind has at least 2 per rank but one: at most {} ranks)",
+                            INT_MAX, sim::max_collective_ops, sim::max_collective_ops / 2 + 1))
+      ->check(CLI::Range(1, INT_MAX)));
+  a.pattern_options.push_back(
+      c->add_option("--bytes", a.bytes,
+                    "bytes of the collective: the buffer of bcast, reduce, allreduce; each rank's block of the others "
+                    "(default 8; reductions sum float64, so a multiple of 8)"));
+  a.pattern_options.push_back(c->add_option("--root", a.root, "root of bcast, reduce, gather, scatter (default 0)"));
+  a.pattern_options.push_back(c->add_option(
+      "--segment", a.segment, "pipelining segment in bytes, as SIDECORE_COLL_SEGMENT (default 131072)"));
+  a.pattern_options.push_back(c->add_option("--reduce-ns-per-byte", a.reduce_ns_per_byte,
+                                            "CPU time of a collective's reductions in ns per byte, " + range +
+                                                " (default 0)"));
+  a.pattern_options.push_back(c->add_option("--copy-ns-per-byte", a.copy_ns_per_byte,
+                                            "CPU time of a collective's local copies in ns per byte, " + range +
+                                                " (default 0)"));
   c->add_option("--write-goal", a.write_goal, "also write the simulated schedule as a GOAL file");
   c->add_option("--timeline", a.timeline,
-                "write the simulation's timeline as Chrome trace-event JSON (Perfetto): CPUs' calcs and o, messages");
+                fmt::format("write the simulation's timeline as Chrome trace-event JSON (Perfetto): CPUs' calcs "
+                            "and o, messages; of a schedule of at most {} operations", sim::max_timeline_ops));
   return c;
 }
 
 namespace {
 
 void check_cost(double v, const char* option) {
-  if (!std::isfinite(v) || v < 0)
-    throw input_error::refused(option, fmt::format("{}", v), "a number of nanoseconds per byte >= 0");
+  if (!std::isfinite(v) || v < 0 || v > sim::max_param_ns)
+    throw input_error::refused(option, fmt::format("{}", v),
+                               fmt::format("a number of nanoseconds per byte in [0, {:g}]", sim::max_param_ns));
 }
 
 sim::schedule load(const simulate_args& a) {
@@ -81,6 +93,10 @@ sim::schedule load(const simulate_args& a) {
   }
   if (a.goal_file.empty())
     throw input_error("GOAL", "", "no input: give a GOAL file or --pattern KIND[:ALGORITHM] --ranks N");
+  for (const CLI::Option* o : a.pattern_options)
+    if (o->count() > 0)
+      throw input_error::refused(o->get_name(), o->results().back(),
+                                 o->get_name() + " together with --pattern (a GOAL file gives the whole schedule)");
   return sim::read_goal_file(a.goal_file);
 }
 
@@ -102,11 +118,11 @@ int run_simulate(const simulate_args& a) {
   check_outputs({{"FILE", a.goal_file}}, {{"--write-goal", a.write_goal}, {"--timeline", a.timeline}});
   sim::validate(a.params);
   const sim::schedule s = load(a);
-  if (!a.write_goal.empty()) {
-    std::ostringstream text;
-    sim::write_goal(s, text);
-    write_file(a.write_goal, text.str(), "--write-goal");
-  }
+  if (!a.timeline.empty() && s.num_ops() > sim::max_timeline_ops)
+    throw input_error("--timeline", "",
+                      fmt::format("{} has {} operations; accepted: a timeline of at most {} operations (leave "
+                                  "--timeline out, or simulate fewer ranks)", s.source(), s.num_ops(),
+                                  sim::max_timeline_ops));
   const auto t0 = std::chrono::steady_clock::now();
   std::optional<sim::chrome_timeline> timeline;
   if (!a.timeline.empty()) timeline.emplace(s);
@@ -117,6 +133,12 @@ int run_simulate(const simulate_args& a) {
                              "never completed:\n", s.source(), r.unfinished);
     for (const std::string& p : r.problems) std::cerr << "  " << p << "\n";
     return 2;
+  }
+  // Only a simulation that completed writes its outputs: a failing command leaves no file behind (check_outputs).
+  if (!a.write_goal.empty()) {
+    std::ostringstream text;
+    sim::write_goal(s, text);
+    write_file(a.write_goal, text.str(), "--write-goal");
   }
   const sim::loggops_params& p = a.params;
   if (a.format == "json") {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -24,6 +25,7 @@ struct simulate_args {
   std::uint64_t segment = 0;          // 0: the schedules' default segment
   double reduce_ns_per_byte = 0;
   double copy_ns_per_byte = 0;
+  std::vector<CLI::Option*> pattern_options;  // --ranks, --bytes, ...: refused with a GOAL file (they shape no file)
   std::string write_goal;
   std::string timeline;   // Chrome trace of the simulation
 };

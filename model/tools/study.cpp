@@ -127,7 +127,8 @@ CLI::App* add_study(CLI::App& app, study_args& a) {
   CLI::App* s = app.add_subcommand(
       "study", "run the paper's protocol on an app through mpiexec (calibration, scaling, prediction, dedicated run, "
                "alpha points) and compare the prediction with the measured run");
-  s->add_option("-n", c.ranks, "MPI ranks (default 2)");
+  s->add_option("-n", c.ranks, fmt::format("MPI ranks, 1 .. {} (default 2)", max_study_ranks))
+      ->check(CLI::Range(1, max_study_ranks));
   s->add_option("--inputs", c.inputs, "the study's cases: extra arguments appended to the app's, one quoted string each");
   a.reps = s->add_option("--reps", c.reps, "repetitions of every run; the median is compared (default 3; with "
                                            "--resume, the record's)");

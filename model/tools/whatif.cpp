@@ -25,14 +25,14 @@ CLI::App* add_whatif(CLI::App& app, whatif_args& a) {
                 "progress core, and ideal overlap (seed 003)");
   c->add_option("traces", a.traces, "the run's trace files, one per rank (SIDECORE_TRACE with %r)")->required();
   c->add_option("--loggp", a.loggp_file, "LogGP parameter file of `sidecore loggp -o` (else LogGOPSim's defaults)");
-  c->add_option("--loggp-series", a.loggp_series, "transport of the parameter file's series to use (default sidecore)");
+  a.opt_series = c->add_option("--loggp-series", a.loggp_series,
+                               "with --loggp: transport of the parameter file's series to use (default sidecore)");
   a.opt_L = c->add_option("-L", a.params.L, "latency L in ns (wins over --loggp)");
   a.opt_o = c->add_option("-o", a.params.o, "CPU overhead o per message in ns");
   a.opt_g = c->add_option("-g", a.params.g, "NIC gap g per message in ns");
   a.opt_G = c->add_option("-G", a.params.G, "NIC gap G per byte in ns (1/bandwidth)");
   a.opt_O = c->add_option("-O", a.params.O, "CPU overhead O per byte in ns");
-  a.opt_S = c->add_option("-S", a.params.S, "largest eager message in bytes (default: the traces' SIDECORE_EAGER_MAX)")
-                ->check(whole_number());
+  a.opt_S = c->add_option("-S", a.params.S, "largest eager message in bytes (default: the traces' SIDECORE_EAGER_MAX)");
   c->add_option("--cores", a.cores,
                 "cores N of a rank: the dedicated core leaves N-1 to the computation (default: the traces' OpenMP "
                 "threads)")
@@ -69,6 +69,9 @@ std::string ms(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
 }  // namespace
 
 whatif_setup prepare_whatif(const whatif_args& a) {
+  if (a.opt_series != nullptr && a.opt_series->count() > 0 && a.loggp_file.empty())
+    throw input_error::refused("--loggp-series", a.loggp_series,
+                               "--loggp-series together with --loggp FILE (the parameter file whose series it picks)");
   whatif_setup w;
   std::vector<sim::rank_trace> traces;
   for (const std::string& f : a.traces) traces.push_back(sim::read_trace_file(f));

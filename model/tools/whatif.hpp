@@ -14,6 +14,7 @@ struct whatif_args {
   std::vector<std::string> traces;
   std::string loggp_file;
   std::string loggp_series = "sidecore";
+  CLI::Option* opt_series = nullptr;  // --loggp-series given: refused without --loggp
   sidecore::model::sim::loggops_params params;
   CLI::Option* opt_L = nullptr;  // given on the command line: wins over --loggp
   CLI::Option* opt_o = nullptr;

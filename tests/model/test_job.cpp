@@ -148,8 +148,41 @@ TEST(Scaling, TableFile) {
   std::ofstream(path) << "threads,t\n1,10\n2,x\n";
   const std::string m = sctest::error_of([&] { (void)sm::scaling_model::read_table_file(path); });
   EXPECT_NE(m.find("line 3"), std::string::npos) << m;
-  EXPECT_NE(m.find("\"x\" is not a positive number"), std::string::npos) << m;
+  EXPECT_NE(m.find("time 'x' is not accepted; accepted: a decimal number of seconds in [1e-09, 1e+09]"),
+            std::string::npos) << m;
   std::filesystem::remove(path);
+}
+
+// strtod and strtol take more than the decimal numbers a table holds: hex ("0x10" is 16), a denormal time
+// (1e-310 s, whose logarithms and ratios lose their precision), "+4". Each is refused naming the line, the column,
+// the value and the accepted form; a first line whose first word starts with a digit is data, not a header.
+TEST(Scaling, TableRefusesOtherNumberForms) {
+  const struct {
+    const char* text;
+    const char* message;
+  } cases[] = {
+      {"4 10\n8 0x10\n", "t.csv: line 2: time '0x10' is not accepted; accepted: a decimal number of seconds in "
+                          "[1e-09, 1e+09]"},
+      {"4 10\n8 1e-310\n", "t.csv: line 2: time '1e-310' is not accepted; accepted: a decimal number of seconds in "
+                            "[1e-09, 1e+09]"},
+      {"4 10\n8 1e-10\n", "time '1e-10' is not accepted"},
+      {"4 10\n8 -5\n", "time '-5' is not accepted"},
+      {"0x4 10\n8 5\n", "t.csv: line 1: thread count '0x4' is not accepted; accepted: an integer in [1 - 1048576] "
+                         "(decimal digits)"},
+      {"threads t\n+4 10\n8 5\n", "t.csv: line 2: thread count '+4' is not accepted"},
+      {"4 10\n2000000 5\n", "thread count '2000000' is not accepted; accepted: an integer in [1 - 1048576]"},
+  };
+  for (const auto& c : cases) {
+    const std::string m = sctest::error_of([&] { (void)sm::scaling_model::parse_table(c.text, "t.csv"); });
+    EXPECT_NE(m.find(c.message), std::string::npos) << c.text << " gave: " << m;
+  }
+  // Decimal forms still read: a fraction, an exponent, a leading zero, ".5", "3.".
+  const auto t = sm::scaling_model::parse_table("threads,t_comp_s\n1,8e1\n2,040.5\n4,.5\n8,3.\n", "t.csv");
+  ASSERT_EQ(t.table().size(), 4u);
+  EXPECT_DOUBLE_EQ(t.table()[0].t_comp_s, 80);
+  EXPECT_DOUBLE_EQ(t.table()[1].t_comp_s, 40.5);
+  EXPECT_DOUBLE_EQ(t.table()[2].t_comp_s, 0.5);
+  EXPECT_DOUBLE_EQ(t.table()[3].t_comp_s, 3);
 }
 
 TEST(Job, CoreWhatIf) {

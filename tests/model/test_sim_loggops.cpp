@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <sstream>
 #include <vector>
@@ -215,7 +216,30 @@ TEST(SimLogGOPS, BadParameters) {
     (void)sim::simulate(sim::binomial_broadcast(2, 8), p);
     FAIL();
   } catch (const sidecore::input_error& e) {
-    EXPECT_NE(std::string(e.what()).find("-G: 'nan' is not accepted; accepted: a number of nanoseconds >= 0"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("-G: 'nan' is not accepted; accepted: a number of nanoseconds in [0, 1e+15]"),
+              std::string::npos) << e.what();
+  }
+}
+
+// A parameter so large that the finish times overflow to infinity (or inf - inf = NaN) is refused before the
+// simulation, naming the parameter, its value and the accepted range; the largest accepted one stays finite.
+TEST(SimLogGOPS, HugeParametersRefused) {
+  const sim::schedule s = sim::parse_goal("num_ranks 2\nrank 0 {\nsend 1000000b to 1\n}\nrank 1 {\n"
+                                          "recv 1000000b from 0\n}\n", "huge");
+  for (const char* name : {"-L", "-o", "-g", "-G", "-O"}) {
+    sim::loggops_params p;
+    double& v = name[1] == 'L' ? p.L : name[1] == 'o' ? p.o : name[1] == 'g' ? p.g : name[1] == 'G' ? p.G : p.O;
+    v = 1e308;
+    try {
+      (void)sim::simulate(s, p);
+      ADD_FAILURE() << name << " 1e308 was accepted";
+    } catch (const sidecore::input_error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(name) + ": '1e+308' is not accepted; accepted: a number of "
+                                           "nanoseconds in [0, 1e+15]"), std::string::npos) << e.what();
+    }
+    v = sim::max_param_ns;
+    const sim::sim_result r = sim::simulate(s, p);
+    for (double t : r.finish_ns) EXPECT_TRUE(std::isfinite(t)) << name;
   }
 }
 

@@ -111,7 +111,13 @@ TEST(StudyConfig, ErrorsNameOptionValueAndAccepted) {
   EXPECT_EQ(error_of([&] { validate(c); }), "--reps: '0' is not accepted; accepted: an integer in [1 - 99]");
   c = two_cases();
   c.ranks = 0;
-  EXPECT_EQ(error_of([&] { validate(c); }), "-n: '0' is not accepted; accepted: an integer >= 1 (the rank count)");
+  EXPECT_EQ(error_of([&] { validate(c); }),
+            "-n: '0' is not accepted; accepted: an integer in [1 - 65536] (the rank count)");
+  c.ranks = 99999;
+  EXPECT_EQ(error_of([&] { validate(c); }),
+            "-n: '99999' is not accepted; accepted: an integer in [1 - 65536] (the rank count)");
+  c.ranks = sidecore::tools::study::max_study_ranks;
+  EXPECT_EQ(error_of([&] { validate(c); }), "(no error)");
   c = two_cases();
   c.alphas = {1.5};
   EXPECT_EQ(error_of([&] { validate(c); }), "--alpha: '1.5' is not accepted; accepted: numbers in [0, 1] (a list: 0.25,0.5,1)");
@@ -236,6 +242,54 @@ TEST(StudyRecord, BadRecordsNamed) {
   j["runs"][0]["blocking_calls"] = -1;
   EXPECT_EQ(error_of([&] { (void)parse_record(j.dump(), "s.json"); }),
             "s.json: runs[0].blocking_calls: -1 is not accepted; accepted: an integer in 0..18446744073709551615");
+}
+
+// A resumed record's numbers feed the comparison as measured: a damaged or hand-edited one (negative, absurd, out
+// of the study's plan) is refused naming the file, the field and the value, not compared.
+TEST(StudyRecord, DamagedNumbersRefused) {
+  study_record rec;
+  rec.settings = two_cases();
+  rec.runs.push_back(done_run(make_plan(rec.settings)[0], 1.5, 1.25, 4, 476));
+  const auto good = nlohmann::json::parse(to_json_text(rec, nullptr));
+  const struct {
+    const char* field;
+    nlohmann::json value;
+    const char* message;
+  } cases[] = {
+      {"t_total_s", -5.0,
+       "s.json: runs[0].t_total_s: -5.0 is not accepted; accepted: a number of seconds in [0, 1e+09]"},
+      {"t_comp_s", 1e300,
+       "s.json: runs[0].t_comp_s: 1e+300 is not accepted; accepted: a number of seconds in [0, 1e+09]"},
+      {"wall_s", -0.5, "s.json: runs[0].wall_s: -0.5 is not accepted; accepted: a number of seconds in [0, 1e+09]"},
+      {"wall_s", nullptr, "s.json: runs[0].wall_s: has the wrong type: null"},  // how nlohmann writes a NaN
+      {"load_before", -1.0, "s.json: runs[0].load_before: -1.0 is not accepted; accepted: a number in [0, 1e+06]"},
+      {"alpha", 2.0, "s.json: runs[0].alpha: 2.0 is not accepted; accepted: a number in [0, 1]"},
+      {"n_core", -3, "s.json: runs[0].n_core: -3 is not accepted; accepted: an integer in [1 - 1048576] (a run that "
+                     "finished)"},
+      {"n_core", 0, "s.json: runs[0].n_core: 0 is not accepted; accepted: an integer in [1 - 1048576]"},
+      {"rep", 7, "s.json: runs[0].rep: 7 is not accepted; accepted: an integer in [0 - 1] (the record's --reps 2)"},
+      {"case", 2, "s.json: runs[0].case: 2 is not accepted; accepted: an integer in [0 - 1] (the record's 2 "
+                  "cases)"},
+  };
+  for (const auto& c : cases) {
+    auto j = good;
+    j["runs"][0][c.field] = c.value;
+    const std::string m = error_of([&] { (void)parse_record(j.dump(), "s.json"); });
+    EXPECT_NE(m.find(c.message), std::string::npos) << c.field << " " << c.value.dump() << " gave: " << m;
+  }
+  auto j = good;
+  j["settings"]["reps"] = 0;
+  EXPECT_EQ(error_of([&] { (void)parse_record(j.dump(), "s.json"); }),
+            "s.json: settings.reps: 0 is not accepted; accepted: an integer in [1 - 99]");
+  j = good;
+  j["settings"]["ranks"] = 99999;
+  EXPECT_EQ(error_of([&] { (void)parse_record(j.dump(), "s.json"); }),
+            "s.json: settings.ranks: 99999 is not accepted; accepted: an integer in [1 - 65536]");
+  // A failed run may have no core count.
+  j = good;
+  j["runs"][0]["ok"] = false;
+  j["runs"][0]["n_core"] = 0;
+  EXPECT_EQ(error_of([&] { (void)parse_record(j.dump(), "s.json"); }), "(no error)");
 }
 
 TEST(StudyResume, SameStudyOnlyMoreRepsAllowed) {

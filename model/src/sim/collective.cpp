@@ -38,8 +38,16 @@ void append_rank(schedule_builder& b, std::uint32_t r, const coll::schedule& s, 
         break;
       case coll::op_type::reduce:
       case coll::op_type::copy: {
-        const double per_byte = o.type == coll::op_type::reduce ? costs.reduce_ns_per_byte : costs.copy_ns_per_byte;
-        id[i] = b.calc(r, static_cast<std::uint64_t>(std::llround(static_cast<double>(o.bytes) * per_byte)));
+        const bool reduce = o.type == coll::op_type::reduce;
+        const double per_byte = reduce ? costs.reduce_ns_per_byte : costs.copy_ns_per_byte;
+        const double ns = static_cast<double>(o.bytes) * per_byte;
+        // std::llround is undefined from 2^63 on (glibc gives -2^63, a calc of 2^63 ns whatever the product).
+        if (!(ns < 0x1p63))
+          throw input_error::refused(reduce ? "--reduce-ns-per-byte" : "--copy-ns-per-byte",
+                                     fmt::format("{:g}", per_byte),
+                                     fmt::format("a cost that keeps each {} below 2^63 ns ({} B of this collective's "
+                                                 "take {:g} ns)", reduce ? "reduction" : "copy", o.bytes, ns));
+        id[i] = b.calc(r, static_cast<std::uint64_t>(std::llround(ns)));
         break;
       }
     }

@@ -24,8 +24,9 @@ namespace sidecore::model::sim {
 void validate(const loggops_params& p) {
   const std::pair<const char*, double> all[] = {{"-L", p.L}, {"-o", p.o}, {"-g", p.g}, {"-G", p.G}, {"-O", p.O}};
   for (const auto& [name, v] : all)
-    if (!std::isfinite(v) || v < 0)
-      throw input_error::refused(name, fmt::format("{}", v), "a number of nanoseconds >= 0");
+    if (!std::isfinite(v) || v < 0 || v > max_param_ns)
+      throw input_error::refused(name, fmt::format("{}", v), fmt::format("a number of nanoseconds in [0, {:g}]",
+                                                                         max_param_ns));
 }
 
 namespace {

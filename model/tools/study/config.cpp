@@ -19,7 +19,9 @@ constexpr const char* alpha_list_accepted = "numbers in [0, 1] (a list: 0.25,0.5
 void validate(const config& c) {
   if (c.app.empty())
     throw input_error("APP", "", "no application given: put it after --, e.g. sidecore study -n 2 -- ./app ARGS");
-  if (c.ranks < 1) throw input_error::refused("-n", std::to_string(c.ranks), "an integer >= 1 (the rank count)");
+  if (c.ranks < 1 || c.ranks > max_study_ranks)
+    throw input_error::refused("-n", std::to_string(c.ranks),
+                               fmt::format("an integer in [1 - {}] (the rank count)", max_study_ranks));
   if (c.reps < 1 || c.reps > 99)
     throw input_error::refused("--reps", std::to_string(c.reps), "an integer in [1 - 99]");
   for (std::size_t i = 0; i < c.alphas.size(); ++i) {

@@ -7,6 +7,10 @@
 
 namespace sidecore::tools::study {
 
+/// The most ranks a study runs (-n): every run writes a profile per rank, which the study reads back after each
+/// of its runs; a rank count far beyond what one launcher places on the hosts at hand is a typing error.
+inline constexpr int max_study_ranks = 65536;
+
 /// The study's settings, from the command line; validate() checks them.
 struct config {
   int ranks = 2;                         ///< -n
@@ -29,9 +33,9 @@ struct config {
   }
 };
 
-/// Throws input_error naming the option, its bad value and what is accepted: -n < 1, --reps < 1 or > 99, an alpha
-/// outside [0, 1] or not finite or repeated, --alpha without --alpha-option (or the reverse), --cores-per-rank < 1,
-/// --host-cores < 1, no app after --, an empty --mpiexec.
+/// Throws input_error naming the option, its bad value and what is accepted: -n outside [1, max_study_ranks],
+/// --reps < 1 or > 99, an alpha outside [0, 1] or not finite or repeated, --alpha without --alpha-option (or the
+/// reverse), --cores-per-rank < 1, --host-cores < 1, no app after --, an empty --mpiexec.
 void validate(const config& c);
 
 /// Splits a command line on blanks (spaces and tabs); quotes are not interpreted.

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sidecore/common/input_error.hpp"
+#include "sidecore/common/input_limits.hpp"
 #include "sidecore/common/json_input.hpp"
 
 namespace sidecore::tools::study {
@@ -20,6 +21,11 @@ using nlohmann::json;
 
 constexpr const char* schema_name = "sidecore-study";
 constexpr int schema_version = 1;
+// The ranges of a record's numbers: --reps as validate() takes it, the cores of a rank (profiles take at most 2^20
+// threads), a load average far above any host's.
+constexpr int max_record_reps = 99;
+constexpr int max_record_cores = 1 << 20;
+constexpr double max_record_load = 1e6;
 
 json settings_json(const config& c) {
   json j;
@@ -60,6 +66,28 @@ T field(const json& j, const char* key, const std::string& source, const std::st
   }
 }
 
+// j[key] as a number in [lo, hi] (finite), or input_error naming the file, the field, the value and the range:
+// a resumed record's numbers are compared as measured, so a damaged one must not pass for a measurement.
+double number_in(const json& j, const char* key, const std::string& source, const std::string& path, double lo,
+                 double hi, const char* what) {
+  const double v = field<double>(j, key, source, path);
+  if (!(v >= lo && v <= hi))
+    throw input_error(source, path.empty() ? key : path + "." + key,
+                      fmt::format("{} is not accepted; accepted: {} in [{:g}, {:g}]", j.at(key).dump(), what, lo, hi));
+  return v;
+}
+
+// j[key] as an integer in [lo, hi], likewise; `why` (may be empty) says where the range comes from.
+int int_in(const json& j, const char* key, const std::string& source, const std::string& path, int lo, int hi,
+           const std::string& why = "") {
+  const int v = field<int>(j, key, source, path);
+  if (v < lo || v > hi)
+    throw input_error(source, path.empty() ? key : path + "." + key,
+                      fmt::format("{} is not accepted; accepted: an integer in [{} - {}]{}", v, lo, hi,
+                                  why.empty() ? "" : " (" + why + ")"));
+  return v;
+}
+
 std::optional<int> optional_int(const json& j, const char* key, const std::string& source, const std::string& path) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
   return field<int>(j, key, source, path);
@@ -69,9 +97,9 @@ config settings_from(const json& j, const std::string& source) {
   config c;
   const std::string p = "settings";
   c.app = field<std::vector<std::string>>(j, "app", source, p);
-  c.ranks = field<int>(j, "ranks", source, p);
+  c.ranks = int_in(j, "ranks", source, p, 1, max_study_ranks);
   c.inputs = field<std::vector<std::string>>(j, "inputs", source, p);
-  c.reps = field<int>(j, "reps", source, p);
+  c.reps = int_in(j, "reps", source, p, 1, max_record_reps);
   c.alphas = field<std::vector<double>>(j, "alphas", source, p);
   c.alpha_option = field<std::string>(j, "alpha_option", source, p);
   c.mpiexec = field<std::string>(j, "mpiexec", source, p);
@@ -103,26 +131,31 @@ json run_json(const run_record& r) {
               {"load_before", r.load_before}};
 }
 
-run_record run_from(const json& j, const std::string& source, const std::string& path) {
+// A run of the record whose settings are `c` (its cases and repetitions bound the run's case and rep).
+run_record run_from(const json& j, const config& c, const std::string& source, const std::string& path) {
   run_record r;
+  const int cases = static_cast<int>(c.cases().size());
   r.spec.id = field<std::string>(j, "id", source, path);
-  r.spec.case_index = field<int>(j, "case", source, path);
+  r.spec.case_index = int_in(j, "case", source, path, 0, cases - 1, fmt::format("the record's {} cases", cases));
   r.spec.kind = parse_run_kind(field<std::string>(j, "kind", source, path), source + ": " + path);
-  r.spec.alpha = field<double>(j, "alpha", source, path);
-  r.spec.rep = field<int>(j, "rep", source, path);
+  r.spec.alpha = number_in(j, "alpha", source, path, 0, 1, "a number");
+  r.spec.rep = int_in(j, "rep", source, path, 0, c.reps - 1, fmt::format("the record's --reps {}", c.reps));
   r.command = field<std::string>(j, "command", source, path);
   r.ok = field<bool>(j, "ok", source, path);
   r.exit_status = field<int>(j, "exit_status", source, path);
   r.stderr_tail = field<std::string>(j, "stderr_tail", source, path);
   r.error = field<std::string>(j, "error", source, path);
-  r.wall_s = field<double>(j, "wall_s", source, path);
+  r.wall_s = number_in(j, "wall_s", source, path, 0, max_input_seconds, "a number of seconds");
   r.profile = field<std::string>(j, "profile", source, path);
-  r.t_total_s = field<double>(j, "t_total_s", source, path);
-  r.t_comp_s = field<double>(j, "t_comp_s", source, path);
-  r.n_core = field<int>(j, "n_core", source, path);
+  r.t_total_s = number_in(j, "t_total_s", source, path, 0, max_input_seconds, "a number of seconds");
+  r.t_comp_s = number_in(j, "t_comp_s", source, path, 0, max_input_seconds, "a number of seconds");
+  // A finished run read its core count from its profile; a failed one may have none (0).
+  r.n_core = r.ok ? int_in(j, "n_core", source, path, 1, max_record_cores, "a run that finished")
+                  : int_in(j, "n_core", source, path, 0, max_record_cores);
   r.provider = field<std::string>(j, "provider", source, path);
   r.blocking_calls = field<std::uint64_t>(j, "blocking_calls", source, path);
-  if (j.contains("load_before")) r.load_before = field<double>(j, "load_before", source, path);
+  if (j.contains("load_before"))
+    r.load_before = number_in(j, "load_before", source, path, 0, max_record_load, "a number");
   return r;
 }
 
@@ -157,7 +190,8 @@ study_record parse_record(const std::string& text, const std::string& source) {
   r.settings = settings_from(field<json>(j, "settings", source, ""), source);
   const json runs = field<json>(j, "runs", source, "");
   if (!runs.is_array()) throw input_error(source, "runs", "must be an array");
-  for (std::size_t i = 0; i < runs.size(); ++i) r.runs.push_back(run_from(runs[i], source, fmt::format("runs[{}]", i)));
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    r.runs.push_back(run_from(runs[i], r.settings, source, fmt::format("runs[{}]", i)));
   return r;
 }
 

@@ -26,7 +26,13 @@ struct loggops_params {
   bool causal = false;
 };
 
-/// Throws sidecore::input_error naming the parameter ("-G") when one is negative or not finite.
+/// The largest L, o, g, G, O accepted (1e15 ns, 11.6 days per message or byte): with at most 2^32 operations of at
+/// most 2^64 bytes each, the finish times stay below 1e44 ns, far from a double's overflow to infinity, which a
+/// parameter near 1e308 reaches at once (and inf - inf gives NaN finish times).
+inline constexpr double max_param_ns = 1e15;
+
+/// Throws sidecore::input_error naming the parameter ("-G") when one is negative, not finite or above
+/// max_param_ns.
 void validate(const loggops_params& p);
 
 /// CPU time the simulator charges at the sender of a `size`-byte message, o + (s-1) O, and at its receiver when

@@ -4,12 +4,18 @@
 // its destination took it in.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "sidecore/model/sim/loggops.hpp"
 
 namespace sidecore::model::sim {
+
+/// The most operations a timeline is made for: each takes about 100 bytes while simulating and 300 of JSON
+/// (a 2^20-operation timeline is a file of about 300 MB, more than Perfetto's UI opens comfortably), and a
+/// collective of 2^24 ranks (2^25 operations) would need some 10 GB.
+inline constexpr std::uint64_t max_timeline_ops = std::uint64_t{1} << 20;
 
 class chrome_timeline final : public sim_observer {
  public:

@@ -1,10 +1,12 @@
 // libsidecore-pmpi.so — monitoring of MPI collectives (collectives.hpp).
 #include "collectives.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <new>
 #include <unordered_map>
+#include <vector>
 
 namespace sidecore::instrument::pmpi {
 
@@ -138,9 +140,48 @@ void communicator_created(MPI_Comm parent, MPI_Comm child) {
   }
 }
 
+int monitored_size(MPI_Comm comm) noexcept {
+  int inter = 0, n = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter != 0) return 0;
+  return PMPI_Comm_size(comm, &n) == MPI_SUCCESS && n > 0 ? n : 0;
+}
+
+void merged_communicator_created(MPI_Comm merged) {
+  if (!enabled() || merged == MPI_COMM_NULL || g_keyval == MPI_KEYVAL_INVALID) return;
+  static std::mutex mu;
+  static std::unordered_map<std::uint64_t, std::uint64_t> made;  // members' hash -> merges made so far
+  try {
+    MPI_Group g = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+    int n = 0;
+    PMPI_Comm_group(merged, &g);
+    PMPI_Group_size(g, &n);
+    std::vector<int> ranks(static_cast<std::size_t>(std::max(n, 0))), in_world(ranks.size(), MPI_UNDEFINED);
+    for (int i = 0; i < n; ++i) ranks[static_cast<std::size_t>(i)] = i;
+    PMPI_Comm_group(MPI_COMM_WORLD, &world);
+    PMPI_Group_translate_ranks(g, n, ranks.data(), world, in_world.data());
+    PMPI_Group_free(&g);
+    PMPI_Group_free(&world);
+    std::uint64_t members = mix(static_cast<std::uint64_t>(n));
+    for (const int r : in_world) members = mix(members ^ static_cast<std::uint64_t>(static_cast<std::uint32_t>(r)));
+    std::uint64_t nth = 0;
+    {
+      std::lock_guard lk(mu);
+      nth = made[members]++;
+    }
+    const std::uint64_t key = mix(members ^ mix(nth ^ 0x6D657267ULL)) & ~(1ULL << 63);  // "merg"
+    void* value = nullptr;
+    int found = 0;
+    if (PMPI_Comm_get_attr(merged, g_keyval, &value, &found) == MPI_SUCCESS && found != 0) {
+      static_cast<comm_state*>(value)->key = key;
+    } else {
+      attach(merged, key);
+    }
+  } catch (const std::bad_alloc&) {  // the communicator keeps a key of this rank alone, made on first use
+  }
+}
+
 std::uint64_t times_size(MPI_Comm comm, std::uint64_t bytes) noexcept {
-  int n = 0;
-  return PMPI_Comm_size(comm, &n) == MPI_SUCCESS && n > 0 ? bytes * static_cast<std::uint64_t>(n) : 0;
+  return bytes * static_cast<std::uint64_t>(monitored_size(comm));
 }
 
 blocking_coll::blocking_coll(op_kind kind, MPI_Comm comm, std::uint64_t bytes) noexcept
@@ -160,11 +201,16 @@ int nonblocking_coll::started(int rc, const MPI_Request* request) noexcept {
 
 bool requests_watched() noexcept { return g_watched.load(std::memory_order_relaxed) != 0; }
 
-request_watch::request_watch(int count, const MPI_Request* requests) noexcept {
+void request_seen_complete(MPI_Request request) noexcept {
+  if (requests_watched()) done(request, true);
+}
+
+request_watch::request_watch(int count, MPI_Request* requests) noexcept {
   if (!requests_watched() || count <= 0 || requests == nullptr) return;
   copy_ = count <= inline_count ? inline_ : new (std::nothrow) MPI_Request[static_cast<std::size_t>(count)];
   if (copy_ == nullptr) return;
   count_ = count;
+  requests_ = requests;
   for (int i = 0; i < count; ++i) copy_[i] = requests[i];
 }
 
@@ -172,16 +218,10 @@ request_watch::~request_watch() {
   if (copy_ != inline_) delete[] copy_;
 }
 
-void request_watch::completed(int i) noexcept {
-  if (copy_ != nullptr && i >= 0 && i < count_) done(copy_[i], true);
-}
-
-void request_watch::all_completed() noexcept {
-  for (int i = 0; copy_ != nullptr && i < count_; ++i) done(copy_[i], true);
-}
-
-void request_watch::some_completed(int n, const int* indices) noexcept {
-  for (int k = 0; copy_ != nullptr && indices != nullptr && k < n; ++k) completed(indices[k]);
+void request_watch::settle() noexcept {
+  for (int i = 0; copy_ != nullptr && i < count_; ++i) {
+    if (copy_[i] != MPI_REQUEST_NULL && requests_[i] == MPI_REQUEST_NULL) done(copy_[i], true);
+  }
 }
 
 void request_watch::freed(int i) noexcept {

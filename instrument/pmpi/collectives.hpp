@@ -23,6 +23,13 @@ void collectives_end();
 /// every rank of the parent, also where the child is MPI_COMM_NULL (the count must advance alike).
 void communicator_created(MPI_Comm parent, MPI_Comm child);
 
+/// A communicator made by MPI_Intercomm_merge. The intercommunicator's key differs across its two groups (it is made
+/// on first use by each rank alone: MPI_Intercomm_create is not intercepted), so the merged communicator's key is
+/// derived from its members' world ranks, in its own rank order, and the number of merged communicators with the
+/// same members this process made before: every member makes its merges of one membership in the same order, each
+/// being a blocking call collective over all of them.
+void merged_communicator_created(MPI_Comm merged);
+
 /// Bytes of `count` elements of `type` (0 for a bad type).
 template <class Count>
 [[nodiscard]] std::uint64_t bytes_of(Count count, MPI_Datatype type) noexcept {
@@ -30,13 +37,15 @@ template <class Count>
   if (count <= 0 || PMPI_Type_size_c(type, &size) != MPI_SUCCESS || size < 0) return 0;
   return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
 }
-/// `bytes` times the communicator's size (a contribution to every rank).
+/// The size of `comm` when its collectives are monitored (an intracommunicator); 0 for an intercommunicator, whose
+/// per-rank arrays (alltoallv's counts, ...) have one entry per rank of the remote group, not of `comm`'s own.
+[[nodiscard]] int monitored_size(MPI_Comm comm) noexcept;
+/// `bytes` times the communicator's size (a contribution to every rank); 0 on an intercommunicator.
 [[nodiscard]] std::uint64_t times_size(MPI_Comm comm, std::uint64_t bytes) noexcept;
-/// The sum over the communicator's ranks of counts[i] elements of `type`.
+/// The sum over the communicator's ranks of counts[i] elements of `type`; 0 on an intercommunicator.
 template <class Count>
 [[nodiscard]] std::uint64_t sum_bytes(const Count* counts, MPI_Datatype type, MPI_Comm comm) noexcept {
-  int n = 0;
-  if (counts == nullptr || PMPI_Comm_size(comm, &n) != MPI_SUCCESS) return 0;
+  const int n = counts == nullptr ? 0 : monitored_size(comm);
   std::uint64_t total = 0;
   for (int i = 0; i < n; ++i) total += bytes_of(counts[i], type);
   return total;
@@ -44,8 +53,7 @@ template <class Count>
 /// The same with a type per rank (alltoallw).
 template <class Count>
 [[nodiscard]] std::uint64_t sum_bytes(const Count* counts, const MPI_Datatype* types, MPI_Comm comm) noexcept {
-  int n = 0;
-  if (counts == nullptr || types == nullptr || PMPI_Comm_size(comm, &n) != MPI_SUCCESS) return 0;
+  const int n = counts == nullptr || types == nullptr ? 0 : monitored_size(comm);
   std::uint64_t total = 0;
   for (int i = 0; i < n; ++i) total += bytes_of(counts[i], types[i]);
   return total;
@@ -82,20 +90,22 @@ class nonblocking_coll {
 /// Whether a nonblocking collective's request is watched (one relaxed load: the waits' and tests' fast path).
 [[nodiscard]] bool requests_watched() noexcept;
 
-/// The requests a wait or test was given, copied before the call (MPI sets completed ones to MPI_REQUEST_NULL), so
-/// that the ones it completed can depart after it. Copies nothing while no request is watched.
+/// A request that MPI_Request_get_status reported complete without freeing it: a watched one departs now, when its
+/// completion was seen, not at the wait or test that frees it later (the program may compute in between).
+void request_seen_complete(MPI_Request request) noexcept;
+
+/// The requests a wait or test was given, copied before the call, so that the ones it completed can depart after
+/// it. A watched request (a nonblocking collective's: never persistent) completed exactly when the call set its
+/// slot to MPI_REQUEST_NULL, whatever the call returned: a wait or test failing with MPI_ERR_IN_STATUS has still
+/// completed (and freed) the requests whose status holds no error. Copies nothing while no request is watched.
 class request_watch {
  public:
-  request_watch(int count, const MPI_Request* requests) noexcept;
+  request_watch(int count, MPI_Request* requests) noexcept;
   ~request_watch();
   request_watch(const request_watch&) = delete;
   request_watch& operator=(const request_watch&) = delete;
-  /// Request i (of the array given) completed.
-  void completed(int i) noexcept;
-  /// Every request completed.
-  void all_completed() noexcept;
-  /// Requests indices[0..n) completed (waitsome, testsome).
-  void some_completed(int n, const int* indices) noexcept;
+  /// After the wait or test: the watched requests whose slots it set to MPI_REQUEST_NULL depart.
+  void settle() noexcept;
   /// Request i was freed (MPI_Request_free): it will not depart.
   void freed(int i) noexcept;
 
@@ -103,6 +113,7 @@ class request_watch {
   static constexpr int inline_count = 16;
   MPI_Request inline_[inline_count];
   MPI_Request* copy_ = nullptr;  // inline_ or a heap array; nullptr: nothing watched
+  const MPI_Request* requests_ = nullptr;  // the caller's array, as the call left it
   int count_ = 0;
 };
 

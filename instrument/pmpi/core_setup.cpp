@@ -52,14 +52,18 @@ namespace {
 void complain(const std::string& what) { std::fprintf(stderr, "sidecore-pmpi: %s: %s\n", who().c_str(), what.c_str()); }
 
 // One environment variable from a fixed list of words, the first of which is the default: unset keeps it, anything
-// not in the list is reported and keeps it.
+// not in the list is reported and keeps it. Spaces and tabs around the word are ignored, as sidecore's settings
+// table ignores them.
 template <class T>
 T read_word(const char* var, std::initializer_list<std::pair<const char*, T>> words, const char* accepted) {
   const auto fallback = *words.begin();
   const char* v = std::getenv(var);
   if (v == nullptr) return fallback.second;
+  const std::string_view text = v;
+  const std::size_t b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t");
+  const std::string_view word_given = b == std::string_view::npos ? std::string_view() : text.substr(b, e - b + 1);
   for (const auto& [word, value] : words)
-    if (std::string(v) == word) return value;
+    if (word_given == word) return value;
   complain(std::string(var) + "='" + v + "' is not accepted; accepted: " + accepted + "; using the default (" +
            fallback.first + ")");
   return fallback.second;

@@ -6,7 +6,8 @@
 // the job with its path and the reason):
 //   SIDECORE_PROFILE            profile path, %r = rank (default "sidecore-profile.%r.json"; "off" disables);
 //                               the job profile goes to the path with %r = "job"
-//   SIDECORE_TRACE              Chrome trace-event file, %r = rank (default: no trace)
+//   SIDECORE_TRACE              Chrome trace-event file, %r = rank (default: no trace; "off" disables); spaces
+//                               and tabs around either path are ignored
 //   SIDECORE_TRACE_MAX_EVENTS   bound on trace events per rank (default 1000000)
 //   SIDECORE_SIZE_BINS          message-size bin edges (default: 0 and the powers of four)
 //   SIDECORE_RING_EVENTS        per-thread ring capacity in records (default 1024)
@@ -22,7 +23,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "collectives.hpp"
@@ -37,6 +40,7 @@ namespace {
 struct state {
   bool started = false;
   bool profile = false;
+  bool trace = false;
   std::string profile_pattern;
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate of MPI_COMM_WORLD for gathering profiles
   int rank = 0;
@@ -86,6 +90,25 @@ exchange make_exchange() {
     } while (bytes > 0);
   };
   return ex;
+}
+
+// SIDECORE_PROFILE, SIDECORE_TRACE: a path, with spaces and tabs around it ignored as sidecore's settings table
+// ignores them (a quoted "off " in a job script is off, not files named "off .0"); empty or "off" is no output.
+std::string output_path(const char* var, const char* fallback) {
+  const char* v = std::getenv(var);
+  const std::string text = v == nullptr ? fallback : v;
+  const std::size_t b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t");
+  const std::string path = b == std::string::npos ? std::string() : text.substr(b, e - b + 1);
+  return path == "off" ? std::string() : path;
+}
+
+// An output path made absolute against the working directory of MPI_Init, where agree_outputs() checked it: the
+// files are written (the trace renamed from its temporary file) at MPI_Finalize, and a program that changed its
+// working directory in between would otherwise have them written elsewhere, or lose the trace.
+std::string absolute_path(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path abs = std::filesystem::absolute(path, ec);
+  return ec ? path : abs.string();
 }
 
 int cores_from_affinity() {
@@ -177,6 +200,18 @@ void agree_outputs(const config& cfg) {
   if (first_bad < g.nranks) stop_job();
 }
 
+// At the process's exit: a program that never called MPI_Finalize (exit() on an error path, a return from main)
+// ends with its profile unwritten, since the ranks write and gather it there. Said, so that a missing profile is
+// not a mystery (MPI_Abort ends the process without running this: MPICH says why itself).
+void warn_if_unfinalized() {
+  if (!g.started) return;
+  const std::string where = g.profile ? " to '" + path_for_rank(g.profile_pattern, g.rank) + "'" : "";
+  std::fprintf(stderr, "sidecore-pmpi: rank %d: the program ended without calling MPI_Finalize: no profile written%s%s "
+               "(the profiler writes each rank's profile and trace, and gathers the job profile, in MPI_Finalize)\n",
+               g.rank, where.c_str(), g.trace ? ", no trace" : "");
+  std::fflush(stderr);
+}
+
 void begin_profiling() {
   if (g.started) return;
   PMPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
@@ -192,15 +227,12 @@ void begin_profiling() {
   PMPI_Comm_dup(MPI_COMM_WORLD, &g.comm);
 
   config cfg;
-  const char* prof = std::getenv("SIDECORE_PROFILE");
-  g.profile_pattern = prof == nullptr ? "sidecore-profile.%r.json" : prof;
-  g.profile = !(g.profile_pattern.empty() || g.profile_pattern == "off");
+  g.profile_pattern = output_path("SIDECORE_PROFILE", "sidecore-profile.%r.json");
+  g.profile = !g.profile_pattern.empty();
   cfg.profile = g.profile;
   cfg.profile_path = g.profile_pattern;
-  if (const char* tr = std::getenv("SIDECORE_TRACE"); tr != nullptr && *tr != '\0') {
-    cfg.trace = true;
-    cfg.trace_path = tr;
-  }
+  cfg.trace_path = output_path("SIDECORE_TRACE", "");
+  cfg.trace = !cfg.trace_path.empty();
   read_setting("SIDECORE_TRACE_MAX_EVENTS", cfg.trace_max_events, env::parse_trace_max_events,
                std::to_string(cfg.trace_max_events));
   read_setting("SIDECORE_SIZE_BINS", cfg.size_bin_edges, env::parse_size_bins, "the powers of four");
@@ -212,7 +244,10 @@ void begin_profiling() {
   read_setting("SIDECORE_NCORE", n_core, env::parse_ncore, std::to_string(n_core) + n_core_from);
   agree_switches(cfg);
   if (!cfg.profile && !cfg.trace) return;
+  g.trace = cfg.trace;
   agree_outputs(cfg);
+  if (cfg.profile) cfg.profile_path = g.profile_pattern = absolute_path(g.profile_pattern);
+  if (cfg.trace) cfg.trace_path = absolute_path(cfg.trace_path);
   try {
     start(cfg, g.rank, g.nranks);
     // Without SIDECORE_PROGRESS=core a plain MPI run has no progress thread: the model's "off" (no-progress
@@ -227,6 +262,8 @@ void begin_profiling() {
     agree_run_id(ex);
     synchronize_clock(ex);
     g.started = true;
+    static const bool watching_exit = std::atexit(warn_if_unfinalized) == 0;
+    (void)watching_exit;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sidecore-pmpi: rank %d: cannot start profiling: %s\n", g.rank, e.what());
   }
@@ -242,10 +279,20 @@ void end_profiling() {
     std::fprintf(stderr, "sidecore-pmpi: rank %d: the collectives' cross-rank analysis failed: %s\n", g.rank, e.what());
   }
   collectives_end();
+  // A rank whose own profile fails still takes part in the gathering below with an empty one: skipping it left the
+  // other ranks waiting in PMPI_Gather, and the job hung in MPI_Finalize.
+  std::string mine;
+  if (g.profile) {
+    try {
+      mine = rank_profile_json();
+      write_text_file(path_for_rank(g.profile_pattern, g.rank), mine);
+    } catch (const std::exception& e) {
+      mine.clear();
+      std::fprintf(stderr, "sidecore-pmpi: rank %d: cannot write the profile: %s\n", g.rank, e.what());
+    }
+  }
   try {
     if (g.profile) {
-      const std::string mine = rank_profile_json();
-      write_text_file(path_for_rank(g.profile_pattern, g.rank), mine);
       int len = static_cast<int>(mine.size());
       std::vector<int> lens(g.rank == 0 ? static_cast<std::size_t>(g.nranks) : 0);
       PMPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, g.comm);
@@ -257,7 +304,14 @@ void end_profiling() {
       }
       std::string all(total, '\0');
       PMPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, g.comm);
-      if (g.rank == 0) {
+      std::string missing;
+      for (std::size_t i = 0; i < lens.size(); ++i) {
+        if (lens[i] == 0) missing += (missing.empty() ? "" : ", ") + std::to_string(i);
+      }
+      if (g.rank == 0 && !missing.empty()) {
+        std::fprintf(stderr, "sidecore-pmpi: rank 0: no job profile: rank(s) %s have no profile (said above)\n",
+                     missing.c_str());
+      } else if (g.rank == 0) {
         std::vector<std::string> profiles;
         for (std::size_t i = 0; i < lens.size(); ++i) {
           profiles.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
@@ -266,7 +320,7 @@ void end_profiling() {
       }
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "sidecore-pmpi: rank %d: cannot write the profile: %s\n", g.rank, e.what());
+    std::fprintf(stderr, "sidecore-pmpi: rank %d: cannot write the job profile: %s\n", g.rank, e.what());
   }
   try {
     stop();  // closes the trace

@@ -40,9 +40,28 @@ constexpr long sleep_ns = 20'000;
 struct poll_thread {
   std::thread thread;
   std::atomic<bool> stop{false};
+  std::atomic<bool> stopped{false};  // the loop has returned: joining cannot wait on it
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Request never = MPI_REQUEST_NULL;  // a receive nobody sends: testing it is one progress pass
   poll_stats stats;
+
+  poll_thread() = default;
+  poll_thread(const poll_thread&) = delete;
+  poll_thread& operator=(const poll_thread&) = delete;
+  // Still running here: the program is ending without MPI_Finalize (exit(), or a return from main). A joinable
+  // std::thread's destructor would call std::terminate, turning the program's own exit status into SIGABRT. The
+  // thread is stopped and joined once it has left MPI; one stuck inside MPI (MPICH's lock held by a thread that
+  // called exit) is left to the process's end rather than hanging it.
+  ~poll_thread() {
+    if (!thread.joinable()) return;
+    stop.store(true, std::memory_order_release);
+    for (int i = 0; i < 1000 && !stopped.load(std::memory_order_acquire); ++i) {
+      const timespec ts{0, 1'000'000};
+      nanosleep(&ts, nullptr);
+    }
+    if (stopped.load(std::memory_order_acquire)) thread.join();
+    else thread.detach();
+  }
 };
 poll_thread g;
 
@@ -77,6 +96,7 @@ void loop() {
     if (work) idle_since = t;
     last = t;
   }
+  g.stopped.store(true, std::memory_order_release);
 }
 
 }  // namespace

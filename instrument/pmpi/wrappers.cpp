@@ -16,6 +16,7 @@ using sidecore::instrument::op_kind;
 using sidecore::instrument::pmpi::blocking_coll;
 using sidecore::instrument::pmpi::bytes_of;
 using sidecore::instrument::pmpi::call_scope;
+using sidecore::instrument::pmpi::merged_communicator_created;
 using sidecore::instrument::pmpi::nonblocking_coll;
 using sidecore::instrument::pmpi::request_watch;
 using sidecore::instrument::pmpi::sum_bytes;
@@ -713,7 +714,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   const call_scope scope(category::test, "MPI_Test");
   request_watch watch(1, request);
   const int rc = PMPI_Test(request, flag, status);
-  if (rc == MPI_SUCCESS && *flag != 0) watch.completed(0);
+  watch.settle();
   return rc;
 }
 
@@ -721,7 +722,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
   const call_scope scope(category::test, "MPI_Testall");
   request_watch watch(count, array_of_requests);
   const int rc = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
-  if (rc == MPI_SUCCESS && *flag != 0) watch.all_completed();
+  watch.settle();
   return rc;
 }
 
@@ -729,7 +730,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag
   const call_scope scope(category::test, "MPI_Testany");
   request_watch watch(count, array_of_requests);
   const int rc = PMPI_Testany(count, array_of_requests, indx, flag, status);
-  if (rc == MPI_SUCCESS && *flag != 0 && *indx != MPI_UNDEFINED) watch.completed(*indx);
+  watch.settle();
   return rc;
 }
 
@@ -737,7 +738,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, in
   const call_scope scope(category::test, "MPI_Testsome");
   request_watch watch(incount, array_of_requests);
   const int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-  if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED) watch.some_completed(*outcount, array_of_indices);
+  watch.settle();
   return rc;
 }
 
@@ -749,7 +750,9 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
 // Like a test, but it neither frees nor deactivates the request.
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
   const call_scope scope(category::test, "MPI_Request_get_status");
-  return PMPI_Request_get_status(request, flag, status);
+  const int rc = PMPI_Request_get_status(request, flag, status);
+  if (rc == MPI_SUCCESS && *flag != 0) sidecore::instrument::pmpi::request_seen_complete(request);
+  return rc;
 }
 
 // ---- Waits (category "wait").
@@ -757,7 +760,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status) {
   const call_scope scope(category::wait, "MPI_Wait");
   request_watch watch(1, request);
   const int rc = PMPI_Wait(request, status);
-  if (rc == MPI_SUCCESS) watch.completed(0);
+  watch.settle();
   return rc;
 }
 
@@ -765,7 +768,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
   const call_scope scope(category::wait, "MPI_Waitall");
   request_watch watch(count, array_of_requests);
   const int rc = PMPI_Waitall(count, array_of_requests, array_of_statuses);
-  if (rc == MPI_SUCCESS) watch.all_completed();
+  watch.settle();
   return rc;
 }
 
@@ -773,7 +776,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Statu
   const call_scope scope(category::wait, "MPI_Waitany");
   request_watch watch(count, array_of_requests);
   const int rc = PMPI_Waitany(count, array_of_requests, indx, status);
-  if (rc == MPI_SUCCESS && *indx != MPI_UNDEFINED) watch.completed(*indx);
+  watch.settle();
   return rc;
 }
 
@@ -781,7 +784,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, in
   const call_scope scope(category::wait, "MPI_Waitsome");
   request_watch watch(incount, array_of_requests);
   const int rc = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-  if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED) watch.some_completed(*outcount, array_of_indices);
+  watch.settle();
   return rc;
 }
 
@@ -842,6 +845,13 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) {
   const call_scope scope(category::other, "MPI_Dist_graph_create_adjacent");
   return created(PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph), comm_old, comm_dist_graph);
+}
+
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
+  const call_scope scope(category::other, "MPI_Intercomm_merge");
+  const int rc = PMPI_Intercomm_merge(intercomm, high, newintracomm);
+  if (rc == MPI_SUCCESS && newintracomm != nullptr) merged_communicator_created(*newintracomm);
+  return rc;
 }
 
 int MPI_Cancel(MPI_Request *request) {

@@ -20,6 +20,7 @@
 #include "regions.hpp"
 #include "threads.hpp"
 #include "trace_writer.hpp"
+#include "utf8.hpp"
 
 namespace sidecore::instrument {
 
@@ -185,9 +186,11 @@ void set_run_info(std::string mode, std::string provider, int n_core, double t_t
   g_col.t_total_override = t_total_s;
 }
 
+
 void set_command_line(std::string command) {
+  std::string text = valid_utf8(command);
   std::lock_guard lk(g_registry_mu);
-  g_col.command = std::move(command);
+  g_col.command = std::move(text);
 }
 
 bool write_trace() {

@@ -13,6 +13,7 @@
 #include "regions.hpp"
 #include "sidecore/common/profile.hpp"
 #include "threads.hpp"
+#include "utf8.hpp"
 
 namespace sidecore::instrument {
 
@@ -126,17 +127,15 @@ profile rank_profile() {
     }
     int calling = 0;
     for (const auto& st : g_states) {
-      bool called = false;
       for (std::size_t c = 0; c < category_count; ++c) {
         const cat_counter& a = st->cats[c];
         category_acc acc;
         acc.time_ns = a.time.load(relaxed);
         acc.count = a.count.load(relaxed);
         acc.min_ns = a.min.load(relaxed);
-        called = called || acc.count != 0;
         cats[c].merge(acc);
       }
-      calling += called ? 1 : 0;
+      calling += static_cast<int>(callers_of(*st));
       for (std::size_t k = 0; k < st->region_chunks.size(); ++k) {
         const region_calls* chunk = st->region_chunks[k].load(std::memory_order_acquire);
         if (chunk == nullptr) continue;
@@ -205,7 +204,9 @@ profile rank_profile() {
         incl_overlap[static_cast<std::uint16_t>(a)] += by_region[rid];
       }
     }
-    for (const auto& [rid, acc] : incl_overlap) o.by_region.push_back({g_region_info[rid].path, bounds_of(acc, f)});
+    for (const auto& [rid, acc] : incl_overlap) {
+      o.by_region.push_back({valid_utf8(g_region_info[rid].path), bounds_of(acc, f)});
+    }
     std::sort(o.by_region.begin(), o.by_region.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     const std::size_t npaths = g_region_info.size();
     stats.resize(std::max(stats.size(), npaths));
@@ -224,7 +225,7 @@ profile rank_profile() {
     for (std::size_t id = 1; id < npaths; ++id) {
       if (stats[id].entries == 0) continue;
       region_profile r;
-      r.name = g_region_info[id].path;
+      r.name = valid_utf8(g_region_info[id].path);
       r.entries = stats[id].entries;
       r.time_s = seconds(stats[id].time, f);
       for (std::size_t c = 0; c < category_count; ++c) r.categories[c] = {seconds(incl[id][c].time, f), incl[id][c].count};

@@ -131,6 +131,11 @@ struct thread_state {
   char name[32] = {};
   bool progress = false;
 
+  // ---- reuse after the thread's exit (under g_registry_mu): a state whose thread has exited is handed to a new
+  //      thread once the table is full, so calls of short-lived threads keep counting past max_threads threads ----
+  std::uint64_t calls_at_takeover = 0;  // the counters' total calls when the current thread took the state over
+  std::uint32_t earlier_callers = 0;    // threads that made calls with this state before the current one
+
   thread_state() = default;
   thread_state(const thread_state&) = delete;
   thread_state& operator=(const thread_state&) = delete;
@@ -147,6 +152,17 @@ extern std::vector<std::unique_ptr<thread_state>> g_states;  // owned until the 
 
 /// Empties the registry for a new collection whose rings hold `ring_cap` records (start(), g_registry_mu held).
 void reset_registry(std::uint64_t ring_cap);
+
+/// The calls counted in a state's category counters, all threads that held it together.
+inline std::uint64_t calls_counted(const thread_state& st) noexcept {
+  std::uint64_t n = 0;
+  for (const cat_counter& c : st.cats) n += c.count.load(relaxed);
+  return n;
+}
+/// Threads that made calls with a state: the earlier holders that did, and the current one if it has.
+inline std::uint32_t callers_of(const thread_state& st) noexcept {
+  return st.earlier_callers + (calls_counted(st) > st.calls_at_takeover ? 1u : 0u);
+}
 
 /// A thread's slot for the current collection: its state, valid while `gen` is the collection's generation.
 struct thread_slot {

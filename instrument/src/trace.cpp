@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trace_writer.hpp"
+#include "utf8.hpp"
 
 namespace sidecore::instrument::internal {
 
@@ -16,7 +17,7 @@ std::string us(std::uint64_t t, std::uint64_t t0) {
   const std::uint64_t d = t > t0 ? t - t0 : 0;
   return fmt::format("{}.{:03}", d / 1000, d % 1000);
 }
-std::string json_str(std::string_view s) { return nlohmann::json(std::string(s)).dump(); }
+std::string json_str(std::string_view s) { return nlohmann::json(valid_utf8(s)).dump(); }
 }  // namespace
 
 // An unfinished trace's temporary file is removed (output_file), before the stream's buffer goes.

@@ -47,4 +47,25 @@ SIDECORE_PROFILE="$dir/good.%r.json" SIDECORE_TRACE_MAX_EVENTS=10 SIDECORE_SIZE_
   SIDECORE_NCORE=5 "$mpiexec" -n 1 -genv LD_PRELOAD "$preload" "$app" >"$dir/good.out" 2>"$dir/good.err"
 if grep -q "not accepted" "$dir/good.err"; then echo "FAILED: accepted values reported:"; cat "$dir/good.err"; fail=1; fi
 expect "$dir/good.0.json" '"n_core": 5' "SIDECORE_NCORE=5 is the profile's n_core"
+# The progress core's words, with spaces around them (a quoted value in a job script): accepted, as sidecore's
+# settings table accepts them.
+if [ "$(nproc)" -ge 2 ]; then
+  SIDECORE_PROFILE="$dir/words.%r.json" SIDECORE_PROGRESS="core " SIDECORE_PMPI_PROGRESS=" sidecore" \
+    SIDECORE_VERBOSE=" 0 " "$mpiexec" -n 1 -genv LD_PRELOAD "$preload" "$app" >"$dir/words.out" 2>"$dir/words.err" || :
+  cat "$dir/words.err"
+  if grep -q "not accepted" "$dir/words.err"; then echo "FAILED: words with spaces around them rejected"; fail=1; fi
+  expect "$dir/words.0.json" '"mode": "core"' "SIDECORE_PROGRESS='core ': core mode"
+fi
+
+# The output paths: spaces around them are ignored, as sidecore's settings table does ("off " is off, not a file
+# "off .0"), and SIDECORE_TRACE=off is no trace, like SIDECORE_PROFILE=off (not a trace file named "off.0").
+mkdir -p "$dir/paths"
+(cd "$dir/paths" && SIDECORE_PROFILE=" $dir/spaced.%r.json " SIDECORE_TRACE=off \
+  "$mpiexec" -n 1 -genv LD_PRELOAD "$preload" "$app" >"$dir/spaced.out" 2>"$dir/spaced.err") || :
+(cd "$dir/paths" && SIDECORE_PROFILE="off " SIDECORE_TRACE=" " \
+  "$mpiexec" -n 1 -genv LD_PRELOAD "$preload" "$app" >"$dir/offsp.out" 2>"$dir/offsp.err") || :
+cat "$dir/spaced.err" "$dir/offsp.err"
+expect "$dir/spaced.0.json" '"kind": "rank"' "a profile path with spaces around it: written to the path"
+if [ -z "$(ls -A "$dir/paths")" ]; then echo "ok: off with spaces, SIDECORE_TRACE=off: no file"; else
+  echo "FAILED: files written for 'off ' or SIDECORE_TRACE=off: $(ls -A "$dir/paths" | tr '\n' ' ')"; fail=1; fi
 exit $fail

@@ -738,3 +738,63 @@ TEST(Profile, CommunicatingThreadCountsItsOwnCallsInsideTheWindow) {
   EXPECT_NEAR(p.t_total_s, 1000e-9, 1e-15);
   EXPECT_NEAR(p.t_comp_s + own[static_cast<std::size_t>(category::wait)].time_s, p.t_total_s, 1e-15);
 }
+
+TEST(Collection, ThreadsPastTheTableTakeOverExitedThreadsStates) {
+  // More threads over the collection than the table has slots (1024), never more than one alive: every call
+  // counts, and so does every calling thread.
+  si::config c;
+  c.profile = true;
+  si::start(c, 0, 1);
+  constexpr int kThreads = 1100;
+  for (int i = 0; i < kThreads; ++i) {
+    std::thread t([] {
+      si::call_enter(category::init);
+      si::call_exit(category::init);
+    });
+    t.join();
+  }
+  const json p = json::parse(si::rank_profile_json());
+  EXPECT_EQ(p["categories"]["init"]["count"], kThreads);
+  EXPECT_EQ(p["calling_threads"], kThreads);
+  si::stop();
+}
+
+TEST(Profile, CommandLineThatIsNotUtf8IsWrittenWithReplacements) {
+  // JSON holds UTF-8 only: a Latin-1 byte, a truncated sequence, an overlong form and a surrogate each become
+  // U+FFFD; well-formed multi-byte characters are kept.
+  si::config c;
+  c.profile = true;
+  si::start(c, 0, 1);
+  si::set_command_line("app caf\xe9 \xc3\xa9 \xe2\x82 \xc0\xaf \xed\xa0\x80 \xf0\x9f\x98\x80 \xf4\x90\x80\x80");
+  const json p = json::parse(si::rank_profile_json());
+  const std::string r = "\xef\xbf\xbd";
+  EXPECT_EQ(p["command"], "app caf" + r + " \xc3\xa9 " + r + r + " " + r + r + " " + r + r + r + " \xf0\x9f\x98\x80 " +
+                              r + r + r + r);
+  si::stop();
+}
+
+TEST(Profile, RegionNameThatIsNotUtf8IsWrittenWithAReplacement) {
+  // A region named in Latin-1 (sc_region_begin("café") in a Latin-1 source file) is in the profile and the trace,
+  // its byte written as U+FFFD: it cost the whole profile before.
+  const std::string trace = ::testing::TempDir() + "sidecore_latin1_region.trace.json";
+  si::config c;
+  c.profile = true;
+  c.trace = true;
+  c.trace_path = trace;
+  si::start(c, 0, 1);
+  si::region_enter("caf\xe9");
+  si::call_enter(category::init);
+  si::call_exit(category::init);
+  si::region_exit();
+  const json p = json::parse(si::rank_profile_json());
+  ASSERT_EQ(p["regions"].size(), 1u);
+  EXPECT_EQ(p["regions"][0]["name"], "caf\xef\xbf\xbd");
+  si::stop();
+  const json t = read_json(si::path_for_rank(trace, 0));
+  bool named = false;
+  for (const auto& e : t["traceEvents"]) {
+    if (e.contains("name") && e["name"] == "caf\xef\xbf\xbd") named = true;
+  }
+  EXPECT_TRUE(named) << "no trace event named after the region";
+  std::remove(si::path_for_rank(trace, 0).c_str());
+}

@@ -264,7 +264,8 @@ void set_run_info(std::string mode, std::string provider, int n_core, double t_t
 /// cores < 1.
 void set_host_cores(int cores);
 
-/// The application's command line, written to the profile's optional "command" field.
+/// The application's command line, written to the profile's optional "command" field; bytes that are not UTF-8 (a
+/// Latin-1 file name among the arguments) are written as U+FFFD, since JSON holds UTF-8 only.
 void set_command_line(std::string command);
 
 /// This rank's profile (schema "sidecore-profile", kind "rank"; docs/profile-schema.md), filled from the collection.

@@ -1,0 +1,199 @@
+/* Unusual but legal MPI programs, run under LD_PRELOAD=libsidecore-pmpi.so by run_pmpi_edge_test.sh. One case per
+ * run, named by the first argument:
+ *   intercomm  MPI_Alltoallv, MPI_Alltoallw and MPI_Ialltoallv on an intercommunicator whose remote group is smaller
+ *              than its local group (at least 3 ranks: rank 0 against the others). Their count and type arrays have
+ *              one entry per remote rank; each is placed right before an inaccessible page, so that reading an entry
+ *              past its end (one per local rank) stops the process with SIGSEGV.
+ *   noexit     returns from main without MPI_Finalize, with status 4 (an error path of a real program).
+ *   errstatus  (2 ranks or more) MPI_Waitall of an MPI_Ibarrier and a receive that fails (truncated, under
+ *              MPI_ERRORS_RETURN) on rank 0: MPI_ERR_IN_STATUS, the barrier complete all the same; then an
+ *              MPI_Barrier. Per rank 2 barrier instances, each matched across the ranks.
+ *   getstatus  an MPI_Ibarrier polled with MPI_Request_get_status until complete, then 300 ms of computation
+ *              before its MPI_Wait: the instance completed at the poll (its latency is far under 300 ms).
+ *   merge      (2 ranks or more) an intercommunicator between the even and the odd ranks, merged with
+ *              MPI_Intercomm_merge, then 3 MPI_Barrier on the merged communicator: 3 barrier instances per rank,
+ *              each matched across the ranks.
+ *   plain ...  one MPI_Barrier; further arguments are ignored (they show in the profile's command line).
+ *   chdir DIR  makes DIR and changes the working directory to it after MPI_Init (a program that runs in a work
+ *              directory of its own), then an MPI_Barrier.
+ *   threads N  N threads, one after the other, each making one MPI_Isend, MPI_Irecv and MPI_Waitall on
+ *              MPI_COMM_SELF, then the main thread makes one MPI_Barrier: per rank init 2N, wait N, blocking 1, and
+ *              N + 1 calling threads.
+ * Prints "pmpi_edge_app: <case> done" on rank 0 when the case ran to its end. */
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* n elements of `size` bytes ending exactly where an inaccessible page begins. */
+static void* before_guard_page(size_t n, size_t size) {
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  char* p = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED || mprotect(p + page, page, PROT_NONE) != 0) {
+    perror("pmpi_edge_app: mmap");
+    exit(3);
+  }
+  return p + page - n * size;
+}
+
+static int intercomm_case(int rank, int size) {
+  if (size < 3) {
+    fprintf(stderr, "pmpi_edge_app: intercomm needs at least 3 ranks\n");
+    return 1;
+  }
+  const int color = rank == 0 ? 0 : 1;
+  MPI_Comm half, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, color, rank, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, color == 0 ? 1 : 0, 3, &inter);
+  int remote = 0;
+  MPI_Comm_remote_size(inter, &remote);
+  int* counts = before_guard_page((size_t)remote, sizeof(int));
+  int* displs = before_guard_page((size_t)remote, sizeof(int));
+  MPI_Datatype* types = before_guard_page((size_t)remote, sizeof(MPI_Datatype));
+  int* sendbuf = calloc((size_t)remote, sizeof(int));
+  int* recvbuf = calloc((size_t)remote, sizeof(int));
+  for (int i = 0; i < remote; ++i) {
+    counts[i] = 1;
+    displs[i] = i;
+    types[i] = MPI_INT;
+    sendbuf[i] = rank;
+  }
+  MPI_Alltoallv(sendbuf, counts, displs, MPI_INT, recvbuf, counts, displs, MPI_INT, inter);
+  int wdispls[64];
+  for (int i = 0; i < remote && i < 64; ++i) wdispls[i] = i * (int)sizeof(int);
+  MPI_Alltoallw(sendbuf, counts, wdispls, types, recvbuf, counts, wdispls, types, inter);
+  MPI_Request r;
+  MPI_Ialltoallv(sendbuf, counts, displs, MPI_INT, recvbuf, counts, displs, MPI_INT, inter, &r);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  const int expected = color == 0 ? 1 : 0; /* the remote group's rank 0 */
+  if (recvbuf[0] != expected) {
+    fprintf(stderr, "pmpi_edge_app: rank %d: intercomm alltoallv got %d, expected %d\n", rank, recvbuf[0], expected);
+    return 1;
+  }
+  free(sendbuf);
+  free(recvbuf);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+  return 0;
+}
+
+static int errstatus_case(int rank) {
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int buf[2] = {1, 2};
+  MPI_Request r[2];
+  MPI_Status st[2];
+  MPI_Ibarrier(MPI_COMM_WORLD, &r[0]);
+  if (rank == 0) {
+    MPI_Irecv(buf, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, &r[1]);
+    const int rc = MPI_Waitall(2, r, st);
+    if (rc != MPI_ERR_IN_STATUS || st[0].MPI_ERROR != MPI_SUCCESS || st[1].MPI_ERROR == MPI_SUCCESS ||
+        r[0] != MPI_REQUEST_NULL) {
+      fprintf(stderr, "pmpi_edge_app: errstatus: MPI_Waitall gave %d, statuses %d %d\n", rc, st[0].MPI_ERROR,
+              st[1].MPI_ERROR);
+      return 1;
+    }
+  } else {
+    if (rank == 1) MPI_Send(buf, 2, MPI_INT, 0, 0, MPI_COMM_WORLD);
+    MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  return 0;
+}
+
+static int getstatus_case(void) {
+  MPI_Request r;
+  int flag = 0;
+  MPI_Ibarrier(MPI_COMM_WORLD, &r);
+  while (!flag) MPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE);
+  usleep(300000);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  return 0;
+}
+
+static int merge_case(int rank) {
+  const int color = rank % 2;
+  MPI_Comm half, inter, merged;
+  MPI_Comm_split(MPI_COMM_WORLD, color, rank, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, color == 0 ? 1 : 0, 5, &inter);
+  MPI_Intercomm_merge(inter, color, &merged);
+  for (int i = 0; i < 3; ++i) MPI_Barrier(merged);
+  MPI_Comm_free(&merged);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+  return 0;
+}
+
+static void* one_exchange(void* arg) {
+  (void)arg;
+  int out = 1, in = 0;
+  MPI_Request r[2];
+  MPI_Status st[2];
+  MPI_Irecv(&in, 1, MPI_INT, 0, 0, MPI_COMM_SELF, &r[0]);
+  MPI_Isend(&out, 1, MPI_INT, 0, 0, MPI_COMM_SELF, &r[1]);
+  MPI_Waitall(2, r, st);
+  return in == 1 ? NULL : arg;
+}
+
+static int threads_case(int n) {
+  for (int i = 0; i < n; ++i) {
+    pthread_t t;
+    void* failed = NULL;
+    if (pthread_create(&t, NULL, one_exchange, NULL) != 0 || pthread_join(t, &failed) != 0 || failed != NULL) {
+      fprintf(stderr, "pmpi_edge_app: thread %d failed\n", i);
+      return 1;
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  const char* which = argc > 1 ? argv[1] : "";
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int rc = 0;
+  if (strcmp(which, "intercomm") == 0) {
+    rc = intercomm_case(rank, size);
+  } else if (strcmp(which, "noexit") == 0) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) printf("pmpi_edge_app: %s done\n", which);
+    fflush(stdout);
+    return 4;
+  } else if (strcmp(which, "merge") == 0 && size >= 2) {
+    rc = merge_case(rank);
+  } else if (strcmp(which, "plain") == 0) {
+    MPI_Barrier(MPI_COMM_WORLD);
+  } else if (strcmp(which, "getstatus") == 0) {
+    rc = getstatus_case();
+  } else if (strcmp(which, "chdir") == 0 && argc > 2) {
+    mkdir(argv[2], 0755);
+    if (chdir(argv[2]) != 0) {
+      perror("pmpi_edge_app: chdir");
+      rc = 1;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  } else if (strcmp(which, "errstatus") == 0 && size >= 2) {
+    rc = errstatus_case(rank);
+  } else if (strcmp(which, "threads") == 0 && argc > 2) {
+    if (provided < MPI_THREAD_MULTIPLE) {
+      fprintf(stderr, "pmpi_edge_app: threads needs MPI_THREAD_MULTIPLE, MPI gave %d\n", provided);
+      rc = 1;
+    } else {
+      rc = threads_case(atoi(argv[2]));
+    }
+  } else {
+    fprintf(stderr, "usage: pmpi_edge_app intercomm | noexit | errstatus | getstatus | merge | plain ... | chdir DIR | "
+                    "threads N\n");
+    rc = 2;
+  }
+  if (rc == 0 && rank == 0) printf("pmpi_edge_app: %s done\n", which);
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,102 @@
+#!/bin/sh
+# One case of pmpi_edge_app.c (unusual but legal MPI programs) under libsidecore-pmpi.so: the program's own result
+# and exit status must come through the profiler unchanged, and the profile must count every call.
+# Usage: run_pmpi_edge_test.sh <case> <mpiexec> <preload> <pmpi_edge_app> <pmpi_edge_check> <work dir>
+# <preload> is the LD_PRELOAD value: libsidecore-pmpi.so, preceded by the ASan runtime in the Asan build.
+set -u
+case=$1 mpiexec=$2 preload=$3 app=$4 check=$5 dir=$6
+rm -rf "$dir" && mkdir -p "$dir"
+fail=0
+expect() {  # expect <file> <fixed string> <what>
+  if grep -qF -- "$2" "$1"; then echo "ok: $3"; else echo "FAILED: $3 (no \"$2\" in $1)"; fail=1; fi
+}
+refuse() {  # refuse <file> <fixed string> <what>
+  if grep -qF -- "$2" "$1"; then echo "FAILED: $3 (\"$2\" in $1)"; fail=1; else echo "ok: $3"; fi
+}
+run() {  # run <name> <expected exit status> <mpiexec arguments>...: at most 60 s
+  name=$1 want=$2
+  shift 2
+  timeout 60 "$mpiexec" "$@" >"$dir/$name.out" 2>"$dir/$name.err"
+  rc=$?
+  cat "$dir/$name.out" "$dir/$name.err"
+  if [ $rc -eq "$want" ]; then echo "ok: $name: exit status $rc"; else
+    echo "FAILED: $name: exit status $rc, expected $want"; fail=1; fi
+}
+
+case $case in
+intercomm)
+  # Collectives on an intercommunicator with a smaller remote group: the count arrays end before a guard page.
+  run intercomm 0 -n 3 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/ic.%r.json" "$app" intercomm
+  expect "$dir/intercomm.out" "pmpi_edge_app: intercomm done" "intercomm: the program ran to its end"
+  ;;
+noexit)
+  # A program that ends without MPI_Finalize keeps its exit status, in mode off and in core mode (a progress thread
+  # of the library still running then), and is told why no profile was written.
+  modes=off
+  [ "$(nproc)" -ge 2 ] && modes="off core"
+  for mode in $modes; do
+    run "noexit_$mode" 4 -n 1 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/ne_$mode.%r.json" \
+      -genv SIDECORE_PROGRESS "$mode" "$app" noexit
+    refuse "$dir/noexit_$mode.err" "terminate called" "noexit, mode $mode: no C++ terminate"
+    expect "$dir/noexit_$mode.err" "rank 0: the program ended without calling MPI_Finalize: no profile written" \
+      "noexit, mode $mode: said why there is no profile"
+  done
+  ;;
+errstatus)
+  # A wait that fails for one request (MPI_ERR_IN_STATUS) completes the others: a nonblocking collective among them
+  # still departs, so its instance is counted and matched across the ranks.
+  run errstatus 0 -n 2 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/es.%r.json" "$app" errstatus
+  for r in 0 1; do "$check" "$dir/es.$r.json" coll:barrier=2 unmatched=0 || fail=1; done
+  ;;
+getstatus)
+  # A nonblocking collective seen complete by MPI_Request_get_status departs there, not at the MPI_Wait that
+  # frees its request 300 ms later.
+  run getstatus 0 -n 2 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/gs.%r.json" "$app" getstatus
+  for r in 0 1; do "$check" "$dir/gs.$r.json" coll:barrier=1 latency_max_ms:barrier=150 || fail=1; done
+  ;;
+merge)
+  # Collectives on a communicator made by MPI_Intercomm_merge are matched across the ranks like any other.
+  run merge 0 -n 2 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/m.%r.json" "$app" merge
+  for r in 0 1; do "$check" "$dir/m.$r.json" coll:barrier=3 unmatched=0 || fail=1; done
+  ;;
+utf8)
+  # A command line that is not UTF-8 (a Latin-1 file name as an argument) on one rank of two: every profile is
+  # written, the byte shown as U+FFFD, and MPI_Finalize does not wait forever for the rank's profile.
+  bad=$(printf 'caf\351') replacement=$(printf 'caf\357\277\275')
+  run utf8 0 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/u.%r.json" -n 1 "$app" plain : \
+    -n 1 "$app" plain "$bad"
+  refuse "$dir/utf8.err" "cannot write the profile" "utf8: the profile is written"
+  expect "$dir/u.1.json" "plain $replacement" "utf8: the command line holds U+FFFD for the byte"
+  expect "$dir/u.job.json" '"kind": "job"' "utf8: the job profile is written"
+  ;;
+chdir)
+  # A program that changes its working directory after MPI_Init: relative SIDECORE_PROFILE and SIDECORE_TRACE paths
+  # name files of the directory it was started in (where MPI_Init checked them), not of the one it moved to.
+  mkdir -p "$dir/start"
+  cd "$dir/start"
+  run chdir 0 -n 2 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE rel.%r.json -genv SIDECORE_TRACE tr.%r.json \
+    "$app" chdir "$dir/moved"
+  cd "$dir"
+  for f in rel.0.json rel.1.json rel.job.json tr.0.json tr.1.json; do
+    if [ -s "$dir/start/$f" ]; then echo "ok: chdir: $f written where the run started"; else
+      echo "FAILED: chdir: no $f in $dir/start"; fail=1; fi
+  done
+  refuse "$dir/chdir.err" "cannot write" "chdir: every output written"
+  if [ -n "$(ls -A "$dir/moved")" ]; then
+    echo "FAILED: chdir: files in the new directory: $(ls -A "$dir/moved")"; fail=1
+  fi
+  ls -A "$dir/start" | grep -q 'tmp$' && { echo "FAILED: chdir: temporary files left: $(ls -A "$dir/start")"; fail=1; }
+  ;;
+threads)
+  # More threads over the run than the instrumentation has slots at once (1024): every call still counts.
+  n=1100
+  run threads 0 -n 1 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/th.%r.json" "$app" threads $n
+  refuse "$dir/threads.err" "are not recorded" "threads: no call left out"
+  "$check" "$dir/th.0.json" init=$((2 * n)) wait=$n blocking=1 calling_threads=$((n + 1)) || fail=1
+  ;;
+*)
+  echo "FAILED: unknown case '$case'"
+  fail=1
+  ;;
+esac
+exit $fail

@@ -80,7 +80,8 @@ extern "C" int sc_info_print(FILE* out) {
   }
   // The profiler library's own setting (its other ones are the runtime's, above); it judges it with these words.
   const char* pmpi = std::getenv(pmpi_progress_var);
-  const bool pmpi_ok = !pmpi || std::string(pmpi) == "sidecore" || std::string(pmpi) == "mpich";
+  const std::string pmpi_word = pmpi ? trim(pmpi) : std::string("sidecore");  // the library ignores spaces around
+  const bool pmpi_ok = pmpi_word == "sidecore" || pmpi_word == "mpich";
   if (!pmpi_ok) {
     errors.push_back(std::string(pmpi_progress_var) + "='" + pmpi + "' is not accepted; accepted: sidecore, mpich");
     refused.emplace_back(pmpi_progress_var);
@@ -88,7 +89,7 @@ extern "C" int sc_info_print(FILE* out) {
   std::fprintf(out, "Read by libsidecore-pmpi.so only (with SIDECORE_PROGRESS, SIDECORE_PROGRESS_CORE, "
                     "SIDECORE_VERBOSE):\n");
   std::fprintf(out, "  %-24s default: %-8s current: %s%s\n", pmpi_progress_var, "sidecore",
-               pmpi && pmpi_ok ? pmpi : "sidecore", mark(pmpi_progress_var, pmpi).c_str());
+               pmpi_ok ? pmpi_word.c_str() : "sidecore", mark(pmpi_progress_var, pmpi).c_str());
   std::fprintf(out, "      accepted: sidecore, mpich\n      The engine that progresses MPI on the reserved core in "
                     "SIDECORE_PROGRESS=core: sidecore's thread calling MPI, or MPICH's own asynchronous progress "
                     "thread pinned there (docs/pmpi.md).\n");

@@ -5,8 +5,10 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <sched.h>
@@ -63,6 +65,14 @@ struct shared_setting {
   long long key;
   std::string error;
 };
+
+// `path` made absolute against the working directory ("" stays: no output; one that cannot be made stays as given).
+std::string absolute_output(const std::string& path) {
+  if (path.empty()) return path;
+  std::error_code ec;
+  const std::filesystem::path abs = std::filesystem::absolute(path, ec);
+  return ec ? path : abs.string();
+}
 
 std::string differs(const std::string& var, const std::string& value) {
   return "sidecore::init: " + var + " differs between ranks (this rank: " + value + "); give every rank the same value";
@@ -173,6 +183,10 @@ void init(MPI_Comm user_comm) {
   errc local_code = errc::success;
   try {
     s->cfg = detail::read_settings();
+    // Output paths as the user read them: relative to where the run starts, though the program may change
+    // directory before finalize writes them.
+    s->cfg.profile_path = absolute_output(s->cfg.profile_path);
+    s->cfg.trace_path = absolute_output(s->cfg.trace_path);
     s->topo = std::make_unique<detail::topology>();
     if (s->cfg.mode == detail::progress_mode::core) s->reserved_core = s->topo->choose_reserved(s->cfg.progress_core);
     if (s->cfg.mode == detail::progress_mode::automatic) {

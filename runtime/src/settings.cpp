@@ -33,12 +33,6 @@ auto shared_parser(F&& parse) -> decltype(parse()) {
   }
 }
 
-std::string trim(const std::string& v) {
-  const auto b = v.find_first_not_of(" \t");
-  const auto e = v.find_last_not_of(" \t");
-  return b == std::string::npos ? std::string() : v.substr(b, e - b + 1);
-}
-
 template <typename E>
 E parse_enum(std::string_view var, const std::string& raw, std::initializer_list<std::pair<const char*, E>> choices,
              std::string_view accepted) {
@@ -362,22 +356,24 @@ std::vector<setting_def> make_table() {
                  return std::string(s.auto_forced == auto_force::none ? "(model)"
                                     : s.auto_forced == auto_force::core ? "core" : "off");
                }});
-  t.push_back({"SIDECORE_PROFILE", "(off)", "a file path; %r is replaced by the rank",
+  t.push_back({"SIDECORE_PROFILE", "(off)", "off, or a file path (a relative one from where init runs); %r is "
+                                            "replaced by the rank",
                "Write an overlap and call-category profile (JSON, docs/profile-schema.md) per rank at finalize; rank 0 "
                "also writes the merged job profile (%r -> job). Input of `sidecore predict` and `sidecore report`. Set on "
                "every rank or none (init refuses a difference).",
                [](settings& s, const std::string& v) {
-                 if (trim(v).empty()) reject("SIDECORE_PROFILE", v, "a non-empty file path");
-                 s.profile_path = trim(v);
+                 if (trim(v).empty()) reject("SIDECORE_PROFILE", v, "off, or a non-empty file path");
+                 s.profile_path = trim(v) == "off" ? std::string() : trim(v);
                },
                [](const settings& s) { return s.profile_path.empty() ? std::string("(off)") : s.profile_path; }});
-  t.push_back({"SIDECORE_TRACE", "(off)", "a file path; %r is replaced by the rank",
+  t.push_back({"SIDECORE_TRACE", "(off)", "off, or a file path (a relative one from where init runs); %r is "
+                                          "replaced by the rank",
                "Write a timeline in Chrome trace-event JSON per rank (open it in https://ui.perfetto.dev): calls and "
                "computation per thread, transfers as async spans, the progress thread on its own track. Set on every rank or "
                "none (init refuses a difference).",
                [](settings& s, const std::string& v) {
-                 if (trim(v).empty()) reject("SIDECORE_TRACE", v, "a non-empty file path");
-                 s.trace_path = trim(v);
+                 if (trim(v).empty()) reject("SIDECORE_TRACE", v, "off, or a non-empty file path");
+                 s.trace_path = trim(v) == "off" ? std::string() : trim(v);
                },
                [](const settings& s) { return s.trace_path.empty() ? std::string("(off)") : s.trace_path; }});
   t.push_back({"SIDECORE_TRACE_MAX_EVENTS", "1000000", "an integer 1..1000000000",
@@ -566,6 +562,12 @@ std::string memory_budget_warning(const settings& s, std::uint64_t peers, const 
          " peers x SIDECORE_SEND_CREDITS=" + std::to_string(s.send_credits) + " x " +
          std::to_string(provider_buffer_bytes(provider, s)) + " B on " + provider +
          "); lower those settings or raise the budget (docs/runtime.md, \"Memory budget\")\n";
+}
+
+std::string trim(const std::string& v) {
+  const auto b = v.find_first_not_of(" \t");
+  const auto e = v.find_last_not_of(" \t");
+  return b == std::string::npos ? std::string() : v.substr(b, e - b + 1);
 }
 
 }  // namespace sidecore::detail

@@ -99,6 +99,9 @@ struct setting_def {
 /// The setting only libsidecore-pmpi.so reads (docs/pmpi.md), which `sidecore info` lists after the table.
 inline constexpr const char* pmpi_progress_var = "SIDECORE_PMPI_PROGRESS";
 
+/// `v` without the spaces and tabs around it (every setting's value is read so).
+[[nodiscard]] std::string trim(const std::string& v);
+
 /// "off", "core", "auto".
 [[nodiscard]] const char* mode_name(progress_mode m) noexcept;
 

@@ -30,7 +30,7 @@ run SIDECORE_PROGRES=core
 [ $rc -eq 0 ] || fail "an unknown variable: exit $rc, expected 0 (init only warns)"
 has "$err" "unknown variable SIDECORE_PROGRES is ignored" || fail "no warning for SIDECORE_PROGRES: $(cat "$err")"
 
-run SIDECORE_PMPI_PROGRESS=mpich
+run SIDECORE_PMPI_PROGRESS=" mpich "
 [ $rc -eq 0 ] || fail "SIDECORE_PMPI_PROGRESS=mpich: exit $rc, expected 0"
 has "$out" "SIDECORE_PMPI_PROGRESS .*default: sidecore .*current: mpich" || fail "SIDECORE_PMPI_PROGRESS is not listed"
 has "$err" "unknown variable" && fail "SIDECORE_PMPI_PROGRESS is called unknown"

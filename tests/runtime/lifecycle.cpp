@@ -2,10 +2,11 @@
 // twice, calls after finalize, init after finalize, a bad setting on one rank only, core mode on one core,
 // SIDECORE_PROGRESS_CORE out of range, a provider that does not exist, finalize with a receive still posted, no
 // shm region name left in /dev/shm once init returns, a program that forgets sidecore::finalize(), starts beyond
-// SIDECORE_MAX_REQUESTS.
+// SIDECORE_MAX_REQUESTS, a relative profile path kept where init ran though the program changes directory.
 // Exit status 0 when every check of the scenario held on this rank; every failed check prints a line.
 #include <dirent.h>
 #include <mpi.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -303,6 +304,24 @@ int run(const std::string& scenario) {
     sidecore::request_free(persistent_barrier);
     sidecore::request_free(persistent_recv);
     sidecore::finalize();
+  } else if (scenario == "chdir_after_init") {
+    // SIDECORE_PROFILE=chdir_profile.%r.json, relative (ctest): the profile goes where the run started, as the
+    // user read the path, though the program changes directory between init and finalize.
+    char start[4096] = {};
+    check(::getcwd(start, sizeof start) != nullptr, "getcwd");
+    const std::string name = "/chdir_profile." + std::to_string(g_rank) + ".json";
+    const std::string sub = std::string(start) + "/chdir_sub." + std::to_string(g_rank);
+    const std::string mine = start + name, moved = sub + name;
+    (void)::mkdir(sub.c_str(), 0755);
+    (void)::unlink(mine.c_str());
+    (void)::unlink(moved.c_str());
+    sidecore::init();
+    check(::chdir(sub.c_str()) == 0, "chdir to " + sub);
+    ring_once();
+    sidecore::finalize();
+    check(::access(mine.c_str(), F_OK) == 0, "the profile is at " + mine);
+    check(::access(moved.c_str(), F_OK) != 0, "no profile at " + moved);
+    (void)::chdir(start);
   } else if (scenario == "forget_finalize") {
     sidecore::init();
     ring_once();

@@ -212,6 +212,10 @@ TEST(SettingsTable, ValidValuesGiveTheRightFields) {
   EXPECT_EQ(parsed("SIDECORE_PEER_TIMEOUT", "30").peer_timeout_s, 30.0);
   EXPECT_EQ(parsed("SIDECORE_PEER_TIMEOUT", "0").peer_timeout_s, 0.0);
   EXPECT_EQ(parsed("SIDECORE_PROVIDER", "tcp;ofi_rxm").provider, "tcp;ofi_rxm");
+  // "off" is no output, as in libsidecore-pmpi.so (a file of that name: ./off).
+  EXPECT_EQ(parsed("SIDECORE_PROFILE", "off").profile_path, "");
+  EXPECT_EQ(parsed("SIDECORE_TRACE", " off ").trace_path, "");
+  EXPECT_EQ(parsed("SIDECORE_TRACE", "./off").trace_path, "./off");
   EXPECT_EQ(parsed("SIDECORE_SUBMIT_QUEUE", "1024").submit_queue, 1024u);
   EXPECT_EQ(parsed("SIDECORE_CQ_BATCH", "64").cq_batch, 64u);
   EXPECT_EQ(parsed("SIDECORE_EAGER_MAX", "0").eager_max, 0u);

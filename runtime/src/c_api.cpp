@@ -388,6 +388,37 @@ int sc_waitany(int count, sc_request* reqs, int* index, sc_status* status) {
     return 0;
   });
 }
+int sc_testall(int count, sc_request* reqs, int* flag, sc_status* statuses) {
+  return guarded([&] {
+    check_count(count, reqs, "sc_testall");
+    if (!flag) throw sidecore::error(sidecore::errc::invalid_argument, "sc_testall: flag is NULL");
+    borrowed b(reqs, count, "sc_testall");
+    std::vector<sidecore::status> st(static_cast<std::size_t>(count));
+    *flag = sidecore::testall(b.reqs, st) ? 1 : 0;
+    int rc = 0;
+    for (int i = 0; *flag && i < count; ++i) {
+      if (statuses) to_c(st[static_cast<std::size_t>(i)], &statuses[i]);
+      if (!rc) rc = status_code(st[static_cast<std::size_t>(i)], "sc_testall", i);
+    }
+    return rc;
+  });
+}
+int sc_testany(int count, sc_request* reqs, int* index, int* flag, sc_status* status) {
+  return guarded([&] {
+    check_count(count, reqs, "sc_testany");
+    if (!index || !flag) throw sidecore::error(sidecore::errc::invalid_argument, "sc_testany: index or flag is NULL");
+    borrowed b(reqs, count, "sc_testany");
+    sidecore::status s;
+    const int i = sidecore::testany(b.reqs, &s);
+    bool any_active = false;
+    for (const sidecore::request& r : b.reqs) any_active = any_active || r.active();
+    *index = i;
+    *flag = i >= 0 || !any_active ? 1 : 0;
+    if (i < 0) return 0;
+    to_c(s, status);
+    return status_code(s, "sc_testany", i);
+  });
+}
 int sc_cancel(sc_request* req) {
   return guarded([&] {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_cancel: req is NULL");

@@ -213,6 +213,51 @@ TEST_F(CApi, TruncatedAndCanceledSayWhy) {
   EXPECT_THAT(std::string(sc_last_error()), HasSubstr("cancel"));
 }
 
+// sc_testall and sc_testany, as MPI_Testall and MPI_Testany: nothing is consumed until everything (testall) or one
+// request (testany) completed; an array with no active request completes at once with index -1.
+TEST_F(CApi, TestallAndTestany) {
+  std::uint64_t out = 9, in[2] = {};
+  sc_request r[2] = {SC_REQUEST_NULL, SC_REQUEST_NULL};
+  ASSERT_EQ(sc_irecv(&in[0], 8, left(rank, size), 2320, SC_COMM_WORLD, &r[0]), SC_SUCCESS);
+  ASSERT_EQ(sc_irecv(&in[1], 8, left(rank, size), 2321, SC_COMM_WORLD, &r[1]), SC_SUCCESS);
+  int flag = -1, index = -5;
+  ASSERT_EQ(sc_testall(2, r, &flag, nullptr), SC_SUCCESS);
+  EXPECT_EQ(flag, 0) << "nothing was sent yet";
+  ASSERT_EQ(sc_testany(2, r, &index, &flag, nullptr), SC_SUCCESS);
+  EXPECT_EQ(flag, 0);
+  EXPECT_EQ(index, -1);
+  MPI_Barrier(MPI_COMM_WORLD);  // every rank has tested before any sends
+  ASSERT_EQ(sc_send(&out, 8, right(rank, size), 2321, SC_COMM_WORLD), SC_SUCCESS);
+  sc_status st{};
+  for (int i = 0; flag == 0; ++i) {
+    ASSERT_EQ(sc_testany(2, r, &index, &flag, &st), SC_SUCCESS);
+    ASSERT_LT(i, 100000000);
+  }
+  EXPECT_EQ(index, 1);
+  EXPECT_EQ(st.tag, 2321);
+  EXPECT_EQ(r[1], static_cast<sc_request>(SC_REQUEST_NULL));
+  EXPECT_NE(r[0], static_cast<sc_request>(SC_REQUEST_NULL));
+  MPI_Barrier(MPI_COMM_WORLD);  // every rank's testany saw 2321 before any sends 2320
+  ASSERT_EQ(sc_send(&out, 8, right(rank, size), 2320, SC_COMM_WORLD), SC_SUCCESS);
+  sc_status sts[2]{};
+  flag = 0;
+  for (int i = 0; flag == 0; ++i) {
+    ASSERT_EQ(sc_testall(2, r, &flag, sts), SC_SUCCESS);
+    ASSERT_LT(i, 100000000);
+  }
+  EXPECT_EQ(sts[0].tag, 2320);
+  EXPECT_EQ(r[0], static_cast<sc_request>(SC_REQUEST_NULL));
+  EXPECT_EQ(in[0], 9u);
+  EXPECT_EQ(in[1], 9u);
+  flag = 0;
+  ASSERT_EQ(sc_testany(2, r, &index, &flag, nullptr), SC_SUCCESS);
+  EXPECT_EQ(flag, 1) << "no active request: complete at once";
+  EXPECT_EQ(index, -1);
+  EXPECT_EQ(sc_testall(2, r, nullptr, nullptr), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("sc_testall: flag is NULL"));
+  EXPECT_EQ(sc_testany(-1, r, &index, &flag, nullptr), SC_ERR_INVALID_ARGUMENT);
+}
+
 TEST_F(CApi, CancelGivesCanceledCode) {
   std::uint64_t in = 0;
   sc_request r = SC_REQUEST_NULL;

@@ -83,6 +83,13 @@ SIDECORE_C_API int sc_wait(sc_request* req, sc_status* status);
 SIDECORE_C_API int sc_test(sc_request* req, int* flag, sc_status* status);
 SIDECORE_C_API int sc_waitall(int count, sc_request* reqs, sc_status* statuses);
 SIDECORE_C_API int sc_waitany(int count, sc_request* reqs, int* index, sc_status* status);
+/** As MPI_Testall: *flag 1 when every request of reqs completed (each then SC_REQUEST_NULL, statuses filled when not
+ *  NULL, the first request error returned), 0 when one has not (nothing consumed). SC_ERR_INVALID_ARGUMENT for a
+ *  NULL flag or a negative count. */
+SIDECORE_C_API int sc_testall(int count, sc_request* reqs, int* flag, sc_status* statuses);
+/** As MPI_Testany: *flag 1 and *index the request that completed (its handle SC_REQUEST_NULL, its error returned),
+ *  or *flag 1 and *index -1 when no request is active; *flag 0 and *index -1 while none completed. */
+SIDECORE_C_API int sc_testany(int count, sc_request* reqs, int* index, int* flag, sc_status* status);
 SIDECORE_C_API int sc_cancel(sc_request* req);
 
 /** Persistent requests (MPI 4.0), as sidecore::send_init / recv_init / start / startall / request_free. A

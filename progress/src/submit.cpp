@@ -27,8 +27,7 @@ std::uint64_t engine::start_send(const void* buf, std::size_t len, int dest, std
 
 std::uint64_t engine_core::start_send_slot(const void* buf, std::size_t len, int dest, std::uint64_t tag, int peer,
                                            int sender_rank, std::uint32_t owner_thread, bool may_lock) {
-  req* r = pool.acquire();
-  if (!r) too_many();
+  req* r = take_slot();
   r->op = req_kind::send;
   r->act = send_act(len, dest);
   r->by = progressor_for(len);
@@ -50,8 +49,7 @@ std::uint64_t engine_core::start_send_slot(const void* buf, std::size_t len, int
 std::uint64_t engine::start_recv(void* buf, std::size_t len, std::uint64_t tag, std::uint64_t ignore, int peer,
                                  int source_index, std::uint32_t owner_thread) {
   engine_core& e = core_of(*this);
-  req* r = e.pool.acquire();
-  if (!r) e.too_many();
+  req* r = e.take_slot();
   r->op = req_kind::recv;
   r->act = req_act::none;
   r->by = e.progressor_for(len);

@@ -98,6 +98,16 @@ struct borrowed {
   }
 };
 
+// An array call's statuses given to C (when `out` is not NULL), and its code: the first request error's.
+int all_to_c(const std::vector<sidecore::status>& st, sc_status* out, const char* call) {
+  int rc = 0;
+  for (std::size_t i = 0; i < st.size(); ++i) {
+    if (out) to_c(st[i], &out[i]);
+    if (!rc) rc = status_code(st[i], call, static_cast<int>(i));
+  }
+  return rc;
+}
+
 int check_count(int count, const void* reqs, const char* what) {
   if (count < 0)
     throw sidecore::error(sidecore::errc::invalid_argument,
@@ -366,12 +376,7 @@ int sc_waitall(int count, sc_request* reqs, sc_status* statuses) {
     borrowed b(reqs, count, "sc_waitall");
     std::vector<sidecore::status> st(static_cast<std::size_t>(count));
     sidecore::waitall(b.reqs, st);
-    int rc = 0;
-    for (int i = 0; i < count; ++i) {
-      if (statuses) to_c(st[static_cast<std::size_t>(i)], &statuses[i]);
-      if (!rc) rc = status_code(st[static_cast<std::size_t>(i)], "sc_waitall", i);
-    }
-    return rc;
+    return all_to_c(st, statuses, "sc_waitall");
   });
 }
 int sc_waitany(int count, sc_request* reqs, int* index, sc_status* status) {
@@ -395,12 +400,7 @@ int sc_testall(int count, sc_request* reqs, int* flag, sc_status* statuses) {
     borrowed b(reqs, count, "sc_testall");
     std::vector<sidecore::status> st(static_cast<std::size_t>(count));
     *flag = sidecore::testall(b.reqs, st) ? 1 : 0;
-    int rc = 0;
-    for (int i = 0; *flag && i < count; ++i) {
-      if (statuses) to_c(st[static_cast<std::size_t>(i)], &statuses[i]);
-      if (!rc) rc = status_code(st[static_cast<std::size_t>(i)], "sc_testall", i);
-    }
-    return rc;
+    return *flag ? all_to_c(st, statuses, "sc_testall") : 0;
   });
 }
 int sc_testany(int count, sc_request* reqs, int* index, int* flag, sc_status* status) {

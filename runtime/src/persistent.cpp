@@ -170,13 +170,12 @@ void request_free(request& r) {
                                                 "consumed by an earlier wait/test");
   if (detail::is_persistent(h)) {
     if (!detail::free_persistent(s, h))
-      throw error(errc::invalid_request, "sidecore::request_free: the handle names no persistent request (already "
-                                         "freed, or a value sidecore did not give)");
+      throw error(errc::invalid_request,
+                  std::string("sidecore::request_free: the handle ") + detail::no_persistent_request);
   } else if (!progress::is_inline(h)) {
     if (!s.eng->active(h))
-      throw error(errc::invalid_request, "sidecore::request_free: the handle names no request in flight (already "
-                                         "completed and consumed by an earlier wait/test, or a value sidecore did "
-                                         "not give)");
+      throw error(errc::invalid_request,
+                  std::string("sidecore::request_free: the handle ") + detail::no_request_in_flight);
     s.eng->orphan(h);
   }
   request_access::clear(r);

@@ -26,9 +26,8 @@ using detail::call_scope;
   if (r.handle() == request_access::consumed)
     throw error(errc::invalid_request, std::string("sidecore::") + what +
                                            ": the request was already completed and consumed by an earlier wait/test");
-  throw error(errc::invalid_request, std::string("sidecore::") + what +
-                                         ": the handle names no request in flight (already completed and consumed by an "
-                                         "earlier wait/test, or a value sidecore did not give)");
+  throw error(errc::invalid_request,
+              std::string("sidecore::") + what + ": the handle " + detail::no_request_in_flight);
 }
 
 // The sentence of this thread's last request that completed with an error that has one (send's exception, the
@@ -236,9 +235,7 @@ void check_handles(detail::runtime_state& s, std::span<const request> reqs, cons
     if (!known) [[unlikely]]
       throw error(errc::invalid_request,
                   std::string("sidecore::") + what + ": reqs[" + std::to_string(i) + "] " +
-                      (detail::is_persistent(h) ? "names no persistent request (already freed, or a value sidecore did not give)"
-                                                : "names no request in flight (already completed and consumed by an "
-                                                  "earlier wait/test, or a value sidecore did not give)") +
+                      (detail::is_persistent(h) ? detail::no_persistent_request : detail::no_request_in_flight) +
                       "; no request of the array was touched");
   }
 }

@@ -33,6 +33,13 @@ auto shared_parser(F&& parse) -> decltype(parse()) {
   }
 }
 
+// An output file setting: "off" is none (""), anything else but blanks a path.
+std::string output_path(std::string_view var, const std::string& raw) {
+  const std::string v = trim(raw);
+  if (v.empty()) reject(var, raw, "off, or a non-empty file path");
+  return v == "off" ? std::string() : v;
+}
+
 template <typename E>
 E parse_enum(std::string_view var, const std::string& raw, std::initializer_list<std::pair<const char*, E>> choices,
              std::string_view accepted) {
@@ -361,20 +368,14 @@ std::vector<setting_def> make_table() {
                "Write an overlap and call-category profile (JSON, docs/profile-schema.md) per rank at finalize; rank 0 "
                "also writes the merged job profile (%r -> job). Input of `sidecore predict` and `sidecore report`. Set on "
                "every rank or none (init refuses a difference).",
-               [](settings& s, const std::string& v) {
-                 if (trim(v).empty()) reject("SIDECORE_PROFILE", v, "off, or a non-empty file path");
-                 s.profile_path = trim(v) == "off" ? std::string() : trim(v);
-               },
+               [](settings& s, const std::string& v) { s.profile_path = output_path("SIDECORE_PROFILE", v); },
                [](const settings& s) { return s.profile_path.empty() ? std::string("(off)") : s.profile_path; }});
   t.push_back({"SIDECORE_TRACE", "(off)", "off, or a file path (a relative one from where init runs); %r is "
                                           "replaced by the rank",
                "Write a timeline in Chrome trace-event JSON per rank (open it in https://ui.perfetto.dev): calls and "
                "computation per thread, transfers as async spans, the progress thread on its own track. Set on every rank or "
                "none (init refuses a difference).",
-               [](settings& s, const std::string& v) {
-                 if (trim(v).empty()) reject("SIDECORE_TRACE", v, "off, or a non-empty file path");
-                 s.trace_path = trim(v) == "off" ? std::string() : trim(v);
-               },
+               [](settings& s, const std::string& v) { s.trace_path = output_path("SIDECORE_TRACE", v); },
                [](const settings& s) { return s.trace_path.empty() ? std::string("(off)") : s.trace_path; }});
   t.push_back({"SIDECORE_TRACE_MAX_EVENTS", "1000000", "an integer 1..1000000000",
                "Stop recording the trace (with one warning) past this many events, so a long run cannot fill the disk.",

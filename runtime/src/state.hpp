@@ -131,6 +131,13 @@ std::uint64_t start_request(const char* call, F&& start) {
   }
 }
 
+/// What a handle that names nothing is told (after "the handle " or "reqs[i] "): a plain request, a persistent one.
+inline constexpr const char* no_request_in_flight =
+    "names no request in flight (already completed and consumed by an earlier wait/test, or a value sidecore did "
+    "not give)";
+inline constexpr const char* no_persistent_request =
+    "names no persistent request (already freed, or a value sidecore did not give)";
+
 /// The sentence saying why this thread's last request that completed with errc::transport failed (empty if none).
 const std::string& last_transport_error() noexcept;
 

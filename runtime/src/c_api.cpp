@@ -5,6 +5,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <sidecore/sidecore.hpp>
@@ -20,9 +21,27 @@ int fail(sidecore::errc code, const char* message) {
   return static_cast<int>(code);
 }
 
+// The buffer sizes a language binding gave for the thread's next call (sc_binding_limits), and the ones the
+// running call took: every call takes them, so they never outlive the call they were given for.
+struct buffer_limits {
+  int64_t send = -1, recv = -1;
+};
+thread_local buffer_limits t_next_limits, t_limits;
+
+// A point-to-point call's count against its buffer's size, where the binding gave it.
+void check_limit(const char* call, const char* buffer, int64_t bytes, int64_t limit) {
+  if (limit >= 0 && bytes > limit)
+    throw sidecore::error(sidecore::errc::invalid_argument,
+                          std::string(call) + ": bytes=" + std::to_string(bytes) + " reaches beyond " + buffer +
+                              ", which holds " + std::to_string(limit) + " bytes; accepted: 0.." +
+                              std::to_string(limit));
+}
+
 // Runs f, mapping exceptions to error codes.
 template <typename F>
 int guarded(F&& f) noexcept {
+  t_limits = t_next_limits;
+  t_next_limits = {};
   try {
     t_last_error.clear();
     return f();
@@ -240,6 +259,8 @@ int coll_c(const coll_args& in, sc_comm comm, sc_request* req) {
                             "sc_op (0.." + std::to_string(SC_MAXLOC) + ") nor a live operator of sc_op_create");
     if (in.form != bl && !req) throw sidecore::error(sidecore::errc::invalid_argument, std::string(name) + ": req is NULL");
     coll_args a = in;
+    a.send_capacity = t_limits.send;
+    a.recv_capacity = t_limits.recv;
     const sidecore::comm c = comm_of(comm);
     if (in.kind == K::allgatherv || in.kind == K::alltoallv) {
       const auto n = static_cast<std::size_t>(c.size());
@@ -301,6 +322,20 @@ int sc_size(int* size) {
     return 0;
   });
 }
+int sc_comm_rank(sc_comm comm, int* rank) {
+  return guarded([&] {
+    if (!rank) throw sidecore::error(sidecore::errc::invalid_argument, "sc_comm_rank: rank is NULL");
+    *rank = comm_of(comm).rank();
+    return 0;
+  });
+}
+int sc_comm_size(sc_comm comm, int* size) {
+  return guarded([&] {
+    if (!size) throw sidecore::error(sidecore::errc::invalid_argument, "sc_comm_size: size is NULL");
+    *size = comm_of(comm).size();
+    return 0;
+  });
+}
 int sc_comm_dup(sc_comm comm, sc_comm* out) {
   return guarded([&] {
     if (!out) throw sidecore::error(sidecore::errc::invalid_argument, "sc_comm_dup: out is NULL");
@@ -328,6 +363,7 @@ int sc_comm_free(sc_comm* comm) {
 int sc_isend(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm, sc_request* req) {
   return guarded([&] {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_isend: req is NULL");
+    check_limit("sc_isend", "buf", bytes, t_limits.send);
     sidecore::request r = sidecore::detail::isend_with_slot(buf, bytes, dest, tag, comm_of(comm));
     *req = sidecore::request_access::detach(r);
     return 0;
@@ -336,16 +372,22 @@ int sc_isend(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm, sc
 int sc_irecv(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_request* req) {
   return guarded([&] {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_irecv: req is NULL");
+    check_limit("sc_irecv", "buf", bytes, t_limits.recv);
     sidecore::request r = sidecore::irecv(buf, bytes, source, tag, comm_of(comm));
     *req = sidecore::request_access::detach(r);
     return 0;
   });
 }
 int sc_send(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm) {
-  return guarded([&] { sidecore::send(buf, bytes, dest, tag, comm_of(comm)); return 0; });
+  return guarded([&] {
+    check_limit("sc_send", "buf", bytes, t_limits.send);
+    sidecore::send(buf, bytes, dest, tag, comm_of(comm));
+    return 0;
+  });
 }
 int sc_recv(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_status* status) {
   return guarded([&] {
+    check_limit("sc_recv", "buf", bytes, t_limits.recv);
     const sidecore::status s = sidecore::recv(buf, bytes, source, tag, comm_of(comm));
     to_c(s, status);
     return status_code(s, "sc_recv");
@@ -431,6 +473,7 @@ int sc_cancel(sc_request* req) {
 int sc_send_init(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm, sc_request* req) {
   return guarded([&] {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_send_init: req is NULL");
+    check_limit("sc_send_init", "buf", bytes, t_limits.send);
     sidecore::request r = sidecore::send_init(buf, bytes, dest, tag, comm_of(comm));
     *req = sidecore::request_access::detach(r);
     return 0;
@@ -439,6 +482,7 @@ int sc_send_init(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm
 int sc_recv_init(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_request* req) {
   return guarded([&] {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_recv_init: req is NULL");
+    check_limit("sc_recv_init", "buf", bytes, t_limits.recv);
     sidecore::request r = sidecore::recv_init(buf, bytes, source, tag, comm_of(comm));
     *req = sidecore::request_access::detach(r);
     return 0;
@@ -603,5 +647,25 @@ const char* sc_error_name(int code) {
   return sidecore::errc_name(static_cast<sidecore::errc>(code));
 }
 const char* sc_last_error(void) { return t_last_error.c_str(); }
+
+int sc_binding_limits(int64_t send_bytes, int64_t recv_bytes) {
+  const int code = guarded([&] {
+    if (send_bytes < -1 || recv_bytes < -1)
+      throw sidecore::error(sidecore::errc::invalid_argument,
+                            "sc_binding_limits: send_bytes=" + std::to_string(send_bytes) + ", recv_bytes=" +
+                                std::to_string(recv_bytes) + "; accepted: -1 (unknown) or a size in bytes");
+    return 0;
+  });
+  if (code == SC_SUCCESS) t_next_limits = {send_bytes, recv_bytes};
+  return code;
+}
+int sc_binding_fail(int code, const char* message) {
+  if (!message || code == SC_SUCCESS || sc_error_name(code) == std::string_view("unknown"))
+    return fail(sidecore::errc::invalid_argument,
+                ("sc_binding_fail: code " + std::to_string(code) + (message ? "" : " with a NULL message") +
+                 "; accepted: an SC_ERR_* code and a message")
+                    .c_str());
+  return fail(static_cast<sidecore::errc>(code), message);
+}
 
 }  // extern "C"

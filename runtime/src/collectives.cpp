@@ -142,10 +142,14 @@ coll::spec make_spec(const char* call, const coll_args& a, const detail::comm_en
   return s;
 }
 
-// A buffer the plan needs: not null when it must hold bytes; a typed span of exactly the size needed.
+// A buffer the plan needs: not null when it must hold bytes; a typed span of exactly the size needed; no larger
+// than the buffer where its size is known (capacity >= 0).
 void check_buffer(const char* call, const char* name, const void* p, std::uint64_t need, std::int64_t elems,
-                  std::size_t elem_bytes) {
+                  std::size_t elem_bytes, std::int64_t capacity) {
   if (p == in_place_ptr) return;
+  if (capacity >= 0 && need > static_cast<std::uint64_t>(capacity))
+    bad(call, std::string(name) + " holds " + std::to_string(capacity) + " bytes; this rank needs " +
+                  std::to_string(need) + " (the counts, the type and the communicator's size given)");
   if (need > 0 && p == nullptr)
     bad(call, std::string(name) + " is null but must hold " + std::to_string(need) + " bytes on this rank");
   if (elems >= 0 && need > 0 && static_cast<std::uint64_t>(elems) * elem_bytes != need)
@@ -197,8 +201,8 @@ request detail::coll_call(const coll_args& a, const comm& c) {
                                                                              : spec.type,
                                                                          coll::reduce_op::minloc)
                                                    : coll::element_size(spec.type, coll::reduce_op::none);
-  check_buffer(call, "send", a.send, info.send_bytes, a.send_elems, elem);
-  check_buffer(call, "recv", a.recv, info.recv_bytes, a.recv_elems, elem);
+  check_buffer(call, "send", a.send, info.send_bytes, a.send_elems, elem, a.send_capacity);
+  check_buffer(call, "recv", a.recv, info.recv_bytes, a.recv_elems, elem, a.recv_capacity);
   progress::coll_buffers b;
   b.send = a.send == in_place_ptr ? nullptr : a.send;
   b.recv = a.recv == in_place_ptr ? nullptr : a.recv;

@@ -2,6 +2,7 @@
 // communicators by id, and bad input mapped to codes.
 #include <sidecore/sidecore.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -296,6 +297,15 @@ TEST_F(CApi, Communicators) {
   sc_comm half = -5;
   ASSERT_EQ(sc_comm_split(d, rank % 2, rank, &half), SC_SUCCESS);
   ASSERT_GT(half, 0);
+  int half_rank = -1, half_size = -1, world_rank = -1;
+  ASSERT_EQ(sc_comm_rank(half, &half_rank), SC_SUCCESS);
+  ASSERT_EQ(sc_comm_size(half, &half_size), SC_SUCCESS);
+  EXPECT_EQ(half_rank, rank / 2);
+  EXPECT_EQ(half_size, (size - rank % 2 + 1) / 2);
+  ASSERT_EQ(sc_comm_rank(SC_COMM_WORLD, &world_rank), SC_SUCCESS);
+  EXPECT_EQ(world_rank, rank);
+  EXPECT_EQ(sc_comm_size(half, nullptr), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("sc_comm_size: size is NULL"));
   ASSERT_EQ(sc_comm_free(&half), SC_SUCCESS);
   EXPECT_EQ(half, -1);
   sc_comm none = -5;
@@ -306,6 +316,10 @@ TEST_F(CApi, Communicators) {
   EXPECT_EQ(d, -1);
   EXPECT_EQ(sc_isend(&out, 8, right(rank, size), 1, copy, &s), SC_ERR_INVALID_ARGUMENT);
   EXPECT_THAT(std::string(sc_last_error()), HasSubstr("freed"));
+  int freed_size = -7;
+  EXPECT_EQ(sc_comm_size(copy, &freed_size), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("freed"));
+  EXPECT_EQ(freed_size, -7) << "outputs are set only on success";
   sc_comm world = SC_COMM_WORLD;
   EXPECT_EQ(sc_comm_free(&world), SC_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(sc_comm_dup(SC_COMM_WORLD, nullptr), SC_ERR_INVALID_ARGUMENT);
@@ -315,6 +329,51 @@ TEST_F(CApi, Communicators) {
 TEST_F(CApi, CollectivesFromC) {
   const int line = sctest_c_api_coll();
   EXPECT_EQ(line, 0) << "c_api_coll.c:" << line << " failed; sc_last_error: " << sc_last_error();
+}
+
+// A language binding's buffer sizes (sc_binding_limits): the next call refuses a count beyond them, names the
+// buffer and its size, and starts nothing; the call after it is unlimited again.
+TEST_F(CApi, BindingLimitsRefuseACountBeyondTheBuffer) {
+  double x[4] = {1, 2, 3, 4}, y[4] = {};
+  sc_request r = 777;
+  ASSERT_EQ(sc_binding_limits(16, -1), SC_SUCCESS);
+  EXPECT_EQ(sc_isend(x, 32, right(rank, size), 5, SC_COMM_WORLD, &r), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("sc_isend: bytes=32 reaches beyond buf, which holds 16 bytes"));
+  EXPECT_EQ(r, 777u);
+  ASSERT_EQ(sc_binding_limits(-1, 24), SC_SUCCESS);
+  EXPECT_EQ(sc_recv(y, 32, left(rank, size), 5, SC_COMM_WORLD, nullptr), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("sc_recv: bytes=32 reaches beyond buf, which holds 24"));
+  ASSERT_EQ(sc_binding_limits(32, 8), SC_SUCCESS);
+  EXPECT_EQ(sc_allreduce(x, y, 4, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("recv holds 8 bytes; this rank needs 32"));
+  ASSERT_EQ(sc_binding_limits(8, 32), SC_SUCCESS);
+  EXPECT_EQ(sc_allreduce(x, y, 4, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("send holds 8 bytes; this rank needs 32"));
+  // Limits that hold, and a call after a limited one: both run.
+  ASSERT_EQ(sc_binding_limits(32, 32), SC_SUCCESS);
+  ASSERT_EQ(sc_allreduce(x, y, 4, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), SC_SUCCESS) << sc_last_error();
+  EXPECT_EQ(y[3], 4.0 * size);
+  ASSERT_EQ(sc_binding_limits(8, 8), SC_SUCCESS);
+  int me = -1;
+  ASSERT_EQ(sc_rank(&me), SC_SUCCESS);
+  ASSERT_EQ(sc_allreduce(x, y, 4, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), SC_SUCCESS) << "sc_rank took the limits";
+  // In place: the send side is not checked, the receive side is.
+  ASSERT_EQ(sc_binding_limits(-1, 16), SC_SUCCESS);
+  const void* in_place = reinterpret_cast<const void*>(std::uintptr_t{1});  // SC_IN_PLACE, without its C cast
+  EXPECT_EQ(sc_allreduce(in_place, y, 4, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("recv holds 16 bytes; this rank needs 32"));
+  EXPECT_EQ(sc_binding_limits(-2, 0), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("send_bytes=-2"));
+}
+
+TEST_F(CApi, BindingFailSetsTheMessage) {
+  EXPECT_EQ(sc_binding_fail(SC_ERR_INVALID_ARGUMENT, "sc_isend: buf is not contiguous"), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(sc_last_error(), "sc_isend: buf is not contiguous");
+  EXPECT_EQ(sc_binding_fail(SC_SUCCESS, "x"), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("accepted: an SC_ERR_* code"));
+  EXPECT_EQ(sc_binding_fail(SC_ERR_TRUNCATED, nullptr), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("NULL message"));
+  EXPECT_EQ(sc_binding_fail(12345, "x"), SC_ERR_INVALID_ARGUMENT);
 }
 
 }  // namespace

@@ -179,6 +179,9 @@ struct coll_args {
   std::int64_t send_elems = -1, recv_elems = -1;
   bool typed_pair = false;  // typed: value_index elements
   bool typed = false;
+  // The buffers' sizes in bytes where a language binding knows them (sc_binding_limits); -1: unknown. A plan that
+  // needs more of a buffer than it holds is refused.
+  std::int64_t send_capacity = -1, recv_capacity = -1;
 };
 /// Checks, then starts (nonblocking), runs (blocking: returns an empty request) or creates (persistent) a collective.
 [[nodiscard]] SIDECORE_API request coll_call(const coll_args& a, const comm& c);

@@ -66,6 +66,10 @@ SIDECORE_C_API int sc_step(void);
 /** Rank and size in the world communicator. */
 SIDECORE_C_API int sc_rank(int* rank);
 SIDECORE_C_API int sc_size(int* size);
+/** Rank and size in communicator `comm`. SC_ERR_INVALID_ARGUMENT for a communicator that is not live (freed, or
+ *  never made) or a NULL output. */
+SIDECORE_C_API int sc_comm_rank(sc_comm comm, int* rank);
+SIDECORE_C_API int sc_comm_size(sc_comm comm, int* size);
 /** Communicators: dup/split/free of a communicator (collective). A split with color -1 gives *out = -1. */
 SIDECORE_C_API int sc_comm_dup(sc_comm comm, sc_comm* out);
 SIDECORE_C_API int sc_comm_split(sc_comm comm, int color, int key, sc_comm* out);
@@ -190,6 +194,18 @@ SIDECORE_C_API const char* sc_last_error(void);
  *  and the libfabric provider to `out`. Needs neither MPI_Init nor sc_init. Returns 0, or 2 when a setting
  *  in the environment is rejected (the message is printed too). Used by the `sidecore info` command. */
 SIDECORE_C_API int sc_info_print(FILE* out);
+
+/** For language bindings layered on this API (the Fortran module, docs/fortran.md); applications do not need them.
+ *  sc_binding_limits: the sizes in bytes of the buffers that the calling thread's next call of this API passes,
+ *  when the binding knows them: `send_bytes` the buffer the call reads (sc_isend's buf, a collective's send),
+ *  `recv_bytes` the one it writes (sc_irecv's buf, sc_bcast's buf, a collective's recv); -1 for unknown. That call
+ *  refuses, with SC_ERR_INVALID_ARGUMENT naming the buffer, its size and the bytes needed, a count that would read
+ *  or write beyond them. The next call takes them, whichever it is. Returns SC_SUCCESS, or SC_ERR_INVALID_ARGUMENT
+ *  for a size below -1 (then no limit is set).
+ *  sc_binding_fail: makes `message` the calling thread's sc_last_error() and returns `code`; SC_ERR_INVALID_ARGUMENT
+ *  (and a message saying so) for a NULL message or a code that is no SC_ERR_* value. */
+SIDECORE_C_API int sc_binding_limits(int64_t send_bytes, int64_t recv_bytes);
+SIDECORE_C_API int sc_binding_fail(int code, const char* message);
 
 #ifdef __cplusplus
 }

@@ -44,7 +44,7 @@ endif
 generator = $(if $(wildcard $(1)/CMakeCache.txt),,-G Ninja)
 
 # Debian packages the build, the tests and the benchmarks need.
-DEB_PACKAGES = cmake make g++ pkg-config \
+DEB_PACKAGES = cmake make g++ gfortran pkg-config \
   libfabric-dev libfabric-bin libhwloc-dev hwloc mpich libmpich-dev \
   googletest libgtest-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev \
   chromium clang libclang-rt-14-dev ninja-build

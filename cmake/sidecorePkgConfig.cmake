@@ -50,6 +50,12 @@ else()
   set(sidecore_pc_includedir "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
 endif()
 set(sidecore_pc_openmp "${OpenMP_CXX_FLAGS}")
+# The Fortran module, where it was built: mpifort $(pkg-config --variable=fflags sidecore) app.f90
+# $(pkg-config --variable=flibs sidecore) $(pkg-config --libs sidecore)
+set(sidecore_pc_fortran "")
+if(TARGET sidecore_fortran)
+  set(sidecore_pc_fortran "fflags=-I\${includedir}/sidecore/fortran\nflibs=-L\${libdir} -lsidecore_fortran\n")
+endif()
 
 configure_file(${CMAKE_CURRENT_LIST_DIR}/sidecore.pc.in ${PROJECT_BINARY_DIR}/sidecore.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/sidecore.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

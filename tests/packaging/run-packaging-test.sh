@@ -5,10 +5,12 @@
 #   run-packaging-test.sh install      SIDECORE_BUILD WORK   cmake --install the build into WORK/prefix
 #   run-packaging-test.sh build-tree   SIDECORE_BUILD WORK   find_package(sidecore) from the build tree
 #   run-packaging-test.sh install-tree SIDECORE_BUILD WORK   find_package(sidecore) from WORK/prefix, in the C++
-#                                                            project and in a C-only one (consumer-c, the C API)
+#                                                            project, in a C-only one (consumer-c, the C API) and,
+#                                                            with FC set, a Fortran-only one (consumer-fortran)
 #   run-packaging-test.sh pkg-config   SIDECORE_BUILD WORK   a plain Makefile through WORK/prefix's sidecore.pc
 #
-# Environment: MPIEXEC (default mpiexec), CXX and CC (the compilers sidecore was built with).
+# Environment: MPIEXEC (default mpiexec), CXX, CC and FC (the compilers sidecore was built with; FC only where it
+# built its Fortran module).
 set -eu
 
 usage() {
@@ -58,6 +60,11 @@ case $mode in
     run_consumer "$work/install-tree/consumer"
     configure_and_build "$here/consumer-c" "$work/install-tree-c" -DCMAKE_PREFIX_PATH="$prefix"
     run_consumer "$work/install-tree-c/consumer_c"
+    if [ -n "${FC:-}" ]; then  # sidecore was built with its Fortran module
+      configure_and_build "$here/consumer-fortran" "$work/install-tree-fortran" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DCMAKE_Fortran_COMPILER="$FC"
+      run_consumer "$work/install-tree-fortran/consumer_fortran"
+    fi
     ;;
   pkg-config)
     [ -d "$prefix" ] || { echo "$0: $prefix is missing: run the install step first" >&2; exit 1; }
@@ -68,6 +75,15 @@ case $mode in
     cp "$src/consumer.cpp" "$src/Makefile" "$work/pkg-config/"
     PKG_CONFIG_PATH=$(dirname "$pc") make -C "$work/pkg-config" CXX="$cxx"
     run_consumer "$work/pkg-config/consumer"
+    if [ -n "${FC:-}" ] && command -v mpifort > /dev/null; then  # the Fortran module, through MPI's wrapper
+      export PKG_CONFIG_PATH
+      PKG_CONFIG_PATH=$(dirname "$pc")
+      # shellcheck disable=SC2046 # each variable is a list of words
+      mpifort $(pkg-config --variable=fflags sidecore) "$here/consumer-fortran/consumer.f90" \
+        $(pkg-config --variable=flibs sidecore) $(pkg-config --libs sidecore) \
+        -Wl,-rpath,"$(pkg-config --variable=libdir sidecore)" -o "$work/pkg-config/consumer_fortran"
+      run_consumer "$work/pkg-config/consumer_fortran"
+    fi
     ;;
   *) usage ;;
 esac

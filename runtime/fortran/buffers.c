@@ -1,0 +1,348 @@
+/* The Fortran module's calls with buffers (sidecore.f90): a buffer arrives as its Fortran descriptor (TS 29113's
+ * CFI_cdesc_t, `type(*), dimension(..)`), from which this file takes the address and the size in bytes, refuses a
+ * non-contiguous one, and hands the size to the C API (sc_binding_limits) so that a count reaching beyond the
+ * variable is refused rather than read or written past it. v-variant count arrays arrive as descriptors too: fewer
+ * entries than the communicator has ranks is refused the same way.
+ *
+ * Built with the C compiler that goes with the Fortran compiler: the descriptor's layout is that compiler's
+ * (ISO_Fortran_binding.h). Only the descriptor's fields are read, no CFI_* function, so the library does not link
+ * the Fortran runtime. */
+#include <ISO_Fortran_binding.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <sidecore/sidecore.h>
+
+/* The module's SC_IN_PLACE (bind(C)): a buffer at its address is MPI_IN_PLACE's stand-in. */
+extern int sc_fortran_in_place;
+
+/* A buffer as the C API takes it: its address, and its size in bytes (-1: not known, or SC_IN_PLACE). */
+typedef struct {
+  void* p;
+  int64_t bytes;
+} fbuf;
+
+/* Refuses argument `name` of `call`, saying why; returns the code. */
+static int refuse(const char* call, const char* name, const char* why) {
+  char message[512];
+  snprintf(message, sizeof message, "%s: %s %s", call, name, why);
+  return sc_binding_fail(SC_ERR_INVALID_ARGUMENT, message);
+}
+
+/* Reads one choice buffer into *out; 0, or a refusal's code. An absent buffer (NULL: the call has none) is
+ * unknown; an unallocated array or a null pointer is 0 bytes at NULL. */
+static int read_buffer(const char* call, const char* name, const CFI_cdesc_t* d, fbuf* out) {
+  out->p = NULL;
+  out->bytes = -1;
+  if (!d) return 0;
+  if (d->base_addr == &sc_fortran_in_place) {
+    out->p = SC_IN_PLACE;
+    return 0;
+  }
+  out->p = d->base_addr;
+  if (!d->base_addr) {
+    out->bytes = 0;
+    return 0;
+  }
+  /* Contiguous: each dimension of more than one element steps by the bytes of the dimensions before it. An
+   * assumed-size array (last extent -1) has no known size. */
+  int64_t stride = (int64_t)d->elem_len, elements = 1;
+  for (int i = 0; i < d->rank; ++i) {
+    const int64_t extent = (int64_t)d->dim[i].extent;
+    if (extent == -1 && i == d->rank - 1) return 0;
+    if (extent <= 0) {
+      out->bytes = 0;
+      return 0;
+    }
+    if (extent > 1 && (int64_t)d->dim[i].sm != stride)
+      return refuse(call, name,
+                    "is not contiguous (an array section with a stride); accepted: a scalar, an array or a "
+                    "contiguous section (copy a strided section into a contiguous array first)");
+    stride *= extent;
+    elements *= extent;
+  }
+  out->bytes = elements * (int64_t)d->elem_len;
+  return 0;
+}
+
+static int read_buffers(const char* call, const CFI_cdesc_t* send, const CFI_cdesc_t* recv, fbuf* s, fbuf* r) {
+  int rc = read_buffer(call, recv ? "send" : "buf", send, s);
+  if (rc == 0) rc = read_buffer(call, send ? "recv" : "buf", recv, r);
+  return rc;
+}
+
+/* The buffers' sizes for the C call that comes next: the last sidecore call before it. */
+static int set_limits(const fbuf* s, const fbuf* r) {
+  return sc_binding_limits(s->p == SC_IN_PLACE ? -1 : s->bytes, r->p == SC_IN_PLACE ? -1 : r->bytes);
+}
+
+/* A call without v-variant arrays: its buffers read, their sizes set for the C call that follows. */
+static int begin(const char* call, const CFI_cdesc_t* send, const CFI_cdesc_t* recv, fbuf* s, fbuf* r) {
+  const int rc = read_buffers(call, send, recv, s, r);
+  return rc ? rc : set_limits(s, r);
+}
+
+/* A v-variant array: contiguous, with at least one entry per rank of comm. A communicator that is not live is left
+ * to the C call to refuse. */
+static int counts(const char* call, const char* name, const CFI_cdesc_t* d, int comm, const int64_t** out) {
+  int size = 0;
+  *out = (const int64_t*)d->base_addr;
+  if (sc_comm_size(comm, &size) != SC_SUCCESS) return 0;
+  const int64_t extent = (int64_t)d->dim[0].extent;
+  char why[256];
+  if (extent < size) {
+    snprintf(why, sizeof why, "has %lld entries; accepted: one per rank of the communicator (%d)",
+             (long long)extent, size);
+    return refuse(call, name, why);
+  }
+  if (extent > 1 && (int64_t)d->dim[0].sm != (int64_t)sizeof(int64_t))
+    return refuse(call, name, "is not contiguous (an array section with a stride); accepted: a contiguous array");
+  return 0;
+}
+
+/* A v-variant call: its buffers, its count arrays (d: send_counts, send_displs, recv_counts, recv_displs; NULL where
+ * the call has none, and the send side's are not read when it sends in place), then the buffers' sizes. */
+typedef struct {
+  const int64_t* a[4];
+} varrays;
+static int begin_v(const char* call, const CFI_cdesc_t* send, const CFI_cdesc_t* recv, const CFI_cdesc_t* const d[4],
+                   int comm, fbuf* s, fbuf* r, varrays* v) {
+  static const char* const names[4] = {"send_counts", "send_displs", "recv_counts", "recv_displs"};
+  int rc = read_buffers(call, send, recv, s, r);
+  for (int i = 0; i < 4; ++i) {
+    v->a[i] = NULL;
+    if (rc == 0 && d[i] && !(i < 2 && s->p == SC_IN_PLACE)) rc = counts(call, names[i], d[i], comm, &v->a[i]);
+  }
+  return rc ? rc : set_limits(s, r);
+}
+
+int sc_fortran_init(const MPI_Fint* comm) { return sc_init(MPI_Comm_f2c(*comm)); }
+
+int sc_fortran_info_print(void) {
+  const int rc = sc_info_print(stdout);
+  fflush(stdout);
+  return rc;
+}
+
+int sc_fortran_isend(const CFI_cdesc_t* buf, int64_t bytes, int dest, int tag, int comm, sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_isend", buf, NULL, &s, &r);
+  return rc ? rc : sc_isend(s.p, bytes, dest, tag, comm, req);
+}
+int sc_fortran_irecv(const CFI_cdesc_t* buf, int64_t bytes, int source, int tag, int comm, sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_irecv", NULL, buf, &s, &r);
+  return rc ? rc : sc_irecv(r.p, bytes, source, tag, comm, req);
+}
+int sc_fortran_send(const CFI_cdesc_t* buf, int64_t bytes, int dest, int tag, int comm) {
+  fbuf s, r;
+  const int rc = begin("sc_send", buf, NULL, &s, &r);
+  return rc ? rc : sc_send(s.p, bytes, dest, tag, comm);
+}
+int sc_fortran_recv(const CFI_cdesc_t* buf, int64_t bytes, int source, int tag, int comm, sc_status* status) {
+  fbuf s, r;
+  const int rc = begin("sc_recv", NULL, buf, &s, &r);
+  return rc ? rc : sc_recv(r.p, bytes, source, tag, comm, status);
+}
+int sc_fortran_send_init(const CFI_cdesc_t* buf, int64_t bytes, int dest, int tag, int comm, sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_send_init", buf, NULL, &s, &r);
+  return rc ? rc : sc_send_init(s.p, bytes, dest, tag, comm, req);
+}
+int sc_fortran_recv_init(const CFI_cdesc_t* buf, int64_t bytes, int source, int tag, int comm, sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_recv_init", NULL, buf, &s, &r);
+  return rc ? rc : sc_recv_init(r.p, bytes, source, tag, comm, req);
+}
+
+/* The collectives: send and recv as the C API's (bcast's one buffer is its recv). */
+int sc_fortran_ibcast(const CFI_cdesc_t* buf, int64_t count, int dtype, int root, int comm, sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_ibcast", NULL, buf, &s, &r);
+  return rc ? rc : sc_ibcast(r.p, count, dtype, root, comm, req);
+}
+int sc_fortran_bcast(const CFI_cdesc_t* buf, int64_t count, int dtype, int root, int comm) {
+  fbuf s, r;
+  const int rc = begin("sc_bcast", NULL, buf, &s, &r);
+  return rc ? rc : sc_bcast(r.p, count, dtype, root, comm);
+}
+int sc_fortran_bcast_init(const CFI_cdesc_t* buf, int64_t count, int dtype, int root, int comm, sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_bcast_init", NULL, buf, &s, &r);
+  return rc ? rc : sc_bcast_init(r.p, count, dtype, root, comm, req);
+}
+int sc_fortran_ireduce(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype, int op, int root,
+                       int comm, sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_ireduce", send, recv, &s, &r);
+  return rc ? rc : sc_ireduce(s.p, r.p, count, dtype, op, root, comm, req);
+}
+int sc_fortran_reduce(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype, int op, int root,
+                      int comm) {
+  fbuf s, r;
+  const int rc = begin("sc_reduce", send, recv, &s, &r);
+  return rc ? rc : sc_reduce(s.p, r.p, count, dtype, op, root, comm);
+}
+int sc_fortran_reduce_init(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype, int op,
+                           int root, int comm, sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_reduce_init", send, recv, &s, &r);
+  return rc ? rc : sc_reduce_init(s.p, r.p, count, dtype, op, root, comm, req);
+}
+int sc_fortran_iallreduce(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype, int op,
+                          int comm, sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_iallreduce", send, recv, &s, &r);
+  return rc ? rc : sc_iallreduce(s.p, r.p, count, dtype, op, comm, req);
+}
+int sc_fortran_allreduce(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype, int op, int comm) {
+  fbuf s, r;
+  const int rc = begin("sc_allreduce", send, recv, &s, &r);
+  return rc ? rc : sc_allreduce(s.p, r.p, count, dtype, op, comm);
+}
+int sc_fortran_allreduce_init(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype, int op,
+                              int comm, sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_allreduce_init", send, recv, &s, &r);
+  return rc ? rc : sc_allreduce_init(s.p, r.p, count, dtype, op, comm, req);
+}
+int sc_fortran_igather(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype, int root,
+                       int comm, sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_igather", send, recv, &s, &r);
+  return rc ? rc : sc_igather(s.p, r.p, count, dtype, root, comm, req);
+}
+int sc_fortran_gather(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype, int root, int comm) {
+  fbuf s, r;
+  const int rc = begin("sc_gather", send, recv, &s, &r);
+  return rc ? rc : sc_gather(s.p, r.p, count, dtype, root, comm);
+}
+int sc_fortran_gather_init(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype, int root,
+                           int comm, sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_gather_init", send, recv, &s, &r);
+  return rc ? rc : sc_gather_init(s.p, r.p, count, dtype, root, comm, req);
+}
+int sc_fortran_iscatter(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype, int root,
+                        int comm, sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_iscatter", send, recv, &s, &r);
+  return rc ? rc : sc_iscatter(s.p, r.p, count, dtype, root, comm, req);
+}
+int sc_fortran_scatter(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype, int root, int comm) {
+  fbuf s, r;
+  const int rc = begin("sc_scatter", send, recv, &s, &r);
+  return rc ? rc : sc_scatter(s.p, r.p, count, dtype, root, comm);
+}
+int sc_fortran_scatter_init(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype, int root,
+                            int comm, sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_scatter_init", send, recv, &s, &r);
+  return rc ? rc : sc_scatter_init(s.p, r.p, count, dtype, root, comm, req);
+}
+int sc_fortran_iallgather(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype, int comm,
+                          sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_iallgather", send, recv, &s, &r);
+  return rc ? rc : sc_iallgather(s.p, r.p, count, dtype, comm, req);
+}
+int sc_fortran_allgather(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype, int comm) {
+  fbuf s, r;
+  const int rc = begin("sc_allgather", send, recv, &s, &r);
+  return rc ? rc : sc_allgather(s.p, r.p, count, dtype, comm);
+}
+int sc_fortran_allgather_init(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype, int comm,
+                              sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_allgather_init", send, recv, &s, &r);
+  return rc ? rc : sc_allgather_init(s.p, r.p, count, dtype, comm, req);
+}
+int sc_fortran_ialltoall(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype, int comm,
+                         sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_ialltoall", send, recv, &s, &r);
+  return rc ? rc : sc_ialltoall(s.p, r.p, count, dtype, comm, req);
+}
+int sc_fortran_alltoall(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype, int comm) {
+  fbuf s, r;
+  const int rc = begin("sc_alltoall", send, recv, &s, &r);
+  return rc ? rc : sc_alltoall(s.p, r.p, count, dtype, comm);
+}
+int sc_fortran_alltoall_init(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype, int comm,
+                             sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_alltoall_init", send, recv, &s, &r);
+  return rc ? rc : sc_alltoall_init(s.p, r.p, count, dtype, comm, req);
+}
+int sc_fortran_ireduce_scatter_block(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype,
+                                     int op, int comm, sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_ireduce_scatter_block", send, recv, &s, &r);
+  return rc ? rc : sc_ireduce_scatter_block(s.p, r.p, count, dtype, op, comm, req);
+}
+int sc_fortran_reduce_scatter_block(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype,
+                                    int op, int comm) {
+  fbuf s, r;
+  const int rc = begin("sc_reduce_scatter_block", send, recv, &s, &r);
+  return rc ? rc : sc_reduce_scatter_block(s.p, r.p, count, dtype, op, comm);
+}
+int sc_fortran_reduce_scatter_block_init(const CFI_cdesc_t* send, const CFI_cdesc_t* recv, int64_t count, int dtype,
+                                         int op, int comm, sc_request* req) {
+  fbuf s, r;
+  const int rc = begin("sc_reduce_scatter_block_init", send, recv, &s, &r);
+  return rc ? rc : sc_reduce_scatter_block_init(s.p, r.p, count, dtype, op, comm, req);
+}
+int sc_fortran_iallgatherv(const CFI_cdesc_t* send, int64_t send_count, const CFI_cdesc_t* recv,
+                           const CFI_cdesc_t* recv_counts, const CFI_cdesc_t* recv_displs, int dtype, int comm,
+                           sc_request* req) {
+  fbuf s, r;
+  varrays v;
+  const CFI_cdesc_t* const d[4] = {NULL, NULL, recv_counts, recv_displs};
+  const int rc = begin_v("sc_iallgatherv", send, recv, d, comm, &s, &r, &v);
+  return rc ? rc : sc_iallgatherv(s.p, send_count, r.p, v.a[2], v.a[3], dtype, comm, req);
+}
+int sc_fortran_allgatherv(const CFI_cdesc_t* send, int64_t send_count, const CFI_cdesc_t* recv,
+                          const CFI_cdesc_t* recv_counts, const CFI_cdesc_t* recv_displs, int dtype, int comm) {
+  fbuf s, r;
+  varrays v;
+  const CFI_cdesc_t* const d[4] = {NULL, NULL, recv_counts, recv_displs};
+  const int rc = begin_v("sc_allgatherv", send, recv, d, comm, &s, &r, &v);
+  return rc ? rc : sc_allgatherv(s.p, send_count, r.p, v.a[2], v.a[3], dtype, comm);
+}
+int sc_fortran_allgatherv_init(const CFI_cdesc_t* send, int64_t send_count, const CFI_cdesc_t* recv,
+                               const CFI_cdesc_t* recv_counts, const CFI_cdesc_t* recv_displs, int dtype, int comm,
+                               sc_request* req) {
+  fbuf s, r;
+  varrays v;
+  const CFI_cdesc_t* const d[4] = {NULL, NULL, recv_counts, recv_displs};
+  const int rc = begin_v("sc_allgatherv_init", send, recv, d, comm, &s, &r, &v);
+  return rc ? rc : sc_allgatherv_init(s.p, send_count, r.p, v.a[2], v.a[3], dtype, comm, req);
+}
+int sc_fortran_ialltoallv(const CFI_cdesc_t* send, const CFI_cdesc_t* send_counts, const CFI_cdesc_t* send_displs,
+                          const CFI_cdesc_t* recv, const CFI_cdesc_t* recv_counts, const CFI_cdesc_t* recv_displs,
+                          int dtype, int comm, sc_request* req) {
+  fbuf s, r;
+  varrays v;
+  const CFI_cdesc_t* const d[4] = {send_counts, send_displs, recv_counts, recv_displs};
+  const int rc = begin_v("sc_ialltoallv", send, recv, d, comm, &s, &r, &v);
+  return rc ? rc : sc_ialltoallv(s.p, v.a[0], v.a[1], r.p, v.a[2], v.a[3], dtype, comm, req);
+}
+int sc_fortran_alltoallv(const CFI_cdesc_t* send, const CFI_cdesc_t* send_counts, const CFI_cdesc_t* send_displs,
+                         const CFI_cdesc_t* recv, const CFI_cdesc_t* recv_counts, const CFI_cdesc_t* recv_displs,
+                         int dtype, int comm) {
+  fbuf s, r;
+  varrays v;
+  const CFI_cdesc_t* const d[4] = {send_counts, send_displs, recv_counts, recv_displs};
+  const int rc = begin_v("sc_alltoallv", send, recv, d, comm, &s, &r, &v);
+  return rc ? rc : sc_alltoallv(s.p, v.a[0], v.a[1], r.p, v.a[2], v.a[3], dtype, comm);
+}
+int sc_fortran_alltoallv_init(const CFI_cdesc_t* send, const CFI_cdesc_t* send_counts,
+                              const CFI_cdesc_t* send_displs, const CFI_cdesc_t* recv, const CFI_cdesc_t* recv_counts,
+                              const CFI_cdesc_t* recv_displs, int dtype, int comm, sc_request* req) {
+  fbuf s, r;
+  varrays v;
+  const CFI_cdesc_t* const d[4] = {send_counts, send_displs, recv_counts, recv_displs};
+  const int rc = begin_v("sc_alltoallv_init", send, recv, d, comm, &s, &r, &v);
+  return rc ? rc : sc_alltoallv_init(s.p, v.a[0], v.a[1], r.p, v.a[2], v.a[3], dtype, comm, req);
+}

@@ -1,0 +1,249 @@
+! The Fortran module (use sidecore) at any rank count: point-to-point around a ring with OpenMP computing in between,
+! persistent requests, waitany/testany's 1-based indices, every collective kind against values computed here, a
+! Fortran user operator and maxloc pairs, communicators, and the refusals only the module can make (a count beyond
+! the variable, a strided section, a short v-variant array). Prints "fortran_api: rank R of P: ok"; any failure
+! stops the program with the line that failed and sc_last_error.
+module fortran_api_checks
+  use, intrinsic :: iso_c_binding
+  use sidecore
+  implicit none
+  integer :: failures = 0
+
+  type, bind(C) :: value_index
+    real(c_double) :: value
+    integer(c_int) :: index
+  end type
+
+contains
+
+  subroutine expect(cond, line)
+    logical, intent(in) :: cond
+    integer, intent(in) :: line
+    if (.not. cond) then
+      write (*, '(a, i0, 2a)') 'fortran_api.F90:', line, ': check failed; sc_last_error: ', sc_last_error()
+      failures = failures + 1
+    end if
+  end subroutine
+
+  subroutine ok(code, line)
+    integer(c_int), intent(in) :: code
+    integer, intent(in) :: line
+    call expect(code == SC_SUCCESS, line)
+  end subroutine
+
+  ! A refusal: SC_ERR_INVALID_ARGUMENT whose message holds `words`.
+  subroutine refused(code, words, line)
+    integer(c_int), intent(in) :: code
+    character(len=*), intent(in) :: words
+    integer, intent(in) :: line
+    call expect(code == SC_ERR_INVALID_ARGUMENT .and. index(sc_last_error(), words) > 0, line)
+  end subroutine
+
+  ! inout(i) = max(|in(i)|, |inout(i)|) on doubles.
+  subroutine max_abs(in, inout, count, ctx) bind(C)
+    type(c_ptr), value :: in, inout
+    integer(c_size_t), value :: count
+    type(c_ptr), value :: ctx
+    real(c_double), pointer :: a(:), b(:)
+    call c_f_pointer(in, a, [count])
+    call c_f_pointer(inout, b, [count])
+    b = max(abs(a), abs(b))
+    if (c_associated(ctx)) continue
+  end subroutine
+end module
+
+program fortran_api
+  use, intrinsic :: iso_c_binding
+  use mpi
+  use sidecore
+  use fortran_api_checks
+  implicit none
+  integer :: provided, ierr, i, j
+  integer(c_int) :: rank, size, right, left, flag, idx, n, op, half, hrank, hsize, nfailed, dead(4)
+  integer(sc_request_kind) :: reqs(2), preqs(2), r
+  type(sc_status) :: st, sts(2)
+  real(c_double), allocatable :: a(:), b(:), grid(:, :), vals(:), parts(:), mine(:)
+  real(c_double) :: x, y, acc, pair(2), pairs(2)
+  integer(sc_count_kind), allocatable :: counts(:), displs(:), short(:)
+  integer(c_int64_t), allocatable :: ones(:), gathered(:)
+  type(value_index) :: vi, best
+  integer, parameter :: m = 1000
+  ! Buffers of nonblocking and persistent calls are ASYNCHRONOUS, as with MPI: without it the compiler may keep
+  ! x in a register across sc_start, or y's old value across sc_wait, which do not name them.
+  asynchronous :: a, b, grid, x, y, vals, parts, pair, pairs
+
+  call MPI_Init_thread(MPI_THREAD_MULTIPLE, provided, ierr)
+  call ok(sc_init(MPI_COMM_WORLD), __LINE__)
+  call ok(sc_rank(rank), __LINE__)
+  call ok(sc_size(size), __LINE__)
+  call ok(sc_comm_size(SC_COMM_WORLD, n), __LINE__)
+  call expect(n == size, __LINE__)
+  right = modulo(rank + 1, size)
+  left = modulo(rank - 1, size)
+
+  ! ---- a ring exchange overlapped with OpenMP computation --------------------------------------------------------
+  allocate (a(m), b(m))
+  a = [(real(rank * m + i, c_double), i = 1, m)]
+  b = -1
+  call ok(sc_irecv(b, 8_sc_count_kind * m, left, 7, SC_COMM_WORLD, reqs(1)), __LINE__)
+  call ok(sc_isend(a, 8_sc_count_kind * m, right, 7, SC_COMM_WORLD, reqs(2)), __LINE__)
+  acc = 0
+  !$omp parallel do reduction(+:acc)
+  do i = 1, 100000
+    acc = acc + sqrt(real(i, c_double))
+  end do
+  !$omp end parallel do
+  call ok(sc_waitall(2, reqs, sts), __LINE__)
+  call expect(all(reqs == SC_REQUEST_NULL), __LINE__)
+  call expect(sts(1)%source == left .and. sts(1)%tag == 7 .and. sts(1)%bytes == 8 * m, __LINE__)
+  call expect(all(b == [(real(left * m + i, c_double), i = 1, m)]), __LINE__)
+  call expect(acc > 0, __LINE__)
+
+  ! A scalar, and a contiguous column of a 2-D array.
+  allocate (grid(4, 3))
+  grid = rank
+  x = 10 + rank
+  call ok(sc_isend(x, 8_sc_count_kind, right, 8, SC_COMM_WORLD, r), __LINE__)
+  call ok(sc_recv(y, 8_sc_count_kind, left, 8, SC_COMM_WORLD, st), __LINE__)
+  call ok(sc_wait(r), __LINE__)
+  call expect(y == 10 + left .and. st%bytes == 8, __LINE__)
+  call ok(sc_isend(grid(:, 2), 32_sc_count_kind, right, 9, SC_COMM_WORLD, r), __LINE__)
+  call ok(sc_recv(grid(:, 3), 32_sc_count_kind, left, 9, SC_COMM_WORLD), __LINE__)
+  call ok(sc_wait(r), __LINE__)
+  call expect(all(grid(:, 3) == left) .and. all(grid(:, 2) == rank), __LINE__)
+
+  ! waitany and testany count from 1.
+  call ok(sc_irecv(y, 8_sc_count_kind, left, 10, SC_COMM_WORLD, reqs(2)), __LINE__)
+  reqs(1) = SC_REQUEST_NULL
+  call ok(sc_isend(x, 8_sc_count_kind, right, 10, SC_COMM_WORLD, r), __LINE__)
+  call ok(sc_waitany(2, reqs, idx, st), __LINE__)
+  call expect(idx == 2 .and. reqs(2) == SC_REQUEST_NULL .and. st%source == left, __LINE__)
+  call ok(sc_wait(r), __LINE__)
+  call ok(sc_testany(2, reqs, idx, flag), __LINE__)
+  call expect(flag == 1 .and. idx == SC_UNDEFINED, __LINE__)
+
+  ! Persistent requests, started twice.
+  call ok(sc_recv_init(b, 8_sc_count_kind * m, left, 11, SC_COMM_WORLD, preqs(1)), __LINE__)
+  call ok(sc_send_init(a, 8_sc_count_kind * m, right, 11, SC_COMM_WORLD, preqs(2)), __LINE__)
+  do j = 1, 2
+    b = -1
+    a(1) = j
+    call ok(sc_startall(2, preqs), __LINE__)
+    call ok(sc_waitall(2, preqs), __LINE__)
+    call expect(b(1) == j .and. b(m) == left * m + m, __LINE__)
+  end do
+  call ok(sc_request_free(preqs(1)), __LINE__)
+  call ok(sc_request_free(preqs(2)), __LINE__)
+
+  ! ---- collectives ---------------------------------------------------------------------------------------------
+  x = rank + 1
+  call ok(sc_allreduce(x, y, 1_sc_count_kind, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), __LINE__)
+  call expect(y == size * (size + 1) / 2, __LINE__)
+  y = rank + 1
+  call ok(sc_allreduce(SC_IN_PLACE, y, 1_sc_count_kind, SC_DOUBLE, SC_MAX, SC_COMM_WORLD), __LINE__)
+  call expect(y == size, __LINE__)
+  pair = [real(-rank, c_double), 1.0_c_double]
+  call ok(sc_op_create(max_abs, .true., op), __LINE__)
+  call ok(sc_iallreduce(pair, pairs, 2_sc_count_kind, SC_DOUBLE, op, SC_COMM_WORLD, r), __LINE__)
+  call ok(sc_wait(r), __LINE__)
+  call expect(pairs(1) == size - 1 .and. pairs(2) == 1, __LINE__)
+  call ok(sc_op_free(op), __LINE__)
+  vi = value_index(real(modulo(rank * 7, size + 1), c_double), rank)
+  call ok(sc_allreduce(vi, best, 1_sc_count_kind, SC_DOUBLE, SC_MAXLOC, SC_COMM_WORLD), __LINE__)
+  call expect(best%value == maxval([(modulo(i * 7, size + 1), i = 0, size - 1)]), __LINE__)
+
+  x = 0
+  if (rank == size - 1) x = 42
+  call ok(sc_bcast(x, 1_sc_count_kind, SC_DOUBLE, size - 1, SC_COMM_WORLD), __LINE__)
+  call expect(x == 42, __LINE__)
+  allocate (vals(size), parts(2 * size), mine(2))
+  x = rank
+  call ok(sc_gather(x, vals, 1_sc_count_kind, SC_DOUBLE, 0, SC_COMM_WORLD), __LINE__)
+  if (rank == 0) call expect(all(vals == [(real(i, c_double), i = 0, size - 1)]), __LINE__)
+  call ok(sc_allgather(x, vals, 1_sc_count_kind, SC_DOUBLE, SC_COMM_WORLD), __LINE__)
+  call expect(all(vals == [(real(i, c_double), i = 0, size - 1)]), __LINE__)
+  parts = [(real(i, c_double), i = 1, 2 * size)]
+  call ok(sc_scatter(parts, mine, 2_sc_count_kind, SC_DOUBLE, 0, SC_COMM_WORLD), __LINE__)
+  call expect(mine(1) == 2 * rank + 1 .and. mine(2) == 2 * rank + 2, __LINE__)
+  parts(1:size) = [(real(100 * rank + i, c_double), i = 1, size)]
+  call ok(sc_ialltoall(parts(1:size), vals, 1_sc_count_kind, SC_DOUBLE, SC_COMM_WORLD, r), __LINE__)
+  call ok(sc_wait(r), __LINE__)
+  call expect(all(vals == [(real(100 * i + rank + 1, c_double), i = 0, size - 1)]), __LINE__)
+  parts = 1
+  call ok(sc_reduce_scatter_block(parts, mine, 2_sc_count_kind, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), __LINE__)
+  call expect(all(mine == size), __LINE__)
+  x = rank
+  call ok(sc_reduce(x, y, 1_sc_count_kind, SC_DOUBLE, SC_SUM, 0, SC_COMM_WORLD), __LINE__)
+  if (rank == 0) call expect(y == size * (size - 1) / 2, __LINE__)
+
+  ! v-variants: rank i gives i+1 values.
+  allocate (counts(size), displs(size), ones(rank + 1), gathered(size * (size + 1) / 2))
+  counts = [(int(i + 1, sc_count_kind), i = 0, size - 1)]
+  displs = [(int(i * (i + 1) / 2, sc_count_kind), i = 0, size - 1)]
+  ones = rank
+  call ok(sc_allgatherv(ones, int(rank + 1, sc_count_kind), gathered, counts, displs, SC_INT64, SC_COMM_WORLD), &
+          __LINE__)
+  call expect(all(gathered == [((int(i, c_int64_t), j = 0, i), i = 0, size - 1)]), __LINE__)
+  deallocate (ones)
+  allocate (ones(size))
+  ones = rank
+  counts = 1
+  displs = [(int(i, sc_count_kind), i = 0, size - 1)]
+  call ok(sc_alltoallv(ones, counts, displs, gathered, counts, displs, SC_INT64, SC_COMM_WORLD), __LINE__)
+  call expect(all(gathered(1:size) == [(int(i, c_int64_t), i = 0, size - 1)]), __LINE__)
+
+  ! A persistent allreduce, started twice; a nonblocking barrier.
+  call ok(sc_allreduce_init(x, y, 1_sc_count_kind, SC_DOUBLE, SC_SUM, SC_COMM_WORLD, r), __LINE__)
+  do j = 1, 2
+    x = j
+    call ok(sc_start(r), __LINE__)
+    call ok(sc_wait(r), __LINE__)
+    call expect(y == j * size, __LINE__)
+  end do
+  call ok(sc_request_free(r), __LINE__)
+  call ok(sc_ibarrier(SC_COMM_WORLD, r), __LINE__)
+  call ok(sc_wait(r), __LINE__)
+
+  ! ---- communicators and regions -------------------------------------------------------------------------------
+  call ok(sc_comm_split(SC_COMM_WORLD, modulo(rank, 2), rank, half), __LINE__)
+  call ok(sc_comm_rank(half, hrank), __LINE__)
+  call ok(sc_comm_size(half, hsize), __LINE__)
+  call expect(hrank == rank / 2 .and. hsize == (size - modulo(rank, 2) + 1) / 2, __LINE__)
+  x = 1
+  call ok(sc_allreduce(x, y, 1_sc_count_kind, SC_DOUBLE, SC_SUM, half), __LINE__)
+  call expect(y == hsize, __LINE__)
+  call ok(sc_comm_free(half), __LINE__)
+  call expect(half == -1, __LINE__)
+  call ok(sc_region_begin("halo"), __LINE__)
+  call ok(sc_region_end(), __LINE__)
+
+  ! ---- what the module refuses ---------------------------------------------------------------------------------
+  call refused(sc_isend(a, 8_sc_count_kind * m + 1, right, 12, SC_COMM_WORLD, r), &
+               "bytes=8001 reaches beyond buf, which holds 8000 bytes", __LINE__)
+  call refused(sc_irecv(x, 16_sc_count_kind, left, 12, SC_COMM_WORLD, r), "holds 8 bytes", __LINE__)
+  call refused(sc_isend(grid(2, :), 24_sc_count_kind, right, 12, SC_COMM_WORLD, r), &
+               "sc_isend: buf is not contiguous", __LINE__)
+  call refused(sc_allreduce(x, y, 2_sc_count_kind, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), &
+               "send holds 8 bytes; this rank needs 16", __LINE__)
+  call refused(sc_allreduce(a, y, 2_sc_count_kind, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), &
+               "recv holds 8 bytes; this rank needs 16", __LINE__)
+  if (size > 1) then
+    call refused(sc_allgather(x, mine(1:1), 1_sc_count_kind, SC_DOUBLE, SC_COMM_WORLD), "recv holds 8 bytes", &
+                 __LINE__)
+  end if
+  allocate (short(size - 1))
+  call refused(sc_allgatherv(x, 1_sc_count_kind, gathered, short, displs, SC_INT64, SC_COMM_WORLD), &
+               "sc_allgatherv: recv_counts has", __LINE__)
+  call refused(sc_isend(a, 8_sc_count_kind, size + 5, 12, SC_COMM_WORLD, r), "", __LINE__)
+  call expect(sc_error_name(SC_ERR_TRUNCATED) == "truncated", __LINE__)
+  call ok(sc_failed_ranks(dead, 4, nfailed), __LINE__)
+  call expect(nfailed == 0, __LINE__)
+
+  call ok(sc_finalize(), __LINE__)
+  if (failures > 0) then
+    write (*, '(a, i0, a, i0)') 'fortran_api: rank ', rank, ': failures: ', failures
+    error stop 1
+  end if
+  write (*, '(a, i0, a, i0, a)') 'fortran_api: rank ', rank, ' of ', size, ': ok'
+  call MPI_Finalize(ierr)
+end program

@@ -279,8 +279,8 @@ void end_profiling() {
     std::fprintf(stderr, "sidecore-pmpi: rank %d: the collectives' cross-rank analysis failed: %s\n", g.rank, e.what());
   }
   collectives_end();
-  // A rank whose own profile fails still takes part in the gathering below with an empty one: skipping it left the
-  // other ranks waiting in PMPI_Gather, and the job hung in MPI_Finalize.
+  // A rank whose own profile fails still takes part in the gathering below with an empty one: leaving it would hang
+  // the other ranks in it, and the job in MPI_Finalize.
   std::string mine;
   if (g.profile) {
     try {
@@ -293,29 +293,12 @@ void end_profiling() {
   }
   try {
     if (g.profile) {
-      int len = static_cast<int>(mine.size());
-      std::vector<int> lens(g.rank == 0 ? static_cast<std::size_t>(g.nranks) : 0);
-      PMPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, g.comm);
-      std::vector<int> displs(lens.size());
-      std::size_t total = 0;
-      for (std::size_t i = 0; i < lens.size(); ++i) {
-        displs[i] = static_cast<int>(total);
-        total += static_cast<std::size_t>(lens[i]);
-      }
-      std::string all(total, '\0');
-      PMPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, g.comm);
-      std::string missing;
-      for (std::size_t i = 0; i < lens.size(); ++i) {
-        if (lens[i] == 0) missing += (missing.empty() ? "" : ", ") + std::to_string(i);
-      }
+      const std::vector<std::string> profiles = gather_to_rank0(make_exchange(), mine);
+      const std::string missing = ranks_without_text(profiles);
       if (g.rank == 0 && !missing.empty()) {
         std::fprintf(stderr, "sidecore-pmpi: rank 0: no job profile: rank(s) %s have no profile (said above)\n",
                      missing.c_str());
       } else if (g.rank == 0) {
-        std::vector<std::string> profiles;
-        for (std::size_t i = 0; i < lens.size(); ++i) {
-          profiles.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
-        }
         write_text_file(job_path(g.profile_pattern), merge_job_profile(profiles));
       }
     }

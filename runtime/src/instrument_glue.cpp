@@ -207,12 +207,18 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s, co
     } catch (const std::exception& e) {  // the profile is still written, without the cross-rank figures
       std::fprintf(stderr, "sidecore: rank %d: the collectives' cross-rank analysis failed: %s\n", world.rank(), e.what());
     }
-    MPI_Comm_free(&g_exchange_comm);
   }
   instrument::set_trace_info(s.eng->eager_max(), s.eng->inject_size(), s.fence.threads);
   if (!s.cfg.profile_path.empty()) {
-    const std::string mine = with_auto_section(s, instrument::rank_profile_json());
-    instrument::write_text_file(instrument::path_for_rank(s.cfg.profile_path, world.rank()), mine);
+    // A rank whose profile cannot be made still takes part in the gathering below, with an empty text: leaving it
+    // would hang the others in it. One whose file cannot be written (write_text_file says why) still gives its text.
+    std::string mine;
+    try {
+      mine = with_auto_section(s, instrument::rank_profile_json());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "sidecore: rank %d: cannot make the profile: %s\n", world.rank(), e.what());
+    }
+    if (!mine.empty()) instrument::write_text_file(instrument::path_for_rank(s.cfg.profile_path, world.rank()), mine);
     if (!live) {
       // The lowest live rank speaks for the job (rank 0 may be the dead one).
       int lowest = 0;
@@ -229,28 +235,19 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s, co
       return;
     }
     // Rank 0 gathers every rank's profile and writes the job profile.
-    int len = static_cast<int>(mine.size());
-    std::vector<int> lens(static_cast<std::size_t>(world.size()));
-    MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, world.mpi());
-    std::vector<int> displs(lens.size(), 0);
-    std::string all;
+    const std::vector<std::string> parts = instrument::gather_to_rank0(exchange_over(g_exchange_comm), mine);
+    MPI_Comm_free(&g_exchange_comm);
     if (world.rank() == 0) {
-      int total = 0;
-      for (std::size_t i = 0; i < lens.size(); ++i) {
-        displs[i] = total;
-        total += lens[i];
-      }
-      all.resize(static_cast<std::size_t>(total));
-    }
-    MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, world.mpi());
-    if (world.rank() == 0) {
-      std::vector<std::string> parts;
-      for (std::size_t i = 0; i < lens.size(); ++i)
-        parts.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
-      instrument::write_text_file(instrument::job_path(s.cfg.profile_path),
-                                  with_auto_section(s, instrument::merge_job_profile(parts)));
+      const std::string missing = instrument::ranks_without_text(parts);
+      if (!missing.empty())
+        std::fprintf(stderr, "sidecore: rank 0: no job profile: rank(s) %s have no profile (said above)\n",
+                     missing.c_str());
+      else
+        instrument::write_text_file(instrument::job_path(s.cfg.profile_path),
+                                    with_auto_section(s, instrument::merge_job_profile(parts)));
     }
   }
+  if (live && g_exchange_comm != MPI_COMM_NULL) MPI_Comm_free(&g_exchange_comm);
   instrument::stop();
 }
 

@@ -1,8 +1,11 @@
 // A sidecore application for the output-file checks (run_output_files_test.sh): init, one exchange with the next
 // rank, finalize. When init fails, every rank prints "outputs_app: rank R: init failed: <message>" and exits 3.
+// OUTPUTS_APP_REMOVE_DIR: a directory rank 1 removes after init (its profile then cannot be written at finalize).
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 
 #include <sidecore/sidecore.hpp>
 
@@ -18,6 +21,8 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 3;
   }
+  if (const char* gone = std::getenv("OUTPUTS_APP_REMOVE_DIR"); gone != nullptr && rank == 1)
+    std::filesystem::remove_all(gone);
   int out = rank, in = -1;
   sidecore::request r = sidecore::irecv(&in, sizeof in, (rank + size - 1) % size, 1);
   sidecore::send(&out, sizeof out, (rank + 1) % size, 1);

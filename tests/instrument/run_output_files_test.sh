@@ -52,6 +52,16 @@ expect "$dir/e.0.json" '"kind": "rank"' "existing file: replaced by the profile"
 expect "$dir/e.job.json" '"kind": "job"' "existing file: the job profile written"
 if ls -a "$dir" | grep -q '\.tmp$'; then echo "FAILED: temporary files left:"; ls -a "$dir"; fail=1; else echo "ok: no temporary file left"; fi
 
+# A rank whose profile cannot be written at finalize (its directory removed during the run) says why, and its
+# profile still reaches the job profile.
+mkdir -p "$dir/d0" "$dir/d1" "$dir/djob"
+s=$(run vanish SIDECORE_PROFILE="$dir/d%r/p.json" OUTPUTS_APP_REMOVE_DIR="$dir/d1")
+expect_status "$s" 0 "directory removed during the run: the run ends"
+expect "$dir/vanish.err" "sidecore: cannot write '$dir/d1/p.json': directory '$dir/d1' does not exist" \
+  "directory removed during the run: said, with the path"
+expect "$dir/d0/p.json" '"kind": "rank"' "directory removed during the run: rank 0's profile written"
+expect "$dir/djob/p.json" '"nranks": 2' "directory removed during the run: the job profile holds both ranks"
+
 # libsidecore-pmpi.so: the job stops at MPI_Init, naming the path and the reason.
 SIDECORE_PROFILE="$dir/nodir/q.%r.json" "$mpiexec" -n 2 -genv LD_PRELOAD "$preload" "$pmpi_app" >"$dir/pmpi.out" 2>"$dir/pmpi.err"
 expect_status $? 1 "pmpi: missing directory stops the job"

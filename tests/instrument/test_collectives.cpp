@@ -273,6 +273,29 @@ TEST(Collectives, BroadcastFromRank0AlongABinomialTree) {
   }
 }
 
+// Every rank's text reaches rank 0 in rank order (empty ones too), the other ranks get nothing, and rank 0 sends
+// nothing: the profiles' gathering at finalize, in sizes of 64 bits (the job's profiles may pass 2 GiB together).
+TEST(Collectives, GatherToRank0AlongABinomialTree) {
+  for (int p : {1, 2, 3, 5, 8, 13, 64}) {
+    rank_mesh mesh(p);
+    std::vector<std::vector<std::string>> got(static_cast<std::size_t>(p));
+    const auto text_of = [](int r) {
+      return r == 3 ? std::string() : std::string(static_cast<std::size_t>(r) * 37 + 1, static_cast<char>('a' + r % 26));
+    };
+    mesh.run([&](const si::exchange& ex) {
+      got[static_cast<std::size_t>(ex.rank)] = si::gather_to_rank0(ex, text_of(ex.rank));
+    });
+    ASSERT_EQ(got[0].size(), static_cast<std::size_t>(p)) << p << " ranks";
+    for (int r = 0; r < p; ++r) {
+      EXPECT_EQ(got[0][static_cast<std::size_t>(r)], text_of(r)) << p << " ranks, rank " << r;
+      if (r > 0) {
+        EXPECT_TRUE(got[static_cast<std::size_t>(r)].empty()) << p << " ranks, rank " << r;
+      }
+    }
+    EXPECT_EQ(mesh.sends(0), 0) << p << " ranks";
+  }
+}
+
 TEST(Collectives, TransfersBreakDownByOperationKind) {
   start_monotonic();
   const std::uint32_t me = sd::register_current_thread();

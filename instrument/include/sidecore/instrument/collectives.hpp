@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "sidecore/instrument/instrument.hpp"
 #include "sidecore/instrument/op_kind.hpp"
@@ -102,6 +103,15 @@ void synchronize_clock(const exchange& ex);
 /// tree: rank 0 sends ceil(log2 P) messages and every rank has them after at most ceil(log2 P) steps. Collective
 /// over `ex`; at one rank it does nothing.
 void broadcast_from_rank0(const exchange& ex, void* data, std::size_t bytes);
+
+/// Gives rank 0 every rank's `mine`, in rank order (an empty one stays empty), along a binomial tree: each rank
+/// sends once (its subtree's texts, lengths in 64 bits: a job's profiles may pass 2 GiB together), and rank 0 has
+/// them after ceil(log2 P) steps. Returns them on rank 0, nothing on the others. Collective over `ex`.
+[[nodiscard]] std::vector<std::string> gather_to_rank0(const exchange& ex, const std::string& mine);
+
+/// The ranks whose text is empty in gather_to_rank0's result, as "1, 3" (the ranks that have no profile to give);
+/// empty when every rank gave one.
+[[nodiscard]] std::string ranks_without_text(const std::vector<std::string>& texts);
 
 /// Gives the run an id, written to every rank's profile ("run"): rank 0 makes it (16 hex digits from the wall clock,
 /// its process id, host and random device) and gives it to every rank over `ex` (broadcast_from_rank0), so that

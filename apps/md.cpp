@@ -27,12 +27,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <numbers>
 #include <span>
 #include <string>
 #include <vector>
 
 #include <sidecore/sidecore.hpp>
 
+#include "common/checksum.hpp"
 #include "common/cli.hpp"
 #include "common/collectives.hpp"
 #include "common/decomp.hpp"
@@ -53,12 +55,7 @@ struct options {
 constexpr int own_image = 13;  // image code of (0, 0, 0): code = (ix + 1) * 9 + (iy + 1) * 3 + (iz + 1)
 constexpr std::array<int, 3> image_step{9, 3, 1};
 
-std::uint64_t mix(std::uint64_t z) {  // splitmix64's finaliser
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+using apps::mix;
 double uniform(std::int64_t id, int component) {  // in [-0.5, 0.5), a function of the atom alone
   return static_cast<double>(mix(static_cast<std::uint64_t>(id) * 3 + static_cast<std::uint64_t>(component)) >> 11) *
              0x1.0p-53 - 0.5;
@@ -109,8 +106,8 @@ class simulation {
       w.send_to = apps::grid_rank(w.dir == 0 ? lower : upper, grid);
       w.recv_from = apps::grid_rank(w.dir == 0 ? upper : lower, grid);
       w.self = grid[static_cast<std::size_t>(w.dim)] == 1;
-      const bool across = w.dir == 0 ? coords[static_cast<std::size_t>(w.dim)] == 0
-                                     : coords[static_cast<std::size_t>(w.dim)] + 1 == grid[static_cast<std::size_t>(w.dim)];
+      const std::size_t dim = static_cast<std::size_t>(w.dim);
+      const bool across = w.dir == 0 ? coords[dim] == 0 : coords[dim] + 1 == grid[dim];
       w.image = across ? (w.dir == 0 ? 1 : -1) : 0;
       w.send_first = coords[static_cast<std::size_t>(w.dim)] % 2 == 0;
     }
@@ -344,7 +341,8 @@ class simulation {
       std::vector<ghost_msg> out(w.list.size());
       for (std::size_t k = 0; k < w.list.size(); ++k) {
         const std::size_t a = static_cast<std::size_t>(w.list[k]);
-        out[k] = {{x_[3 * a], x_[3 * a + 1], x_[3 * a + 2]}, key_[a] + w.image * image_step[static_cast<std::size_t>(d)]};
+        out[k] = {{x_[3 * a], x_[3 * a + 1], x_[3 * a + 2]},
+                  key_[a] + w.image * image_step[static_cast<std::size_t>(d)]};
         out[k].x[d] += shift(w);
       }
       std::vector<ghost_msg> in;
@@ -380,19 +378,24 @@ class simulation {
       width[static_cast<std::size_t>(d)] = extent / nb[static_cast<std::size_t>(d)];
     }
     auto cell_of = [&](int i, int d) {
-      const int c = static_cast<int>(std::floor((x_[3 * static_cast<std::size_t>(i) + d] - origin[static_cast<std::size_t>(d)]) /
+      const int c = static_cast<int>(std::floor((x_[3 * static_cast<std::size_t>(i) + d] -
+                                                 origin[static_cast<std::size_t>(d)]) /
                                                 width[static_cast<std::size_t>(d)]));
       return std::clamp(c, 0, nb[static_cast<std::size_t>(d)] - 1);
     };
     const std::size_t ncells = static_cast<std::size_t>(nb[0]) * nb[1] * nb[2];
-    std::vector<int> cell(static_cast<std::size_t>(ntotal)), start(ncells + 1, 0), members(static_cast<std::size_t>(ntotal));
+    std::vector<int> cell(static_cast<std::size_t>(ntotal)), start(ncells + 1, 0),
+        members(static_cast<std::size_t>(ntotal));
     for (int i = 0; i < ntotal; ++i) {
       cell[static_cast<std::size_t>(i)] = (cell_of(i, 0) * nb[1] + cell_of(i, 1)) * nb[2] + cell_of(i, 2);
       ++start[static_cast<std::size_t>(cell[static_cast<std::size_t>(i)]) + 1];
     }
     for (std::size_t c = 0; c < ncells; ++c) start[c + 1] += start[c];
     std::vector<int> fill(start.begin(), start.end() - 1);
-    for (int i = 0; i < ntotal; ++i) members[static_cast<std::size_t>(fill[static_cast<std::size_t>(cell[static_cast<std::size_t>(i)])]++)] = i;
+    for (int i = 0; i < ntotal; ++i) {
+      int& next = fill[static_cast<std::size_t>(cell[static_cast<std::size_t>(i)])];
+      members[static_cast<std::size_t>(next++)] = i;
+    }
 
     const double cutsq = cutneigh_ * cutneigh_;
     // Visits the atoms j within cutoff + skin of owned atom i.
@@ -432,7 +435,8 @@ class simulation {
         out[k++] = j;
         if (j >= nlocal_) interior[static_cast<std::size_t>(i)] = 0;
       });
-      std::sort(out, out + k, [&](int p, int q) { return key_[static_cast<std::size_t>(p)] < key_[static_cast<std::size_t>(q)]; });
+      std::sort(out, out + k,
+                [&](int p, int q) { return key_[static_cast<std::size_t>(p)] < key_[static_cast<std::size_t>(q)]; });
     }
     interior_.clear();
     boundary_.clear();
@@ -530,7 +534,8 @@ class simulation {
         const sidecore::status st = sidecore::wait(reqs[static_cast<std::size_t>(r)]);
         if (r % 2 == 0) {
           const swap& w = swaps_[static_cast<std::size_t>(st.tag)];
-          expect(st, static_cast<std::int64_t>(3 * static_cast<std::size_t>(w.count) * sizeof(double)), "ghost positions");
+          expect(st, static_cast<std::int64_t>(3 * static_cast<std::size_t>(w.count) * sizeof(double)),
+                 "ghost positions");
         }
       }
       stats_.comm_s += apps::seconds() - t1;
@@ -563,9 +568,19 @@ int run_md(const options& o) {
   std::array<int, 3> grid{o.px, o.py, o.pz};
   if (!apps::rank_grid(size, grid))
     throw apps::usage_error{"--px " + std::to_string(o.px) + " --py " + std::to_string(o.py) + " --pz " +
-                            std::to_string(o.pz) + " does not divide " + std::to_string(size) +
-                            " ranks: give extents whose product is the rank count"};
+                            std::to_string(o.pz) + " cannot make a grid of " + std::to_string(size) +
+                            " ranks: give extents whose product is the rank count, or 0 to have one chosen"};
   simulation sim(o, grid, apps::grid_coords(rank, grid), true);
+  {
+    // Per owned atom: position, velocity, force, energy, key, the list offset and cell, and a neighbour list of
+    // every atom within cutoff + skin (ghosts not counted); --check's recomputation holds every atom on rank 0.
+    const double atoms = 4.0 * o.size * o.size * o.size, reach = o.cutoff + o.skin;
+    const double per_atom = 10.0 * sizeof(double) + 3.0 * sizeof(int) +
+                            sizeof(int) * o.density * 4.0 / 3.0 * std::numbers::pi * reach * reach * reach;
+    apps::require_memory(per_atom * (atoms / size + (o.check && rank == 0 ? atoms : 0.0)),
+                         "--size " + std::to_string(o.size) + " (" + std::to_string(4LL * o.size * o.size * o.size) +
+                             " atoms" + (o.check ? ", and --check" : "") + ")");
+  }
   if (rank == 0)
     std::printf("md: %lld atoms (FCC %d^3 cells, box %.3f), density %g, temperature %g, cutoff %g + skin %g, dt %g, "
                 "%d steps, neighbour lists every %d, energies every %d, alpha %g; rank grid %dx%dx%d; %s\n",
@@ -609,7 +624,8 @@ int run_md(const options& o) {
   std::array<double, 3> p = sim.momentum();
   apps::allreduce_sum(p);
   if (rank == 0) {
-    const double pmax = std::max({std::fabs(p[0]), std::fabs(p[1]), std::fabs(p[2])}) / static_cast<double>(sim.atoms());
+    const double pmax =
+        std::max({std::fabs(p[0]), std::fabs(p[1]), std::fabs(p[2])}) / static_cast<double>(sim.atoms());
     if (static_cast<std::int64_t>(sum[1]) != sim.atoms()) {
       std::printf("md: check: %llu atoms, %lld expected\n", static_cast<unsigned long long>(sum[1]),
                   static_cast<long long>(sim.atoms()));

@@ -77,10 +77,17 @@ std::vector<int> zone_widths(int n, int zones, double ratio) {
   std::vector<int> out(static_cast<std::size_t>(zones));
   int used = 0;
   for (int z = 0; z < zones; ++z) {
-    out[static_cast<std::size_t>(z)] = std::max(3, static_cast<int>(std::floor(n * w[static_cast<std::size_t>(z)] / total)));
+    const double share = n * w[static_cast<std::size_t>(z)] / total;
+    out[static_cast<std::size_t>(z)] = std::max(3, static_cast<int>(std::floor(share)));
     used += out[static_cast<std::size_t>(z)];
   }
   out[static_cast<std::size_t>(zones) - 1] += n - used;  // the rest to the widest (n >= 3 * zones is checked)
+  // Zones raised to the minimum can leave the widest below it, or negative: it takes back from the next widest.
+  for (int z = zones - 2; z >= 0 && out[static_cast<std::size_t>(zones) - 1] < 3; --z) {
+    const int take = std::min(out[static_cast<std::size_t>(z)] - 3, 3 - out[static_cast<std::size_t>(zones) - 1]);
+    out[static_cast<std::size_t>(z)] -= take;
+    out[static_cast<std::size_t>(zones) - 1] += take;
+  }
   return out;
 }
 
@@ -333,6 +340,12 @@ int run_multizone(options& o, const apps::cli& cli) {
     throw apps::usage_error{"--nx " + std::to_string(o.nx) + " --ny " + std::to_string(o.ny) +
                             ": give at least 3 cells per zone in x and y (" + std::to_string(3 * o.zones_x) + ", " +
                             std::to_string(3 * o.zones_y) + ")"};
+  // The zones' fields (5 per cell) shared out, at best evenly; --check's recomputation holds them all on rank 0.
+  const double field_bytes = static_cast<double>(fields) * sizeof(double) * o.nx * o.ny * o.nz;
+  apps::require_memory(field_bytes / size + (o.check && rank == 0 ? field_bytes : 0.0),
+                       "--nx " + std::to_string(o.nx) + " --ny " + std::to_string(o.ny) + " --nz " +
+                           std::to_string(o.nz) + " (" + std::to_string(fields) + " fields per point" +
+                           (o.check ? ", and --check" : "") + ")");
   multizone mz(o, size, rank);
   if (rank == 0)
     std::printf("multizone: %dx%d zones (cells %lld to %lld), mesh %dx%dx%d, %d fields, %d steps; %s\n", o.zones_x,

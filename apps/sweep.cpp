@@ -361,8 +361,9 @@ int run_sweep(options& o, const apps::cli& cli) {
   const int rank = sidecore::rank(), size = sidecore::size();
   std::array<int, 2> grid{o.px, o.py};
   if (!apps::rank_grid(size, grid))
-    throw apps::usage_error{"--px " + std::to_string(o.px) + " --py " + std::to_string(o.py) + " does not divide " +
-                            std::to_string(size) + " ranks: give extents whose product is the rank count"};
+    throw apps::usage_error{"--px " + std::to_string(o.px) + " --py " + std::to_string(o.py) +
+                            " cannot make a grid of " + std::to_string(size) +
+                            " ranks: give extents whose product is the rank count, or 0 to have one chosen"};
   apply_case(o, cli, grid[0], grid[1]);
   if (o.nx < grid[0] || o.ny < grid[1])
     throw apps::usage_error{"--nx " + std::to_string(o.nx) + " --ny " + std::to_string(o.ny) +
@@ -373,8 +374,23 @@ int run_sweep(options& o, const apps::cli& cli) {
                             std::to_string(o.dirsets) + ", --zsets " + std::to_string(o.zsets) +
                             ": each must be at most --groups, --dirs, --nz (" + std::to_string(o.groups) + ", " +
                             std::to_string(o.dirs) + ", " + std::to_string(o.nz) + ")"};
-  const problem p(o);
   const std::array<int, 2> coords = apps::grid_coords(rank, grid);
+  // What a transport of nxl x nyl columns holds (doubles): the source, the flux and the parts of the flux per
+  // (octant, direction set), every unit's x and y faces, the z faces, and one unit's angular flux.
+  auto footprint = [&](double nxl, double nyl) {
+    const double g = o.groups, d = o.dirs, cells = nxl * nyl * o.nz;
+    const double unit_psi = std::ceil(d / o.dirsets) * std::ceil(g / o.groupsets) * nxl * nyl *
+                            std::ceil(static_cast<double>(o.nz) / o.zsets);
+    return sizeof(double) * (g * cells * (2.0 + 8.0 * o.dirsets) + 8.0 * d * g * ((nxl + nyl) * o.nz + nxl * nyl) +
+                             unit_psi);
+  };
+  apps::require_memory(footprint(apps::block_of(o.nx, grid[0], coords[0]).count,
+                                 apps::block_of(o.ny, grid[1], coords[1]).count) +
+                           (o.check && rank == 0 ? footprint(o.nx, o.ny) : 0.0),
+                       "--nx " + std::to_string(o.nx) + " --ny " + std::to_string(o.ny) + " --nz " +
+                           std::to_string(o.nz) + " with " + std::to_string(o.groups) + " groups and " +
+                           std::to_string(o.dirsets) + " direction sets" + (o.check ? " and --check" : ""));
+  const problem p(o);
   transport tr(o, p, grid, coords);
 
   if (rank == 0)

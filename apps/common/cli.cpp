@@ -17,6 +17,37 @@ std::string number_text(double v) {
   return s.str();
 }
 
+// strtoll and strtod skip leading blanks: a value must start with its sign or a digit (or '.' for a number).
+bool starts_like_a_number(const std::string& text) {
+  if (text.empty()) return false;
+  const char c = text.front();
+  return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.';
+}
+
+// `text` wrapped at word boundaries to lines of at most `width` columns, every line after the first indented by
+// `indent` (the first starts at column `col`).
+std::string wrap(const std::string& text, std::size_t col, std::size_t indent, std::size_t width) {
+  std::string out;
+  const std::size_t start = col;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find_first_of(" \n", pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(pos, end - pos);
+    if (col > start && col + 1 + word.size() > width) {
+      out += "\n" + std::string(indent, ' ');
+      col = indent;
+    } else if (col > start) {
+      out += ' ';
+      ++col;
+    }
+    out += word;
+    col += word.size();
+    pos = end + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 cli::cli(std::string program, std::string summary) : program_(std::move(program)), summary_(std::move(summary)) {}
@@ -24,7 +55,7 @@ cli::cli(std::string program, std::string summary) : program_(std::move(program)
 void cli::option(const std::string& name, int& value, int lo, int hi, const std::string& help) {
   entries_.push_back({"--" + name, "N", "an integer from " + std::to_string(lo) + " to " + std::to_string(hi), help,
                       [&value, lo, hi](const std::string& text) {
-                        if (text.empty()) return false;
+                        if (!starts_like_a_number(text)) return false;
                         errno = 0;
                         char* end = nullptr;
                         const long long v = std::strtoll(text.c_str(), &end, 10);
@@ -38,7 +69,7 @@ void cli::option(const std::string& name, int& value, int lo, int hi, const std:
 void cli::option(const std::string& name, double& value, double lo, double hi, const std::string& help) {
   entries_.push_back({"--" + name, "X", "a number from " + number_text(lo) + " to " + number_text(hi), help,
                       [&value, lo, hi](const std::string& text) {
-                        if (text.empty()) return false;
+                        if (!starts_like_a_number(text)) return false;
                         errno = 0;
                         char* end = nullptr;
                         const double v = std::strtod(text.c_str(), &end);
@@ -89,28 +120,11 @@ bool cli::given(const std::string& name) const {
 
 std::string cli::usage() const {
   constexpr std::size_t indent = 24, width = 110;
-  std::string u = "usage: " + program_ + " [options]\n\n" + summary_ + "\n\noptions:\n";
+  std::string u = "usage: " + program_ + " [options]\n\n" + wrap(summary_, 0, 0, width) + "\n\noptions:\n";
   auto add = [&](std::string head, const std::string& help) {
     if (head.size() + 1 < indent) head.resize(indent, ' ');
     else head += "\n" + std::string(indent, ' ');
-    // The help text, wrapped at word boundaries under its column.
-    std::size_t col = indent, pos = 0;
-    while (pos < help.size()) {
-      std::size_t end = help.find(' ', pos);
-      if (end == std::string::npos) end = help.size();
-      const std::string word = help.substr(pos, end - pos);
-      if (col > indent && col + 1 + word.size() > width) {
-        head += "\n" + std::string(indent, ' ');
-        col = indent;
-      } else if (col > indent) {
-        head += ' ';
-        ++col;
-      }
-      head += word;
-      col += word.size();
-      pos = end + 1;
-    }
-    u += head + "\n";
+    u += head + wrap(help, indent, indent, width) + "\n";
   };
   for (const auto& e : entries_) add("  " + e.name + (e.metavar.empty() ? "" : " " + e.metavar), e.help);
   add("  --help", "print this and exit");
@@ -119,7 +133,9 @@ std::string cli::usage() const {
 
 int cli::parse(int argc, char** argv, bool print) {
   auto fail = [&](const std::string& msg) {
-    if (print) std::fprintf(stderr, "%s: %s (%s --help lists the options)\n", program_.c_str(), msg.c_str(), program_.c_str());
+    if (print)
+      std::fprintf(stderr, "%s: %s (%s --help lists the options)\n", program_.c_str(), msg.c_str(),
+                   program_.c_str());
     return 2;
   };
   for (int i = 1; i < argc; ++i) {
@@ -143,8 +159,13 @@ int cli::parse(int argc, char** argv, bool print) {
       if (i + 1 >= argc) return fail(arg + " needs a value: " + e->accepted);
       value = argv[++i];
     }
+    // A second value would silently replace the first: which one the user meant is theirs to say.
+    if (e->given)
+      return fail(arg + " is given twice" + (e->metavar.empty() ? "" : " ('" + e->value + "', then '" + value + "')") +
+                  ": give it once");
     if (!e->set(value)) return fail(arg + "='" + value + "' is not accepted: give " + e->accepted);
     e->given = true;
+    e->value = value;
   }
   return -1;
 }

@@ -18,13 +18,24 @@ struct block {
 }
 
 /// `ranks` arranged in a grid of D dimensions as square as possible, largest extent first (MPI_Dims_create);
-/// extents the caller fixed (non-zero in `fixed`) are kept, and then must divide `ranks` (false otherwise).
+/// extents the caller fixed (non-zero in `fixed`) are kept, and then must divide `ranks`, or equal it in product
+/// when every extent is fixed (false otherwise).
 template <std::size_t D>
 [[nodiscard]] bool rank_grid(int ranks, std::array<int, D>& fixed) {
+  // The product is built only while it still divides `ranks`: extents up to the options' limits would overflow it.
   int product = 1;
-  for (const int e : fixed)
-    if (e > 0) product *= e;
-  if (ranks % product != 0) return false;
+  bool all_fixed = true;
+  for (const int e : fixed) {
+    if (e <= 0) {
+      all_fixed = false;
+      continue;
+    }
+    if (ranks % e != 0 || ranks / e % product != 0) return false;
+    product *= e;
+  }
+  // MPICH's MPI_Dims_create accepts a fully fixed grid of fewer ranks than the job has: every rank would then run
+  // the same block.
+  if (all_fixed && product != ranks) return false;
   return MPI_Dims_create(ranks, static_cast<int>(D), fixed.data()) == MPI_SUCCESS;
 }
 

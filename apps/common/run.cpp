@@ -2,6 +2,8 @@
 
 #include <mpi.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -56,6 +58,32 @@ int run(int argc, char** argv, cli& options, const std::function<int()>& body) {
   sidecore::finalize();
   MPI_Finalize();
   return rc;
+}
+
+void require_memory(double bytes, const std::string& inputs) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_ranks = 1;
+  MPI_Comm_size(node, &node_ranks);
+  double need = 0.0;
+  MPI_Allreduce(&bytes, &need, 1, MPI_DOUBLE, MPI_SUM, node);
+  MPI_Comm_free(&node);
+  const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  struct {
+    double ratio;
+    int rank;
+  } mine{have > 0 ? need / have : 0.0, world_rank()}, worst{0.0, 0};
+  MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+  if (worst.ratio <= 1.0) return;
+  // The figures of the node that is short the most, for the message every rank throws.
+  double figures[3] = {need, have, static_cast<double>(node_ranks)};
+  MPI_Bcast(figures, 3, MPI_DOUBLE, worst.rank, MPI_COMM_WORLD);
+  constexpr double gib = 1024.0 * 1024.0 * 1024.0;
+  char text[160];
+  std::snprintf(text, sizeof text, " need at least %.3g GiB of memory on one node (%d rank%s there), which has "
+                "%.3g GiB",
+                figures[0] / gib, static_cast<int>(figures[2]), figures[2] > 1 ? "s" : "", figures[1] / gib);
+  throw usage_error{inputs + text + ": give smaller sizes, or more nodes"};
 }
 
 std::string describe_runtime() {

@@ -474,8 +474,8 @@ class simulation {
     stats_.force_s += apps::seconds() - t0;
   }
 
-  // Whether the next communicate swap between two ranks is converted: spread evenly, round(alpha * k) of the
-  // first k.
+  // Whether the next communicate swap between two ranks is converted: spread evenly, floor(alpha * k) of the
+  // first k (the printed alpha counts what was converted).
   bool convert_next() {
     const std::int64_t k = stats_.swaps++;
     return std::floor((static_cast<double>(k) + 1) * o_.alpha) > std::floor(static_cast<double>(k) * o_.alpha);

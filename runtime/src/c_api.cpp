@@ -21,12 +21,19 @@ int fail(sidecore::errc code, const char* message) {
   return static_cast<int>(code);
 }
 
-// The buffer sizes a language binding gave for the thread's next call (sc_binding_limits), and the ones the
-// running call took: every call takes them, so they never outlive the call they were given for.
+// The buffer sizes a language binding gave for the thread's next call with a buffer (sc_binding_limits). Each such
+// call takes them first thing, so they never reach a later one. initial-exec: read and cleared without a call into
+// the dynamic linker, on the small-message path (16 bytes of the static TLS surplus when the library is dlopened).
 struct buffer_limits {
   int64_t send = -1, recv = -1;
 };
-thread_local buffer_limits t_next_limits, t_limits;
+__attribute__((tls_model("initial-exec"))) thread_local buffer_limits t_next_limits;
+
+buffer_limits take_limits() noexcept {
+  const buffer_limits l = t_next_limits;
+  t_next_limits = {};
+  return l;
+}
 
 // A point-to-point call's count against its buffer's size, where the binding gave it.
 void check_limit(const char* call, const char* buffer, int64_t bytes, int64_t limit) {
@@ -40,8 +47,6 @@ void check_limit(const char* call, const char* buffer, int64_t bytes, int64_t li
 // Runs f, mapping exceptions to error codes.
 template <typename F>
 int guarded(F&& f) noexcept {
-  t_limits = t_next_limits;
-  t_next_limits = {};
   try {
     t_last_error.clear();
     return f();
@@ -242,6 +247,7 @@ coll_args v_args(K k, sidecore::detail::coll_form f, const void* send, int64_t s
 
 // Runs a collective call: req for the nonblocking and persistent forms.
 int coll_c(const coll_args& in, sc_comm comm, sc_request* req) {
+  const buffer_limits limits = take_limits();
   return guarded([&] {
     const char* name = sidecore::detail::coll_call_name(in.kind, in.form);
     if (in.kind != K::barrier && t_dtype_wide)
@@ -259,8 +265,8 @@ int coll_c(const coll_args& in, sc_comm comm, sc_request* req) {
                             "sc_op (0.." + std::to_string(SC_MAXLOC) + ") nor a live operator of sc_op_create");
     if (in.form != bl && !req) throw sidecore::error(sidecore::errc::invalid_argument, std::string(name) + ": req is NULL");
     coll_args a = in;
-    a.send_capacity = t_limits.send;
-    a.recv_capacity = t_limits.recv;
+    a.send_capacity = limits.send;
+    a.recv_capacity = limits.recv;
     const sidecore::comm c = comm_of(comm);
     if (in.kind == K::allgatherv || in.kind == K::alltoallv) {
       const auto n = static_cast<std::size_t>(c.size());
@@ -361,33 +367,37 @@ int sc_comm_free(sc_comm* comm) {
 }
 
 int sc_isend(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm, sc_request* req) {
+  const buffer_limits limits = take_limits();
   return guarded([&] {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_isend: req is NULL");
-    check_limit("sc_isend", "buf", bytes, t_limits.send);
+    check_limit("sc_isend", "buf", bytes, limits.send);
     sidecore::request r = sidecore::detail::isend_with_slot(buf, bytes, dest, tag, comm_of(comm));
     *req = sidecore::request_access::detach(r);
     return 0;
   });
 }
 int sc_irecv(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_request* req) {
+  const buffer_limits limits = take_limits();
   return guarded([&] {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_irecv: req is NULL");
-    check_limit("sc_irecv", "buf", bytes, t_limits.recv);
+    check_limit("sc_irecv", "buf", bytes, limits.recv);
     sidecore::request r = sidecore::irecv(buf, bytes, source, tag, comm_of(comm));
     *req = sidecore::request_access::detach(r);
     return 0;
   });
 }
 int sc_send(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm) {
+  const buffer_limits limits = take_limits();
   return guarded([&] {
-    check_limit("sc_send", "buf", bytes, t_limits.send);
+    check_limit("sc_send", "buf", bytes, limits.send);
     sidecore::send(buf, bytes, dest, tag, comm_of(comm));
     return 0;
   });
 }
 int sc_recv(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_status* status) {
+  const buffer_limits limits = take_limits();
   return guarded([&] {
-    check_limit("sc_recv", "buf", bytes, t_limits.recv);
+    check_limit("sc_recv", "buf", bytes, limits.recv);
     const sidecore::status s = sidecore::recv(buf, bytes, source, tag, comm_of(comm));
     to_c(s, status);
     return status_code(s, "sc_recv");
@@ -471,18 +481,20 @@ int sc_cancel(sc_request* req) {
 }
 
 int sc_send_init(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm, sc_request* req) {
+  const buffer_limits limits = take_limits();
   return guarded([&] {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_send_init: req is NULL");
-    check_limit("sc_send_init", "buf", bytes, t_limits.send);
+    check_limit("sc_send_init", "buf", bytes, limits.send);
     sidecore::request r = sidecore::send_init(buf, bytes, dest, tag, comm_of(comm));
     *req = sidecore::request_access::detach(r);
     return 0;
   });
 }
 int sc_recv_init(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_request* req) {
+  const buffer_limits limits = take_limits();
   return guarded([&] {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_recv_init: req is NULL");
-    check_limit("sc_recv_init", "buf", bytes, t_limits.recv);
+    check_limit("sc_recv_init", "buf", bytes, limits.recv);
     sidecore::request r = sidecore::recv_init(buf, bytes, source, tag, comm_of(comm));
     *req = sidecore::request_access::detach(r);
     return 0;
@@ -649,15 +661,13 @@ const char* sc_error_name(int code) {
 const char* sc_last_error(void) { return t_last_error.c_str(); }
 
 int sc_binding_limits(int64_t send_bytes, int64_t recv_bytes) {
-  const int code = guarded([&] {
-    if (send_bytes < -1 || recv_bytes < -1)
-      throw sidecore::error(sidecore::errc::invalid_argument,
-                            "sc_binding_limits: send_bytes=" + std::to_string(send_bytes) + ", recv_bytes=" +
-                                std::to_string(recv_bytes) + "; accepted: -1 (unknown) or a size in bytes");
-    return 0;
-  });
-  if (code == SC_SUCCESS) t_next_limits = {send_bytes, recv_bytes};
-  return code;
+  if (send_bytes < -1 || recv_bytes < -1)
+    return fail(sidecore::errc::invalid_argument,
+                ("sc_binding_limits: send_bytes=" + std::to_string(send_bytes) + ", recv_bytes=" +
+                 std::to_string(recv_bytes) + "; accepted: -1 (unknown) or a size in bytes")
+                    .c_str());
+  t_next_limits = {send_bytes, recv_bytes};
+  return SC_SUCCESS;
 }
 int sc_binding_fail(int code, const char* message) {
   if (!message || code == SC_SUCCESS || sc_error_name(code) == std::string_view("unknown"))

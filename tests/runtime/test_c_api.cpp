@@ -331,8 +331,8 @@ TEST_F(CApi, CollectivesFromC) {
   EXPECT_EQ(line, 0) << "c_api_coll.c:" << line << " failed; sc_last_error: " << sc_last_error();
 }
 
-// A language binding's buffer sizes (sc_binding_limits): the next call refuses a count beyond them, names the
-// buffer and its size, and starts nothing; the call after it is unlimited again.
+// A language binding's buffer sizes (sc_binding_limits): the next call with a buffer refuses a count beyond them,
+// names the buffer and its size, and starts nothing; the call after it is unlimited again.
 TEST_F(CApi, BindingLimitsRefuseACountBeyondTheBuffer) {
   double x[4] = {1, 2, 3, 4}, y[4] = {};
   sc_request r = 777;
@@ -353,10 +353,10 @@ TEST_F(CApi, BindingLimitsRefuseACountBeyondTheBuffer) {
   ASSERT_EQ(sc_binding_limits(32, 32), SC_SUCCESS);
   ASSERT_EQ(sc_allreduce(x, y, 4, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), SC_SUCCESS) << sc_last_error();
   EXPECT_EQ(y[3], 4.0 * size);
+  // A call refused before it reads its buffers still takes the limits: the call after it is not limited.
   ASSERT_EQ(sc_binding_limits(8, 8), SC_SUCCESS);
-  int me = -1;
-  ASSERT_EQ(sc_rank(&me), SC_SUCCESS);
-  ASSERT_EQ(sc_allreduce(x, y, 4, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), SC_SUCCESS) << "sc_rank took the limits";
+  EXPECT_EQ(sc_isend(x, 32, right(rank, size), 5, SC_COMM_WORLD, nullptr), SC_ERR_INVALID_ARGUMENT);
+  ASSERT_EQ(sc_allreduce(x, y, 4, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), SC_SUCCESS) << sc_last_error();
   // In place: the send side is not checked, the receive side is.
   ASSERT_EQ(sc_binding_limits(-1, 16), SC_SUCCESS);
   const void* in_place = reinterpret_cast<const void*>(std::uintptr_t{1});  // SC_IN_PLACE, without its C cast

@@ -35,6 +35,15 @@ buffer_limits take_limits() noexcept {
   return l;
 }
 
+// SC_IN_PLACE goes only where MPI takes MPI_IN_PLACE: a point-to-point buffer there would be read or written at its
+// marker address.
+void check_not_in_place(const char* call, const void* buf) {
+  if (buf == static_cast<const void*>(sidecore::in_place)) [[unlikely]]  // SC_IN_PLACE, without its C cast
+    throw sidecore::error(sidecore::errc::invalid_argument,
+                          std::string(call) + ": buf is SC_IN_PLACE; accepted: a buffer (SC_IN_PLACE goes where MPI "
+                                              "takes MPI_IN_PLACE: a collective's send, or scatter's recv at the root)");
+}
+
 // A point-to-point call's count against its buffer's size, where the binding gave it.
 void check_limit(const char* call, const char* buffer, int64_t bytes, int64_t limit) {
   if (limit >= 0 && bytes > limit)
@@ -295,6 +304,10 @@ int coll_c(const coll_args& in, sc_comm comm, sc_request* req) {
 }  // namespace
 
 int sidecore::detail::c_fail(int code, const char* message) { return fail(static_cast<sidecore::errc>(code), message); }
+int sidecore::detail::c_succeed() {
+  t_last_error.clear();
+  return SC_SUCCESS;
+}
 
 extern "C" {
 
@@ -370,6 +383,7 @@ int sc_isend(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm, sc
   const buffer_limits limits = take_limits();
   return guarded([&] {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_isend: req is NULL");
+    check_not_in_place("sc_isend", buf);
     check_limit("sc_isend", "buf", bytes, limits.send);
     sidecore::request r = sidecore::detail::isend_with_slot(buf, bytes, dest, tag, comm_of(comm));
     *req = sidecore::request_access::detach(r);
@@ -380,6 +394,7 @@ int sc_irecv(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_req
   const buffer_limits limits = take_limits();
   return guarded([&] {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_irecv: req is NULL");
+    check_not_in_place("sc_irecv", buf);
     check_limit("sc_irecv", "buf", bytes, limits.recv);
     sidecore::request r = sidecore::irecv(buf, bytes, source, tag, comm_of(comm));
     *req = sidecore::request_access::detach(r);
@@ -389,6 +404,7 @@ int sc_irecv(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_req
 int sc_send(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm) {
   const buffer_limits limits = take_limits();
   return guarded([&] {
+    check_not_in_place("sc_send", buf);
     check_limit("sc_send", "buf", bytes, limits.send);
     sidecore::send(buf, bytes, dest, tag, comm_of(comm));
     return 0;
@@ -397,6 +413,7 @@ int sc_send(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm) {
 int sc_recv(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_status* status) {
   const buffer_limits limits = take_limits();
   return guarded([&] {
+    check_not_in_place("sc_recv", buf);
     check_limit("sc_recv", "buf", bytes, limits.recv);
     const sidecore::status s = sidecore::recv(buf, bytes, source, tag, comm_of(comm));
     to_c(s, status);
@@ -484,6 +501,7 @@ int sc_send_init(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm
   const buffer_limits limits = take_limits();
   return guarded([&] {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_send_init: req is NULL");
+    check_not_in_place("sc_send_init", buf);
     check_limit("sc_send_init", "buf", bytes, limits.send);
     sidecore::request r = sidecore::send_init(buf, bytes, dest, tag, comm_of(comm));
     *req = sidecore::request_access::detach(r);
@@ -494,6 +512,7 @@ int sc_recv_init(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc
   const buffer_limits limits = take_limits();
   return guarded([&] {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_recv_init: req is NULL");
+    check_not_in_place("sc_recv_init", buf);
     check_limit("sc_recv_init", "buf", bytes, limits.recv);
     sidecore::request r = sidecore::recv_init(buf, bytes, source, tag, comm_of(comm));
     *req = sidecore::request_access::detach(r);

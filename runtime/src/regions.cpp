@@ -8,12 +8,12 @@ extern "C" int sc_region_begin(const char* name) {
   if (!name) return sidecore::detail::c_fail(SC_ERR_INVALID_ARGUMENT, "sc_region_begin: name is NULL; accepted: a "
                                              "region name (a C string)");
   sidecore::detail::region_enter(name);
-  return SC_SUCCESS;
+  return sidecore::detail::c_succeed();
 }
 
 extern "C" int sc_region_end(void) {
   sidecore::detail::region_exit();
-  return SC_SUCCESS;
+  return sidecore::detail::c_succeed();
 }
 
 namespace sidecore {

@@ -174,5 +174,7 @@ inline comm_entry& comm_or_throw(const comm& c, const char* what) {
 
 /// A C API call refused before it reached the C++ API: sets sc_last_error() to `message`, returns `code` (c_api.cpp).
 int c_fail(int code, const char* message);
+/// A C API call that succeeded without reaching guarded(): clears sc_last_error(), returns SC_SUCCESS (c_api.cpp).
+int c_succeed();
 
 }  // namespace sidecore::detail

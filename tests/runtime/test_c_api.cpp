@@ -376,4 +376,32 @@ TEST_F(CApi, BindingFailSetsTheMessage) {
   EXPECT_EQ(sc_binding_fail(12345, "x"), SC_ERR_INVALID_ARGUMENT);
 }
 
+// SC_IN_PLACE goes only where MPI takes MPI_IN_PLACE: as a point-to-point buffer, sc_isend read at address 1
+// (SIGSEGV) and sc_irecv was accepted, to write there later.
+TEST_F(CApi, InPlaceIsNoPointToPointBuffer) {
+  void* in_place = reinterpret_cast<void*>(std::uintptr_t{1});  // SC_IN_PLACE, without its C cast
+  sc_request r = 777;
+  EXPECT_EQ(sc_isend(in_place, 4, right(rank, size), 6, SC_COMM_WORLD, &r), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("sc_isend: buf is SC_IN_PLACE; accepted: a buffer"));
+  EXPECT_EQ(sc_irecv(in_place, 4, left(rank, size), 6, SC_COMM_WORLD, &r), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("sc_irecv: buf is SC_IN_PLACE"));
+  EXPECT_EQ(sc_send(in_place, 4, right(rank, size), 6, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(sc_recv(in_place, 4, left(rank, size), 6, SC_COMM_WORLD, nullptr), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(sc_send_init(in_place, 4, right(rank, size), 6, SC_COMM_WORLD, &r), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(sc_recv_init(in_place, 4, left(rank, size), 6, SC_COMM_WORLD, &r), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("sc_recv_init: buf is SC_IN_PLACE"));
+  EXPECT_EQ(r, 777u);
+}
+
+// A call that succeeds leaves sc_last_error empty, the regions' too (they kept the last failure's message).
+TEST_F(CApi, RegionsClearTheLastError) {
+  EXPECT_EQ(sc_region_begin(nullptr), SC_ERR_INVALID_ARGUMENT);
+  ASSERT_STRNE(sc_last_error(), "");
+  EXPECT_EQ(sc_region_begin("r"), SC_SUCCESS);
+  EXPECT_STREQ(sc_last_error(), "");
+  EXPECT_EQ(sc_region_begin(nullptr), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(sc_region_end(), SC_SUCCESS);
+  EXPECT_STREQ(sc_last_error(), "");
+}
+
 }  // namespace

@@ -2,7 +2,8 @@
  * CFI_cdesc_t, `type(*), dimension(..)`), from which this file takes the address and the size in bytes, refuses a
  * non-contiguous one, and hands the size to the C API (sc_binding_limits) so that a count reaching beyond the
  * variable is refused rather than read or written past it. v-variant count arrays arrive as descriptors too: fewer
- * entries than the communicator has ranks is refused the same way.
+ * entries than the communicator has ranks is refused the same way. The request-array calls pass through here too,
+ * for indices that count from 1 (sc_waitany's, and reqs(i) in a failure's message).
  *
  * Built with the C compiler that goes with the Fortran compiler: the descriptor's layout is that compiler's
  * (ISO_Fortran_binding.h). Only the descriptor's fields are read, no CFI_* function, so the library does not link
@@ -11,6 +12,7 @@
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <sidecore/sidecore.h>
 
@@ -66,9 +68,15 @@ static int read_buffer(const char* call, const char* name, const CFI_cdesc_t* d,
   return 0;
 }
 
+/* Both buffers of a call. A call with one buffer (point-to-point, bcast) has no in-place form: SC_IN_PLACE there
+ * would be read or written at its marker address. */
 static int read_buffers(const char* call, const CFI_cdesc_t* send, const CFI_cdesc_t* recv, fbuf* s, fbuf* r) {
   int rc = read_buffer(call, recv ? "send" : "buf", send, s);
   if (rc == 0) rc = read_buffer(call, send ? "recv" : "buf", recv, r);
+  if (rc == 0 && !(send && recv) && (s->p == SC_IN_PLACE || r->p == SC_IN_PLACE))
+    return refuse(call, "buf",
+                  "is SC_IN_PLACE; accepted: a variable (SC_IN_PLACE goes where MPI takes MPI_IN_PLACE: a "
+                  "collective's send, or scatter's recv at the root)");
   return rc;
 }
 
@@ -117,7 +125,55 @@ static int begin_v(const char* call, const CFI_cdesc_t* send, const CFI_cdesc_t*
   return rc ? rc : set_limits(s, r);
 }
 
-int sc_fortran_init(const MPI_Fint* comm) { return sc_init(MPI_Comm_f2c(*comm)); }
+/* The module passes an integer(c_int); an MPI whose MPI_Fint is wider (built for -fdefault-integer-8) takes it
+ * converted rather than read past it. */
+int sc_fortran_init(const int* comm) { return sc_init(MPI_Comm_f2c((MPI_Fint)*comm)); }
+
+/* The request-array calls: a failure's message names a request as the program does, reqs(i) from 1, where the C
+ * API writes reqs[i - 1]. */
+static int fortran_indices(int rc) {
+  const char* in = sc_last_error();
+  if (rc == SC_SUCCESS || !strstr(in, "reqs[")) return rc;
+  char message[2048];
+  size_t n = 0;
+  while (*in && n + 24 < sizeof message) {
+    long long i = -1;
+    int used = 0;
+    if (sscanf(in, "reqs[%lld]%n", &i, &used) == 1 && used > 0) {
+      n += (size_t)snprintf(message + n, sizeof message - n, "reqs(%lld)", i + 1);
+      in += used;
+    } else {
+      message[n++] = *in++;
+    }
+  }
+  message[n] = '\0';
+  return sc_binding_fail(rc, message);
+}
+
+int sc_fortran_waitall(int count, sc_request* reqs, sc_status* statuses) {
+  return fortran_indices(sc_waitall(count, reqs, statuses));
+}
+int sc_fortran_testall(int count, sc_request* reqs, int* flag, sc_status* statuses) {
+  return fortran_indices(sc_testall(count, reqs, flag, statuses));
+}
+int sc_fortran_startall(int count, sc_request* reqs) { return fortran_indices(sc_startall(count, reqs)); }
+
+/* An index from 1 where the C call wrote one (a refusal leaves *index as it was); SC_UNDEFINED stays -1. */
+static void from_one(int c_index, int* index) {
+  if (c_index != -2) *index = c_index >= 0 ? c_index + 1 : c_index;
+}
+int sc_fortran_waitany(int count, sc_request* reqs, int* index, sc_status* status) {
+  int i = -2;
+  const int rc = sc_waitany(count, reqs, &i, status);
+  from_one(i, index);
+  return fortran_indices(rc);
+}
+int sc_fortran_testany(int count, sc_request* reqs, int* index, int* flag, sc_status* status) {
+  int i = -2;
+  const int rc = sc_testany(count, reqs, &i, flag, status);
+  from_one(i, index);
+  return fortran_indices(rc);
+}
 
 int sc_fortran_info_print(void) {
   const int rc = sc_info_print(stdout);

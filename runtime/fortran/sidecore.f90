@@ -71,6 +71,7 @@ module sidecore
   public :: sc_region_begin, sc_region_end, sc_error_name, sc_last_error, sc_info_print
 
   ! ---- calls without buffers: the C functions themselves ------------------------------------------------------
+  ! (the request-array calls through buffers.c: indices from 1, in their messages too)
   interface
     ! Collective: as sidecore::finalize.
     integer(c_int) function sc_finalize() bind(C, name="sc_finalize")
@@ -131,31 +132,36 @@ module sidecore
       integer(c_int), intent(out) :: flag
       type(sc_status), intent(out), optional :: status
     end function
-    integer(c_int) function sc_waitall(count, reqs, statuses) bind(C, name="sc_waitall")
+    integer(c_int) function sc_waitall(count, reqs, statuses) bind(C, name="sc_fortran_waitall")
       import :: c_int, sc_request_kind, sc_status
       integer(c_int), value :: count
       integer(sc_request_kind), intent(inout) :: reqs(*)
       type(sc_status), intent(inout), optional :: statuses(*)
     end function
-    integer(c_int) function sc_testall(count, reqs, flag, statuses) bind(C, name="sc_testall")
+    integer(c_int) function sc_testall(count, reqs, flag, statuses) bind(C, name="sc_fortran_testall")
       import :: c_int, sc_request_kind, sc_status
       integer(c_int), value :: count
       integer(sc_request_kind), intent(inout) :: reqs(*)
       integer(c_int), intent(out) :: flag
       type(sc_status), intent(inout), optional :: statuses(*)
     end function
-    integer(c_int) function c_waitany(count, reqs, index, status) bind(C, name="sc_waitany")
+    ! The index counts from 1, as MPI's Fortran ones: SC_UNDEFINED when no request of reqs(1:count) is active. A
+    ! refusal leaves it as it was (hence intent(inout)).
+    integer(c_int) function sc_waitany(count, reqs, index, status) bind(C, name="sc_fortran_waitany")
       import :: c_int, sc_request_kind, sc_status
       integer(c_int), value :: count
       integer(sc_request_kind), intent(inout) :: reqs(*)
-      integer(c_int), intent(out) :: index
+      integer(c_int), intent(inout) :: index
       type(sc_status), intent(out), optional :: status
     end function
-    integer(c_int) function c_testany(count, reqs, index, flag, status) bind(C, name="sc_testany")
+    ! The index counts from 1: flag 1 and the request's index when one completed, flag 1 and SC_UNDEFINED when none
+    ! is active, flag 0 and SC_UNDEFINED while none completed.
+    integer(c_int) function sc_testany(count, reqs, index, flag, status) bind(C, name="sc_fortran_testany")
       import :: c_int, sc_request_kind, sc_status
       integer(c_int), value :: count
       integer(sc_request_kind), intent(inout) :: reqs(*)
-      integer(c_int), intent(out) :: index, flag
+      integer(c_int), intent(inout) :: index
+      integer(c_int), intent(out) :: flag
       type(sc_status), intent(out), optional :: status
     end function
     integer(c_int) function sc_cancel(req) bind(C, name="sc_cancel")
@@ -166,7 +172,7 @@ module sidecore
       import :: c_int, sc_request_kind
       integer(sc_request_kind), intent(inout) :: req
     end function
-    integer(c_int) function sc_startall(count, reqs) bind(C, name="sc_startall")
+    integer(c_int) function sc_startall(count, reqs) bind(C, name="sc_fortran_startall")
       import :: c_int, sc_request_kind
       integer(c_int), value :: count
       integer(sc_request_kind), intent(inout) :: reqs(*)
@@ -540,27 +546,6 @@ module sidecore
   end interface
 
 contains
-
-  ! As sc_waitany in C, the index counting from 1 (SC_UNDEFINED when no request of reqs(1:count) is active).
-  integer(c_int) function sc_waitany(count, reqs, index, status) result(code)
-    integer(c_int), intent(in) :: count
-    integer(sc_request_kind), intent(inout) :: reqs(*)
-    integer(c_int), intent(out) :: index
-    type(sc_status), intent(out), optional :: status
-    code = c_waitany(count, reqs, index, status)
-    if (index >= 0) index = index + 1
-  end function
-
-  ! As sc_testany in C, the index counting from 1: flag 1 and the request's index when one completed, flag 1 and
-  ! SC_UNDEFINED when none is active, flag 0 and SC_UNDEFINED while none completed.
-  integer(c_int) function sc_testany(count, reqs, index, flag, status) result(code)
-    integer(c_int), intent(in) :: count
-    integer(sc_request_kind), intent(inout) :: reqs(*)
-    integer(c_int), intent(out) :: index, flag
-    type(sc_status), intent(out), optional :: status
-    code = c_testany(count, reqs, index, flag, status)
-    if (index >= 0) index = index + 1
-  end function
 
   ! Registers a user operator (MPI_Op_create): `op` receives its id, usable wherever an SC_SUM goes, until
   ! sc_op_free. `ctx` (optional) is given to fn at each call. commutative .false.: results are in rank order.

@@ -121,6 +121,30 @@ program fortran_api
   call ok(sc_wait(r), __LINE__)
   call ok(sc_testany(2, reqs, idx, flag), __LINE__)
   call expect(flag == 1 .and. idx == SC_UNDEFINED, __LINE__)
+  ! A refused call leaves the index as it was.
+  idx = 5
+  call refused(sc_waitany(-1, reqs, idx), "count=-1", __LINE__)
+  call expect(idx == 5, __LINE__)
+  idx = 5
+  call refused(sc_testany(-1, reqs, idx, flag), "count=-1", __LINE__)
+  call expect(idx == 5, __LINE__)
+
+  ! A request's failure names it as the program does: reqs(2), not C's reqs[1].
+  call ok(sc_irecv(y, 8_sc_count_kind, left, 13, SC_COMM_WORLD, reqs(2)), __LINE__)
+  call ok(sc_irecv(pair, 16_sc_count_kind, left, 14, SC_COMM_WORLD, reqs(1)), __LINE__)
+  pairs = rank
+  call ok(sc_isend(pairs, 16_sc_count_kind, right, 13, SC_COMM_WORLD, r), __LINE__)
+  call ok(sc_wait(r), __LINE__)
+  call ok(sc_isend(pairs, 16_sc_count_kind, right, 14, SC_COMM_WORLD, r), __LINE__)
+  call ok(sc_wait(r), __LINE__)
+  call expect(sc_waitall(2, reqs, sts) == SC_ERR_TRUNCATED .and. sts(2)%error == SC_ERR_TRUNCATED, __LINE__)
+  call expect(index(sc_last_error(), "sc_waitall: reqs(2): the receive matched") > 0, __LINE__)
+  reqs(1) = SC_REQUEST_NULL
+  call ok(sc_irecv(y, 8_sc_count_kind, left, 15, SC_COMM_WORLD, reqs(2)), __LINE__)
+  call ok(sc_isend(pairs, 16_sc_count_kind, right, 15, SC_COMM_WORLD, r), __LINE__)
+  call ok(sc_wait(r), __LINE__)
+  call expect(sc_waitany(2, reqs, idx) == SC_ERR_TRUNCATED .and. idx == 2, __LINE__)
+  call expect(index(sc_last_error(), "sc_waitany: reqs(2): the receive matched") > 0, __LINE__)
 
   ! Persistent requests, started twice.
   call ok(sc_recv_init(b, 8_sc_count_kind * m, left, 11, SC_COMM_WORLD, preqs(1)), __LINE__)
@@ -235,6 +259,13 @@ program fortran_api
   call refused(sc_allgatherv(x, 1_sc_count_kind, gathered, short, displs, SC_INT64, SC_COMM_WORLD), &
                "sc_allgatherv: recv_counts has", __LINE__)
   call refused(sc_isend(a, 8_sc_count_kind, size + 5, 12, SC_COMM_WORLD, r), "", __LINE__)
+  ! SC_IN_PLACE is no point-to-point buffer: sidecore would read or write at its marker address.
+  call refused(sc_irecv(SC_IN_PLACE, 4_sc_count_kind, left, 12, SC_COMM_WORLD, r), &
+               "sc_irecv: buf is SC_IN_PLACE; accepted: a variable", __LINE__)
+  call refused(sc_send_init(SC_IN_PLACE, 4_sc_count_kind, right, 12, SC_COMM_WORLD, r), &
+               "sc_send_init: buf is SC_IN_PLACE; accepted: a variable", __LINE__)
+  call refused(sc_bcast(SC_IN_PLACE, 1_sc_count_kind, SC_INT32, 0, SC_COMM_WORLD), &
+               "sc_bcast: buf is SC_IN_PLACE", __LINE__)
   call expect(sc_error_name(SC_ERR_TRUNCATED) == "truncated", __LINE__)
   call ok(sc_failed_ranks(dead, 4, nfailed), __LINE__)
   call expect(nfailed == 0, __LINE__)

@@ -3,7 +3,8 @@
 # default off) and raw libfabric, counted by valgrind's callgrind: a figure the VM's timing noise cannot move, for
 # comparing two builds of the small-message path. `sidecore` goes through the provider as a message to another rank
 # does (SIDECORE_SELF_PATH=off); `sidecore-self` is the self path (a message to self matched and copied by sidecore,
-# no provider). Each implementation runs twice (N and N/5 iterations); the
+# no provider); `c-api` is the sidecore loop through the C API (sidecore.h), `fortran` through the Fortran module
+# (bench_self_loop_fortran, where it is built). Each implementation runs twice (N and N/5 iterations); the
 # difference divided by 4N/5 removes start-up and shutdown, so the figure is the loop's alone.
 #   bench/run-instructions.sh [--iterations=N] [BUILD_DIR]
 set -euo pipefail
@@ -32,8 +33,10 @@ short=$((n / 5))
 count() {
   local out="$tmp/cg.$1.$2" impl=$1 self=off
   [[ $impl == sidecore-self ]] && impl=sidecore self=on
+  local program=("$bin/bench_self_loop" --impl="$impl")
+  [[ $impl == fortran ]] && program=("$bin/bench_self_loop_fortran")
   SIDECORE_SELF_PATH=$self SIDECORE_PROGRESS=${SIDECORE_PROGRESS:-off} timeout 600 valgrind --tool=callgrind \
-    --callgrind-out-file="$out" "$bin/bench_self_loop" --impl="$impl" --iterations="$2" >"$tmp/log.$1.$2" 2>&1 ||
+    --callgrind-out-file="$out" "${program[@]}" --iterations="$2" >"$tmp/log.$1.$2" 2>&1 ||
     { echo "error: bench_self_loop --impl=$1 failed under valgrind: see below" >&2; cat "$tmp/log.$1.$2" >&2; exit 1; }
   # Self cost per object, summed from the callgrind file itself: every cost line counts for the object of its
   # function, inlined code (lines of another file, "fi="/"fe=") included; a call's line (after "calls=") is the
@@ -58,7 +61,9 @@ count() {
 }
 
 echo "== run-instructions.sh: $bin/bench_self_loop under callgrind, $n and $short round trips, SIDECORE_PROGRESS=${SIDECORE_PROGRESS:-off}"
-for impl in sidecore sidecore-self raw mpi; do
+impls=(sidecore sidecore-self c-api raw mpi)
+[[ -x $bin/bench_self_loop_fortran ]] && impls+=(fortran)  # built where the Fortran module is
+for impl in "${impls[@]}"; do
   count "$impl" "$n" >"$tmp/long.$impl"
   count "$impl" "$short" >"$tmp/short.$impl"
   echo

@@ -1,13 +1,17 @@
 // bench_self_loop: the 8-byte self round trip (irecv, isend, wait the send, wait the receive) of rank 0 with
-// itself, `--iterations=N` times (default 100000), with sidecore (mode from SIDECORE_PROGRESS), raw libfabric
-// (`--impl=raw`) or the system MPI (`--impl=mpi`). Not a timing program: bench/run-instructions.sh runs it under valgrind's callgrind and divides
-// the instructions each library executed by N — a figure the VM's noise cannot move, for comparing builds.
-// One rank only: `mpiexec -n 1 bin/bench_self_loop [--impl=sidecore|raw|mpi] [--iterations=N]`.
+// itself, `--iterations=N` times (default 100000), with sidecore (mode from SIDECORE_PROGRESS), sidecore through its
+// C API (`--impl=c-api`), raw libfabric (`--impl=raw`) or the system MPI (`--impl=mpi`). Not a timing program:
+// bench/run-instructions.sh runs it under valgrind's callgrind and divides the instructions each library executed
+// by N — a figure the VM's noise cannot move, for comparing builds. bench_self_loop_fortran (self_loop.f90) is the
+// same loop through the Fortran module.
+// One rank only: `mpiexec -n 1 bin/bench_self_loop [--impl=sidecore|c-api|raw|mpi] [--iterations=N]`.
 #include <mpi.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+
+#include <sidecore/sidecore.h>
 
 #include "common/transport_fabric.hpp"
 #include "common/transport_mpi.hpp"
@@ -27,6 +31,21 @@ void loop(T& t, long n) {
   if (in != out) scb::die("self loop: received " + std::to_string(in) + ", sent " + std::to_string(out));
 }
 
+// The loop through the C API (sidecore.h), as a C or Fortran program makes it.
+void c_api_loop(long n) {
+  std::uint64_t out = 1, in = 0;
+  if (sc_init(MPI_COMM_WORLD) != SC_SUCCESS) scb::die(std::string("sc_init: ") + sc_last_error());
+  for (long i = 0; i < n; ++i) {
+    sc_request r = SC_REQUEST_NULL, s = SC_REQUEST_NULL;
+    if (sc_irecv(&in, 8, 0, 1, SC_COMM_WORLD, &r) != SC_SUCCESS ||
+        sc_isend(&out, 8, 0, 1, SC_COMM_WORLD, &s) != SC_SUCCESS || sc_wait(&s, nullptr) != SC_SUCCESS ||
+        sc_wait(&r, nullptr) != SC_SUCCESS)
+      scb::die(std::string("self loop through the C API: ") + sc_last_error());
+  }
+  if (in != out) scb::die("self loop: received " + std::to_string(in) + ", sent " + std::to_string(out));
+  if (sc_finalize() != SC_SUCCESS) scb::die(std::string("sc_finalize: ") + sc_last_error());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -38,7 +57,7 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a.rfind("--impl=", 0) == 0) impl = a.substr(7);
     else if (a.rfind("--iterations=", 0) == 0) n = std::strtol(a.c_str() + 13, nullptr, 10);
-    else scb::die("unknown option '" + a + "'; accepted: --impl=sidecore|raw|mpi, --iterations=N");
+    else scb::die("unknown option '" + a + "'; accepted: --impl=sidecore|c-api|raw|mpi, --iterations=N");
   }
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -47,6 +66,8 @@ int main(int argc, char** argv) {
   if (impl == "sidecore") {
     scb::sidecore_transport t;
     loop(t, n);
+  } else if (impl == "c-api") {
+    c_api_loop(n);
   } else if (impl == "raw") {
     scb::fabric_transport t;
     loop(t, n);
@@ -54,7 +75,7 @@ int main(int argc, char** argv) {
     scb::mpi_transport t;
     loop(t, n);
   } else {
-    scb::die("--impl=" + impl + " is not accepted: give sidecore, raw or mpi");
+    scb::die("--impl=" + impl + " is not accepted: give sidecore, c-api, raw or mpi");
   }
   std::printf("# bench_self_loop: %s, %ld iterations\n", impl.c_str(), n);
   MPI_Finalize();

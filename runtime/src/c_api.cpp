@@ -1,9 +1,12 @@
 // The C API (sidecore.h): thin wrappers that turn exceptions into codes and a thread-local message.
 #include <sidecore/sidecore.h>
 
+#include <array>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <new>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,10 +17,25 @@
 
 namespace {
 
-thread_local std::string t_last_error;
+// The calling thread's last error message. Every call clears it, so the hot path reads only a plain pointer
+// (initial-exec TLS: no call into the dynamic linker, no guard of a thread_local with a destructor); the string
+// itself is made at the thread's first error and released at its exit.
+__attribute__((tls_model("initial-exec"))) thread_local std::string* t_error = nullptr;
+thread_local std::unique_ptr<std::string> t_error_owner;
+
+void set_error(std::string message) {
+  if (!t_error) {
+    t_error_owner = std::make_unique<std::string>();
+    t_error = t_error_owner.get();
+  }
+  *t_error = std::move(message);
+}
+void clear_error() noexcept {
+  if (t_error) t_error->clear();
+}
 
 int fail(sidecore::errc code, const char* message) {
-  t_last_error = message;
+  set_error(message);
   return static_cast<int>(code);
 }
 
@@ -57,14 +75,14 @@ void check_limit(const char* call, const char* buffer, int64_t bytes, int64_t li
 template <typename F>
 int guarded(F&& f) noexcept {
   try {
-    t_last_error.clear();
+    clear_error();
     return f();
   } catch (const sidecore::error& e) {
     return fail(e.code(), e.what());
   } catch (const std::bad_alloc&) {
     return fail(sidecore::errc::invalid_argument, "sidecore ran out of memory");
   } catch (const std::exception& e) {
-    t_last_error = e.what();
+    set_error(e.what());
     return SC_ERR_INTERNAL;
   }
 }
@@ -91,23 +109,25 @@ int status_code(const sidecore::status& s, const char* call, int index = -1) {
   const std::string which =
       std::string(call) + (index >= 0 ? ": reqs[" + std::to_string(index) + "]" : std::string()) + ": ";
   if (s.error == errc::truncated)
-    t_last_error = which + "the receive matched a message from rank " + std::to_string(s.source) + " (tag " +
-                   std::to_string(s.tag) + ") larger than its buffer, and kept the first " + std::to_string(s.bytes) +
-                   " bytes; post a buffer as large as the largest message it may match";
+    set_error(which + "the receive matched a message from rank " + std::to_string(s.source) + " (tag " +
+              std::to_string(s.tag) + ") larger than its buffer, and kept the first " + std::to_string(s.bytes) +
+              " bytes; post a buffer as large as the largest message it may match");
   else if (s.error == errc::canceled)
-    t_last_error = which + "the receive was cancelled (sc_cancel) before a message matched it";
+    set_error(which + "the receive was cancelled (sc_cancel) before a message matched it");
   else
-    t_last_error = sidecore::detail::last_transport_error();
+    set_error(sidecore::detail::last_transport_error());
   return static_cast<int>(s.error);
 }
 
-// C handles held as sidecore::request for the duration of a call, given back as integers afterwards (consumed ones
-// become SC_REQUEST_NULL). A call that throws leaves the caller's handles as they were: its refusals come before
-// it consumes anything.
+// C handles held as sidecore::request for the duration of a call, given back as integers by give_back() at each
+// return (consumed ones become SC_REQUEST_NULL). A call that throws never reaches give_back() and leaves the
+// caller's handles as they were: its refusals come before it consumes anything. (std::uncaught_exceptions() in the
+// destructor would tell the two apart too, at two calls into libstdc++'s thread-local globals per C call.)
 struct borrowed {
   sc_request* c;
-  std::vector<sidecore::request> reqs;
-  int exceptions = std::uncaught_exceptions();
+  sidecore::request one;  // the single-request calls (wait, test, start, ...) hold theirs here: no allocation
+  std::vector<sidecore::request> many;
+  std::span<sidecore::request> reqs;
   // `call` names the C function in the refusal of a handle sidecore cannot have given.
   borrowed(sc_request* handles, int n, const char* call) : c(handles) {
     // sc_isend never makes an inline handle (isend_with_slot): one from C is made up, and must not pass for a
@@ -118,21 +138,50 @@ struct borrowed {
                               std::string(call) + ": " + (n > 1 ? "reqs[" + std::to_string(i) + "]" : "the handle") +
                                   " names no request: it is a value sidecore did not give (its handles never have "
                                   "bit 63 set)");
-    reqs.reserve(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) reqs.push_back(sidecore::request_access::make(handles[i]));
+    if (n == 1) {
+      one = sidecore::request_access::make(handles[0]);
+      reqs = {&one, 1};
+      return;
+    }
+    many.reserve(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) many.push_back(sidecore::request_access::make(handles[i]));
+    reqs = many;
   }
-  ~borrowed() {
-    const bool refused = std::uncaught_exceptions() > exceptions;
+  borrowed(const borrowed&) = delete;
+  borrowed& operator=(const borrowed&) = delete;
+  // Writes every handle back to C (SC_REQUEST_NULL for a consumed one) and returns the call's code.
+  int give_back(int code) noexcept {
     for (std::size_t i = 0; i < reqs.size(); ++i) {
       const bool still = reqs[i].active() || reqs[i].persistent();  // a persistent request outlives its runs
       const std::uint64_t h = sidecore::request_access::detach(reqs[i]);
-      if (!refused) c[i] = still ? h : SC_REQUEST_NULL;
+      c[i] = still ? h : SC_REQUEST_NULL;
+    }
+    return code;
+  }
+  // Refused (unwinding) or given back: the requests are the caller's again, not released with these objects.
+  ~borrowed() {
+    for (sidecore::request& r : reqs) (void)sidecore::request_access::detach(r);
+  }
+};
+
+// An array call's statuses: on the stack for up to 8 requests (a halo exchange's), on the heap beyond.
+struct statuses {
+  std::array<sidecore::status, 8> few{};
+  std::vector<sidecore::status> many;
+  std::span<sidecore::status> all;
+  explicit statuses(int n) {
+    const auto count = static_cast<std::size_t>(n);
+    if (count <= few.size()) {
+      all = std::span<sidecore::status>(few).first(count);
+    } else {
+      many.resize(count);
+      all = many;
     }
   }
 };
 
 // An array call's statuses given to C (when `out` is not NULL), and its code: the first request error's.
-int all_to_c(const std::vector<sidecore::status>& st, sc_status* out, const char* call) {
+int all_to_c(std::span<const sidecore::status> st, sc_status* out, const char* call) {
   int rc = 0;
   for (std::size_t i = 0; i < st.size(); ++i) {
     if (out) to_c(st[i], &out[i]);
@@ -305,7 +354,7 @@ int coll_c(const coll_args& in, sc_comm comm, sc_request* req) {
 
 int sidecore::detail::c_fail(int code, const char* message) { return fail(static_cast<sidecore::errc>(code), message); }
 int sidecore::detail::c_succeed() {
-  t_last_error.clear();
+  clear_error();
   return SC_SUCCESS;
 }
 
@@ -426,7 +475,7 @@ int sc_wait(sc_request* req, sc_status* status) {
     borrowed b(req, 1, "sc_wait");
     const sidecore::status s = sidecore::wait(b.reqs[0]);
     to_c(s, status);
-    return status_code(s, "sc_wait");
+    return b.give_back(status_code(s, "sc_wait"));
   });
 }
 int sc_test(sc_request* req, int* flag, sc_status* status) {
@@ -436,16 +485,16 @@ int sc_test(sc_request* req, int* flag, sc_status* status) {
     sidecore::status s;
     *flag = sidecore::test(b.reqs[0], &s) ? 1 : 0;
     if (*flag) to_c(s, status);
-    return *flag ? status_code(s, "sc_test") : 0;
+    return b.give_back(*flag ? status_code(s, "sc_test") : 0);
   });
 }
-int sc_waitall(int count, sc_request* reqs, sc_status* statuses) {
+int sc_waitall(int count, sc_request* reqs, sc_status* out) {
   return guarded([&] {
     check_count(count, reqs, "sc_waitall");
     borrowed b(reqs, count, "sc_waitall");
-    std::vector<sidecore::status> st(static_cast<std::size_t>(count));
-    sidecore::waitall(b.reqs, st);
-    return all_to_c(st, statuses, "sc_waitall");
+    statuses st(count);
+    sidecore::waitall(b.reqs, st.all);
+    return b.give_back(all_to_c(st.all, out, "sc_waitall"));
   });
 }
 int sc_waitany(int count, sc_request* reqs, int* index, sc_status* status) {
@@ -457,19 +506,19 @@ int sc_waitany(int count, sc_request* reqs, int* index, sc_status* status) {
     *index = sidecore::waitany(b.reqs, &s);
     if (*index >= 0) {
       to_c(s, status);
-      return status_code(s, "sc_waitany", *index);
+      return b.give_back(status_code(s, "sc_waitany", *index));
     }
-    return 0;
+    return b.give_back(0);
   });
 }
-int sc_testall(int count, sc_request* reqs, int* flag, sc_status* statuses) {
+int sc_testall(int count, sc_request* reqs, int* flag, sc_status* out) {
   return guarded([&] {
     check_count(count, reqs, "sc_testall");
     if (!flag) throw sidecore::error(sidecore::errc::invalid_argument, "sc_testall: flag is NULL");
     borrowed b(reqs, count, "sc_testall");
-    std::vector<sidecore::status> st(static_cast<std::size_t>(count));
-    *flag = sidecore::testall(b.reqs, st) ? 1 : 0;
-    return *flag ? all_to_c(st, statuses, "sc_testall") : 0;
+    statuses st(count);
+    *flag = sidecore::testall(b.reqs, st.all) ? 1 : 0;
+    return b.give_back(*flag ? all_to_c(st.all, out, "sc_testall") : 0);
   });
 }
 int sc_testany(int count, sc_request* reqs, int* index, int* flag, sc_status* status) {
@@ -483,9 +532,9 @@ int sc_testany(int count, sc_request* reqs, int* index, int* flag, sc_status* st
     for (const sidecore::request& r : b.reqs) any_active = any_active || r.active();
     *index = i;
     *flag = i >= 0 || !any_active ? 1 : 0;
-    if (i < 0) return 0;
+    if (i < 0) return b.give_back(0);
     to_c(s, status);
-    return status_code(s, "sc_testany", i);
+    return b.give_back(status_code(s, "sc_testany", i));
   });
 }
 int sc_cancel(sc_request* req) {
@@ -493,7 +542,7 @@ int sc_cancel(sc_request* req) {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_cancel: req is NULL");
     borrowed b(req, 1, "sc_cancel");
     sidecore::cancel(b.reqs[0]);
-    return 0;
+    return b.give_back(0);
   });
 }
 
@@ -524,7 +573,7 @@ int sc_start(sc_request* req) {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_start: req is NULL");
     borrowed b(req, 1, "sc_start");
     sidecore::start(b.reqs[0]);
-    return 0;
+    return b.give_back(0);
   });
 }
 int sc_startall(int count, sc_request* reqs) {
@@ -532,7 +581,7 @@ int sc_startall(int count, sc_request* reqs) {
     check_count(count, reqs, "sc_startall");
     borrowed b(reqs, count, "sc_startall");
     sidecore::startall(b.reqs);
-    return 0;
+    return b.give_back(0);
   });
 }
 int sc_request_free(sc_request* req) {
@@ -540,7 +589,7 @@ int sc_request_free(sc_request* req) {
     if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_request_free: req is NULL");
     borrowed b(req, 1, "sc_request_free");
     sidecore::request_free(b.reqs[0]);
-    return 0;
+    return b.give_back(0);
   });
 }
 
@@ -677,7 +726,7 @@ const char* sc_error_name(int code) {
   if (code < 0 || code > SC_ERR_PEER_FAILED) return "unknown";
   return sidecore::errc_name(static_cast<sidecore::errc>(code));
 }
-const char* sc_last_error(void) { return t_last_error.c_str(); }
+const char* sc_last_error(void) { return t_error ? t_error->c_str() : ""; }
 
 int sc_binding_limits(int64_t send_bytes, int64_t recv_bytes) {
   if (send_bytes < -1 || recv_bytes < -1)

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <sidecore/sidecore.hpp>
@@ -58,8 +59,9 @@ buffer_limits take_limits() noexcept {
 void check_not_in_place(const char* call, const void* buf) {
   if (buf == static_cast<const void*>(sidecore::in_place)) [[unlikely]]  // SC_IN_PLACE, without its C cast
     throw sidecore::error(sidecore::errc::invalid_argument,
-                          std::string(call) + ": buf is SC_IN_PLACE; accepted: a buffer (SC_IN_PLACE goes where MPI "
-                                              "takes MPI_IN_PLACE: a collective's send, or scatter's recv at the root)");
+                          std::string(call) +
+                              ": buf is SC_IN_PLACE; accepted: a buffer (SC_IN_PLACE goes where MPI takes "
+                              "MPI_IN_PLACE: a collective's send, or scatter's recv at the root)");
 }
 
 // A point-to-point call's count against its buffer's size, where the binding gave it.
@@ -71,6 +73,18 @@ void check_limit(const char* call, const char* buffer, int64_t bytes, int64_t li
                               std::to_string(limit));
 }
 
+// A message of the C++ API in the C API's words: its calls (sidecore::isend -> sc_isend, sidecore::comm::free ->
+// sc_comm_free) and constants (world(), in_place, any_source, any_tag), which a C or Fortran program cannot write.
+std::string in_c_terms(std::string m) {
+  static constexpr std::pair<std::string_view, std::string_view> words[] = {
+      {"sidecore::world()", "SC_COMM_WORLD"}, {"world()", "SC_COMM_WORLD"}, {"sidecore::comm::", "sc_comm_"},
+      {"sidecore::", "sc_"}, {"in_place", "SC_IN_PLACE"}, {"any_source", "SC_ANY_SOURCE"}, {"any_tag", "SC_ANY_TAG"}};
+  for (const auto& [cpp, c] : words)
+    for (std::size_t at = m.find(cpp); at != std::string::npos; at = m.find(cpp, at + c.size()))
+      m.replace(at, cpp.size(), c);
+  return m;
+}
+
 // Runs f, mapping exceptions to error codes.
 template <typename F>
 int guarded(F&& f) noexcept {
@@ -78,7 +92,8 @@ int guarded(F&& f) noexcept {
     clear_error();
     return f();
   } catch (const sidecore::error& e) {
-    return fail(e.code(), e.what());
+    set_error(in_c_terms(e.what()));
+    return static_cast<int>(e.code());
   } catch (const std::bad_alloc&) {
     return fail(sidecore::errc::invalid_argument, "sidecore ran out of memory");
   } catch (const std::exception& e) {
@@ -115,7 +130,7 @@ int status_code(const sidecore::status& s, const char* call, int index = -1) {
   else if (s.error == errc::canceled)
     set_error(which + "the receive was cancelled (sc_cancel) before a message matched it");
   else
-    set_error(sidecore::detail::last_transport_error());
+    set_error(in_c_terms(sidecore::detail::last_transport_error()));
   return static_cast<int>(s.error);
 }
 

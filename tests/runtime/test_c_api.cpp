@@ -404,4 +404,27 @@ TEST_F(CApi, RegionsClearTheLastError) {
   EXPECT_STREQ(sc_last_error(), "");
 }
 
+// The C API's messages name its own calls and constants, not the C++ API's (sidecore::isend, world(), in_place,
+// any_source), which a C or Fortran program cannot write.
+TEST_F(CApi, MessagesSpeakC) {
+  char buf[8] = {};
+  sc_request r = SC_REQUEST_NULL;
+  EXPECT_EQ(sc_isend(buf, 8, size + 3, 1, SC_COMM_WORLD, &r), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("sc_isend: dest=" + std::to_string(size + 3)));
+  EXPECT_EQ(sc_irecv(buf, 8, size + 3, 1, SC_COMM_WORLD, &r), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("or SC_ANY_SOURCE"));
+  EXPECT_EQ(sc_isend(buf, 8, right(rank, size), 12345, 77, &r), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("pass SC_COMM_WORLD or a live one"));
+  sc_comm world = SC_COMM_WORLD;
+  EXPECT_EQ(sc_comm_free(&world), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(sc_last_error(), "sc_comm_free: SC_COMM_WORLD cannot be freed");
+  double x = 0;
+  const void* in_place = reinterpret_cast<const void*>(std::uintptr_t{1});  // SC_IN_PLACE, without its C cast
+  EXPECT_EQ(sc_bcast(const_cast<void*>(in_place), 1, SC_DOUBLE, 0, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("sc_bcast: recv is SC_IN_PLACE"));
+  EXPECT_EQ(sc_allreduce(&x, &x, -1, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), ::testing::StartsWith("sc_allreduce: "));
+  EXPECT_THAT(std::string(sc_last_error()), ::testing::Not(HasSubstr("sidecore::")));
+}
+
 }  // namespace

@@ -159,13 +159,10 @@ int cli::parse(int argc, char** argv, bool print) {
       if (i + 1 >= argc) return fail(arg + " needs a value: " + e->accepted);
       value = argv[++i];
     }
-    // A second value would silently replace the first: which one the user meant is theirs to say.
-    if (e->given)
-      return fail(arg + " is given twice" + (e->metavar.empty() ? "" : " ('" + e->value + "', then '" + value + "')") +
-                  ": give it once");
+    // An option given twice takes its last value, as getopt's users expect: sidecore study appends a case's options
+    // after the command's own (--inputs '--steps 20' on 'md --steps 30').
     if (!e->set(value)) return fail(arg + "='" + value + "' is not accepted: give " + e->accepted);
     e->given = true;
-    e->value = value;
   }
   return -1;
 }

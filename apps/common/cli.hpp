@@ -25,8 +25,9 @@ class cli {
   void flag(const std::string& name, bool& value, const std::string& help);
 
   /// Parses argv[1..argc). On --help: prints the usage (on `print` true) and returns 0. On a bad option (unknown,
-  /// a value not accepted, an option given twice): prints a message naming it, the value and what is accepted (on
-  /// `print` true) and returns 2. Otherwise returns -1 (go on). Every rank parses; only one prints.
+  /// or a value not accepted): prints a message naming it, the value and what is accepted (on `print` true) and
+  /// returns 2. An option given twice takes its last value. Otherwise returns -1 (go on). Every rank parses; only
+  /// one prints.
   [[nodiscard]] int parse(int argc, char** argv, bool print);
   /// True when the option was on the command line (not its default): presets fill only what was not given.
   [[nodiscard]] bool given(const std::string& name) const;
@@ -43,7 +44,6 @@ class cli {
     std::string help;
     std::function<bool(const std::string&)> set;  // false when the value is not accepted
     bool given = false;
-    std::string value{};  // as given on the command line (for the message when it is given again)
   };
   entry* find(const std::string& name);
   std::string program_, summary_;

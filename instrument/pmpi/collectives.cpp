@@ -146,14 +146,17 @@ int monitored_size(MPI_Comm comm) noexcept {
   return PMPI_Comm_size(comm, &n) == MPI_SUCCESS && n > 0 ? n : 0;
 }
 
-void merged_communicator_created(MPI_Comm merged) {
-  if (!enabled() || merged == MPI_COMM_NULL || g_keyval == MPI_KEYVAL_INVALID) return;
+namespace {
+
+// Keys `c` from its members' world ranks (in its rank order), `salt` (what made it) and the number of communicators
+// with the same members and salt this process keyed before.
+void key_by_members(MPI_Comm c, std::uint64_t salt) {
   static std::mutex mu;
-  static std::unordered_map<std::uint64_t, std::uint64_t> made;  // members' hash -> merges made so far
+  static std::unordered_map<std::uint64_t, std::uint64_t> made;  // members' hash and salt -> communicators so far
   try {
     MPI_Group g = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
     int n = 0;
-    PMPI_Comm_group(merged, &g);
+    PMPI_Comm_group(c, &g);
     PMPI_Group_size(g, &n);
     std::vector<int> ranks(static_cast<std::size_t>(std::max(n, 0))), in_world(ranks.size(), MPI_UNDEFINED);
     for (int i = 0; i < n; ++i) ranks[static_cast<std::size_t>(i)] = i;
@@ -166,18 +169,34 @@ void merged_communicator_created(MPI_Comm merged) {
     std::uint64_t nth = 0;
     {
       std::lock_guard lk(mu);
-      nth = made[members]++;
+      nth = made[members ^ salt]++;
     }
-    const std::uint64_t key = mix(members ^ mix(nth ^ 0x6D657267ULL)) & ~(1ULL << 63);  // "merg"
+    const std::uint64_t key = mix(members ^ mix(nth ^ salt)) & ~(1ULL << 63);
     void* value = nullptr;
     int found = 0;
-    if (PMPI_Comm_get_attr(merged, g_keyval, &value, &found) == MPI_SUCCESS && found != 0) {
+    if (PMPI_Comm_get_attr(c, g_keyval, &value, &found) == MPI_SUCCESS && found != 0) {
       static_cast<comm_state*>(value)->key = key;
     } else {
-      attach(merged, key);
+      attach(c, key);
     }
   } catch (const std::bad_alloc&) {  // the communicator keeps a key of this rank alone, made on first use
   }
+}
+
+}  // namespace
+
+void merged_communicator_created(MPI_Comm merged) {
+  if (!enabled() || merged == MPI_COMM_NULL || g_keyval == MPI_KEYVAL_INVALID) return;
+  key_by_members(merged, 0x6D657267ULL);  // "merg"
+}
+
+void group_communicator_created(MPI_Comm parent, int tag, MPI_Comm child) {
+  if (!enabled() || child == MPI_COMM_NULL || g_keyval == MPI_KEYVAL_INVALID) return;
+  const comm_state* p = state_of(parent);
+  if (p == nullptr || p->inter) return;
+  const auto tag_bits = static_cast<std::uint64_t>(static_cast<std::uint32_t>(tag));
+  const std::uint64_t made_by = mix(tag_bits ^ 0x63677270ULL);  // "cgrp"
+  key_by_members(child, mix(p->key ^ made_by));
 }
 
 std::uint64_t times_size(MPI_Comm comm, std::uint64_t bytes) noexcept {

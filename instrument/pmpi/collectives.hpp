@@ -30,6 +30,13 @@ void communicator_created(MPI_Comm parent, MPI_Comm child);
 /// being a blocking call collective over all of them.
 void merged_communicator_created(MPI_Comm merged);
 
+/// A communicator made by MPI_Comm_create_group, a call collective over the group's members only (the other ranks
+/// of `parent` take no part, so the parent's count of children cannot follow it): its key is derived, as a merged
+/// communicator's, from its members' world ranks and the number of such communicators this process made before
+/// with the same members, parent key and `tag` (the members call MPI_Comm_create_group for one group, parent and tag
+/// in the same order, as MPI requires).
+void group_communicator_created(MPI_Comm parent, int tag, MPI_Comm child);
+
 /// Bytes of `count` elements of `type` (0 for a bad type).
 template <class Count>
 [[nodiscard]] std::uint64_t bytes_of(Count count, MPI_Datatype type) noexcept {

@@ -16,6 +16,7 @@ using sidecore::instrument::op_kind;
 using sidecore::instrument::pmpi::blocking_coll;
 using sidecore::instrument::pmpi::bytes_of;
 using sidecore::instrument::pmpi::call_scope;
+using sidecore::instrument::pmpi::group_communicator_created;
 using sidecore::instrument::pmpi::merged_communicator_created;
 using sidecore::instrument::pmpi::nonblocking_coll;
 using sidecore::instrument::pmpi::request_watch;
@@ -809,9 +810,19 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
   return created(PMPI_Comm_create(comm, group, newcomm), comm, newcomm);
 }
 
+// MPI_Comm_create_group is collective over the group's members only: its communicator is keyed by its members
+// (collectives.hpp).
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) {
+  const call_scope scope(category::other, "MPI_Comm_create_group");
+  const int rc = PMPI_Comm_create_group(comm, group, tag, newcomm);
+  if (rc == MPI_SUCCESS && newcomm != nullptr) group_communicator_created(comm, tag, *newcomm);
+  return rc;
+}
+
 // The other calls collective over a parent intracommunicator that make a new one: intercepted so that the new
-// communicator gets its monitoring key (collectives.hpp). MPI_Comm_idup and MPI_Comm_create_group are not: their
-// communicators' collectives are monitored on each rank, not matched across ranks.
+// communicator gets its monitoring key (collectives.hpp). MPI_Comm_idup is not (its communicator may not be used,
+// an attribute set included, before its request completes): its collectives are monitored on each rank, not
+// matched across ranks.
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
   const call_scope scope(category::other, "MPI_Comm_dup_with_info");
   return created(PMPI_Comm_dup_with_info(comm, info, newcomm), comm, newcomm);

@@ -13,6 +13,9 @@
  *   merge      (2 ranks or more) an intercommunicator between the even and the odd ranks, merged with
  *              MPI_Intercomm_merge, then 3 MPI_Barrier on the merged communicator: 3 barrier instances per rank,
  *              each matched across the ranks.
+ *   create_group (2 ranks or more) two communicators made by MPI_Comm_create_group over every rank with tag 7,
+ *              one more over the even ranks with tag 8, then 2 MPI_Barrier on each: 4 barrier instances per odd
+ *              rank and 6 per even rank, each matched across its communicator's ranks.
  *   plain ...  one MPI_Barrier; further arguments are ignored (they show in the profile's command line).
  *   chdir DIR  makes DIR and changes the working directory to it after MPI_Init (a program that runs in a work
  *              directory of its own), then an MPI_Barrier.
@@ -127,6 +130,28 @@ static int merge_case(int rank) {
   return 0;
 }
 
+static int create_group_case(int rank, int size) {
+  MPI_Group world, evens;
+  MPI_Comm a, b, e = MPI_COMM_NULL;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int range[1][3] = {{0, size - 1, 2}};
+  MPI_Group_range_incl(world, 1, range, &evens);
+  MPI_Comm_create_group(MPI_COMM_WORLD, world, 7, &a);
+  MPI_Comm_create_group(MPI_COMM_WORLD, world, 7, &b);
+  if (rank % 2 == 0) MPI_Comm_create_group(MPI_COMM_WORLD, evens, 8, &e);
+  for (int i = 0; i < 2; ++i) {
+    MPI_Barrier(b);
+    MPI_Barrier(a);
+    if (e != MPI_COMM_NULL) MPI_Barrier(e);
+  }
+  if (e != MPI_COMM_NULL) MPI_Comm_free(&e);
+  MPI_Comm_free(&b);
+  MPI_Comm_free(&a);
+  MPI_Group_free(&evens);
+  MPI_Group_free(&world);
+  return 0;
+}
+
 static void* one_exchange(void* arg) {
   (void)arg;
   int out = 1, in = 0;
@@ -166,6 +191,8 @@ int main(int argc, char** argv) {
     if (rank == 0) printf("pmpi_edge_app: %s done\n", which);
     fflush(stdout);
     return 4;
+  } else if (strcmp(which, "create_group") == 0 && size >= 2) {
+    rc = create_group_case(rank, size);
   } else if (strcmp(which, "merge") == 0 && size >= 2) {
     rc = merge_case(rank);
   } else if (strcmp(which, "plain") == 0) {
@@ -189,7 +216,8 @@ int main(int argc, char** argv) {
       rc = threads_case(atoi(argv[2]));
     }
   } else {
-    fprintf(stderr, "usage: pmpi_edge_app intercomm | noexit | errstatus | getstatus | merge | plain ... | chdir DIR | "
+    fprintf(stderr, "usage: pmpi_edge_app intercomm | noexit | errstatus | getstatus | merge | create_group | "
+                    "plain ... | chdir DIR | "
                     "threads N\n");
     rc = 2;
   }

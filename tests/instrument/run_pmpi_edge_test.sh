@@ -59,6 +59,13 @@ merge)
   run merge 0 -n 2 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/m.%r.json" "$app" merge
   for r in 0 1; do "$check" "$dir/m.$r.json" coll:barrier=3 unmatched=0 || fail=1; done
   ;;
+create_group)
+  # Collectives on communicators made by MPI_Comm_create_group (collective over the group only) are matched across
+  # the ranks too: two over every rank with one tag, one over the even ranks with another.
+  run create_group 0 -n 3 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/cg.%r.json" "$app" create_group
+  for r in 0 2; do "$check" "$dir/cg.$r.json" coll:barrier=6 unmatched=0 || fail=1; done
+  "$check" "$dir/cg.1.json" coll:barrier=4 unmatched=0 || fail=1
+  ;;
 utf8)
   # A command line that is not UTF-8 (a Latin-1 file name as an argument) on one rank of two: every profile is
   # written, the byte shown as U+FFFD, and MPI_Finalize does not wait forever for the rank's profile.

@@ -154,15 +154,15 @@ void key_by_members(MPI_Comm c, std::uint64_t salt) {
   static std::mutex mu;
   static std::unordered_map<std::uint64_t, std::uint64_t> made;  // members' hash and salt -> communicators so far
   try {
-    MPI_Group g = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+    MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
     int n = 0;
-    PMPI_Comm_group(c, &g);
-    PMPI_Group_size(g, &n);
+    PMPI_Comm_group(c, &group);
+    PMPI_Group_size(group, &n);
     std::vector<int> ranks(static_cast<std::size_t>(std::max(n, 0))), in_world(ranks.size(), MPI_UNDEFINED);
     for (int i = 0; i < n; ++i) ranks[static_cast<std::size_t>(i)] = i;
     PMPI_Comm_group(MPI_COMM_WORLD, &world);
-    PMPI_Group_translate_ranks(g, n, ranks.data(), world, in_world.data());
-    PMPI_Group_free(&g);
+    PMPI_Group_translate_ranks(group, n, ranks.data(), world, in_world.data());
+    PMPI_Group_free(&group);
     PMPI_Group_free(&world);
     std::uint64_t members = mix(static_cast<std::uint64_t>(n));
     for (const int r : in_world) members = mix(members ^ static_cast<std::uint64_t>(static_cast<std::uint32_t>(r)));

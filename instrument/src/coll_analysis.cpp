@@ -1,7 +1,8 @@
-// sidecore instrument — the cross-rank side of collective monitoring (collectives.hpp): estimating each rank's clock
-// offset to rank 0 (Cristian's method), and, at the end of the run, bringing every rank's sampled instances to rank 0,
-// matching them across the members of each communicator, and sending every rank its arrival and departure waits and
-// its place in the arrival and departure orders. All of it through the caller's exchange: instrument/ has no MPI.
+// sidecore instrument — the cross-rank side of collective monitoring (collectives.hpp): keeping each rank's clock
+// offsets to rank 0 (clock_sync.cpp measures them), and, at the end of the run, bringing every rank's sampled
+// instances to rank 0, matching them across the members of each communicator, and sending every rank its arrival and
+// departure waits and its place in the arrival and departure orders. All of it through the caller's exchange:
+// instrument/ has no MPI.
 #include "coll_analysis.hpp"
 
 #include <algorithm>
@@ -21,7 +22,6 @@
 #include "collection.hpp"
 #include "event_clock.hpp"
 #include "fold.hpp"
-#include "host.hpp"
 
 namespace sidecore::instrument {
 
@@ -303,55 +303,6 @@ coll_results collective_results() {
 }  // namespace internal
 
 using namespace internal;
-
-clock_offset estimate_clock_offset(const exchange& ex, int rounds, bool measure_same_host) {
-  rounds = std::clamp(rounds, 1, 1000);
-  // Rank 0's boot id reaches every rank along a tree; each rank answers whether it measures (on another host), and
-  // rank 0 serves the measuring ranks one after another (each ping-pong needs rank 0's clock alone).
-  char id0[64] = {};
-  if (ex.rank == 0) {
-    const std::string mine = boot_id();
-    std::strncpy(id0, mine.c_str(), sizeof id0 - 1);
-  }
-  broadcast_from_rank0(ex, id0, sizeof id0);
-  if (ex.rank == 0) {
-    for (int r = 1; r < ex.nranks; ++r) {
-      std::uint8_t measure = 0;
-      ex.recv(r, &measure, sizeof measure);
-      for (int i = 0; measure != 0 && i < rounds; ++i) {
-        std::uint64_t ping = 0;
-        ex.recv(r, &ping, sizeof ping);
-        const std::uint64_t t = now_ns();
-        ex.send(r, &t, sizeof t);
-      }
-    }
-    return {0.0, 0.0, 0.0, "rank 0: the reference clock"};
-  }
-  id0[sizeof id0 - 1] = '\0';
-  const std::string mine = boot_id();
-  const bool same_host = !mine.empty() && mine == id0;
-  const std::uint8_t measure = same_host && !measure_same_host ? 0 : 1;
-  ex.send(0, &measure, sizeof measure);
-  if (measure == 0) return {0.0, 0.0, 0.0, "same host as rank 0 (kernel boot id " + mine + "): one CLOCK_MONOTONIC"};
-  clock_offset best;
-  best.rtt_ns = -1.0;
-  for (int i = 0; i < rounds; ++i) {
-    const std::uint64_t ping = static_cast<std::uint64_t>(i);
-    const std::uint64_t t1 = now_ns();
-    ex.send(0, &ping, sizeof ping);
-    std::uint64_t t0 = 0;
-    ex.recv(0, &t0, sizeof t0);
-    const std::uint64_t t2 = now_ns();
-    const double rtt = static_cast<double>(t2 - t1);
-    if (best.rtt_ns < 0 || rtt < best.rtt_ns) {
-      best.rtt_ns = rtt;
-      best.offset_ns = static_cast<double>(t0) - (static_cast<double>(t1) + static_cast<double>(t2)) / 2;
-      best.bound_ns = rtt / 2;
-    }
-  }
-  best.method = "ping-pong with rank 0 (Cristian), the smallest round trip of " + std::to_string(rounds);
-  return best;
-}
 
 void synchronize_clock(const exchange& ex) {
   if (!enabled()) return;

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "clock_sync.hpp"
 #include "coll_monitor.hpp"
 #include "fold.hpp"
 #include "sidecore/common/input_error.hpp"
@@ -246,6 +247,37 @@ TEST(Collectives, ClockOffsetOverAnExchange) {
     EXPECT_NE(one[r].method.find("same host"), std::string::npos) << one[r].method;
   }
   EXPECT_EQ(same.sends(0), 2);
+}
+
+// One measurement per host: the host's lowest rank measures, the host's other ranks get its figures exactly, ranks on
+// rank 0's host get 0, and a rank that names no host (its boot id unreadable) measures its own. Rank 0 serves the three
+// leaders of other hosts, not the six ranks there: 3 broadcast sends (8 ranks) and 5 pongs a leader.
+TEST(Collectives, ClockOffsetIsMeasuredOncePerHost) {
+  const std::vector<std::string> host = {"A", "A", "B", "", "D", "B", "D", "B"};
+  rank_mesh eight(8);
+  std::vector<si::clock_offset> got(8);
+  eight.run([&](const si::exchange& ex) {
+    got[static_cast<std::size_t>(ex.rank)] =
+        si::internal::estimate_clock_offset_on(ex, 5, host[static_cast<std::size_t>(ex.rank)]);
+  });
+  EXPECT_EQ(got[0].method, "rank 0: the reference clock");
+  EXPECT_EQ(got[1].offset_ns, 0.0);
+  EXPECT_EQ(got[1].bound_ns, 0.0);
+  EXPECT_NE(got[1].method.find("same host as rank 0"), std::string::npos) << got[1].method;
+  for (const std::size_t leader : {2, 3, 4}) {
+    EXPECT_GT(got[leader].rtt_ns, 0.0) << leader;
+    EXPECT_DOUBLE_EQ(got[leader].bound_ns, got[leader].rtt_ns / 2) << leader;
+    EXPECT_LE(std::abs(got[leader].offset_ns), got[leader].bound_ns + 1.0) << leader;
+    EXPECT_EQ(got[leader].method.rfind("ping-pong with rank 0", 0), 0u) << got[leader].method;
+  }
+  for (const auto& [member, leader] : std::vector<std::pair<std::size_t, std::size_t>>{{5, 2}, {7, 2}, {6, 4}}) {
+    EXPECT_EQ(got[member].offset_ns, got[leader].offset_ns) << member;
+    EXPECT_EQ(got[member].bound_ns, got[leader].bound_ns) << member;
+    EXPECT_EQ(got[member].rtt_ns, got[leader].rtt_ns) << member;
+    EXPECT_EQ(got[member].method.rfind("rank " + std::to_string(leader) + "'s ping-pong with rank 0", 0), 0u)
+        << got[member].method;
+  }
+  EXPECT_EQ(eight.sends(0), 3 + 3 * 5);
 }
 
 // Rank 0's bytes reach every rank, rank 0 sends ceil(log2 P) messages (a loop over the ranks sent P - 1), and no

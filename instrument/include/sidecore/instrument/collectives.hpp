@@ -87,11 +87,14 @@ struct clock_offset {
   std::string method;      ///< how it was obtained, for the profile
 };
 
-/// Estimates this rank's clock offset to rank 0's; collective over `ex` (every rank calls it). A rank on rank 0's host
-/// (the same kernel boot id) shares its CLOCK_MONOTONIC: offset 0, bound 0 (unless `measure_same_host`, for tests).
-/// Otherwise Cristian's method: `rounds` ping-pongs with rank 0 (which serves the ranks one after another); of each,
-/// rank 0's clock T at the pong and this rank's t1, t2 around it give offset T - (t1 + t2) / 2 with error at most
-/// (t2 - t1) / 2; the round with the smallest round trip is kept. rounds is clamped to 1..1000.
+/// Estimates this rank's clock offset to rank 0's; collective over `ex` (every rank calls it). Ranks of one host (the
+/// same kernel boot id) share one CLOCK_MONOTONIC, so one measurement serves them all: ranks on rank 0's host get
+/// offset 0, bound 0; on each other host the lowest rank measures with Cristian's method and gives its result to the
+/// host's other ranks. Cristian's method: `rounds` ping-pongs with rank 0 (which serves one host after another); of
+/// each, rank 0's clock T at the pong and this rank's t1, t2 around it give offset T - (t1 + t2) / 2 with error at
+/// most (t2 - t1) / 2; the round with the smallest round trip is kept. rounds is clamped to 1..1000.
+/// `measure_same_host` (tests) makes every rank a host of its own: each measures. A rank whose boot id cannot be read
+/// measures too.
 [[nodiscard]] clock_offset estimate_clock_offset(const exchange& ex, int rounds = 16, bool measure_same_host = false);
 
 /// Estimates the offset (estimate_clock_offset) and keeps it as the collection's offset at this instant: call it once

@@ -97,13 +97,15 @@ struct rank_kind_acc {
   double arrival_position_sum = 0, departure_position_sum = 0;
 };
 
-// This rank's sampled instances, its times brought to rank 0's clock.
-std::vector<char> local_samples(double offset_start, std::uint64_t at_start, double offset_end, std::uint64_t at_end) {
+// This rank's sampled instances, at most `max_bytes` of them (thin_samples), its times brought to rank 0's clock.
+std::vector<char> local_samples(double offset_start, std::uint64_t at_start, double offset_end, std::uint64_t at_end,
+                                std::uint64_t max_bytes) {
   std::vector<comm_sample> comms;
   {
     std::lock_guard la(g_analysis_mu);
     comms = collective_samples_locked();
   }
+  thin_samples(comms, max_bytes);
   const clock_fit f = fit_for_fold();
   // The offset at a time t of this rank: the line through the two estimates (or the one there is).
   const auto to_rank0 = [&](std::uint64_t ticks) {
@@ -328,7 +330,8 @@ void analyze_collectives(const exchange& ex) {
       at_start = g_results.start_ns;
     }
   }
-  const std::vector<char> mine = local_samples(offset_start, at_start, end.offset_ns, end_ns);
+  const std::uint64_t share = collective_samples_budget / static_cast<std::uint64_t>(ex.nranks);
+  const std::vector<char> mine = local_samples(offset_start, at_start, end.offset_ns, end_ns, share);
   if (ex.rank != 0) {
     send_blob(ex, 0, mine);
     store_results(recv_blob(ex, 0));

@@ -74,18 +74,22 @@ comm_sample* sample_of(std::uint64_t key, std::uint32_t comm_size) {
   return &g_comms.back();
 }
 
+// Keeps every other multiple of the stride. Which instances stay depends on their sequence numbers only.
+void double_stride(comm_sample& c) {
+  c.stride *= 2;
+  const std::uint64_t stride = c.stride;
+  c.kept.erase(std::remove_if(c.kept.begin(), c.kept.end(),
+                              [stride](const coll_sample& k) { return (k.seq & (stride - 1)) != 0; }),
+               c.kept.end());
+}
+
 void keep(comm_sample& c, const coll_sample& s) {
   while ((s.seq & (c.stride - 1)) == 0) {  // the stride is a power of two
     if (c.kept.size() < g_capacity) {
       c.kept.push_back(s);
       return;
     }
-    // Full: keep every other multiple. Which instances stay depends on their sequence numbers only.
-    c.stride *= 2;
-    const std::uint64_t stride = c.stride;
-    c.kept.erase(std::remove_if(c.kept.begin(), c.kept.end(),
-                                [stride](const coll_sample& k) { return (k.seq & (stride - 1)) != 0; }),
-                 c.kept.end());
+    double_stride(c);  // full
   }
 }
 
@@ -118,6 +122,25 @@ duration_stats duration_acc::stats() const {
   }
   s.median_s = histogram_median_s(s);
   return s;
+}
+
+std::uint64_t sample_wire_bytes(const std::vector<comm_sample>& comms) {
+  std::uint64_t n = 8;
+  for (const comm_sample& c : comms) n += 32 + 32 * static_cast<std::uint64_t>(c.kept.size());
+  return n;
+}
+
+void thin_samples(std::vector<comm_sample>& comms, std::uint64_t max_bytes) {
+  std::uint64_t bytes = sample_wire_bytes(comms);
+  while (bytes > max_bytes) {
+    const auto largest = std::max_element(comms.begin(), comms.end(), [](const comm_sample& a, const comm_sample& b) {
+      return a.kept.size() < b.kept.size();
+    });
+    if (largest == comms.end() || largest->kept.size() <= 1) return;  // one instance a communicator is the floor
+    const std::size_t had = largest->kept.size();
+    double_stride(*largest);
+    bytes -= 32 * static_cast<std::uint64_t>(had - largest->kept.size());
+  }
 }
 
 void reset_collectives(std::size_t capacity) {

@@ -66,6 +66,13 @@ struct comm_sample {
   std::vector<coll_sample> kept;
 };
 
+/// The bytes `comms` take in the analysis' message to rank 0: 8, and per communicator 32 and 32 a kept instance.
+[[nodiscard]] std::uint64_t sample_wire_bytes(const std::vector<comm_sample>& comms);
+/// Thins `comms` (a copy of the samples) to at most `max_bytes` in sample_wire_bytes(): the communicator keeping the
+/// most instances doubles its stride, as a full sample does, until they fit or each keeps at most one. The kept sets
+/// still depend on the sequence numbers only, so members thinned to different strides match on the coarsest.
+void thin_samples(std::vector<comm_sample>& comms, std::uint64_t max_bytes);
+
 /// Resets the monitor for a new collection keeping `capacity` instances per communicator (start()).
 void reset_collectives(std::size_t capacity);
 /// Folds one coll_arrive or coll_depart record (g_analysis_mu held). `f`: the fold's clock fit.

@@ -249,6 +249,39 @@ TEST(Collectives, ClockOffsetOverAnExchange) {
   EXPECT_EQ(same.sends(0), 2);
 }
 
+// Thinning a copy of the samples to the analysis' share: the fullest communicator's stride doubles until they fit,
+// the kept sets stay the multiples of each stride (what a sample with that stride from the start keeps), and a budget
+// no sample fits leaves one instance a communicator.
+TEST(Collectives, SamplesThinToTheirShareOfRank0sBudget) {
+  namespace in = sidecore::instrument::internal;
+  const auto sample = [](std::uint64_t key, std::uint64_t stride, std::uint64_t count) {
+    in::comm_sample c;
+    c.key = key;
+    c.comm_size = 4;
+    c.stride = stride;
+    for (std::uint64_t i = 0; i < count; ++i) c.kept.push_back({i * stride, 10 * i, 10 * i + 5, 0});
+    return c;
+  };
+  const std::vector<in::comm_sample> full = {sample(1, 1, 100), sample(2, 2, 20), sample(3, 8, 1)};
+  EXPECT_EQ(in::sample_wire_bytes(full), 8u + 3 * 32 + 121 * 32);
+  std::vector<in::comm_sample> comms = full;
+  in::thin_samples(comms, in::sample_wire_bytes(comms));
+  EXPECT_EQ(comms[0].kept.size(), 100u);  // fits: untouched
+  in::thin_samples(comms, 8 + 3 * 32 + 60 * 32);
+  EXPECT_EQ(comms[0].stride, 4u);
+  ASSERT_EQ(comms[0].kept.size(), 25u);
+  for (std::size_t i = 0; i < 25; ++i) EXPECT_EQ(comms[0].kept[i].seq, 4 * i);
+  EXPECT_EQ(comms[0].kept[3].arrive, 120u);  // the instance itself, not a copy of another
+  EXPECT_EQ(comms[1].stride, 2u);
+  EXPECT_EQ(comms[1].kept.size(), 20u);
+  EXPECT_LE(in::sample_wire_bytes(comms), 8u + 3 * 32 + 60 * 32);
+  in::thin_samples(comms, 0);
+  for (const in::comm_sample& c : comms) {
+    ASSERT_EQ(c.kept.size(), 1u) << c.key;
+    EXPECT_EQ(c.kept[0].seq % c.stride, 0u) << c.key;
+  }
+}
+
 // One measurement per host: the host's lowest rank measures, the host's other ranks get its figures exactly, ranks on
 // rank 0's host get 0, and a rank that names no host (its boot id unreadable) measures its own. Rank 0 serves the three
 // leaders of other hosts, not the six ranks there: 3 broadcast sends (8 ranks) and 5 pongs a leader.

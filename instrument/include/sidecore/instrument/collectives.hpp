@@ -126,7 +126,13 @@ void agree_run_id(const exchange& ex);
 /// `ex`, after every rank's last collective. Folds every ring, brings each rank's sampled instances (in rank 0's time
 /// base) to rank 0, matches each instance across its communicator's members, and sends every rank its figures, which
 /// the next rank_profile() writes in its "collectives" section. Bounded memory: rank 0 holds the samples of every
-/// rank at once (32 bytes per instance kept: ranks x communicators x sample capacity).
+/// rank at once, at most collective_samples_budget bytes in all (32 bytes a kept instance): a rank whose samples
+/// pass its share (the budget / ranks) keeps every other instance of its fullest communicator, as a full sample does,
+/// until they fit (at least one instance a communicator stays).
 void analyze_collectives(const exchange& ex);
+
+/// What rank 0 receives at most in analyze_collectives() (every rank's share: this / ranks): 256 MiB, which the
+/// default sample capacity of 1024 instances fills at 4096 ranks with two communicators each.
+inline constexpr std::uint64_t collective_samples_budget = std::uint64_t{256} << 20;
 
 }  // namespace sidecore::instrument

@@ -247,10 +247,11 @@ std::vector<diagnostic> diagnose(const job_input& in, const job_prediction& at_a
       std::vector<std::string> why;
       for (const auto& d : out)
         if (explains(d)) why.push_back(d.id);
+      const std::string paper = "Section V of Denis et al. (CCGRID 2022) lists the usual reasons";
       const std::string reasons =
-          why.empty() ? "No other finding explains it; Section V of seed 004 lists the usual reasons"
-                      : fmt::format("The finding{} {} say{} why; Section V of seed 004 lists the usual reasons",
-                                    why.size() == 1 ? "" : "s", fmt::join(why, ", "), why.size() == 1 ? "s" : "");
+          why.empty() ? "No other finding explains it; " + paper
+                      : fmt::format("The finding{} {} say{} why; {}", why.size() == 1 ? "" : "s", fmt::join(why, ", "),
+                                    why.size() == 1 ? "s" : "", paper);
       out.push_back(diagnostic{
           "model-error", diagnostic::level::warning, slow->rank, 1, "Prediction differs from the measured core-mode run",
           fmt::format("Predicted t_dedicated {:.4g} s (alpha = 0), measured {:.4g} s on rank {} ({:+.1f} %): the model "

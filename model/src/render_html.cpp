@@ -125,7 +125,8 @@ std::string overlap_html(const std::vector<profile>& ps, const char* which) {
   if (!o || o->total.count == 0) return "";  // no transfer recorded: nothing to show
   std::string h = fmt::format("<p>From the {} run, all ranks summed; transfer time source: <code>{}</code>. The lower "
                               "bound is overlap that certainly happened, the upper bound overlap that computation "
-                              "between initiation and completion could at most provide (seed 000, Section 2.2).</p>\n",
+                              "between initiation and completion could at most provide (Shet et al., Section 2.2)."
+                              "</p>\n",
                               which, esc(o->xfer_time_source.empty() ? "unspecified" : o->xfer_time_source));
   h += fmt::format("<table><tr><th>set</th>{}</tr>\n<tr><td>all transfers</td>{}</tr></table>\n", bounds_header,
                    bounds_cells(o->total));

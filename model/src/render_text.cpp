@@ -55,7 +55,7 @@ std::string render_text(const analysis& a, const render_options& ro) {
                      formula_outcome(j));
     for (const auto& b : a.cannot_judge) o += "  -" + wrap(fmt::format("{} [{}]", b.reason, b.id), 4).substr(3);
   }
-  o += fmt::format("\n{}: dedicated-core model of seed 004 (Denis et al., CCGRID 2022), Sections III-B..III-D\n", ro.title);
+  o += fmt::format("\n{}: dedicated-core model of Denis et al. (CCGRID 2022), Sections III-B..III-D\n", ro.title);
   o += fmt::format("  input    : {} ({} rank{} modelled{}, provider {})\n", a.source, j.ranks.size(),
                    j.ranks.size() == 1 ? "" : "s",
                    a.nranks > static_cast<int>(j.ranks.size()) ? fmt::format(" of {}", a.nranks) : std::string(),
@@ -117,7 +117,7 @@ std::string render_text(const analysis& a, const render_options& ro) {
 
   o += collectives_text(a.calibration.empty() ? a.core_run : a.calibration);
 
-  o += "\nDiagnostics (Section V of seed 004: when the model is wrong):\n";
+  o += "\nDiagnostics (Section V of Denis et al.: when the model is wrong):\n";
   for (const auto& d : a.diagnostics) {
     o += fmt::format("  [{}] {} ({})\n", d.severity == diagnostic::level::warning ? "warning" : "info", d.title, d.id);
     o += wrap(d.message, 6);

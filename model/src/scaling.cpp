@@ -172,7 +172,7 @@ double scaling_model::time_ratio(int from_threads, int to_threads) const {
 std::string scaling_model::describe() const {
   switch (kind_) {
     case kind::linear:
-      return "linear: t_comp proportional to 1/N (seed 004, Section III-B2)";
+      return "linear: t_comp proportional to 1/N (Denis et al., Section III-B2)";
     case kind::power_law:
       return fmt::format("power law: t_comp proportional to N^-{:g} (delta = {:g})", delta_, delta_);
     case kind::table:

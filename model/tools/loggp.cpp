@@ -30,7 +30,7 @@ namespace lg = sidecore::model::loggp;
 
 CLI::App* add_loggp(CLI::App& app, loggp_args& a) {
   CLI::App* c = app.add_subcommand(
-      "loggp", "LogGP parameters per protocol range from PRTT(n, d, s) measurements (seed 001), with the protocol "
+      "loggp", "LogGP parameters per protocol range from PRTT(n, d, s) measurements (Hoefler et al.), with the protocol "
                "changes found automatically");
   c->add_option("measurement", a.measurement,
                 "PRTT measurement file (JSON, schema sidecore-prtt) written by sidecore-loggp-probe; with --measure, "
@@ -44,8 +44,8 @@ CLI::App* add_loggp(CLI::App& app, loggp_args& a) {
   c->add_option("--xfer-table", a.xfer_table,
                 "write the overlap bounds' a-priori transfer-time table (for SIDECORE_XFER_TABLE)");
   c->add_option("--xfer-series", a.xfer_series, "transport of the series the table is made from (default: the first)");
-  c->add_option("--pfact", a.fit.pfact, "protocol-change sensitivity (seed 001's pfact, default 2.0)");
-  c->add_option("--lookahead", a.fit.lookahead, "points of look-ahead (seed 001's x, default 3)");
+  c->add_option("--pfact", a.fit.pfact, "protocol-change sensitivity (Hoefler et al.'s pfact, default 2.0)");
+  c->add_option("--lookahead", a.fit.lookahead, "points of look-ahead (Hoefler et al.'s x, default 3)");
   c->add_option("--overhead-weight", a.fit.overhead_weight,
                 "weight of o_s(s) and o_r(s) against the PRTT series in the fit of a range (default 0.01; "
                 "docs/loggp.md)");

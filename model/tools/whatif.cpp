@@ -22,7 +22,7 @@ namespace sim = sidecore::model::sim;
 CLI::App* add_whatif(CLI::App& app, whatif_args& a) {
   CLI::App* c = app.add_subcommand(
       "whatif", "replay a run's SIDECORE_TRACE files with the LogGOPS simulator: progress in calls, a dedicated "
-                "progress core, and ideal overlap (seed 003)");
+                "progress core, and ideal overlap (Subotic et al.)");
   c->add_option("traces", a.traces, "the run's trace files, one per rank (SIDECORE_TRACE with %r)")->required();
   c->add_option("--loggp", a.loggp_file, "LogGP parameter file of `sidecore loggp -o` (else LogGOPSim's defaults)");
   a.opt_series = c->add_option("--loggp-series", a.loggp_series,
@@ -148,7 +148,7 @@ std::vector<std::string> compare_with_model(const whatif_args& a, double t_nopro
   if (room.nonblocking_bytes > 0 && room.bytes_without_room * 10 >= room.nonblocking_bytes * 9)
     out.push_back(fmt::format("why they differ: {:.0f} % of the nonblocking bytes had no computation (< 1 µs) between "
                               "their initiation and their wait: a progress core moves them, but there is nothing to "
-                              "overlap them with (seed 004 Section V, BT-MZ); the model counts their whole wait time "
+                              "overlap them with (Denis et al., Section V: BT-MZ); the model counts their whole wait time "
                               "as recoverable, the replay only what the timing allows",
                               100.0 * static_cast<double>(room.bytes_without_room) /
                                   static_cast<double>(room.nonblocking_bytes)));

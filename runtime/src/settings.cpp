@@ -396,7 +396,7 @@ std::vector<setting_def> make_table() {
                  return out;
                }});
   t.push_back({"SIDECORE_XFER_TABLE", "(calibrate)", "a path to a sidecore-xfer-table JSON file",
-               "A-priori transfer time per message size for the overlap bounds (seed 000). Unset: a short built-in "
+               "A-priori transfer time per message size for the overlap bounds (Shet et al.). Unset: a short built-in "
                "ping-pong at init measures it when profiling is on; the profile says which was used. Set on every rank or "
                "none (init refuses a difference).",
                [](settings& s, const std::string& v) {

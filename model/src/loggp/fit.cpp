@@ -468,7 +468,8 @@ series_fit fit(const prtt_series& s, const fit_options& o) {
     prtt1[i] = d.prtt1_ns;
     if (d.d_too_small)
       out.warnings.push_back(fmt::format("{} B: d = PRTT(1,0,s) = {:.0f} ns is not above G_all = {:.0f} ns, so o_s "
-                                         "there is wrong (seed 001 Section 3: measure with d = PRTT(2,0,s))",
+                                         "there is wrong (Hoefler et al., LogGP in Theory and Practice, Section 3: "
+                                         "measure with d = PRTT(2,0,s))",
                                          d.bytes, d.prtt1_ns, d.g_all_ns));
     if (d.g_all_ns <= 0)
       out.warnings.push_back(fmt::format("{} B: PRTT(n,0,s) = {:.0f} ns is not above PRTT(1,0,s) = {:.0f} ns, so "

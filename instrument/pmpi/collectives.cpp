@@ -6,6 +6,7 @@
 #include <mutex>
 #include <new>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace sidecore::instrument::pmpi {
@@ -226,25 +227,60 @@ void request_seen_complete(MPI_Request request) noexcept {
 
 request_watch::request_watch(int count, MPI_Request* requests) noexcept {
   if (!requests_watched() || count <= 0 || requests == nullptr) return;
-  copy_ = count <= inline_count ? inline_ : new (std::nothrow) MPI_Request[static_cast<std::size_t>(count)];
-  if (copy_ == nullptr) return;
-  count_ = count;
+  taken_ = count <= inline_count ? inline_ : new (std::nothrow) taken[static_cast<std::size_t>(count)];
+  if (taken_ == nullptr) return;
   requests_ = requests;
-  for (int i = 0; i < count; ++i) copy_[i] = requests[i];
-}
-
-request_watch::~request_watch() {
-  if (copy_ != inline_) delete[] copy_;
-}
-
-void request_watch::settle() noexcept {
-  for (int i = 0; copy_ != nullptr && i < count_; ++i) {
-    if (copy_[i] != MPI_REQUEST_NULL && requests_[i] == MPI_REQUEST_NULL) done(copy_[i], true);
+  std::lock_guard lk(g_requests_mu);
+  for (int i = 0; i < count; ++i) {
+    if (requests[i] == MPI_REQUEST_NULL) continue;
+    const auto it = g_requests.find(requests[i]);
+    if (it == g_requests.end()) continue;
+    taken_[n_].index = i;
+    taken_[n_].node = g_requests.extract(it);  // no allocation to put it back
+    ++n_;
+    g_watched.fetch_sub(1, std::memory_order_relaxed);
   }
 }
 
+request_watch::~request_watch() {
+  put_back();
+  if (taken_ != inline_) delete[] taken_;
+}
+
+void request_watch::put_back() noexcept {
+  if (n_ == 0) return;
+  std::lock_guard lk(g_requests_mu);
+  for (int k = 0; k < n_; ++k) {
+    // The handle is still this caller's (not completed, so not reused): nothing else can have watched it meanwhile.
+    if (g_requests.insert(std::move(taken_[k].node)).inserted) g_watched.fetch_add(1, std::memory_order_relaxed);
+  }
+  n_ = 0;
+}
+
+void request_watch::settle() noexcept {
+  int kept = 0;
+  for (int k = 0; k < n_; ++k) {
+    if (requests_[taken_[k].index] == MPI_REQUEST_NULL) {
+      coll_depart(taken_[k].node.mapped());
+      taken_[k].node = {};
+    } else if (kept != k) {
+      taken_[kept++] = std::move(taken_[k]);
+    } else {
+      ++kept;
+    }
+  }
+  n_ = kept;
+  put_back();
+}
+
 void request_watch::freed(int i) noexcept {
-  if (copy_ != nullptr && i >= 0 && i < count_) done(copy_[i], false);
+  for (int k = 0; k < n_; ++k) {
+    if (taken_[k].index != i) continue;
+    if (k != n_ - 1) std::swap(taken_[k], taken_[n_ - 1]);
+    taken_[n_ - 1].node = {};  // dropped: a freed collective's completion is never seen
+    --n_;
+    return;
+  }
 }
 
 }  // namespace sidecore::instrument::pmpi

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <unordered_map>
 
 #include "sidecore/instrument/collectives.hpp"
 
@@ -101,27 +102,37 @@ class nonblocking_coll {
 /// completion was seen, not at the wait or test that frees it later (the program may compute in between).
 void request_seen_complete(MPI_Request request) noexcept;
 
-/// The requests a wait or test was given, copied before the call, so that the ones it completed can depart after
-/// it. A watched request (a nonblocking collective's: never persistent) completed exactly when the call set its
-/// slot to MPI_REQUEST_NULL, whatever the call returned: a wait or test failing with MPI_ERR_IN_STATUS has still
-/// completed (and freed) the requests whose status holds no error. Copies nothing while no request is watched.
+/// The watched requests among those a wait or test was given, taken out of the watch before the call, so that the
+/// ones it completed depart after it and the others go back. Taken out, not looked up again after the call: once
+/// the call has freed a request, MPI may hand its handle to another thread's next nonblocking collective (and that
+/// thread's watch) while this thread is still inside the call. A watched request (a nonblocking collective's: never
+/// persistent) completed exactly when the call set its slot to MPI_REQUEST_NULL, whatever the call returned: a wait
+/// or test failing with MPI_ERR_IN_STATUS has still completed (and freed) the requests whose status holds no error.
+/// Takes nothing while no request is watched (one relaxed load).
 class request_watch {
  public:
   request_watch(int count, MPI_Request* requests) noexcept;
+  /// Puts back what neither settle() nor freed() disposed of.
   ~request_watch();
   request_watch(const request_watch&) = delete;
   request_watch& operator=(const request_watch&) = delete;
-  /// After the wait or test: the watched requests whose slots it set to MPI_REQUEST_NULL depart.
+  /// After the wait or test: the taken requests whose slots it set to MPI_REQUEST_NULL depart, the others go back.
   void settle() noexcept;
-  /// Request i was freed (MPI_Request_free): it will not depart.
+  /// Request i is being freed (MPI_Request_free): it will not depart.
   void freed(int i) noexcept;
 
  private:
+  // A request taken out of the watch, with its slot in the caller's array.
+  struct taken {
+    int index = 0;
+    std::unordered_map<MPI_Request, coll_instance>::node_type node;
+  };
+  void put_back() noexcept;
   static constexpr int inline_count = 16;
-  MPI_Request inline_[inline_count];
-  MPI_Request* copy_ = nullptr;  // inline_ or a heap array; nullptr: nothing watched
+  taken inline_[inline_count];
+  taken* taken_ = nullptr;  // inline_ or a heap array of the call's count; nullptr: nothing taken
+  int n_ = 0;               // entries of taken_ in use
   const MPI_Request* requests_ = nullptr;  // the caller's array, as the call left it
-  int count_ = 0;
 };
 
 }  // namespace sidecore::instrument::pmpi

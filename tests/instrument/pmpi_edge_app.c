@@ -176,6 +176,41 @@ static int threads_case(int n) {
   return 0;
 }
 
+// Threads completing nonblocking collectives at once, each on a communicator of its own: MPI hands a request handle
+// that one thread's wait has just freed to another thread's next MPI_Ibarrier while the first is still inside its
+// MPI_Wait, so the profiler must not find a thread's instance by the handle after the call.
+struct nbc_loop {
+  MPI_Comm comm;
+  int iterations;
+};
+
+static void* nbc_thread(void* arg) {
+  const struct nbc_loop* loop = arg;
+  for (int i = 0; i < loop->iterations; ++i) {
+    MPI_Request r;
+    MPI_Ibarrier(loop->comm, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+  }
+  return NULL;
+}
+
+static int nbc_threads_case(int threads, int iterations) {
+  pthread_t t[8];
+  struct nbc_loop loops[8];
+  if (threads < 1 || threads > 8) return 2;
+  for (int i = 0; i < threads; ++i) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &loops[i].comm);
+    loops[i].iterations = iterations;
+  }
+  int rc = 0;
+  for (int i = 0; i < threads; ++i)
+    if (pthread_create(&t[i], NULL, nbc_thread, &loops[i]) != 0) return 1;
+  for (int i = 0; i < threads; ++i)
+    if (pthread_join(t[i], NULL) != 0) rc = 1;
+  for (int i = 0; i < threads; ++i) MPI_Comm_free(&loops[i].comm);
+  return rc;
+}
+
 int main(int argc, char** argv) {
   const char* which = argc > 1 ? argv[1] : "";
   int provided = MPI_THREAD_SINGLE;
@@ -208,6 +243,13 @@ int main(int argc, char** argv) {
     MPI_Barrier(MPI_COMM_WORLD);
   } else if (strcmp(which, "errstatus") == 0 && size >= 2) {
     rc = errstatus_case(rank);
+  } else if (strcmp(which, "nbc_threads") == 0 && argc > 3) {
+    if (provided < MPI_THREAD_MULTIPLE) {
+      fprintf(stderr, "pmpi_edge_app: nbc_threads needs MPI_THREAD_MULTIPLE, MPI gave %d\n", provided);
+      rc = 1;
+    } else {
+      rc = nbc_threads_case(atoi(argv[2]), atoi(argv[3]));
+    }
   } else if (strcmp(which, "threads") == 0 && argc > 2) {
     if (provided < MPI_THREAD_MULTIPLE) {
       fprintf(stderr, "pmpi_edge_app: threads needs MPI_THREAD_MULTIPLE, MPI gave %d\n", provided);
@@ -218,7 +260,7 @@ int main(int argc, char** argv) {
   } else {
     fprintf(stderr, "usage: pmpi_edge_app intercomm | noexit | errstatus | getstatus | merge | create_group | "
                     "plain ... | chdir DIR | "
-                    "threads N\n");
+                    "threads N | nbc_threads THREADS ITERATIONS\n");
     rc = 2;
   }
   if (rc == 0 && rank == 0) printf("pmpi_edge_app: %s done\n", which);

@@ -101,6 +101,18 @@ threads)
   refuse "$dir/threads.err" "are not recorded" "threads: no call left out"
   "$check" "$dir/th.0.json" init=$((2 * n)) wait=$n blocking=1 calling_threads=$((n + 1)) || fail=1
   ;;
+nbc_threads)
+  # Three threads per rank each completing 600 MPI_Ibarrier + MPI_Wait on a communicator of its own, in mode off and
+  # in core mode (where the progress thread makes the handles' reuse across threads frequent): every instance counts
+  # once and matches across the ranks.
+  modes=off
+  [ "$(nproc)" -ge 2 ] && modes="off core"
+  for mode in $modes; do
+    run "nbc_threads_$mode" 0 -n 2 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/nt_$mode.%r.json" \
+      -genv SIDECORE_PROGRESS "$mode" "$app" nbc_threads 3 600
+    for r in 0 1; do "$check" "$dir/nt_$mode.$r.json" coll:barrier=1800 wait=1800 unmatched=0 || fail=1; done
+  done
+  ;;
 *)
   echo "FAILED: unknown case '$case'"
   fail=1

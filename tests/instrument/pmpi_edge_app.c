@@ -211,6 +211,16 @@ static int nbc_threads_case(int threads, int iterations) {
   return rc;
 }
 
+#ifdef PMPI_EDGE_EXPORT_SC_INIT
+// p4est's support library libsc exports sc_init (and many more sc_ names): the program built with this defined exports
+// one too, as a program linking libsc does, and must still be profiled.
+__attribute__((visibility("default"))) void sc_init(int comm, int catch_signals, int print_backtrace,
+                                                   void* log_handler, int log_threshold);
+void sc_init(int comm, int catch_signals, int print_backtrace, void* log_handler, int log_threshold) {
+  (void)comm, (void)catch_signals, (void)print_backtrace, (void)log_handler, (void)log_threshold;
+}
+#endif
+
 int main(int argc, char** argv) {
   const char* which = argc > 1 ? argv[1] : "";
   int provided = MPI_THREAD_SINGLE;

@@ -113,6 +113,20 @@ nbc_threads)
     for r in 0 1; do "$check" "$dir/nt_$mode.$r.json" coll:barrier=1800 wait=1800 unmatched=0 || fail=1; done
   done
   ;;
+libsc)
+  # A program exporting sc_init (p4est's libsc does; so does sidecore's C API) is profiled: only a C++ symbol of
+  # libsidecore makes the profiler stand down for a sidecore application...
+  run libsc 0 -n 1 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/sc.%r.json" \
+    "$(dirname "$app")/pmpi_libsc_app" plain
+  refuse "$dir/libsc.err" "stands down" "libsc: the profiler does not stand down"
+  "$check" "$dir/sc.0.json" blocking=1 || fail=1
+  # ... while a program linking libsidecore (apps/heat2d) is left to profile itself.
+  run sidecore_app 0 -n 1 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/app.%r.json" \
+    -genv OMP_NUM_THREADS 1 "$(dirname "$app")/heat2d" --n 16 --iters 2
+  expect "$dir/sidecore_app.err" "stands down" "sidecore_app: the profiler stands down"
+  [ -s "$dir/app.0.json" ] && echo "ok: sidecore_app: the program wrote its own profile" ||
+    { echo "FAILED: sidecore_app: no $dir/app.0.json"; fail=1; }
+  ;;
 *)
   echo "FAILED: unknown case '$case'"
   fail=1

@@ -173,14 +173,14 @@ void analyse(const std::map<std::uint64_t, comm_members>& comms, std::vector<std
   std::vector<const member_sample*> row;
   std::vector<std::size_t> order;
   for (const auto& [key, c] : comms) {
-    // An instance is matched when every member's record of it is there. Members keep the multiples of their own
-    // stride (equal when they completed the same instances); the coarsest stride's multiples are compared.
+    // An instance is matched when every member's record of it is there. Members keep what their own stride keeps
+    // (equal when they completed the same instances); what the coarsest stride keeps is compared.
     std::uint64_t stride = 1;
     for (const member& m : c.members) stride = std::max(stride, m.stride);
     std::uint64_t matched = 0;
     const std::size_t n = c.members.size();
     for (const member_sample& s : c.members.front().samples) {
-      if (n != c.comm_size || s.seq % stride != 0) continue;
+      if (n != c.comm_size || !sampled_at(s.seq, stride)) continue;
       row.clear();
       for (const member& m : c.members) {
         const member_sample* x = find_seq(m, s.seq);
@@ -218,7 +218,7 @@ void analyse(const std::map<std::uint64_t, comm_members>& comms, std::vector<std
     // What a member kept (of the coarsest stride) beyond the matched instances had no record on some other member.
     for (const member& m : c.members) {
       const auto kept = static_cast<std::uint64_t>(std::count_if(
-          m.samples.begin(), m.samples.end(), [stride](const member_sample& x) { return x.seq % stride == 0; }));
+          m.samples.begin(), m.samples.end(), [stride](const member_sample& x) { return sampled_at(x.seq, stride); }));
       unmatched[static_cast<std::size_t>(m.rank)] += kept > matched ? kept - matched : 0;
     }
   }

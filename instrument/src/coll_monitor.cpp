@@ -74,17 +74,17 @@ comm_sample* sample_of(std::uint64_t key, std::uint32_t comm_size) {
   return &g_comms.back();
 }
 
-// Keeps every other multiple of the stride. Which instances stay depends on their sequence numbers only.
+// Keeps about every other instance. Which instances stay depends on their sequence numbers only.
 void double_stride(comm_sample& c) {
   c.stride *= 2;
   const std::uint64_t stride = c.stride;
   c.kept.erase(std::remove_if(c.kept.begin(), c.kept.end(),
-                              [stride](const coll_sample& k) { return (k.seq & (stride - 1)) != 0; }),
+                              [stride](const coll_sample& k) { return !sampled_at(k.seq, stride); }),
                c.kept.end());
 }
 
 void keep(comm_sample& c, const coll_sample& s) {
-  while ((s.seq & (c.stride - 1)) == 0) {  // the stride is a power of two
+  while (sampled_at(s.seq, c.stride)) {
     if (c.kept.size() < g_capacity) {
       c.kept.push_back(s);
       return;

@@ -56,9 +56,24 @@ struct coll_sample {
   std::uint8_t kind = 0;
 };
 
-/// A communicator's sample: the completed instances whose sequence number is a multiple of `stride`; when it is full
-/// the stride doubles and the instances that are no longer multiples leave. The kept set depends only on the set of
-/// completed instances (not on the order they completed in), so every member keeps the same instances.
+/// Whether a sample of stride `stride` (a power of two) keeps instance `seq`: the low log2(stride) bits of a hash of
+/// seq are zero. Not the bits of seq itself: a loop of K collectives a step on one communicator would then keep, once
+/// the stride passes the largest power of two dividing K, the instances of some of its steps' calls only (a barrier
+/// and an allreduce a step: only barriers at stride 2). Nested: kept at 2 x stride implies kept at stride. About one
+/// instance in `stride` is kept, spread over the run.
+[[nodiscard]] inline bool sampled_at(std::uint64_t seq, std::uint64_t stride) noexcept {
+  std::uint64_t x = seq;  // splitmix64's finaliser: a bijection that spreads every input bit over the low ones
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ULL;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBULL;
+  x ^= x >> 31;
+  return (x & (stride - 1)) == 0;
+}
+
+/// A communicator's sample: the completed instances that sampled_at(seq, stride) keeps; when it is full the stride
+/// doubles and the instances it no longer keeps leave. The kept set depends only on the set of completed instances
+/// (not on the order they completed in), so every member keeps the same instances.
 struct comm_sample {
   std::uint64_t key = 0;
   std::uint32_t comm_size = 0;

@@ -1,6 +1,7 @@
 // The report's collectives section (HTML and text): per collective kind the latency and the waits, and the load
 // imbalance the arrival order shows — which rank arrives last, how much time the others lose waiting for it
-// (seed 002, EventSpace; docs/instrument.md, "Collective monitoring").
+// (seed 002, EventSpace; docs/instrument.md, "Collective monitoring"). The waits are measured at the sampled
+// instances only: the time lost is scaled to every instance, kind by kind.
 #include "render_collectives.hpp"
 
 #include <algorithm>
@@ -19,9 +20,11 @@ std::string num(double v) { return fmt::format("{:.6g}", v); }
 // One rank's collectives, all kinds together.
 struct rank_imbalance {
   int rank = 0;
-  std::uint64_t sampled = 0;        // instances matched across their members that the rank took part in
-  std::uint64_t last_arrivals = 0;  // of those, the ones it arrived at last
-  double arrival_wait_s = 0;        // the time it lost waiting for the last to arrive
+  std::uint64_t count = 0;          // instances the rank completed
+  std::uint64_t sampled = 0;        // of those, the ones matched across their members
+  std::uint64_t last_arrivals = 0;  // of the sampled, the ones it arrived at last
+  double arrival_wait_s = 0;        // the time it lost waiting for the last to arrive, at the sampled instances
+  double arrival_wait_run_s = 0;    // the same over the run: each kind's sampled waits x its instances / sampled
   double t_total_s = 0;
 };
 
@@ -34,11 +37,16 @@ std::vector<rank_imbalance> imbalance(const std::vector<profile>& ps) {
     r.rank = p.rank;
     r.t_total_s = p.t_total_s;
     for (const collective_kind_stats& k : p.collectives->by_kind) {
+      r.count += k.count;
       r.sampled += k.sampled;
+      double wait = 0;
       for (const collective_rank_order& o : k.ranks) {
         r.last_arrivals += o.last_arrivals;
-        r.arrival_wait_s += o.arrival_wait_s;
+        wait += o.arrival_wait_s;
       }
+      r.arrival_wait_s += wait;
+      // The sample spreads over the run, so its waits stand for every instance of the kind.
+      if (k.sampled > 0) r.arrival_wait_run_s += wait * static_cast<double>(k.count) / static_cast<double>(k.sampled);
     }
     out.push_back(r);
   }
@@ -56,16 +64,26 @@ std::optional<std::string> headline(const std::vector<rank_imbalance>& ranks) {
     return share(a.last_arrivals, a.sampled) < share(b.last_arrivals, b.sampled);
   });
   if (last == ranks.end() || last->sampled == 0) return std::nullopt;
-  double others_wait = 0, others_time = 0;
+  double others_sampled = 0, others_wait = 0, others_time = 0;
+  std::uint64_t others_count = 0, others_sampled_n = 0;
   for (const rank_imbalance& r : ranks) {
     if (r.rank == last->rank) continue;
-    others_wait += r.arrival_wait_s;
+    others_sampled += r.arrival_wait_s;
+    others_wait += r.arrival_wait_run_s;
     others_time += r.t_total_s;
+    others_count += r.count;
+    others_sampled_n += r.sampled;
   }
+  const double pct = others_time > 0 ? 100.0 * others_wait / others_time : 0.0;
+  std::string lost = fmt::format("the other ranks lost {} s waiting for the last to arrive ({:.1f} % of their run time)",
+                                 num(others_wait), pct);
+  if (others_sampled_n < others_count)
+    lost = fmt::format("the other ranks lost about {} s waiting for the last to arrive ({:.1f} % of their run time; "
+                       "{} s at the {} sampled of their {} instances, scaled to all per kind)",
+                       num(others_wait), pct, num(others_sampled), others_sampled_n, others_count);
   return fmt::format("rank {} arrived last at {:.1f} % of the sampled collective instances it took part in ({} of {}); "
-                     "the other ranks lost {} s waiting for the last to arrive ({:.1f} % of their run time)",
-                     last->rank, share(last->last_arrivals, last->sampled), last->last_arrivals, last->sampled,
-                     num(others_wait), others_time > 0 ? 100.0 * others_wait / others_time : 0.0);
+                     "{}",
+                     last->rank, share(last->last_arrivals, last->sampled), last->last_arrivals, last->sampled, lost);
 }
 
 std::string stat_cells(const duration_stats& s) {

@@ -1,6 +1,7 @@
 // Renderers: the content that users and scripts rely on.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -74,4 +75,41 @@ TEST(Render, HtmlSelfContained) {
   EXPECT_EQ(h.find("@import"), std::string::npos);
   EXPECT_EQ(h.find("<script"), std::string::npos);
   EXPECT_EQ(sm::xml_escape("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&#39;");
+}
+
+// The imbalance headline: the waits are measured at the sampled instances only (a quarter here), so the time the
+// other ranks lost is scaled to every instance of each kind, and the line says so. It summed the sampled waits
+// against the whole run time: a longer run of the same behaviour looked ever more balanced.
+TEST(Render, ImbalanceScalesTheSampledWaitsToEveryInstance) {
+  std::vector<sidecore::profile> ps;
+  for (int rank = 0; rank < 2; ++rank) {
+    sidecore::profile p = sctest::sample_profile("kripke_case1_off.json");
+    p.rank = rank;
+    p.nranks = 2;
+    sidecore::collective_kind_stats k;
+    k.kind = "allreduce";
+    k.count = 1000;
+    k.bytes = 8000;
+    k.latency.count = 1000;
+    k.sampled = 250;
+    k.arrival_wait.count = 250;
+    k.departure_wait.count = 250;
+    sidecore::collective_rank_order o;
+    o.rank = rank;
+    o.last_arrivals = rank == 1 ? 250 : 0;
+    o.arrival_wait_s = rank == 0 ? 0.01 * p.t_total_s : 0.0;  // rank 0 waits for rank 1 at every sampled instance
+    k.ranks = {o};
+    sidecore::collectives_section c;
+    c.sample_capacity = 256;
+    c.by_kind = {k};
+    p.collectives = c;
+    ps.push_back(p);
+  }
+  const std::string t = sm::render_text(sm::analyze(sm::make_job_input(ps, {"r0", "r1"}), {}));
+  const auto at = t.find("imbalance: rank 1 arrived last at 100.0 %");
+  ASSERT_NE(at, std::string::npos) << t;
+  const std::string line = t.substr(at, t.find('\n', at) - at);
+  EXPECT_NE(line.find("lost about " + fmt::format("{:.6g}", 0.04 * ps[0].t_total_s) + " s"), std::string::npos) << line;
+  EXPECT_NE(line.find("(4.0 % of their run time;"), std::string::npos) << line;
+  EXPECT_NE(line.find("at the 250 sampled of their 1000 instances"), std::string::npos) << line;
 }

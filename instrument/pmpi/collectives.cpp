@@ -71,7 +71,7 @@ comm_state* state_of(MPI_Comm comm) {
   if (found != 0) return static_cast<comm_state*>(value);
   const std::uint64_t key = comm == MPI_COMM_WORLD
                                 ? 1
-                                : mix((static_cast<std::uint64_t>(g_world_rank) << 32) ^ ++g_local_keys) | (1ULL << 63);
+                                : mix((static_cast<std::uint64_t>(g_world_rank) << 32) ^ ++g_local_keys) | local_comm_key_bit;
   return attach(comm, key);
 }
 
@@ -131,7 +131,8 @@ void communicator_created(MPI_Comm parent, MPI_Comm child) {
   if (PMPI_Group_translate_ranks(g, 1, &zero, world, &root) != MPI_SUCCESS || root == MPI_UNDEFINED) root = -1;
   PMPI_Group_free(&g);
   PMPI_Group_free(&world);
-  const std::uint64_t key = mix(mix(p->key ^ mix(nth)) ^ static_cast<std::uint64_t>(static_cast<std::uint32_t>(root))) & ~(1ULL << 63);
+  const std::uint64_t key =
+      mix(mix(p->key ^ mix(nth)) ^ static_cast<std::uint64_t>(static_cast<std::uint32_t>(root))) & ~local_comm_key_bit;
   void* value = nullptr;
   int found = 0;
   if (PMPI_Comm_get_attr(child, g_keyval, &value, &found) == MPI_SUCCESS && found != 0) {
@@ -172,7 +173,7 @@ void key_by_members(MPI_Comm c, std::uint64_t salt) {
       std::lock_guard lk(mu);
       nth = made[members ^ salt]++;
     }
-    const std::uint64_t key = mix(members ^ mix(nth ^ salt)) & ~(1ULL << 63);
+    const std::uint64_t key = mix(members ^ mix(nth ^ salt)) & ~local_comm_key_bit;
     void* value = nullptr;
     int found = 0;
     if (PMPI_Comm_get_attr(c, g_keyval, &value, &found) == MPI_SUCCESS && found != 0) {

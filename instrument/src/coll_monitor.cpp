@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "open_table.hpp"
+#include "sidecore/instrument/collectives.hpp"
 
 namespace sidecore::instrument::internal {
 
@@ -99,7 +100,7 @@ void complete(const pending_instance& arrival, std::uint64_t depart, const clock
   ++k.count;
   k.bytes += arrival.bytes;
   k.latency.add(f.dur_ns(depart > arrival.t ? depart - arrival.t : 0));
-  if (arrival.comm_size < 2) return;  // nobody to compare with
+  if (arrival.comm_size < 2 || (arrival.key.comm & local_comm_key_bit) != 0) return;  // nobody to compare with
   if (comm_sample* c = sample_of(arrival.key.comm, arrival.comm_size)) {
     keep(*c, {arrival.key.seq, arrival.t, depart, arrival.kind});
   }

@@ -152,6 +152,17 @@ static int create_group_case(int rank, int size) {
   return 0;
 }
 
+// Collectives on a communicator made by MPI_Comm_idup: counted, never reported unmatched.
+static int idup_case(void) {
+  MPI_Comm c;
+  MPI_Request r;
+  MPI_Comm_idup(MPI_COMM_WORLD, &c, &r);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  for (int i = 0; i < 2; ++i) MPI_Barrier(c);
+  MPI_Comm_free(&c);
+  return 0;
+}
+
 static void* one_exchange(void* arg) {
   (void)arg;
   int out = 1, in = 0;
@@ -238,6 +249,8 @@ int main(int argc, char** argv) {
     return 4;
   } else if (strcmp(which, "create_group") == 0 && size >= 2) {
     rc = create_group_case(rank, size);
+  } else if (strcmp(which, "idup") == 0) {
+    rc = idup_case();
   } else if (strcmp(which, "merge") == 0 && size >= 2) {
     rc = merge_case(rank);
   } else if (strcmp(which, "plain") == 0) {
@@ -268,7 +281,7 @@ int main(int argc, char** argv) {
       rc = threads_case(atoi(argv[2]));
     }
   } else {
-    fprintf(stderr, "usage: pmpi_edge_app intercomm | noexit | errstatus | getstatus | merge | create_group | "
+    fprintf(stderr, "usage: pmpi_edge_app intercomm | noexit | errstatus | getstatus | merge | create_group | idup | "
                     "plain ... | chdir DIR | "
                     "threads N | nbc_threads THREADS ITERATIONS\n");
     rc = 2;

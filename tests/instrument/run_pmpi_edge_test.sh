@@ -113,6 +113,11 @@ nbc_threads)
     for r in 0 1; do "$check" "$dir/nt_$mode.$r.json" coll:barrier=1800 wait=1800 unmatched=0 || fail=1; done
   done
   ;;
+idup)
+  # Barriers on a communicator made by MPI_Comm_idup (keyed by this rank alone): counted, not sampled, not unmatched.
+  run idup 0 -n 2 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/id.%r.json" "$app" idup
+  for r in 0 1; do "$check" "$dir/id.$r.json" coll:barrier=2 unmatched=0 || fail=1; done
+  ;;
 libsc)
   # A program exporting sc_init (p4est's libsc does; so does sidecore's C API) is profiled: only a C++ symbol of
   # libsidecore makes the profiler stand down for a sidecore application...

@@ -38,11 +38,17 @@ void coll_arrive_at(op_kind kind, std::uint64_t comm_key, std::uint64_t seq, std
 void coll_depart_at(std::uint64_t comm_key, std::uint64_t seq, std::uint64_t t) noexcept;
 }  // namespace detail
 
+/// A communicator key with this bit set names a communicator whose key this rank could not agree with its other
+/// members (the PMPI profiler's MPI_Comm_idup results): its instances count in the latency figures, and are not
+/// sampled for the cross-rank ones, where no other member's record could ever match them.
+inline constexpr std::uint64_t local_comm_key_bit = std::uint64_t{1} << 63;
+
 /// ARRIVAL: this rank enters collective instance `seq` of communicator `comm_key` — the entry of a blocking call, or
 /// the initiation of a nonblocking one — from any thread.
 ///  * kind: the collective's kind (not op_kind::p2p);
 ///  * comm_key: identifies the communicator, the same on every member and different for every communicator of the
-///    run (a communicator id reused after a free needs a new key: fold in a generation counter);
+///    run (a communicator id reused after a free needs a new key: fold in a generation counter); with
+///    local_comm_key_bit set, known to this rank alone;
 ///  * seq: the instance's sequence number on that communicator, counted by every member alike (0, 1, 2, ... in the
 ///    order the members start their collectives on it, which MPI and sidecore require to be the same): this is how
 ///    the members' records of one instance are matched;

@@ -311,9 +311,13 @@ std::size_t engine::failed_peer_count() const noexcept {
   return static_cast<const engine_core&>(*this).live.count.load(std::memory_order_acquire);
 }
 
-void engine::watch_all_peers() noexcept {
+void engine::watch_all_peers(bool on) noexcept {
   engine_core& e = core_of(*this);
-  e.live.watch_all.store(true, std::memory_order_relaxed);
+  e.live.watch_all.store(on, std::memory_order_relaxed);
+}
+
+bool engine::watching_all_peers() const noexcept {
+  return static_cast<const engine_core&>(*this).live.watch_all.load(std::memory_order_relaxed);
 }
 
 void engine::mark_ended() noexcept {

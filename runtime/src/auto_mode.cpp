@@ -31,13 +31,22 @@ constexpr double min_comp_share = 0.01;
 // (rendezvous in mode off) is not left waiting for a rank that waits for it. false when a rank was found dead
 // meanwhile: an agreement it never joins never completes, and the request is left to the end of the process (as
 // finalize leaves MPI's objects once a rank died).
+// Every rank takes part in the agreement, so every peer is watched while waiting for it (no request of the engine
+// involves the rank that never joins).
 [[nodiscard]] bool complete_progressing(runtime_state& s, MPI_Request& r) {
+  const bool watching = s.eng->watching_all_peers();
+  s.eng->watch_all_peers(true);
+  bool live = true;
   for (int done = 0; !done;) {
-    if (s.eng->failed_peer_count() != 0) return false;
+    if (s.eng->failed_peer_count() != 0) {
+      live = false;
+      break;
+    }
     MPI_Test(&r, &done, MPI_STATUS_IGNORE);
     if (!done && !s.eng->thread_running()) s.eng->progress();
   }
-  return true;
+  if (!watching) s.eng->watch_all_peers(false);
+  return live;
 }
 
 }  // namespace

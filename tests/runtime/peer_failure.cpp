@@ -202,7 +202,59 @@ void ended_case() {
   check(dead.size() == 1 && dead[0] == 1, "failed_ranks() says {" + said + " }, expected { 1 }");
 }
 
+// PEER_FAILURE_CASE=steps (mode auto, SIDECORE_AUTO_STEPS=3): rank 1 dies after its first step(); the others'
+// third step() closes the window and waits for the agreement of every rank, which the dead rank never joins: it
+// gives the decision up and returns (the run stays in mode off), and finalize returns.
+void steps_case() {
+  sidecore::step();
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (g_rank == 1) std::raise(SIGKILL);
+  const auto t0 = clk::now();
+  for (int i = 0; i < 4; ++i) sidecore::step();
+  const double s = std::chrono::duration<double>(clk::now() - t0).count();
+  check(s < deadline_s, "the steps took " + std::to_string(s) + " s");
+  sidecore::finalize();
+  const std::vector<int> dead = sidecore::failed_ranks();
+  check(dead.size() == 1 && dead[0] == 1, "failed_ranks() does not say {1}");
+}
+
+// PEER_FAILURE_CASE=in_finalize (SIDECORE_PROFILE set): rank 1 dies inside finalize, after the barrier every rank
+// passed, at its first send of the profile exchange (the cross-rank analysis, then the job profile's gathering):
+// the others' finalize returns, each writes its own profile, and failed_ranks() says {1}.
+bool g_die_at_send = false;
+
+void die_if_armed() {
+  if (g_die_at_send) std::raise(SIGKILL);
+}
+
+void in_finalize_case() {
+  MPI_Barrier(MPI_COMM_WORLD);
+  g_die_at_send = g_rank == 1;
+  const auto t0 = clk::now();
+  sidecore::finalize();
+  const double s = std::chrono::duration<double>(clk::now() - t0).count();
+  check(s < deadline_s, "finalize took " + std::to_string(s) + " s");
+  const std::vector<int> dead = sidecore::failed_ranks();
+  std::string said;
+  for (int r : dead) said += " " + std::to_string(r);
+  check(dead.size() == 1 && dead[0] == 1, "failed_ranks() says {" + said + " }, expected { 1 }");
+}
+
 }  // namespace
+
+// The program's own MPI_Send and MPI_Isend (exported: ENABLE_EXPORTS) stand before MPICH's for libsidecore's calls:
+// in_finalize_case's rank 1 dies in the first one finalize makes.
+extern "C" __attribute__((visibility("default"))) int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest,
+                                                               int tag, MPI_Comm comm) {
+  die_if_armed();
+  return PMPI_Send(buf, count, type, dest, tag, comm);
+}
+
+extern "C" __attribute__((visibility("default"))) int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest,
+                                                                int tag, MPI_Comm comm, MPI_Request* request) {
+  die_if_armed();
+  return PMPI_Isend(buf, count, type, dest, tag, comm, request);
+}
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -218,12 +270,13 @@ int main(int argc, char** argv) {
   // auto must be every rank's or none's (init checks), and starts in mode off.
   const char* which = std::getenv("PEER_FAILURE_CASE");
   const std::string which_case = which ? which : "";
-  const bool stream = which_case == "stream", ended = which_case == "ended";
+  const bool stream = which_case == "stream", ended = which_case == "ended", steps = which_case == "steps",
+             in_finalize = which_case == "in_finalize";
   const char* mode = std::getenv("SIDECORE_PROGRESS");
   if (g_rank == 1 && !(mode && std::string(mode) == "auto")) setenv("SIDECORE_PROGRESS", "off", 1);
   try {
     sidecore::init();
-    if (g_rank == 1 && !stream && !ended) {
+    if (g_rank == 1 && !stream && !ended && !steps && !in_finalize) {
       // A 16 MiB send to rank 0: its ready-to-send goes out inside isend, then this rank dies.
       std::vector<char> big(std::size_t{16} << 20, 'x');
       sidecore::request r = sidecore::isend(big.data(), static_cast<std::int64_t>(big.size()), 0, 2);
@@ -233,6 +286,8 @@ int main(int argc, char** argv) {
     }
     if (stream) stream_case();
     else if (ended) ended_case();
+    else if (steps) steps_case();
+    else if (in_finalize) in_finalize_case();
     else survivor(nranks);
   } catch (const std::exception& e) {
     check(false, std::string("exception: ") + e.what());

@@ -248,9 +248,13 @@ class engine {
   [[nodiscard]] std::vector<int> failed_peers() const;
   /// How many addresses were found dead (any thread, one load).
   [[nodiscard]] std::size_t failed_peer_count() const noexcept;
-  /// From now on the liveness checks look at every peer, not only those a pending request involves: finalize,
-  /// which waits for every rank, calls it.
-  void watch_all_peers() noexcept;
+  /// From now on (until called with false) the liveness checks look at every peer, not only those a pending request
+  /// involves: finalize, which waits for every rank, calls it, and mode auto while it waits for an agreement of
+  /// every rank. Not for a whole run: a remote peer that merely computes longer than SIDECORE_PEER_TIMEOUT without
+  /// progressing would be taken for dead.
+  void watch_all_peers(bool on = true) noexcept;
+  /// Whether watch_all_peers() is on.
+  [[nodiscard]] bool watching_all_peers() const noexcept;
   /// Says to the peers on this node (through this process's doorbell) that this process ends normally from now
   /// on: its finalize waits for nobody any more. A peer that finds it gone afterwards does not list it among the
   /// failed addresses; its requests still involving this process complete with req_result::peer_failed, the

@@ -96,23 +96,58 @@ MPI_Comm g_exchange_comm = MPI_COMM_NULL;
 constexpr int exchange_tag = 0x5c1d;
 constexpr std::size_t exchange_piece = std::size_t{1} << 30;
 
-instrument::exchange exchange_over(MPI_Comm c) {
+// A rank of the exchange found dead while this rank waited for a message to or from it (finalize's exchanges).
+struct peer_lost : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Completes r while progressing `e` (its liveness checks look at every peer in finalize); throws peer_lost as soon
+// as a peer is found dead, leaving r to the end of the process, as finalize leaves MPI's objects once a rank died.
+void complete_watched(MPI_Request& r, progress::engine& e) {
+  for (int done = 0;;) {
+    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    if (done != 0) return;
+    if (e.failed_peer_count() != 0) {
+      std::string who;
+      for (const int d : e.failed_peers()) who += (who.empty() ? "" : ", ") + std::to_string(d);
+      throw peer_lost("rank(s) " + who + " died during the exchange");
+    }
+    e.progress();
+  }
+}
+
+// The instrumentation's exchange over c in pieces of at most 1 GiB (MPI counts are int). `watched`: finalize's,
+// where a rank may die after the barrier every rank passed: each piece is then nonblocking and completed while
+// watching the peers (complete_watched); else blocking calls (init, every rank alive and connected).
+instrument::exchange exchange_over(MPI_Comm c, progress::engine* watched = nullptr) {
   instrument::exchange ex;
   MPI_Comm_rank(c, &ex.rank);
   MPI_Comm_size(c, &ex.nranks);
-  ex.send = [c](int to, const void* data, std::size_t bytes) {
+  ex.send = [c, watched](int to, const void* data, std::size_t bytes) {
     for (const char* p = static_cast<const char*>(data);;) {
       const std::size_t n = std::min(bytes, exchange_piece);
-      MPI_Send(p, static_cast<int>(n), MPI_BYTE, to, exchange_tag, c);
+      if (watched == nullptr) {
+        MPI_Send(p, static_cast<int>(n), MPI_BYTE, to, exchange_tag, c);
+      } else {
+        MPI_Request r = MPI_REQUEST_NULL;
+        MPI_Isend(p, static_cast<int>(n), MPI_BYTE, to, exchange_tag, c, &r);
+        complete_watched(r, *watched);
+      }
       p += n;
       bytes -= n;
       if (bytes == 0) break;
     }
   };
-  ex.recv = [c](int from, void* data, std::size_t bytes) {
+  ex.recv = [c, watched](int from, void* data, std::size_t bytes) {
     for (char* p = static_cast<char*>(data);;) {
       const std::size_t n = std::min(bytes, exchange_piece);
-      MPI_Recv(p, static_cast<int>(n), MPI_BYTE, from, exchange_tag, c, MPI_STATUS_IGNORE);
+      if (watched == nullptr) {
+        MPI_Recv(p, static_cast<int>(n), MPI_BYTE, from, exchange_tag, c, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Request r = MPI_REQUEST_NULL;
+        MPI_Irecv(p, static_cast<int>(n), MPI_BYTE, from, exchange_tag, c, &r);
+        complete_watched(r, *watched);
+      }
       p += n;
       bytes -= n;
       if (bytes == 0) break;
@@ -203,7 +238,7 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s, co
   const bool live = dead_ranks.empty();
   if (live) {
     try {
-      instrument::analyze_collectives(exchange_over(g_exchange_comm));
+      instrument::analyze_collectives(exchange_over(g_exchange_comm, s.eng.get()));
     } catch (const std::exception& e) {  // the profile is still written, without the cross-rank figures
       std::fprintf(stderr, "sidecore: rank %d: the collectives' cross-rank analysis failed: %s\n", world.rank(), e.what());
     }
@@ -219,23 +254,33 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s, co
       std::fprintf(stderr, "sidecore: rank %d: cannot make the profile: %s\n", world.rank(), e.what());
     }
     if (!mine.empty()) instrument::write_text_file(instrument::path_for_rank(s.cfg.profile_path, world.rank()), mine);
-    if (!live) {
-      // The lowest live rank speaks for the job (rank 0 may be the dead one).
+    // The lowest live rank says why the job has no profile (rank 0 may be the dead one).
+    const auto no_job_profile = [&](const std::vector<int>& dead, const char* when) {
       int lowest = 0;
-      while (std::find(dead_ranks.begin(), dead_ranks.end(), lowest) != dead_ranks.end()) ++lowest;
-      if (world.rank() == lowest) {
-        std::string who;
-        for (int d : dead_ranks) who += (who.empty() ? "" : ", ") + std::to_string(d);
-        std::fprintf(stderr,
-                     "sidecore: warning: the job profile %s was not written: rank(s) %s died, and gathering it needs "
-                     "every rank; each live rank wrote its own (%s)\n",
-                     instrument::job_path(s.cfg.profile_path).c_str(), who.c_str(), s.cfg.profile_path.c_str());
-      }
+      while (std::find(dead.begin(), dead.end(), lowest) != dead.end()) ++lowest;
+      if (world.rank() != lowest) return;
+      std::string who;
+      for (int d : dead) who += (who.empty() ? "" : ", ") + std::to_string(d);
+      std::fprintf(stderr,
+                   "sidecore: warning: the job profile %s was not written: rank(s) %s died%s, and gathering it needs "
+                   "every rank; each live rank wrote its own (%s)\n",
+                   instrument::job_path(s.cfg.profile_path).c_str(), who.c_str(), when, s.cfg.profile_path.c_str());
+    };
+    if (!live) {
+      no_job_profile(dead_ranks, "");
       instrument::stop();
       return;
     }
-    // Rank 0 gathers every rank's profile and writes the job profile.
-    const std::vector<std::string> parts = instrument::gather_to_rank0(exchange_over(g_exchange_comm), mine);
+    // Rank 0 gathers every rank's profile and writes the job profile. A rank that dies meanwhile leaves the job
+    // without one (as one dead before finalize does); the exchange's communicator is then left to the process's end.
+    std::vector<std::string> parts;
+    try {
+      parts = instrument::gather_to_rank0(exchange_over(g_exchange_comm, s.eng.get()), mine);
+    } catch (const peer_lost&) {
+      no_job_profile(s.eng->failed_peers(), " during finalize");
+      instrument::stop();
+      return;
+    }
     MPI_Comm_free(&g_exchange_comm);
     if (world.rank() == 0) {
       const std::string missing = instrument::ranks_without_text(parts);
@@ -247,7 +292,7 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s, co
                                     with_auto_section(s, instrument::merge_job_profile(parts)));
     }
   }
-  if (live && g_exchange_comm != MPI_COMM_NULL) MPI_Comm_free(&g_exchange_comm);
+  if (live && g_exchange_comm != MPI_COMM_NULL && s.eng->failed_peer_count() == 0) MPI_Comm_free(&g_exchange_comm);
   instrument::stop();
 }
 

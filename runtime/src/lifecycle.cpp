@@ -328,6 +328,24 @@ void init(MPI_Comm user_comm) {
   }
 }
 
+namespace {
+
+// An MPI_Ibarrier over c completed while progressing (the progress thread, or this thread when it is not running)
+// and watching the peers: false as soon as a rank is found dead, the barrier left to the end of the process.
+bool every_rank_reached(detail::runtime_state& s, MPI_Comm c) {
+  MPI_Request barrier;
+  mpi_check(MPI_Ibarrier(c, &barrier), "MPI_Ibarrier");
+  for (int done = 0; !done;) {
+    if (s.eng->failed_peer_count() != 0) return false;
+    MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+    if (!s.eng->thread_running()) s.eng->progress();
+    else sched_yield();  // the progress thread watches the peers
+  }
+  return true;
+}
+
+}  // namespace
+
 void finalize() {
   detail::runtime_state& s = detail::state_or_throw("finalize");
   // The profile's window (t_total and t_comp) ends here: the wait for the other ranks below is neither the
@@ -339,24 +357,26 @@ void finalize() {
   // transfers (rendezvous) is not left hanging in a barrier. A dead rank never enters it: the engine watches every
   // peer meanwhile, and once one is found dead the barrier is left (the live ranks leave it as they find the death).
   s.eng->watch_all_peers();
-  MPI_Request barrier;
-  mpi_check(MPI_Ibarrier(w->mpi, &barrier), "MPI_Ibarrier");
-  for (int done = 0; !done && s.eng->failed_peer_count() == 0;) {
-    MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
-    if (!s.eng->thread_running()) s.eng->progress();
-    else sched_yield();  // the progress thread watches the peers
-  }
-  // From here this rank waits for nobody: a peer on the node that finds it gone takes that for its end, not its
-  // failure (with a dead rank there is no collective left below to keep it from exiting before slower survivors).
-  s.eng->mark_ended();
-  g_failed_ranks = s.eng->failed_peers();
-  const bool peer_died = !g_failed_ranks.empty();
+  bool peer_died = !every_rank_reached(s, w->mpi);
+  // From here this rank waits for nobody once a rank died: a peer on the node that finds it gone takes that for its
+  // end, not its failure (there is no collective left below to keep it from exiting before slower survivors).
+  if (peer_died) s.eng->mark_ended();
   const std::size_t left = s.eng->requests_in_use();
   if (left > 0)
     std::fprintf(stderr, "sidecore: warning: rank %d: %zu request(s) still in flight at finalize; they are dropped\n",
                  w->rank, left);
   s.eng->stop_thread();
-  detail::instrument_finish(s, comm_access::make(0), -1.0, g_failed_ranks);  // t_total: the measured window, as t_comp
+  // The profiles' exchange watches the peers (a rank may die after the barrier above, in it); t_total: the measured
+  // window, as t_comp.
+  detail::instrument_finish(s, comm_access::make(0), -1.0, s.eng->failed_peers());
+  if (!peer_died) {
+    // A second barrier, watched as the first: a rank that died since (in the exchange above) is found here, before
+    // MPI_Win_free below, which is collective over the node and would wait for it forever. A rank that ends after
+    // this barrier ends normally.
+    peer_died = !every_rank_reached(s, w->mpi);
+    s.eng->mark_ended();
+  }
+  g_failed_ranks = s.eng->failed_peers();
   g_phase.store(static_cast<int>(phase::finalized), std::memory_order_release);
   s.coll->detach();
   s.eng.reset();  // first: the provider lets go of the buffers of operations still in flight (scratch included)

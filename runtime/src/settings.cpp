@@ -64,10 +64,13 @@ const char* idle_name(progress::idle_policy p) {
   return "?";
 }
 
-// A number of seconds in [lo, hi], the whole string (no unit).
-double parse_seconds(std::string_view var, const std::string& raw, double lo, double hi) {
+// A number of seconds in [lo, hi], the whole string (no unit). `accepted`: what a refusal says is accepted, where
+// the setting accepts less than [lo, hi] (its own check follows); empty: the range.
+double parse_seconds(std::string_view var, const std::string& raw, double lo, double hi,
+                     const std::string& accepted_text = {}) {
   const std::string v = trim(raw);
-  const std::string accepted = "a number of seconds " + fmt_seconds(lo) + ".." + fmt_seconds(hi);
+  const std::string accepted =
+      accepted_text.empty() ? "a number of seconds " + fmt_seconds(lo) + ".." + fmt_seconds(hi) : accepted_text;
   if (v.empty() || v[0] == '-' || v.find_first_not_of("0123456789.eE+-") != std::string::npos)
     reject(var, raw, accepted);
   char* end = nullptr;
@@ -198,12 +201,13 @@ std::vector<setting_def> make_table() {
                "off, so set it above the longest time a rank computes without calling sidecore. 0: never by time; "
                "a rank on another node is then found dead only by the provider's errors (a reset connection). "
                "Ranks on this node are found dead within about 20 ms of waiting on them, whatever this says. "
-               "Set, it also bounds init's start-up exchange with the ranks of this node: init fails naming a rank "
-               "it cannot reach. Below 0.1 s a rank descheduled for a moment would be declared dead.",
+               "Set, it also bounds init's connection of the endpoints: init fails naming a rank it cannot reach "
+               "(a rank that dies inside init's MPI collectives is MPI's to report: docs/failures.md, \"Not "
+               "covered\"). Below 0.1 s a rank descheduled for a moment would be declared dead.",
                [](settings& s, const std::string& v) {
-                 const double secs = parse_seconds("SIDECORE_PEER_TIMEOUT", v, 0, 1e6);
-                 if (secs != 0 && secs < 0.1)
-                   reject("SIDECORE_PEER_TIMEOUT", v, "0 (off), or a number of seconds 0.1..1000000");
+                 const std::string accepted = "0 (off), or a number of seconds 0.1..1000000";
+                 const double secs = parse_seconds("SIDECORE_PEER_TIMEOUT", v, 0, 1e6, accepted);
+                 if (secs != 0 && secs < 0.1) reject("SIDECORE_PEER_TIMEOUT", v, accepted);
                  s.peer_timeout_s = secs;
                },
                [](const settings& s) { return fmt_seconds(s.peer_timeout_s); }});

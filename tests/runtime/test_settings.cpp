@@ -282,6 +282,13 @@ TEST(SettingsTable, RejectsJunkProgressCoreListingLastAndFirst) {
   expect_clear_rejection("SIDECORE_PROGRESS_CORE", "", {"last", "first"});
 }
 
+// Every refusal of SIDECORE_PEER_TIMEOUT says the one range it accepts: 0, or 0.1 s and more. Values out of the
+// generic number's range said "0..1e+06", which suggests that 0.05 passes (it does not).
+TEST(SettingsTable, PeerTimeoutRefusalsSayItsRange) {
+  for (const char* v : {"-1", "1000001", "ten", "0.05", "nan"})
+    expect_clear_rejection("SIDECORE_PEER_TIMEOUT", v, {"0 (off), or a number of seconds 0.1..1000000"});
+}
+
 TEST(SettingsTable, RejectsJunkForEveryVariable) {
   const std::map<std::string, std::vector<std::string>> junk = {
       {"SIDECORE_PROGRESS", {"fast", "", "Core", "off,core", "1"}},

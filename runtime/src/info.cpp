@@ -122,6 +122,10 @@ extern "C" int sc_info_print(FILE* out) {
       }
     } catch (const sidecore::error& e) {
       std::fprintf(out, "  core mode: not possible here: %s\n", e.what());
+      if (current.mode == progress_mode::core) {  // init refuses it
+        std::fprintf(stderr, "sidecore info: error: SIDECORE_PROGRESS=core: %s\n", e.what());
+        rc = 2;
+      }
     }
   } catch (const sidecore::error& e) {
     std::fprintf(out, "  error: %s\n", e.what());
@@ -141,8 +145,13 @@ extern "C" int sc_info_print(FILE* out) {
     std::fprintf(out, "  tcp;ofi_rxm: %s%s\n", probe_provider("tcp;ofi_rxm").c_str(),
                  std::getenv("FI_TCP_IFACE") ? "" : "  (FI_TCP_IFACE unset: tcp picks an interface itself)");
   } else {
-    std::fprintf(out, "  provider: %s (SIDECORE_PROVIDER): %s\n", current.provider.c_str(),
-                 probe_provider(current.provider).c_str());
+    const std::string probe = probe_provider(current.provider);
+    std::fprintf(out, "  provider: %s (SIDECORE_PROVIDER): %s\n", current.provider.c_str(), probe.c_str());
+    if (probe.rfind("available:", 0) != 0) {  // init fails to open it
+      std::fprintf(stderr, "sidecore info: error: SIDECORE_PROVIDER='%s': %s\n", current.provider.c_str(),
+                   probe.c_str());
+      rc = 2;
+    }
   }
 
   char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];

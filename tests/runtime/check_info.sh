@@ -2,7 +2,8 @@
 # `sidecore info` judges the environment as init does: a refused value is marked on its setting's line (not shown
 # as if it applied) and explained on stderr with exit status 2; combinations init refuses (SIDECORE_AUTO_STEPS with
 # SIDECORE_AUTO_WINDOW) likewise; an unknown SIDECORE_* variable is warned about on stderr; the profiler library's
-# own setting (SIDECORE_PMPI_PROGRESS) is listed and judged.
+# own setting (SIDECORE_PMPI_PROGRESS) is listed and judged; a reserved core the process cannot have (mode core) and a
+# provider libfabric does not offer are errors too.
 # Usage: check_info.sh SIDECORE_EXE WORK_DIR
 set -u
 exe=$1 work=$2
@@ -39,6 +40,17 @@ run SIDECORE_PMPI_PROGRESS=bogus
 [ $rc -eq 2 ] || fail "SIDECORE_PMPI_PROGRESS=bogus: exit $rc, expected 2"
 has "$err" "SIDECORE_PMPI_PROGRESS='bogus' is not accepted; accepted: sidecore, mpich" ||
   fail "SIDECORE_PMPI_PROGRESS=bogus is not explained: $(cat "$err")"
+
+# What init refuses beyond the values themselves: a reserved core this process cannot have, a provider libfabric
+# does not offer.
+run SIDECORE_PROGRESS=core SIDECORE_PROGRESS_CORE=4096
+[ $rc -eq 2 ] || fail "SIDECORE_PROGRESS=core on core 4096: exit $rc, expected 2"
+has "$err" "error: SIDECORE_PROGRESS=core: " || fail "the impossible reserved core is not explained: $(cat "$err")"
+run SIDECORE_PROGRESS=off SIDECORE_PROGRESS_CORE=4096
+[ $rc -eq 0 ] || fail "SIDECORE_PROGRESS=off with core 4096 (unused): exit $rc, expected 0"
+run SIDECORE_PROVIDER=bogus
+[ $rc -eq 2 ] || fail "SIDECORE_PROVIDER=bogus: exit $rc, expected 2"
+has "$err" "error: SIDECORE_PROVIDER='bogus': not available" || fail "the provider is not explained: $(cat "$err")"
 
 run SIDECORE_PROGRESS=core
 [ $rc -eq 0 ] || fail "good settings: exit $rc, expected 0"

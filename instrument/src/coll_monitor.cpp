@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <new>
+#include <unordered_map>
 #include <utility>
 
 #include "open_table.hpp"
@@ -34,43 +36,51 @@ struct pending_instance {
   static std::uint64_t hash(const instance_key& k) noexcept { return k.comm * 0xC2B2AE3D27D4EB4FULL ^ k.seq; }
 };
 
-// Samples of all communicators stay within this many bytes (docs/instrument.md, "Memory bounds").
+// Samples of all communicators stay within this many bytes, 32 a kept instance (docs/instrument.md, "Memory bounds"):
+// past it the fullest communicator keeps every other instance, so that a program making communicators over and over
+// (a library's duplicate per call, freed after) has all of them sampled, however many, within one bound.
 constexpr std::size_t sample_budget_bytes = 8u << 20;
+constexpr std::size_t sample_budget = sample_budget_bytes / sizeof(coll_sample);
+// Communicators sampled at most (about 100 B each while they keep nothing): beyond, not sampled.
+constexpr std::size_t max_sampled_comms = 65536;
 
 open_table<pending_instance> g_open;
 std::array<coll_kind_acc, op_kind_count> g_kinds;
-std::vector<comm_sample> g_comms;  // at most max_comms, each holding at most g_capacity samples
+std::vector<comm_sample> g_comms;                            // each holding at most g_capacity samples
+std::unordered_map<std::uint64_t, std::size_t> g_comm_index;  // key -> index in g_comms
+std::size_t g_kept = 0;                                       // instances kept by every communicator together
 std::size_t g_capacity = 1024;
-std::size_t g_max_comms = 0;
 std::size_t g_last = SIZE_MAX;  // index of the last communicator looked up (programs reuse one or two)
 std::uint64_t g_duplicates = 0;  // an arrival or departure recorded twice for one instance (reported at the profile)
 bool g_warned_comms = false;
 
-// The sample of communicator `key`, created on first use; nullptr past the budget.
+// The sample of communicator `key`, created on first use; nullptr past max_sampled_comms (or out of memory).
 comm_sample* sample_of(std::uint64_t key, std::uint32_t comm_size) {
   if (g_last < g_comms.size() && g_comms[g_last].key == key) return &g_comms[g_last];
-  for (std::size_t i = 0; i < g_comms.size(); ++i) {
-    if (g_comms[i].key == key) {
-      g_last = i;
-      return &g_comms[i];
-    }
+  if (const auto it = g_comm_index.find(key); it != g_comm_index.end()) {
+    g_last = it->second;
+    return &g_comms[g_last];
   }
-  if (g_comms.size() >= g_max_comms) {
+  if (g_comms.size() >= max_sampled_comms) {
     if (!g_warned_comms) {
       g_warned_comms = true;
       std::fprintf(stderr,
                    "sidecore: instrument: collectives on more than %zu communicators: the further ones count in the "
-                   "latency figures but are not sampled for the cross-rank ones (%zu instances of 32 B each per "
-                   "communicator, 8 MiB in all)\n",
-                   g_max_comms, g_capacity);
+                   "latency figures but are not sampled for the cross-rank ones\n",
+                   max_sampled_comms);
     }
     return nullptr;
   }
-  comm_sample c;
-  c.key = key;
-  c.comm_size = comm_size;
-  c.kept.reserve(std::min<std::size_t>(g_capacity, 64));
-  g_comms.push_back(std::move(c));
+  try {
+    g_comm_index.emplace(key, g_comms.size());
+    comm_sample c;
+    c.key = key;
+    c.comm_size = comm_size;
+    g_comms.push_back(std::move(c));
+  } catch (const std::bad_alloc&) {
+    g_comm_index.erase(key);
+    return nullptr;
+  }
   g_last = g_comms.size() - 1;
   return &g_comms.back();
 }
@@ -84,13 +94,26 @@ void double_stride(comm_sample& c) {
                c.kept.end());
 }
 
+// Doubles c's stride, keeping g_kept the count of every communicator's kept instances.
+void thin(comm_sample& c) {
+  const std::size_t had = c.kept.size();
+  double_stride(c);
+  g_kept -= had - c.kept.size();
+}
+
 void keep(comm_sample& c, const coll_sample& s) {
   while (sampled_at(s.seq, c.stride)) {
     if (c.kept.size() < g_capacity) {
       c.kept.push_back(s);
+      ++g_kept;
+      if (g_kept > sample_budget) {  // over the bound of all: the fullest communicator gives way (c itself, maybe)
+        thin(*std::max_element(g_comms.begin(), g_comms.end(), [](const comm_sample& a, const comm_sample& b) {
+          return a.kept.size() < b.kept.size();
+        }));
+      }
       return;
     }
-    double_stride(c);  // full
+    thin(c);  // full
   }
 }
 
@@ -148,8 +171,9 @@ void reset_collectives(std::size_t capacity) {
   g_open.reset(16);
   g_kinds = {};
   g_comms.clear();
+  g_comm_index.clear();
+  g_kept = 0;
   g_capacity = capacity;
-  g_max_comms = std::max<std::size_t>(1, sample_budget_bytes / (capacity * sizeof(coll_sample)));
   g_last = SIZE_MAX;
   g_duplicates = 0;
   g_warned_comms = false;

@@ -246,6 +246,46 @@ TEST(Collectives, APeriodicLoopKeepsEveryKindOfItsStep) {
   EXPECT_LE(odd, static_cast<std::ptrdiff_t>(kept.size()) - 2) << "of " << kept.size();
 }
 
+// A program that makes communicators over and over (a library's duplicate per call, freed after): every one of them
+// is sampled (only 256 were at the default capacity, freed ones included), and the samples of all stay within 8 MiB
+// (262144 instances of 32 B), the fullest communicators keeping every other instance once that is reached, none
+// starved.
+TEST(Collectives, EveryCommunicatorIsSampledWithinOneBound) {
+  start_monotonic(1024);
+  for (std::uint64_t comm = 1000; comm < 3000; ++comm) {  // 2000 communicators of 3 instances
+    for (std::uint64_t s = 0; s < 3; ++s) {
+      sd::coll_arrive_at(op_kind::barrier, comm, s, 0, 2, T0 + 10 * s);
+      sd::coll_depart_at(comm, s, T0 + 10 * s + 5);
+    }
+  }
+  EXPECT_FALSE(kept_of(1000).empty());
+  EXPECT_FALSE(kept_of(2999).empty());
+  si::stop();
+
+  start_monotonic(1024);
+  for (std::uint64_t comm = 1; comm <= 300; ++comm) {  // 300 x 1024 instances: past the bound
+    for (std::uint64_t s = 0; s < 1024; ++s) {
+      sd::coll_arrive_at(op_kind::allreduce, comm, s, 8, 2, T0 + 10 * s);
+      sd::coll_depart_at(comm, s, T0 + 10 * s + 5);
+    }
+  }
+  (void)si::rank_profile();  // folds every ring
+  std::size_t total = 0, least = SIZE_MAX, comms = 0;
+  {
+    namespace in = sidecore::instrument::internal;
+    std::lock_guard lk(in::g_analysis_mu);
+    for (const auto& c : in::collective_samples_locked()) {
+      ++comms;
+      total += c.kept.size();
+      least = std::min(least, c.kept.size());
+    }
+  }
+  si::stop();
+  EXPECT_EQ(comms, 300u);
+  EXPECT_LE(total, std::size_t{262144});
+  EXPECT_GE(least, std::size_t{256});  // every other instance of a full sample, give or take the hash
+}
+
 TEST(Collectives, ClockOffsetOverAnExchange) {
   // Five ranks on one clock, each measured (as on other hosts): rank 0 serves them in turn after the boot id went
   // out along the tree; every estimate is within its bound of the true offset, 0.

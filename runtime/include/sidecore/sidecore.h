@@ -6,7 +6,11 @@
  * sc_wait (or an sc_test that completes) the handle is set to SC_REQUEST_NULL. Waiting on a copy of a handle
  * that was already waited on returns SC_ERR_INVALID_REQUEST, from sc_waitall, sc_waitany and sc_request_free too
  * (which then leave every handle of the call as it was). A request that completes with SC_ERR_TRUNCATED or
- * SC_ERR_CANCELED has its sentence in sc_last_error() as well. */
+ * SC_ERR_CANCELED has its sentence in sc_last_error() as well.
+ *
+ * Names: p4est's support library libsc exports sc_init, sc_finalize, sc_reduce, sc_allreduce and sc_allgather too.
+ * In a program linking libsc, the dynamic linker gives each caller the first definition in load order: link
+ * libsidecore after libsc, and use the C++ API (sidecore.hpp) there, not this one. */
 #ifndef SIDECORE_H
 #define SIDECORE_H
 

@@ -12,6 +12,8 @@
 #include <sidecore/sidecore.h>
 #include <sidecore/sidecore.hpp>
 
+#include <sidecore/instrument/bounds.hpp>
+#include <sidecore/instrument/instrument.hpp>
 #include <sidecore/progress/engine.hpp>
 
 #include "settings.hpp"
@@ -94,6 +96,24 @@ extern "C" int sc_info_print(FILE* out) {
                     "SIDECORE_PROGRESS=core: sidecore's thread calling MPI, or MPICH's own asynchronous progress "
                     "thread pinned there (docs/pmpi.md).\n");
   std::fflush(out);
+  // The files init reads and writes, checked as init checks them on one rank (info runs outside a job): each
+  // rank's profile and the job's, the trace, the transfer-time table.
+  if (!current.profile_path.empty() || !current.trace_path.empty()) {
+    sidecore::instrument::config ic;
+    ic.profile = !current.profile_path.empty();
+    ic.profile_path = current.profile_path;
+    ic.trace = !current.trace_path.empty();
+    ic.trace_path = current.trace_path;
+    if (const std::string problem = sidecore::instrument::check_outputs(ic, 0, 1); !problem.empty())
+      errors.push_back(problem);
+  }
+  if (!current.xfer_table.empty()) {
+    try {
+      (void)sidecore::instrument::read_xfer_time_table(current.xfer_table);
+    } catch (const std::exception& e) {
+      errors.push_back("SIDECORE_XFER_TABLE='" + current.xfer_table + "': " + e.what());
+    }
+  }
   for (const std::string& name : unknown_variables())
     std::fprintf(stderr, "sidecore info: warning: unknown variable %s is ignored (the list above has the known "
                          "ones)\n", name.c_str());

@@ -3,7 +3,8 @@
 # as if it applied) and explained on stderr with exit status 2; combinations init refuses (SIDECORE_AUTO_STEPS with
 # SIDECORE_AUTO_WINDOW) likewise; an unknown SIDECORE_* variable is warned about on stderr; the profiler library's
 # own setting (SIDECORE_PMPI_PROGRESS) is listed and judged; a reserved core the process cannot have (mode core) and a
-# provider libfabric does not offer are errors too.
+# provider libfabric does not offer are errors too, as are files init could not write (the profile, the trace) or read
+# (the transfer-time table).
 # Usage: check_info.sh SIDECORE_EXE WORK_DIR
 set -u
 exe=$1 work=$2
@@ -51,6 +52,17 @@ run SIDECORE_PROGRESS=off SIDECORE_PROGRESS_CORE=4096
 run SIDECORE_PROVIDER=bogus
 [ $rc -eq 2 ] || fail "SIDECORE_PROVIDER=bogus: exit $rc, expected 2"
 has "$err" "error: SIDECORE_PROVIDER='bogus': not available" || fail "the provider is not explained: $(cat "$err")"
+
+# The files init reads and writes: a profile path that is a directory, a transfer-time table that does not exist.
+run SIDECORE_PROFILE="$work"
+[ $rc -eq 2 ] || fail "SIDECORE_PROFILE=a directory: exit $rc, expected 2"
+has "$err" "error: .*SIDECORE_PROFILE" || fail "the profile path is not explained: $(cat "$err")"
+run SIDECORE_XFER_TABLE="$work/none.json"
+[ $rc -eq 2 ] || fail "SIDECORE_XFER_TABLE=a missing file: exit $rc, expected 2"
+has "$err" "error: SIDECORE_XFER_TABLE='$work/none.json'" || fail "the table is not explained: $(cat "$err")"
+run SIDECORE_PROFILE="$work/p.%r.json"
+[ $rc -eq 0 ] || fail "SIDECORE_PROFILE in a writable directory: exit $rc, expected 0: $(cat "$err")"
+[ -e "$work/p.0.json" ] && fail "info wrote a profile"
 
 run SIDECORE_PROGRESS=core
 [ $rc -eq 0 ] || fail "good settings: exit $rc, expected 0"

@@ -54,8 +54,8 @@ struct options {
 constexpr const char* usage =
     "usage: mpiexec -n 2 sidecore-loggp-probe --output FILE [--max-bytes B] [--per-octave K] [--reps R] [--n N]\n"
     "           [--sample-ns NS] [--transports sidecore,mpi]\n"
-    "Measures PRTT(n, d, s) (Hoefler et al.) through sidecore and the system MPI and writes FILE (schema sidecore-prtt)\n"
-    "for `sidecore loggp FILE`; docs/loggp.md lists the options and their defaults.\n";
+    "Measures PRTT(n, d, s) (Hoefler et al.) through sidecore and the system MPI and writes FILE (schema\n"
+    "sidecore-prtt) for `sidecore loggp FILE`; docs/loggp.md lists the options and their defaults.\n";
 
 [[noreturn]] void usage_error(const std::string& msg) {
   std::fprintf(stderr, "sidecore-loggp-probe: %s\n", msg.c_str());

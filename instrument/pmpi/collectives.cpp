@@ -69,9 +69,8 @@ comm_state* state_of(MPI_Comm comm) {
   int found = 0;
   if (PMPI_Comm_get_attr(comm, g_keyval, &value, &found) != MPI_SUCCESS) return nullptr;
   if (found != 0) return static_cast<comm_state*>(value);
-  const std::uint64_t key = comm == MPI_COMM_WORLD
-                                ? 1
-                                : mix((static_cast<std::uint64_t>(g_world_rank) << 32) ^ ++g_local_keys) | local_comm_key_bit;
+  if (comm == MPI_COMM_WORLD) return attach(comm, 1);
+  const std::uint64_t key = mix((static_cast<std::uint64_t>(g_world_rank) << 32) ^ ++g_local_keys) | local_comm_key_bit;
   return attach(comm, key);
 }
 

@@ -75,7 +75,8 @@ std::optional<std::string> headline(const std::vector<rank_imbalance>& ranks) {
     others_sampled_n += r.sampled;
   }
   const double pct = others_time > 0 ? 100.0 * others_wait / others_time : 0.0;
-  std::string lost = fmt::format("the other ranks lost {} s waiting for the last to arrive ({:.1f} % of their run time)",
+  std::string lost = fmt::format("the other ranks lost {} s waiting for the last to arrive ({:.1f} % of their run "
+                                 "time)",
                                  num(others_wait), pct);
   if (others_sampled_n < others_count)
     lost = fmt::format("the other ranks lost about {} s waiting for the last to arrive ({:.1f} % of their run time; "

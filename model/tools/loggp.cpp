@@ -30,8 +30,8 @@ namespace lg = sidecore::model::loggp;
 
 CLI::App* add_loggp(CLI::App& app, loggp_args& a) {
   CLI::App* c = app.add_subcommand(
-      "loggp", "LogGP parameters per protocol range from PRTT(n, d, s) measurements (Hoefler et al.), with the protocol "
-               "changes found automatically");
+      "loggp", "LogGP parameters per protocol range from PRTT(n, d, s) measurements (Hoefler et al.), with the "
+               "protocol changes found automatically");
   c->add_option("measurement", a.measurement,
                 "PRTT measurement file (JSON, schema sidecore-prtt) written by sidecore-loggp-probe; with --measure, "
                 "the file the probe writes");

@@ -177,7 +177,8 @@ int output_written(int rc, const std::string& command) {
 
 int main(int argc, char** argv) {
   CLI::App app{"sidecore: dedicated-core communication progress for hybrid MPI+OpenMP applications.\n"
-               "Predicts from a profile whether one core per node dedicated to progress pays off (the model of Denis et al., CCGRID 2022).",
+               "Predicts from a profile whether one core per node dedicated to progress pays off (the model of "
+               "Denis et al., CCGRID 2022).",
                "sidecore"};
   app.require_subcommand(1);
   app.failure_message(sidecore::tools::cli_failure_message);

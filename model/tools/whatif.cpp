@@ -148,8 +148,8 @@ std::vector<std::string> compare_with_model(const whatif_args& a, double t_nopro
   if (room.nonblocking_bytes > 0 && room.bytes_without_room * 10 >= room.nonblocking_bytes * 9)
     out.push_back(fmt::format("why they differ: {:.0f} % of the nonblocking bytes had no computation (< 1 µs) between "
                               "their initiation and their wait: a progress core moves them, but there is nothing to "
-                              "overlap them with (Denis et al., Section V: BT-MZ); the model counts their whole wait time "
-                              "as recoverable, the replay only what the timing allows",
+                              "overlap them with (Denis et al., Section V: BT-MZ); the model counts their whole wait "
+                              "time as recoverable, the replay only what the timing allows",
                               100.0 * static_cast<double>(room.bytes_without_room) /
                                   static_cast<double>(room.nonblocking_bytes)));
   else if (room.nonblocking_bytes > 0)

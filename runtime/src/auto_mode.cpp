@@ -13,6 +13,7 @@
 #include "auto_verdict.hpp"
 #include "mode_switch.hpp"
 #include "state.hpp"
+#include "watched_wait.hpp"
 
 namespace sidecore::detail {
 
@@ -27,24 +28,13 @@ thread_local bool t_owner = false;
 // Below this share of its window in computation, a rank's prediction says nothing (docs/model.md, no-computation).
 constexpr double min_comp_share = 0.01;
 
-// Completes an MPI request while progressing the engine, so that a peer whose transfer needs our progress
-// (rendezvous in mode off) is not left waiting for a rank that waits for it. false when a rank was found dead
-// meanwhile: an agreement it never joins never completes, and the request is left to the end of the process (as
-// finalize leaves MPI's objects once a rank died).
-// Every rank takes part in the agreement, so every peer is watched while waiting for it (no request of the engine
-// involves the rank that never joins).
+// Completes an agreement's request while progressing (complete_unless_peer_died); false when a rank was found dead
+// meanwhile. Every rank takes part in the agreement, so every peer is watched while waiting for it (no request of
+// the engine involves the rank that never joins).
 [[nodiscard]] bool complete_progressing(runtime_state& s, MPI_Request& r) {
   const bool watching = s.eng->watching_all_peers();
   s.eng->watch_all_peers(true);
-  bool live = true;
-  for (int done = 0; !done;) {
-    if (s.eng->failed_peer_count() != 0) {
-      live = false;
-      break;
-    }
-    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
-    if (!done && !s.eng->thread_running()) s.eng->progress();
-  }
+  const bool live = complete_unless_peer_died(*s.eng, r);
   if (!watching) s.eng->watch_all_peers(false);
   return live;
 }

@@ -17,6 +17,7 @@
 #include <sidecore/sidecore.hpp>
 
 #include "state.hpp"
+#include "watched_wait.hpp"
 
 namespace sidecore::detail {
 
@@ -102,18 +103,12 @@ struct peer_lost : std::runtime_error {
 };
 
 // Completes r while progressing `e` (its liveness checks look at every peer in finalize); throws peer_lost as soon
-// as a peer is found dead, leaving r to the end of the process, as finalize leaves MPI's objects once a rank died.
+// as a peer is found dead (complete_unless_peer_died).
 void complete_watched(MPI_Request& r, progress::engine& e) {
-  for (int done = 0;;) {
-    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
-    if (done != 0) return;
-    if (e.failed_peer_count() != 0) {
-      std::string who;
-      for (const int d : e.failed_peers()) who += (who.empty() ? "" : ", ") + std::to_string(d);
-      throw peer_lost("rank(s) " + who + " died during the exchange");
-    }
-    e.progress();
-  }
+  if (complete_unless_peer_died(e, r)) return;
+  std::string who;
+  for (const int d : e.failed_peers()) who += (who.empty() ? "" : ", ") + std::to_string(d);
+  throw peer_lost("rank(s) " + who + " died during the exchange");
 }
 
 // The instrumentation's exchange over c in pieces of at most 1 GiB (MPI counts are int). `watched`: finalize's,

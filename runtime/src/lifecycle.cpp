@@ -11,14 +11,13 @@
 #include <system_error>
 #include <vector>
 
-#include <sched.h>
-
 #include <sidecore/common/fingerprint.hpp>
 #include <sidecore/instrument/instrument.hpp>
 #include <sidecore/sidecore.hpp>
 
 #include "mode_switch.hpp"
 #include "state.hpp"
+#include "watched_wait.hpp"
 
 namespace sidecore {
 
@@ -330,18 +329,12 @@ void init(MPI_Comm user_comm) {
 
 namespace {
 
-// An MPI_Ibarrier over c completed while progressing (the progress thread, or this thread when it is not running)
-// and watching the peers: false as soon as a rank is found dead, the barrier left to the end of the process.
+// An MPI_Ibarrier over c completed while progressing and watching the peers (complete_unless_peer_died): false as
+// soon as a rank is found dead, the barrier left to the end of the process.
 bool every_rank_reached(detail::runtime_state& s, MPI_Comm c) {
   MPI_Request barrier;
   mpi_check(MPI_Ibarrier(c, &barrier), "MPI_Ibarrier");
-  for (int done = 0; !done;) {
-    if (s.eng->failed_peer_count() != 0) return false;
-    MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
-    if (!s.eng->thread_running()) s.eng->progress();
-    else sched_yield();  // the progress thread watches the peers
-  }
-  return true;
+  return detail::complete_unless_peer_died(*s.eng, barrier);
 }
 
 }  // namespace

@@ -85,6 +85,12 @@ comm_sample* sample_of(std::uint64_t key, std::uint32_t comm_size) {
   return &g_comms.back();
 }
 
+// The communicator keeping the most instances (the first of equals); comms.end() when there is none.
+std::vector<comm_sample>::iterator fullest(std::vector<comm_sample>& comms) {
+  return std::max_element(comms.begin(), comms.end(),
+                          [](const comm_sample& a, const comm_sample& b) { return a.kept.size() < b.kept.size(); });
+}
+
 // Keeps about every other instance. Which instances stay depends on their sequence numbers only.
 void double_stride(comm_sample& c) {
   c.stride *= 2;
@@ -107,9 +113,7 @@ void keep(comm_sample& c, const coll_sample& s) {
       c.kept.push_back(s);
       ++g_kept;
       if (g_kept > sample_budget) {  // over the bound of all: the fullest communicator gives way (c itself, maybe)
-        thin(*std::max_element(g_comms.begin(), g_comms.end(), [](const comm_sample& a, const comm_sample& b) {
-          return a.kept.size() < b.kept.size();
-        }));
+        thin(*fullest(g_comms));
       }
       return;
     }
@@ -157,9 +161,7 @@ std::uint64_t sample_wire_bytes(const std::vector<comm_sample>& comms) {
 void thin_samples(std::vector<comm_sample>& comms, std::uint64_t max_bytes) {
   std::uint64_t bytes = sample_wire_bytes(comms);
   while (bytes > max_bytes) {
-    const auto largest = std::max_element(comms.begin(), comms.end(), [](const comm_sample& a, const comm_sample& b) {
-      return a.kept.size() < b.kept.size();
-    });
+    const auto largest = fullest(comms);
     if (largest == comms.end() || largest->kept.size() <= 1) return;  // one instance a communicator is the floor
     const std::size_t had = largest->kept.size();
     double_stride(*largest);

@@ -116,6 +116,9 @@ bool engine::thread_running() const noexcept {
 }
 
 std::size_t engine::requests_in_use() const noexcept { return static_cast<const engine_core&>(*this).pool.in_use(); }
+std::size_t engine::operations_in_use() const noexcept {
+  return static_cast<const engine_core&>(*this).pool.in_use_by_application();
+}
 
 void engine::set_xfer_hook(xfer_hook hook) noexcept { core_of(*this).on_xfer = hook; }
 void engine::set_idle_hook(idle_hook hook) noexcept { core_of(*this).on_idle = hook; }

@@ -128,6 +128,18 @@ class request_pool {
       n += at(i)->state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(req_state::free);
     return n;
   }
+  /// The application's operations among them: neither a schedule's own transfers nor the engine's answers. Reads
+  /// fields the progress thread writes: call it when no other thread progresses.
+  [[nodiscard]] std::size_t in_use_by_application() const noexcept {
+    std::size_t n = 0;
+    const std::uint32_t total = allocated_.load(std::memory_order_acquire);
+    for (std::uint32_t i = 0; i < total; ++i) {
+      const req* r = at(i);
+      n += r->state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(req_state::free) &&
+           r->parent == nullptr && !r->engines_own;
+    }
+    return n;
+  }
 
  private:
   // Per-thread cache of free slots of one pool (identified by a process-unique id, so a cache never feeds a

@@ -354,11 +354,11 @@ void finalize() {
   // From here this rank waits for nobody once a rank died: a peer on the node that finds it gone takes that for its
   // end, not its failure (there is no collective left below to keep it from exiting before slower survivors).
   if (peer_died) s.eng->mark_ended();
-  const std::size_t left = s.eng->requests_in_use();
-  if (left > 0)
-    std::fprintf(stderr, "sidecore: warning: rank %d: %zu request(s) still in flight at finalize; they are dropped\n",
-                 w->rank, left);
   s.eng->stop_thread();
+  const std::size_t left = s.eng->operations_in_use();
+  if (left > 0)
+    std::fprintf(stderr, "sidecore: warning: rank %d: %zu operation(s) not completed at finalize; they are dropped\n",
+                 w->rank, left);
   // The profiles' exchange watches the peers (a rank may die after the barrier above, in it); t_total: the measured
   // window, as t_comp.
   detail::instrument_finish(s, comm_access::make(0), -1.0, s.eng->failed_peers());

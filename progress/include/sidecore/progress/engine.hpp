@@ -309,6 +309,9 @@ class engine {
   [[nodiscard]] engine_stats stats() const noexcept;
   /// Requests started and not yet freed (a scan: for reports at finalize, not for the hot path).
   [[nodiscard]] std::size_t requests_in_use() const noexcept;
+  /// Of those, the ones the application started (a collective counts once, its own transfers not at all) and has not
+  /// read the result of. Call it with no progress thread running (after stop_thread).
+  [[nodiscard]] std::size_t operations_in_use() const noexcept;
 
   /// Instrumentation hooks, called when a transfer is handed to libfabric (begin) and when its completion is
   /// seen (either thread). Installed once by the runtime before any traffic.

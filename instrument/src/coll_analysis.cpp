@@ -21,6 +21,7 @@
 #include "coll_monitor.hpp"
 #include "collection.hpp"
 #include "event_clock.hpp"
+#include "exchange_framing.hpp"
 #include "fold.hpp"
 
 namespace sidecore::instrument {
@@ -32,18 +33,14 @@ namespace {
 std::mutex g_results_mu;
 coll_results g_results;
 
-// ---- the exchange's framing: a length, then the bytes ----
+// ---- the exchange's framing (exchange_framing.hpp) for the samples and results ----
 void send_blob(const exchange& ex, int to, const std::vector<char>& blob) {
-  const std::uint64_t n = blob.size();
-  ex.send(to, &n, sizeof n);
-  if (n != 0) ex.send(to, blob.data(), blob.size());
+  send_framed(ex, to, blob.data(), blob.size());
 }
 
 std::vector<char> recv_blob(const exchange& ex, int from) {
-  std::uint64_t n = 0;
-  ex.recv(from, &n, sizeof n);
-  std::vector<char> blob(n);
-  if (n != 0) ex.recv(from, blob.data(), blob.size());
+  std::vector<char> blob;
+  recv_framed(ex, from, blob);
   return blob;
 }
 

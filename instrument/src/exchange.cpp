@@ -3,6 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "exchange_framing.hpp"
 #include "sidecore/instrument/collectives.hpp"
 
 namespace sidecore::instrument {
@@ -35,18 +36,10 @@ std::vector<std::string> gather_to_rank0(const exchange& ex, const std::string& 
   append(mine);
   for (int mask = 1; mask < ex.nranks; mask <<= 1) {
     if ((ex.rank & mask) != 0) {
-      const std::uint64_t n = held.size();
-      ex.send(ex.rank - mask, &n, sizeof n);
-      ex.send(ex.rank - mask, held.data(), held.size());
+      internal::send_framed(ex, ex.rank - mask, held.data(), held.size());
       return {};
     }
-    if (ex.rank + mask < ex.nranks) {
-      std::uint64_t n = 0;
-      ex.recv(ex.rank + mask, &n, sizeof n);
-      const std::size_t had = held.size();
-      held.resize(had + n);
-      ex.recv(ex.rank + mask, held.data() + had, n);
-    }
+    if (ex.rank + mask < ex.nranks) internal::recv_framed(ex, ex.rank + mask, held);
   }
   std::vector<std::string> texts;
   texts.reserve(static_cast<std::size_t>(ex.nranks));

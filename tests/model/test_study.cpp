@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -71,6 +74,21 @@ TEST(StudyPlan, LaunchSetsModeThreadsProfileAndAlpha) {
   c.preload_library = "/lib/libsidecore-pmpi.so";
   ::unsetenv("LD_PRELOAD");
   EXPECT_EQ(*make_launch(c, plan[0], 4, "p").env.at("LD_PRELOAD"), "/lib/libsidecore-pmpi.so");
+}
+
+// Alpha points that differ beyond 6 digits are distinct runs, each given to the app exactly as the user wrote it.
+TEST(StudyPlan, AlphaPointsKeepEveryDigit) {
+  config c = two_cases();
+  c.alphas = {0.1234567, 0.1234568, 0.1, 0.10000001};
+  std::vector<std::string> ids, args;
+  for (const run_spec& r : make_plan(c))
+    if (r.kind == run_kind::alpha && r.case_index == 0 && r.rep == 0) {
+      ids.push_back(r.id);
+      args.push_back(make_launch(c, r, 4, "p").argv.back());
+    }
+  EXPECT_EQ(args, (std::vector<std::string>{"0.1234567", "0.1234568", "0.1", "0.10000001"}));
+  ASSERT_EQ(ids.size(), 4u);
+  EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()).size(), 4u) << ids[0] << " " << ids[1] << " " << ids[3];
 }
 
 // The scaling table compares computations placed alike: one thread per core in every run.

@@ -33,7 +33,8 @@ std::vector<run_spec> make_plan(const config& c) {
     for (int rep = 0; rep < c.reps; ++rep) {
       for (run_kind k : {run_kind::calibration, run_kind::scaling, run_kind::dedicated})
         plan.push_back({fmt::format("c{}.{}.r{}", i, run_kind_name(k), rep), i, k, 0.0, rep});
-      for (double a : c.alphas) plan.push_back({fmt::format("c{}.alpha-{:g}.r{}", i, a, rep), i, run_kind::alpha, a, rep});
+      for (double a : c.alphas)  // {}: the shortest text that reads back as a, so distinct points get distinct ids
+        plan.push_back({fmt::format("c{}.alpha-{}.r{}", i, a, rep), i, run_kind::alpha, a, rep});
     }
   return plan;
 }
@@ -47,7 +48,7 @@ launch make_launch(const config& c, const run_spec& r, int cores_per_rank, const
   for (auto& w : split_words(c.cases()[static_cast<std::size_t>(r.case_index)])) l.argv.push_back(std::move(w));
   if (r.kind == run_kind::alpha) {
     l.argv.push_back(c.alpha_option);
-    l.argv.push_back(fmt::format("{:g}", r.alpha));
+    l.argv.push_back(fmt::format("{}", r.alpha));  // shortest text that reads back as the same double
   }
   const bool core = r.kind == run_kind::dedicated || r.kind == run_kind::alpha;
   l.env["SIDECORE_PROGRESS"] = core ? "core" : "off";

@@ -35,7 +35,7 @@ std::vector<bar_group> groups(const std::vector<case_result>& cases) {
   for (const auto& c : cases) {
     g.push_back({label(c), c.t_noprogress_s, c.predicted_s, c.measured_s, c.judged});
     for (const auto& a : c.alphas)
-      g.push_back({fmt::format("{} alpha {:g}", label(c), a.app_alpha), c.t_noprogress_s, a.predicted_s, a.measured_s,
+      g.push_back({fmt::format("{} alpha {}", label(c), a.app_alpha), c.t_noprogress_s, a.predicted_s, a.measured_s,
                    c.judged});
   }
   return g;
@@ -171,7 +171,7 @@ std::string render_html(const std::vector<case_result>& cases, const study_recor
       sec += "<table><tr><th>app alpha</th><th>model alpha</th><th>predicted [s]</th><th>measured [s]</th>"
              "<th>error</th></tr>\n";
       for (const auto& a : c.alphas)
-        sec += fmt::format("<tr><td>{:g}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", a.app_alpha,
+        sec += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", a.app_alpha,
                            num(a.model_alpha), num(a.predicted_s), num(a.measured_s), c.judged ? pct(a.error) : "-");
       sec += "</table>\n";
     }

@@ -199,7 +199,10 @@ int run_study(study_args& a) {
       continue;
     }
     const std::string run_dir = "runs/" + spec.id;
-    fs::create_directories(c.out_dir + "/" + run_dir, ec);
+    // Emptied first: what an earlier attempt of this run left (its profiles) must not pass for this one's.
+    fs::remove_all(c.out_dir + "/" + run_dir, ec);
+    if (!ec) fs::create_directories(c.out_dir + "/" + run_dir, ec);
+    if (ec) throw input_error("--out", c.out_dir + "/" + run_dir, "cannot make the run's folder anew: " + ec.message());
     const launch l = make_launch(c, spec, cores, fs::absolute(c.out_dir + "/" + run_dir + "/prof.%r.json").string());
     run_record r;
     r.spec = spec;

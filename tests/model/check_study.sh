@@ -1,6 +1,7 @@
 #!/bin/sh
 # End-to-end test of `sidecore study` on the smallest input of apps/md: a judged one-rank study, a two-rank study
-# with an alpha point marked oversubscribed, --resume, a failed run, an interrupt, and a bad argument.
+# with an alpha point marked oversubscribed, --resume, a failed run (and one that left no profile), an interrupt,
+# and a bad argument.
 # Usage: check_study.sh SIDECORE MD MPIEXEC WORKDIR
 set -u
 sidecore=$1 md=$2 mpiexec=$3 work=$4
@@ -18,6 +19,13 @@ grep -q 'scaling: measured table' "$work/one.txt" || fail "the measured scaling 
 grep -q '"comparison"' "$work/one/study.json" || fail "no comparison in the record"
 grep -q 'sidecore study: the model against measured runs' "$work/one/report.html" || fail "no study section in the report"
 grep -q '<svg' "$work/one/comparison.svg" || fail "no SVG"
+
+# A run whose app writes no profile fails, though an earlier study left its profiles in the same run folder.
+rm "$work/one/study.json"
+"$sidecore" study -n 1 --reps 1 --mpiexec "$mpiexec" --out "$work/one" -- true > "$work/stale.txt" 2>&1
+st=$?; cat "$work/stale.txt"
+[ $st -eq 1 ] && grep -q 'run c0.calibration.r0 failed: no usable profile' "$work/stale.txt" ||
+  fail "an earlier study's profiles were taken for this run's"
 
 # Two ranks on a host said to have 2 cores: every run is made, the comparison is not judged.
 "$sidecore" study -n 2 --reps 1 --alpha 1 --alpha-option=--alpha --host-cores 2 --mpiexec "$mpiexec" \

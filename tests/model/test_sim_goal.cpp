@@ -130,6 +130,13 @@ TEST(SimGoal, Errors) {
             "t.goal: line 1, column 11: num_ranks 16777217: too many ranks (reading and simulating keep state for "
             "every rank, before any operation); accepted: 1..16777216");
   EXPECT_NE(error_of("num_ranks 4294967294\n").find("num_ranks 4294967294: too many ranks"), std::string::npos);
+  // Every rank has as many CPUs and NICs as the largest index asks for: a count the simulator would allocate
+  // gigabytes of clocks for is refused as the ranks are.
+  EXPECT_EQ(error_of("num_ranks 16777216\nrank 0 {\nl1: calc 1 cpu 255\nl2: send 1b to 1 nic 255\n}\n"),
+            "t.goal: 16777216 ranks x (256 CPUs + 256 NICs): 8589934592 clocks, too many (the simulator keeps one "
+            "for every CPU and NIC of every rank); accepted: at most 67108864 (fewer ranks, or smaller cpu and nic "
+            "indices)");
+  EXPECT_EQ(error_of("num_ranks 16777216\nrank 0 {\nl1: calc 1 cpu 1\nl2: send 1b to 1 nic 1\n}\n"), "(no error)");
   EXPECT_EQ(error_of("num_ranks 2\nnum_ranks 3\n"),
             "t.goal: line 2, column 12: num_ranks 3 contradicts num_ranks 2 given on line 1");
   EXPECT_EQ(error_of("/* never closed\nnum_ranks 1\n"),

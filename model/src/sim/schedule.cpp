@@ -119,6 +119,13 @@ void schedule_builder::label(op_id id, std::string_view text, std::uint32_t line
 }
 
 schedule schedule_builder::build() {
+  const std::uint64_t clocks = std::uint64_t{num_ranks_} * (max_cpu_ + 1 + max_nic_ + 1);
+  if (clocks > max_clocks)
+    throw input_error(source_, "",
+                      fmt::format("{} ranks x ({} CPUs + {} NICs): {} clocks, too many (the simulator keeps one for "
+                                  "every CPU and NIC of every rank); accepted: at most {} (fewer ranks, or smaller cpu "
+                                  "and nic indices)",
+                                  num_ranks_, max_cpu_ + 1, max_nic_ + 1, clocks, max_clocks));
   schedule s;
   s.source_ = std::move(source_);
   s.num_cpus_ = max_cpu_ + 1;

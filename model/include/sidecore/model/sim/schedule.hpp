@@ -126,9 +126,14 @@ class schedule_builder {
   /// Reserves room for this many operations and dependencies (optional).
   void reserve(std::size_t ops, std::size_t dependencies);
 
+  /// The most CPU and NIC clocks a schedule may ask the simulator for: ranks x (CPUs + NICs), every rank
+  /// having as many of each as the largest index used asks for (1 GiB of clocks at most).
+  static constexpr std::uint64_t max_clocks = std::uint64_t{1} << 26;
+
   /// Numbers the operations rank by rank and checks that no rank's dependencies form a cycle.
   /// Throws sidecore::input_error (source: the builder's source) naming the operations of a
-  /// cycle. The builder is empty afterwards.
+  /// cycle, or the counts when the schedule asks for more than max_clocks clocks. The builder is
+  /// empty afterwards.
   [[nodiscard]] schedule build();
 
  private:

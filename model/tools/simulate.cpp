@@ -112,6 +112,17 @@ std::string seconds_text(double t) {
   return out.str();
 }
 
+// The simulator's clocks are doubles, exact for every integer nanosecond below 2^53 (about 104 days) only.
+void warn_if_inexact(const sim::sim_result& r) {
+  const double latest = r.makespan_ns();
+  if (latest < 9007199254740992.0) return;
+  std::cout.flush();  // the warning comes after the times it is about
+  std::cerr << fmt::format("sidecore simulate: warning: the latest finish time, {} ns, is past 2^53 ns (about 104 "
+                           "days), where the simulator's clocks (doubles) no longer hold every nanosecond: the times "
+                           "printed may be off by {} ns or more\n",
+                           ns_text(latest), ns_text(std::nextafter(latest, HUGE_VAL) - latest));
+}
+
 }  // namespace
 
 int run_simulate(const simulate_args& a) {
@@ -156,6 +167,7 @@ int run_simulate(const simulate_args& a) {
     j["size_mismatches"] = r.size_mismatches;
     std::cout << j.dump(2) << "\n";
     if (timeline) write_file(a.timeline, timeline->json(), "--timeline");
+    warn_if_inexact(r);
     return 0;
   }
   // LogGOPSim's output: every host up to 16 ranks, else the latest one.
@@ -177,6 +189,7 @@ int run_simulate(const simulate_args& a) {
                              "rendezvous by whichever of the two was posted second)\n", r.size_mismatches);
   // After the finish times, which come first as in LogGOPSim (a message about replacing the file comes after them).
   if (timeline) write_file(a.timeline, timeline->json(), "--timeline");
+  warn_if_inexact(r);
   return 0;
 }
 

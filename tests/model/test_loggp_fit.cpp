@@ -515,7 +515,17 @@ TEST(LogGPFit, MeasurementErrorsNameTheField) {
   };
   nlohmann::json j = lg::measurement_json(m);
   j["series"][0]["points"][3]["prttn_ns"] = -5;
-  EXPECT_EQ(error_of(j), "m.json: series[0].points[3].prttn_ns: -5 is not a time in ns >= 0");
+  EXPECT_EQ(error_of(j), "m.json: series[0].points[3].prttn_ns: -5 is not accepted; accepted: a time in ns, 0 .. "
+                         "1e+18 (1e9 s)");
+  // Beyond the readers' 1e9 s: the fit's parameters and transfer times would be as absurd.
+  j["series"][0]["points"][3]["prttn_ns"] = 1e300;
+  EXPECT_EQ(error_of(j), "m.json: series[0].points[3].prttn_ns: 1e+300 is not accepted; accepted: a time in ns, 0 .. "
+                         "1e+18 (1e9 s)");
+  // Two series of one transport: the commands would each pick one of them, not the same one.
+  j = lg::measurement_json(m);
+  j["series"].push_back(j["series"][0]);
+  EXPECT_EQ(error_of(j), "m.json: series[1].transport: \"synthetic\" is given twice (series[0] too); accepted: one "
+                         "series per transport");
   j = lg::measurement_json(m);
   j["version"] = 2;
   EXPECT_EQ(error_of(j), "m.json: version: unknown version 2; accepted: 1");
@@ -570,6 +580,32 @@ TEST(LogGPFit, ParameterFileSchemaNotAString) {
     EXPECT_EQ(std::string(e.what()), path.string() + ": schema: not a sidecore-loggp parameter file (sidecore loggp "
                                                      "-o writes one)");
   }
+  std::filesystem::remove(path);
+}
+
+// A parameter the simulator refuses is named in the file, not as an option the user never gave (-L); a second series
+// of the transport asked for is refused, not left unread.
+TEST(LogGPFit, ParameterFileRangeAndSeriesChecked) {
+  const auto path = std::filesystem::temp_directory_path() / "sidecore_loggp_absurd.json";
+  const std::string series = R"({"transport": "shm", "ranges": [{"first_bytes": 1, "last_bytes": 100, "L_ns": 5e299, )"
+                             R"("o_s_ns": 1, "O_s_ns_per_byte": 0, "o_r_ns": 1, "O_r_ns_per_byte": 0, "g_ns": 1, )"
+                             R"("G_ns_per_byte": 0}]})";
+  auto error_of = [&](const std::string& series_list) {
+    std::ofstream(path) << R"({"schema": "sidecore-loggp", "version": 1, "series": [)" << series_list << "]}";
+    try {
+      (void)lg::read_loggops_params(path.string(), "shm", 8);
+    } catch (const sidecore::input_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(error_of(series), path.string() + ": series[0].ranges[0]: gives the simulator L = 5e+299 ns; accepted: "
+                                              "0 .. 1e+15 ns for each of L, o, g, G and O");
+  std::string fine = series;
+  fine.replace(fine.find("5e299"), 5, "1000");
+  EXPECT_EQ(error_of(fine), "(accepted)");
+  EXPECT_EQ(error_of(fine + ", " + fine), path.string() + ": series[1].transport: \"shm\" is given twice (series[0] "
+                                                         "too); accepted: one series per transport");
   std::filesystem::remove(path);
 }
 

@@ -43,9 +43,23 @@ const json& field(const json& j, const char* key, const std::string& path, const
 
 double time_field(const json& j, const char* key, const std::string& path, const std::string& source) {
   const json& v = field(j, key, path, source);
-  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
-    throw input_error(source, path + "." + key, fmt::format("{} is not a time in ns >= 0", v.dump()));
+  constexpr double max_ns = max_input_seconds * 1e9;
+  static_assert(max_input_seconds == 1e9, "the message below names the limit in seconds");
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 || v.get<double>() > max_ns)
+    throw input_error(source, path + "." + key,
+                      fmt::format("{} is not accepted; accepted: a time in ns, 0 .. {:g} (1e9 s)", v.dump(), max_ns));
   return v.get<double>();
+}
+
+// Refuses series[index] when an earlier series has its transport: the commands pick a series by transport, and two
+// would each be picked by one of them.
+void check_transport_once(const json& series, std::size_t index, const std::string& source) {
+  const json& t = series[index]["transport"];
+  for (std::size_t k = 0; k < index; ++k)
+    if (series[k].is_object() && series[k].contains("transport") && series[k]["transport"] == t)
+      throw input_error(source, fmt::format("series[{}].transport", index),
+                        fmt::format("{} is given twice (series[{}] too); accepted: one series per transport", t.dump(),
+                                    k));
 }
 
 // j[key] as a string, or "" when it is absent (nlohmann's value() would throw its own type_error for a
@@ -77,6 +91,7 @@ measurement parse_measurement(const json& j, const std::string& source) {
     const json& t = field(s, "transport", sp, source);
     if (!t.is_string()) throw input_error(source, sp + ".transport", "must be a string");
     ps.transport = t.get<std::string>();
+    check_transport_once(series, si, source);
     ps.provider = optional_string(s, "provider", sp, source);
     ps.mode = optional_string(s, "mode", sp, source);
     const json& n = field(s, "n", sp, source);
@@ -355,6 +370,9 @@ sidecore::model::sim::loggops_params read_loggops_params(const std::string& path
       have.push_back(s["transport"].get<std::string>());
       continue;
     }
+    for (std::size_t later = i + 1; later < j["series"].size(); ++later)
+      if (j["series"][later].is_object() && j["series"][later].contains("transport"))
+        check_transport_once(j["series"], later, path);
     if (!s.contains("ranges") || !s["ranges"].is_array() || s["ranges"].empty())
       throw input_error(path, at + ".ranges", "missing, empty or not an array");
     auto num = [&](const json& r, const std::string& rp, const char* k) {
@@ -381,6 +399,12 @@ sidecore::model::sim::loggops_params read_loggops_params(const std::string& path
                         fmt::format("{} is not accepted; accepted: a size in bytes, 1 .. 2^64 - 1", last));
     p.S = changes.is_array() && !changes.empty() && changes[0].is_number_unsigned() ? changes[0].get<std::uint64_t>()
                                                                                      : static_cast<std::uint64_t>(last);
+    const std::pair<const char*, double> given[] = {{"L", p.L}, {"o", p.o}, {"g", p.g}, {"G", p.G}, {"O", p.O}};
+    for (const auto& [name, v] : given)
+      if (!(v >= 0 && v <= sidecore::model::sim::max_param_ns))
+        throw input_error(path, rp,
+                          fmt::format("gives the simulator {} = {} ns; accepted: 0 .. {:g} ns for each of L, o, g, G "
+                                      "and O", name, v, sidecore::model::sim::max_param_ns));
     return p;
   }
   throw input_error(path, "series", fmt::format("no series of transport '{}'; there are: {}", transport,

@@ -47,7 +47,13 @@ class reader {
     return path.empty() ? std::string(key) : path + "." + std::string(key);
   }
 
-  static std::string type_of(const json& v) { return v.type_name(); }
+  // The JSON type, and the value where it is short enough to show (a number, a boolean, a string of up to 40
+  // characters): "number 1e+300", "string \"fast\"".
+  static std::string type_of(const json& v) {
+    if (v.is_number() || v.is_boolean() || (v.is_string() && v.get_ref<const std::string&>().size() <= 40))
+      return std::string(v.type_name()) + " " + v.dump();
+    return v.type_name();
+  }
 
   const json& member(const json& obj, const std::string& path, std::string_view key) const {
     auto it = obj.find(std::string(key));
@@ -112,9 +118,12 @@ class reader {
     const json& v = member(obj, path, key);
     const std::string p = join(path, key);
     if (!v.is_number_integer()) fail(p, std::string("expected an integer (") + accepted + "), got " + type_of(v));
+    const std::string most = ", at most " + std::to_string(std::numeric_limits<int>::max());
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t{std::numeric_limits<int>::max()})
+      fail(p, "value " + std::to_string(v.get<std::uint64_t>()) + " out of range; accepted: " + accepted + most);
     const auto x = v.get<std::int64_t>();
     if (x < lo || x > std::numeric_limits<int>::max())
-      fail(p, "value " + std::to_string(x) + " out of range; accepted: " + accepted);
+      fail(p, "value " + std::to_string(x) + " out of range; accepted: " + accepted + most);
     return static_cast<int>(x);
   }
 

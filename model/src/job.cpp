@@ -71,7 +71,7 @@ std::vector<double> alpha_values(const alpha_range& r) {
   const double span = (r.stop - r.start) / r.step;
   if (span + 1 > static_cast<double>(max_sweep_points))
     throw input_error::refused("--alpha-sweep", fmt::format("{}:{}:{}", r.start, r.stop, r.step),
-                               fmt::format("at most {} points ({:.0f} asked; a larger STEP)", max_sweep_points,
+                               fmt::format("at most {} points ({:.10g} asked; a larger STEP)", max_sweep_points,
                                            span + 1));
   const auto n = static_cast<std::size_t>(std::floor(span + 1e-9));
   std::vector<double> v;

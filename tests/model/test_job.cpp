@@ -87,6 +87,10 @@ TEST(Job, AlphaRangeParsing) {
   EXPECT_EQ(sctest::error_of([] { (void)sm::parse_alpha_range("0:1:1e-9"); }),
             "--alpha-sweep: '0:1:1e-09' is not accepted; accepted: at most 10001 points (1000000001 asked; a larger "
             "STEP)");
+  // A tiny step: the count asked for in a few digits, not the 300 of its fixed-point form.
+  EXPECT_EQ(sctest::error_of([] { (void)sm::parse_alpha_range("0:1:1e-300"); }),
+            "--alpha-sweep: '0:1:1e-300' is not accepted; accepted: at most 10001 points (1e+300 asked; a larger "
+            "STEP)");
 }
 
 TEST(Job, OptionErrors) {

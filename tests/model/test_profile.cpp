@@ -235,6 +235,19 @@ TEST(ProfileErrors, NegativeAndInconsistentValues) {
   j = valid_json();
   j["n_core"] = 0;
   expect_rejected(j, {"n_core", ">= 1"});
+  // Above an int: the message says the upper end too (it said only ">= 1" of a value that is >= 1).
+  j = valid_json();
+  j["n_core"] = std::uint64_t{1099511627776};
+  expect_rejected(j, {"n_core", "1099511627776", "at most 2147483647"});
+  j["n_core"] = std::uint64_t{18446744073709551615U};  // beyond an int64 too: named as given, not wrapped to -1
+  expect_rejected(j, {"n_core", "value 18446744073709551615 out of range"});
+  // A number where an integer is expected: its value is named, not only its type.
+  j = valid_json();
+  j["categories"]["wait"]["count"] = 1e300;
+  expect_rejected(j, {"categories.wait.count", "got number 1e+300"});
+  j = valid_json();
+  j["nranks"] = 2.5;
+  expect_rejected(j, {"nranks", "got number 2.5"});
 }
 
 TEST(ProfileErrors, JobConsistency) {

@@ -11,8 +11,6 @@
 
 namespace sidecore::instrument::pmpi {
 
-namespace {
-
 /// A communicator's monitoring state, kept as an MPI attribute (not copied to duplicates: a duplicate gets its own).
 struct comm_state {
   std::uint64_t key = 0;
@@ -21,6 +19,8 @@ struct comm_state {
   std::uint32_t size = 0;
   bool inter = false;  // collectives on intercommunicators are not monitored
 };
+
+namespace {
 
 int g_keyval = MPI_KEYVAL_INVALID;
 int g_world_rank = 0;
@@ -74,14 +74,6 @@ comm_state* state_of(MPI_Comm comm) {
   return attach(comm, key);
 }
 
-// The arrival at the next instance on `comm` (numbered here); false (nothing recorded) when it is not monitored.
-bool arrive(op_kind kind, MPI_Comm comm, std::uint64_t bytes, coll_instance& instance) noexcept {
-  if (!enabled()) return false;
-  comm_state* st = state_of(comm);
-  if (st == nullptr || st->inter) return false;
-  instance = coll_arrive(kind, st->key, st->next_seq++, bytes, st->size);
-  return true;
-}
 
 void watch(const MPI_Request& r, coll_instance instance) {
   std::lock_guard lk(g_requests_mu);
@@ -204,15 +196,19 @@ std::uint64_t times_size(MPI_Comm comm, std::uint64_t bytes) noexcept {
   return bytes * static_cast<std::uint64_t>(monitored_size(comm));
 }
 
-blocking_coll::blocking_coll(op_kind kind, MPI_Comm comm, std::uint64_t bytes) noexcept
-    : on_(arrive(kind, comm, bytes, instance_)) {}
+comm_state* monitored(MPI_Comm comm) noexcept {
+  if (!enabled()) return nullptr;
+  comm_state* st = state_of(comm);
+  return st == nullptr || st->inter ? nullptr : st;
+}
+
+coll_instance arrive_at(op_kind kind, comm_state& st, std::uint64_t bytes) noexcept {
+  return coll_arrive(kind, st.key, st.next_seq++, bytes, st.size);  // numbered here
+}
 
 blocking_coll::~blocking_coll() {
   if (on_) coll_depart(instance_);
 }
-
-nonblocking_coll::nonblocking_coll(op_kind kind, MPI_Comm comm, std::uint64_t bytes) noexcept
-    : on_(arrive(kind, comm, bytes, instance_)) {}
 
 int nonblocking_coll::started(int rc, const MPI_Request* request) noexcept {
   if (on_ && rc == MPI_SUCCESS && request != nullptr && *request != MPI_REQUEST_NULL) watch(*request, instance_);

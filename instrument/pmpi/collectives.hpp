@@ -38,11 +38,12 @@ void merged_communicator_created(MPI_Comm merged);
 /// in the same order, as MPI requires).
 void group_communicator_created(MPI_Comm parent, int tag, MPI_Comm child);
 
-/// Bytes of `count` elements of `type` (0 for a bad type).
+/// Bytes of `count` elements of `type` (0 for MPI_DATATYPE_NULL, which MPI_Type_size would take to the error
+/// handler of MPI_COMM_SELF: fatal by default, where the collective itself returns an error under MPI_ERRORS_RETURN).
 template <class Count>
 [[nodiscard]] std::uint64_t bytes_of(Count count, MPI_Datatype type) noexcept {
   MPI_Count size = 0;
-  if (count <= 0 || PMPI_Type_size_c(type, &size) != MPI_SUCCESS || size < 0) return 0;
+  if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size_c(type, &size) != MPI_SUCCESS || size < 0) return 0;
   return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
 }
 /// The size of `comm` when its collectives are monitored (an intracommunicator); 0 for an intercommunicator, whose
@@ -67,10 +68,25 @@ template <class Count>
   return total;
 }
 
-/// A blocking collective: arrival on construction, departure on destruction (the call's return).
+struct comm_state;
+/// `comm`'s state when its collectives are monitored now (profiling on, an intracommunicator); nullptr otherwise.
+[[nodiscard]] comm_state* monitored(MPI_Comm comm) noexcept;
+/// The arrival at the next instance on a monitored communicator, of `bytes` bytes.
+[[nodiscard]] coll_instance arrive_at(op_kind kind, comm_state& st, std::uint64_t bytes) noexcept;
+
+/// A blocking collective: arrival on construction, departure on destruction (the call's return). `bytes()` gives
+/// the instance's bytes and is called only when `comm` is monitored: elsewhere (profiling off, an intercommunicator,
+/// whose root's receive arguments are insignificant) asking MPI about the arguments could raise an error the call
+/// itself does not.
 class blocking_coll {
  public:
-  blocking_coll(op_kind kind, MPI_Comm comm, std::uint64_t bytes) noexcept;
+  template <class Bytes>
+  blocking_coll(op_kind kind, MPI_Comm comm, const Bytes& bytes) noexcept {
+    if (comm_state* st = monitored(comm)) {
+      instance_ = arrive_at(kind, *st, bytes());
+      on_ = true;
+    }
+  }
   ~blocking_coll();
   blocking_coll(const blocking_coll&) = delete;
   blocking_coll& operator=(const blocking_coll&) = delete;
@@ -84,7 +100,14 @@ class blocking_coll {
 /// test is the departure.
 class nonblocking_coll {
  public:
-  nonblocking_coll(op_kind kind, MPI_Comm comm, std::uint64_t bytes) noexcept;
+  /// `bytes()` as for blocking_coll.
+  template <class Bytes>
+  nonblocking_coll(op_kind kind, MPI_Comm comm, const Bytes& bytes) noexcept {
+    if (comm_state* st = monitored(comm)) {
+      instance_ = arrive_at(kind, *st, bytes());
+      on_ = true;
+    }
+  }
   /// `rc` of the initiation; on success, *request is watched. Returns rc.
   int started(int rc, const MPI_Request* request) noexcept;
   nonblocking_coll(const nonblocking_coll&) = delete;

@@ -112,175 +112,175 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
 
 int MPI_Barrier(MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Barrier");
-  const blocking_coll coll(op_kind::barrier, comm, 0);
+  const blocking_coll coll(op_kind::barrier, comm, [&] { return 0; });
   return PMPI_Barrier(comm);
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Bcast");
-  const blocking_coll coll(op_kind::bcast, comm, bytes_of(count, datatype));
+  const blocking_coll coll(op_kind::bcast, comm, [&] { return bytes_of(count, datatype); });
   return PMPI_Bcast(buffer, count, datatype, root, comm);
 }
 
 int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Bcast_c");
-  const blocking_coll coll(op_kind::bcast, comm, bytes_of(count, datatype));
+  const blocking_coll coll(op_kind::bcast, comm, [&] { return bytes_of(count, datatype); });
   return PMPI_Bcast_c(buffer, count, datatype, root, comm);
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Reduce");
-  const blocking_coll coll(op_kind::reduce, comm, bytes_of(count, datatype));
+  const blocking_coll coll(op_kind::reduce, comm, [&] { return bytes_of(count, datatype); });
   return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Reduce_c");
-  const blocking_coll coll(op_kind::reduce, comm, bytes_of(count, datatype));
+  const blocking_coll coll(op_kind::reduce, comm, [&] { return bytes_of(count, datatype); });
   return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Allreduce");
-  const blocking_coll coll(op_kind::allreduce, comm, bytes_of(count, datatype));
+  const blocking_coll coll(op_kind::allreduce, comm, [&] { return bytes_of(count, datatype); });
   return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Allreduce_c");
-  const blocking_coll coll(op_kind::allreduce, comm, bytes_of(count, datatype));
+  const blocking_coll coll(op_kind::allreduce, comm, [&] { return bytes_of(count, datatype); });
   return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Gather");
-  const blocking_coll coll(op_kind::gather, comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype));
+  const blocking_coll coll(op_kind::gather, comm, [&] { return sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype); });
   return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Gather_c");
-  const blocking_coll coll(op_kind::gather, comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype));
+  const blocking_coll coll(op_kind::gather, comm, [&] { return sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype); });
   return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Gatherv");
-  const blocking_coll coll(op_kind::gather, comm, sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype));
+  const blocking_coll coll(op_kind::gather, comm, [&] { return sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype); });
   return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
 
 int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Gatherv_c");
-  const blocking_coll coll(op_kind::gather, comm, sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype));
+  const blocking_coll coll(op_kind::gather, comm, [&] { return sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype); });
   return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Scatter");
-  const blocking_coll coll(op_kind::scatter, comm, recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype));
+  const blocking_coll coll(op_kind::scatter, comm, [&] { return recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype); });
   return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Scatter_c");
-  const blocking_coll coll(op_kind::scatter, comm, recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype));
+  const blocking_coll coll(op_kind::scatter, comm, [&] { return recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype); });
   return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Scatterv");
-  const blocking_coll coll(op_kind::scatter, comm, recvbuf == MPI_IN_PLACE ? 0 : bytes_of(recvcount, recvtype));
+  const blocking_coll coll(op_kind::scatter, comm, [&] { return recvbuf == MPI_IN_PLACE ? 0 : bytes_of(recvcount, recvtype); });
   return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Scatterv_c");
-  const blocking_coll coll(op_kind::scatter, comm, recvbuf == MPI_IN_PLACE ? 0 : bytes_of(recvcount, recvtype));
+  const blocking_coll coll(op_kind::scatter, comm, [&] { return recvbuf == MPI_IN_PLACE ? 0 : bytes_of(recvcount, recvtype); });
   return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Allgather");
-  const blocking_coll coll(op_kind::allgather, comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype));
+  const blocking_coll coll(op_kind::allgather, comm, [&] { return sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype); });
   return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Allgather_c");
-  const blocking_coll coll(op_kind::allgather, comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype));
+  const blocking_coll coll(op_kind::allgather, comm, [&] { return sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype); });
   return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Allgatherv");
-  const blocking_coll coll(op_kind::allgatherv, comm, sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype));
+  const blocking_coll coll(op_kind::allgatherv, comm, [&] { return sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype); });
   return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 
 int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Allgatherv_c");
-  const blocking_coll coll(op_kind::allgatherv, comm, sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype));
+  const blocking_coll coll(op_kind::allgatherv, comm, [&] { return sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype); });
   return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Alltoall");
-  const blocking_coll coll(op_kind::alltoall, comm, times_size(comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype)));
+  const blocking_coll coll(op_kind::alltoall, comm, [&] { return times_size(comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype)); });
   return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Alltoall_c");
-  const blocking_coll coll(op_kind::alltoall, comm, times_size(comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype)));
+  const blocking_coll coll(op_kind::alltoall, comm, [&] { return times_size(comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype)); });
   return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Alltoallv");
-  const blocking_coll coll(op_kind::alltoallv, comm, sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtype, comm) : sum_bytes(sendcounts, sendtype, comm));
+  const blocking_coll coll(op_kind::alltoallv, comm, [&] { return sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtype, comm) : sum_bytes(sendcounts, sendtype, comm); });
   return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 
 int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Alltoallv_c");
-  const blocking_coll coll(op_kind::alltoallv, comm, sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtype, comm) : sum_bytes(sendcounts, sendtype, comm));
+  const blocking_coll coll(op_kind::alltoallv, comm, [&] { return sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtype, comm) : sum_bytes(sendcounts, sendtype, comm); });
   return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Alltoallw");
-  const blocking_coll coll(op_kind::alltoallv, comm, sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtypes, comm) : sum_bytes(sendcounts, sendtypes, comm));
+  const blocking_coll coll(op_kind::alltoallv, comm, [&] { return sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtypes, comm) : sum_bytes(sendcounts, sendtypes, comm); });
   return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
 
 int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Alltoallw_c");
-  const blocking_coll coll(op_kind::alltoallv, comm, sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtypes, comm) : sum_bytes(sendcounts, sendtypes, comm));
+  const blocking_coll coll(op_kind::alltoallv, comm, [&] { return sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtypes, comm) : sum_bytes(sendcounts, sendtypes, comm); });
   return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Reduce_scatter");
-  const blocking_coll coll(op_kind::reduce_scatter_block, comm, sum_bytes(recvcounts, datatype, comm));
+  const blocking_coll coll(op_kind::reduce_scatter_block, comm, [&] { return sum_bytes(recvcounts, datatype, comm); });
   return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 
 int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Reduce_scatter_c");
-  const blocking_coll coll(op_kind::reduce_scatter_block, comm, sum_bytes(recvcounts, datatype, comm));
+  const blocking_coll coll(op_kind::reduce_scatter_block, comm, [&] { return sum_bytes(recvcounts, datatype, comm); });
   return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Reduce_scatter_block");
-  const blocking_coll coll(op_kind::reduce_scatter_block, comm, times_size(comm, bytes_of(recvcount, datatype)));
+  const blocking_coll coll(op_kind::reduce_scatter_block, comm, [&] { return times_size(comm, bytes_of(recvcount, datatype)); });
   return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
 int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const call_scope scope(category::blocking, "MPI_Reduce_scatter_block_c");
-  const blocking_coll coll(op_kind::reduce_scatter_block, comm, times_size(comm, bytes_of(recvcount, datatype)));
+  const blocking_coll coll(op_kind::reduce_scatter_block, comm, [&] { return times_size(comm, bytes_of(recvcount, datatype)); });
   return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
@@ -423,175 +423,175 @@ int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ibarrier");
-  nonblocking_coll coll(op_kind::barrier, comm, 0);
+  nonblocking_coll coll(op_kind::barrier, comm, [&] { return 0; });
   return coll.started(PMPI_Ibarrier(comm, request), request);
 }
 
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ibcast");
-  nonblocking_coll coll(op_kind::bcast, comm, bytes_of(count, datatype));
+  nonblocking_coll coll(op_kind::bcast, comm, [&] { return bytes_of(count, datatype); });
   return coll.started(PMPI_Ibcast(buffer, count, datatype, root, comm, request), request);
 }
 
 int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ibcast_c");
-  nonblocking_coll coll(op_kind::bcast, comm, bytes_of(count, datatype));
+  nonblocking_coll coll(op_kind::bcast, comm, [&] { return bytes_of(count, datatype); });
   return coll.started(PMPI_Ibcast_c(buffer, count, datatype, root, comm, request), request);
 }
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ireduce");
-  nonblocking_coll coll(op_kind::reduce, comm, bytes_of(count, datatype));
+  nonblocking_coll coll(op_kind::reduce, comm, [&] { return bytes_of(count, datatype); });
   return coll.started(PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request), request);
 }
 
 int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ireduce_c");
-  nonblocking_coll coll(op_kind::reduce, comm, bytes_of(count, datatype));
+  nonblocking_coll coll(op_kind::reduce, comm, [&] { return bytes_of(count, datatype); });
   return coll.started(PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request), request);
 }
 
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iallreduce");
-  nonblocking_coll coll(op_kind::allreduce, comm, bytes_of(count, datatype));
+  nonblocking_coll coll(op_kind::allreduce, comm, [&] { return bytes_of(count, datatype); });
   return coll.started(PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request), request);
 }
 
 int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iallreduce_c");
-  nonblocking_coll coll(op_kind::allreduce, comm, bytes_of(count, datatype));
+  nonblocking_coll coll(op_kind::allreduce, comm, [&] { return bytes_of(count, datatype); });
   return coll.started(PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request), request);
 }
 
 int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Igather");
-  nonblocking_coll coll(op_kind::gather, comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype));
+  nonblocking_coll coll(op_kind::gather, comm, [&] { return sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype); });
   return coll.started(PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), request);
 }
 
 int MPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Igather_c");
-  nonblocking_coll coll(op_kind::gather, comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype));
+  nonblocking_coll coll(op_kind::gather, comm, [&] { return sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype); });
   return coll.started(PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), request);
 }
 
 int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Igatherv");
-  nonblocking_coll coll(op_kind::gather, comm, sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype));
+  nonblocking_coll coll(op_kind::gather, comm, [&] { return sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype); });
   return coll.started(PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request), request);
 }
 
 int MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Igatherv_c");
-  nonblocking_coll coll(op_kind::gather, comm, sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype));
+  nonblocking_coll coll(op_kind::gather, comm, [&] { return sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype); });
   return coll.started(PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request), request);
 }
 
 int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iscatter");
-  nonblocking_coll coll(op_kind::scatter, comm, recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype));
+  nonblocking_coll coll(op_kind::scatter, comm, [&] { return recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype); });
   return coll.started(PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), request);
 }
 
 int MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iscatter_c");
-  nonblocking_coll coll(op_kind::scatter, comm, recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype));
+  nonblocking_coll coll(op_kind::scatter, comm, [&] { return recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype); });
   return coll.started(PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), request);
 }
 
 int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iscatterv");
-  nonblocking_coll coll(op_kind::scatter, comm, recvbuf == MPI_IN_PLACE ? 0 : bytes_of(recvcount, recvtype));
+  nonblocking_coll coll(op_kind::scatter, comm, [&] { return recvbuf == MPI_IN_PLACE ? 0 : bytes_of(recvcount, recvtype); });
   return coll.started(PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request), request);
 }
 
 int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iscatterv_c");
-  nonblocking_coll coll(op_kind::scatter, comm, recvbuf == MPI_IN_PLACE ? 0 : bytes_of(recvcount, recvtype));
+  nonblocking_coll coll(op_kind::scatter, comm, [&] { return recvbuf == MPI_IN_PLACE ? 0 : bytes_of(recvcount, recvtype); });
   return coll.started(PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request), request);
 }
 
 int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iallgather");
-  nonblocking_coll coll(op_kind::allgather, comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype));
+  nonblocking_coll coll(op_kind::allgather, comm, [&] { return sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype); });
   return coll.started(PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), request);
 }
 
 int MPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iallgather_c");
-  nonblocking_coll coll(op_kind::allgather, comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype));
+  nonblocking_coll coll(op_kind::allgather, comm, [&] { return sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype); });
   return coll.started(PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), request);
 }
 
 int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iallgatherv");
-  nonblocking_coll coll(op_kind::allgatherv, comm, sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype));
+  nonblocking_coll coll(op_kind::allgatherv, comm, [&] { return sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype); });
   return coll.started(PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), request);
 }
 
 int MPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Iallgatherv_c");
-  nonblocking_coll coll(op_kind::allgatherv, comm, sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype));
+  nonblocking_coll coll(op_kind::allgatherv, comm, [&] { return sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype); });
   return coll.started(PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), request);
 }
 
 int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ialltoall");
-  nonblocking_coll coll(op_kind::alltoall, comm, times_size(comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype)));
+  nonblocking_coll coll(op_kind::alltoall, comm, [&] { return times_size(comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype)); });
   return coll.started(PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), request);
 }
 
 int MPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ialltoall_c");
-  nonblocking_coll coll(op_kind::alltoall, comm, times_size(comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype)));
+  nonblocking_coll coll(op_kind::alltoall, comm, [&] { return times_size(comm, sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype)); });
   return coll.started(PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), request);
 }
 
 int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ialltoallv");
-  nonblocking_coll coll(op_kind::alltoallv, comm, sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtype, comm) : sum_bytes(sendcounts, sendtype, comm));
+  nonblocking_coll coll(op_kind::alltoallv, comm, [&] { return sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtype, comm) : sum_bytes(sendcounts, sendtype, comm); });
   return coll.started(PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request), request);
 }
 
 int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ialltoallv_c");
-  nonblocking_coll coll(op_kind::alltoallv, comm, sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtype, comm) : sum_bytes(sendcounts, sendtype, comm));
+  nonblocking_coll coll(op_kind::alltoallv, comm, [&] { return sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtype, comm) : sum_bytes(sendcounts, sendtype, comm); });
   return coll.started(PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request), request);
 }
 
 int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ialltoallw");
-  nonblocking_coll coll(op_kind::alltoallv, comm, sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtypes, comm) : sum_bytes(sendcounts, sendtypes, comm));
+  nonblocking_coll coll(op_kind::alltoallv, comm, [&] { return sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtypes, comm) : sum_bytes(sendcounts, sendtypes, comm); });
   return coll.started(PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request), request);
 }
 
 int MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ialltoallw_c");
-  nonblocking_coll coll(op_kind::alltoallv, comm, sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtypes, comm) : sum_bytes(sendcounts, sendtypes, comm));
+  nonblocking_coll coll(op_kind::alltoallv, comm, [&] { return sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtypes, comm) : sum_bytes(sendcounts, sendtypes, comm); });
   return coll.started(PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request), request);
 }
 
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ireduce_scatter");
-  nonblocking_coll coll(op_kind::reduce_scatter_block, comm, sum_bytes(recvcounts, datatype, comm));
+  nonblocking_coll coll(op_kind::reduce_scatter_block, comm, [&] { return sum_bytes(recvcounts, datatype, comm); });
   return coll.started(PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request), request);
 }
 
 int MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ireduce_scatter_c");
-  nonblocking_coll coll(op_kind::reduce_scatter_block, comm, sum_bytes(recvcounts, datatype, comm));
+  nonblocking_coll coll(op_kind::reduce_scatter_block, comm, [&] { return sum_bytes(recvcounts, datatype, comm); });
   return coll.started(PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request), request);
 }
 
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ireduce_scatter_block");
-  nonblocking_coll coll(op_kind::reduce_scatter_block, comm, times_size(comm, bytes_of(recvcount, datatype)));
+  nonblocking_coll coll(op_kind::reduce_scatter_block, comm, [&] { return times_size(comm, bytes_of(recvcount, datatype)); });
   return coll.started(PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request), request);
 }
 
 int MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Ireduce_scatter_block_c");
-  nonblocking_coll coll(op_kind::reduce_scatter_block, comm, times_size(comm, bytes_of(recvcount, datatype)));
+  nonblocking_coll coll(op_kind::reduce_scatter_block, comm, [&] { return times_size(comm, bytes_of(recvcount, datatype)); });
   return coll.started(PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request), request);
 }
 

@@ -3,7 +3,10 @@
  *   intercomm  MPI_Alltoallv, MPI_Alltoallw and MPI_Ialltoallv on an intercommunicator whose remote group is smaller
  *              than its local group (at least 3 ranks: rank 0 against the others). Their count and type arrays have
  *              one entry per remote rank; each is placed right before an inaccessible page, so that reading an entry
- *              past its end (one per local rank) stops the process with SIGSEGV.
+ *              past its end (one per local rank) stops the process with SIGSEGV. Then an MPI_Scatter whose root
+ *              gives no receive buffer and MPI_DATATYPE_NULL (insignificant at an intercommunicator's root).
+ *   errors_return MPI_Allreduce with MPI_DATATYPE_NULL on a duplicate of the world under MPI_ERRORS_RETURN: an
+ *              error code returned (no abort), then a correct MPI_Allreduce on it.
  *   noexit     returns from main without MPI_Finalize, with status 4 (an error path of a real program).
  *   errstatus  (2 ranks or more) MPI_Waitall of an MPI_Ibarrier and a receive that fails (truncated, under
  *              MPI_ERRORS_RETURN) on rank 0: MPI_ERR_IN_STATUS, the barrier complete all the same; then an
@@ -77,10 +80,38 @@ static int intercomm_case(int rank, int size) {
     fprintf(stderr, "pmpi_edge_app: rank %d: intercomm alltoallv got %d, expected %d\n", rank, recvbuf[0], expected);
     return 1;
   }
+  /* A rooted collective: the root's receive arguments are insignificant (here no buffer and no type at all). */
+  int scattered = -1;
+  if (color == 0) {
+    MPI_Scatter(sendbuf, 1, MPI_INT, NULL, 1, MPI_DATATYPE_NULL, MPI_ROOT, inter);
+  } else {
+    MPI_Scatter(NULL, 0, MPI_DATATYPE_NULL, &scattered, 1, MPI_INT, 0, inter);
+    if (scattered != 0) {
+      fprintf(stderr, "pmpi_edge_app: rank %d: intercomm scatter got %d, expected 0\n", rank, scattered);
+      return 1;
+    }
+  }
   free(sendbuf);
   free(recvbuf);
   MPI_Comm_free(&inter);
   MPI_Comm_free(&half);
+  return 0;
+}
+
+static int errors_return_case(int size) {
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  int a = 1, b = 0;
+  if (MPI_Allreduce(&a, &b, 1, MPI_DATATYPE_NULL, MPI_SUM, c) == MPI_SUCCESS) {
+    fprintf(stderr, "pmpi_edge_app: errors_return: MPI_Allreduce(MPI_DATATYPE_NULL) succeeded\n");
+    return 1;
+  }
+  if (MPI_Allreduce(&a, &b, 1, MPI_INT, MPI_SUM, c) != MPI_SUCCESS || b != size) {
+    fprintf(stderr, "pmpi_edge_app: errors_return: the next MPI_Allreduce gave %d, expected %d\n", b, size);
+    return 1;
+  }
+  MPI_Comm_free(&c);
   return 0;
 }
 
@@ -264,6 +295,8 @@ int main(int argc, char** argv) {
       rc = 1;
     }
     MPI_Barrier(MPI_COMM_WORLD);
+  } else if (strcmp(which, "errors_return") == 0) {
+    rc = errors_return_case(size);
   } else if (strcmp(which, "errstatus") == 0 && size >= 2) {
     rc = errstatus_case(rank);
   } else if (strcmp(which, "nbc_threads") == 0 && argc > 3) {
@@ -281,8 +314,8 @@ int main(int argc, char** argv) {
       rc = threads_case(atoi(argv[2]));
     }
   } else {
-    fprintf(stderr, "usage: pmpi_edge_app intercomm | noexit | errstatus | getstatus | merge | create_group | idup | "
-                    "plain ... | chdir DIR | "
+    fprintf(stderr, "usage: pmpi_edge_app intercomm | noexit | errors_return | errstatus | getstatus | merge | "
+                    "create_group | idup | plain ... | chdir DIR | "
                     "threads N | nbc_threads THREADS ITERATIONS\n");
     rc = 2;
   }

@@ -28,6 +28,16 @@ intercomm)
   # Collectives on an intercommunicator with a smaller remote group: the count arrays end before a guard page.
   run intercomm 0 -n 3 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/ic.%r.json" "$app" intercomm
   expect "$dir/intercomm.out" "pmpi_edge_app: intercomm done" "intercomm: the program ran to its end"
+  # The same with the profile off: the wrappers stay out of the collectives' arguments then too.
+  run intercomm_off 0 -n 3 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE off "$app" intercomm
+  expect "$dir/intercomm_off.out" "pmpi_edge_app: intercomm done" "intercomm, profile off: the program ran to its end"
+  ;;
+errors_return)
+  # An erroneous call under MPI_ERRORS_RETURN returns its error through the profiler, which must not turn it into an
+  # abort by asking MPI about the bad argument itself.
+  run errors_return 0 -n 2 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/er.%r.json" "$app" errors_return
+  expect "$dir/errors_return.out" "pmpi_edge_app: errors_return done" "errors_return: the program ran to its end"
+  for r in 0 1; do "$check" "$dir/er.$r.json" coll:allreduce=2 unmatched=0 || fail=1; done
   ;;
 noexit)
   # A program that ends without MPI_Finalize keeps its exit status, in mode off and in core mode (a progress thread

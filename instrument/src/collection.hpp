@@ -34,6 +34,7 @@ struct collection {
   bool has_progress = false;  // set_progress_stats() was called
   progress_thread_stats progress;
   std::size_t eager_max = 0, inject_size = 0;  // set_trace_info: the trace's metadata for the replay
+  bool trace_ops = false;  // set_trace_info: the trace carries operation records (otherData.ops)
   int omp_threads = 0;
 };
 extern collection g_col;

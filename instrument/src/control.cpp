@@ -206,14 +206,16 @@ bool write_trace() {
       names.emplace_back(st->id, std::move(n));
     }
   }
+  // "ops" only where the operation records are there to replay: the PMPI profiler writes none, and a replay of its
+  // traces would find no message and no computation.
   const std::string meta = fmt::format(
-      R"("rank":{},"nranks":{},{}{}"mode":{},"provider":{},"eager_max":{},"inject_size":{},"omp_threads":{},)"
-      R"("ops":"sidecore-trace-ops/1")",
+      R"("rank":{},"nranks":{},{}{}"mode":{},"provider":{},"eager_max":{},"inject_size":{},"omp_threads":{}{})",
       g_col.rank, g_col.nranks,
       g_col.run.empty() ? std::string() : fmt::format(R"("run":{},)", nlohmann::json(g_col.run).dump()),
       g_col.host.id.empty() ? std::string() : fmt::format(R"("host":{},)", nlohmann::json(g_col.host.id).dump()),
       nlohmann::json(std::string(progress_mode_name(g_col.mode))).dump(), nlohmann::json(g_col.provider).dump(),
-      g_col.eager_max, g_col.inject_size, g_col.omp_threads);
+      g_col.eager_max, g_col.inject_size, g_col.omp_threads,
+      g_col.trace_ops ? R"(,"ops":"sidecore-trace-ops/1")" : "");
   return g_trace.close(names, "rank " + std::to_string(g_col.rank), meta);
 }
 
@@ -221,6 +223,7 @@ void set_trace_info(std::size_t eager_max, std::size_t inject_size, int omp_thre
   g_col.eager_max = eager_max;
   g_col.inject_size = inject_size;
   g_col.omp_threads = omp_threads;
+  g_col.trace_ops = true;
 }
 
 void detail::trace_post_at(bool send, std::uint64_t req, int peer, int world_peer, int tag, int comm,

@@ -207,7 +207,9 @@ inline void trace_done(std::uint64_t req, int source, int world_source, int tag,
   if (tracing()) detail::trace_done_at(req, source, world_source, tag, bytes, now_ns());
 }
 /// Process metadata for the trace's "otherData": the engine's eager limit and inject size, the OpenMP threads.
-/// Mode and provider come from set_run_info().
+/// Mode and provider come from set_run_info(). Calling it also says that the trace carries the operation records
+/// (trace_post, trace_done) a replay needs ("ops" in otherData); a trace without it (the PMPI profiler's) is refused
+/// by the replay.
 void set_trace_info(std::size_t eager_max, std::size_t inject_size, int omp_threads) noexcept;
 
 /// Names the calling thread in the trace ("progress", "main", ...). Truncated to 31 bytes.

@@ -257,10 +257,12 @@ void begin_profiling() {
     if (core::machine_cores() > 0) set_host_cores(core::machine_cores());  // n_core counted in the same cores
     set_command_line(command_line());
     name_current_thread("main");
+    claim_communicating_thread();  // MPI_Init's thread, whichever thread makes the first call
     collectives_begin(g.rank);
     const exchange ex = make_exchange();
     agree_run_id(ex);
     synchronize_clock(ex);
+    open_window();  // the window starts as MPI_Init returns: the set-up above is not the program's computation
     g.started = true;
     static const bool watching_exit = std::atexit(warn_if_unfinalized) == 0;
     (void)watching_exit;

@@ -115,6 +115,15 @@ void start(const config& cfg, int rank, int nranks) {
   g_hot.enabled.store(cfg.profile || g_trace.active(), std::memory_order_release);
 }
 
+void claim_communicating_thread() noexcept {
+  if (!enabled()) return;
+  if (const thread_state* st = self()) g_hot.main_thread.store(st->id, relaxed);
+}
+
+void open_window() noexcept {
+  if (enabled()) g_col.t_start = detail::ticks();
+}
+
 void name_current_thread(std::string_view name) noexcept {
   if (!enabled()) return;
   thread_state* st = self();

@@ -5,6 +5,9 @@
  *              one entry per remote rank; each is placed right before an inaccessible page, so that reading an entry
  *              past its end (one per local rank) stops the process with SIGSEGV. Then an MPI_Scatter whose root
  *              gives no receive buffer and MPI_DATATYPE_NULL (insignificant at an intercommunicator's root).
+ *   helper_first (2 ranks or more, MPI_THREAD_MULTIPLE) another thread makes the first call (an MPI_Barrier); then
+ *              rank 1's main thread waits 300 ms in MPI_Recv for rank 0, and every rank makes an MPI_Barrier: the
+ *              communicating thread (t_comp's) is the main thread, with 2 blocking calls, not the helper.
  *   errors_return MPI_Allreduce with MPI_DATATYPE_NULL on a duplicate of the world under MPI_ERRORS_RETURN: an
  *              error code returned (no abort), then a correct MPI_Allreduce on it.
  *   noexit     returns from main without MPI_Finalize, with status 4 (an error path of a real program).
@@ -218,6 +221,31 @@ static int threads_case(int n) {
   return 0;
 }
 
+static void* one_barrier(void* arg) {
+  (void)arg;
+  MPI_Barrier(MPI_COMM_WORLD);
+  return NULL;
+}
+
+// Another thread makes the first MPI call; then the main thread (the one that called MPI_Init_thread) communicates:
+// rank 1 waits in MPI_Recv while rank 0 computes for 300 ms, then both make an MPI_Barrier.
+static int helper_first_case(int rank) {
+  pthread_t t;
+  if (pthread_create(&t, NULL, one_barrier, NULL) != 0 || pthread_join(t, NULL) != 0) {
+    fprintf(stderr, "pmpi_edge_app: helper_first: the thread failed\n");
+    return 1;
+  }
+  int v = rank;
+  if (rank == 0) {
+    usleep(300000);
+    MPI_Send(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+  } else if (rank == 1) {
+    MPI_Recv(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  return 0;
+}
+
 // Threads completing nonblocking collectives at once, each on a communicator of its own: MPI hands a request handle
 // that one thread's wait has just freed to another thread's next MPI_Ibarrier while the first is still inside its
 // MPI_Wait, so the profiler must not find a thread's instance by the handle after the call.
@@ -295,6 +323,8 @@ int main(int argc, char** argv) {
       rc = 1;
     }
     MPI_Barrier(MPI_COMM_WORLD);
+  } else if (strcmp(which, "helper_first") == 0 && size >= 2 && provided >= MPI_THREAD_MULTIPLE) {
+    rc = helper_first_case(rank);
   } else if (strcmp(which, "errors_return") == 0) {
     rc = errors_return_case(size);
   } else if (strcmp(which, "errstatus") == 0 && size >= 2) {
@@ -314,7 +344,7 @@ int main(int argc, char** argv) {
       rc = threads_case(atoi(argv[2]));
     }
   } else {
-    fprintf(stderr, "usage: pmpi_edge_app intercomm | noexit | errors_return | errstatus | getstatus | merge | "
+    fprintf(stderr, "usage: pmpi_edge_app intercomm | noexit | helper_first | errors_return | errstatus | getstatus | merge | "
                     "create_group | idup | plain ... | chdir DIR | "
                     "threads N | nbc_threads THREADS ITERATIONS\n");
     rc = 2;

@@ -1,6 +1,6 @@
 // Checks figures of one profile that libsidecore-pmpi.so wrote for pmpi_edge_app.c.
-// Usage: pmpi_edge_check <profile> <name>=<value>...; <name> is a category (its call count), calling_threads,
-// unmatched (collective instances not matched across the ranks), coll:<kind> (the kind's instances) or
+// Usage: pmpi_edge_check <profile> <name>=<value>...; <name> is a category (its call count), main:<category> (the
+// communicating thread's count of it), calling_threads, unmatched (collective instances not matched across the ranks), coll:<kind> (the kind's instances) or
 // latency_max_ms:<kind> (the longest instance of the kind, in whole milliseconds: a bound, checked as <=).
 #include <cstdint>
 #include <cstdio>
@@ -39,6 +39,8 @@ int main(int argc, char** argv) {
       v = p.at("calling_threads");
     } else if (name == "unmatched") {
       v = p.at("collectives").at("unmatched");
+    } else if (name.rfind("main:", 0) == 0) {
+      v = p.at("communicating_thread").at("categories").at(name.substr(5)).at("count");
     } else if (name.rfind("coll:", 0) == 0) {
       v = 0;
       for (const auto& k : p.at("collectives").at("by_kind"))

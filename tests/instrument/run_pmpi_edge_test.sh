@@ -32,6 +32,12 @@ intercomm)
   run intercomm_off 0 -n 3 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE off "$app" intercomm
   expect "$dir/intercomm_off.out" "pmpi_edge_app: intercomm done" "intercomm, profile off: the program ran to its end"
   ;;
+helper_first)
+  # The thread that called MPI_Init_thread is the communicating thread (t_comp's), though another made the first call.
+  run helper_first 0 -n 2 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/hf.%r.json" "$app" helper_first
+  expect "$dir/helper_first.out" "pmpi_edge_app: helper_first done" "helper_first: the program ran to its end"
+  for r in 0 1; do "$check" "$dir/hf.$r.json" blocking=3 main:blocking=2 calling_threads=2 || fail=1; done
+  ;;
 errors_return)
   # An erroneous call under MPI_ERRORS_RETURN returns its error through the profiler, which must not turn it into an
   # abort by asking MPI about the bad argument itself.

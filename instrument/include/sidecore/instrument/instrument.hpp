@@ -115,6 +115,15 @@ void set_window_end(std::uint64_t t) noexcept;
 void set_window_start(std::uint64_t t) noexcept;
 }  // namespace detail
 
+/// Makes the calling thread the one that communicates (t_comp is its time outside calls), instead of the first thread
+/// that makes a call: the PMPI profiler names the thread that called MPI_Init, which an MPI_THREAD_MULTIPLE program's
+/// helper thread may precede with a call of its own. Call it after start(); no effect when not collecting.
+void claim_communicating_thread() noexcept;
+
+/// The measured window starts now, not at start(): call it after the collective set-up that follows start() (the run
+/// id, the clock offsets), so that its time is not counted as the application's computation.
+void open_window() noexcept;
+
 /// Starts collecting for this rank. Replaces any earlier collection (call stop() first to write it). Chooses the
 /// event clock and, for the TSC, takes the first calibration point (~0.1 ms). Opens the trace file when cfg.trace
 /// (a failure to open is reported on stderr and tracing stays off: callers check_outputs() first, so that an unusable

@@ -3,6 +3,7 @@
 #include "persistent.hpp"
 
 #include <string>
+#include <string_view>
 
 #include <sidecore/instrument/instrument.hpp>
 #include <sidecore/sidecore.hpp>
@@ -156,7 +157,20 @@ void start(request& r) {
 }
 
 void startall(std::span<request> reqs) {
-  for (request& r : reqs) start(r);
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    try {
+      start(reqs[i]);
+    } catch (const error& e) {
+      // The element, and where the array stopped: the ones before are started and must be completed.
+      std::string why = e.what();
+      constexpr std::string_view own = "sidecore::start: ";
+      if (why.starts_with(own)) why.erase(0, own.size());
+      const std::string started = i == 0   ? "none was started"
+                                  : i == 1 ? "reqs[0] was started, the rest not"
+                                           : "reqs[0] to reqs[" + std::to_string(i - 1) + "] were started, the rest not";
+      throw error(e.code(), "sidecore::startall: reqs[" + std::to_string(i) + "]: " + why + " (" + started + ")");
+    }
+  }
 }
 
 void request_free(request& r) {

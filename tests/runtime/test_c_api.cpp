@@ -427,4 +427,25 @@ TEST_F(CApi, MessagesSpeakC) {
   EXPECT_THAT(std::string(sc_last_error()), ::testing::Not(HasSubstr("sidecore::")));
 }
 
+// sc_startall stops at the first request it cannot start: its message names the call, the element and where it
+// stopped (the ones before are started).
+TEST_F(CApi, StartallNamesTheRequestItStoppedAt) {
+  int x = 1, got[2] = {0, 0};
+  sc_request rs[2] = {SC_REQUEST_NULL, SC_REQUEST_NULL};
+  const int to = right(rank, size), from = left(rank, size);
+  ASSERT_EQ(sc_send_init(&x, sizeof x, to, 41, SC_COMM_WORLD, &rs[0]), SC_SUCCESS);
+  ASSERT_EQ(sc_send_init(&x, sizeof x, to, 42, SC_COMM_WORLD, &rs[1]), SC_SUCCESS);
+  ASSERT_EQ(sc_start(&rs[1]), SC_SUCCESS);
+  EXPECT_EQ(sc_startall(2, rs), SC_ERR_INVALID_REQUEST);
+  EXPECT_THAT(std::string(sc_last_error()), ::testing::StartsWith("sc_startall: reqs[1]: the persistent request is "
+                                                                  "still active"));
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("reqs[0] was started, the rest not"));
+  sc_status st;
+  ASSERT_EQ(sc_recv(&got[0], sizeof x, from, 41, SC_COMM_WORLD, &st), SC_SUCCESS);
+  ASSERT_EQ(sc_recv(&got[1], sizeof x, from, 42, SC_COMM_WORLD, &st), SC_SUCCESS);
+  ASSERT_EQ(sc_waitall(2, rs, nullptr), SC_SUCCESS);
+  EXPECT_EQ(sc_request_free(&rs[0]), SC_SUCCESS);
+  EXPECT_EQ(sc_request_free(&rs[1]), SC_SUCCESS);
+}
+
 }  // namespace

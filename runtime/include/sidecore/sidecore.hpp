@@ -258,7 +258,8 @@ SIDECORE_API void cancel(request& r);
 /// errc::invalid_request for a request that is not persistent, was freed, or is still active (started and not yet
 /// completed); a persistent collective's starts must come in the same order on every rank, as collectives do.
 SIDECORE_API void start(request& r);
-/// start() of each request, in order; on an error the ones before it are started, the rest not.
+/// start() of each request, in order; on an error the ones before it are started, the rest not: the error names the
+/// element ("sidecore::startall: reqs[1]: ...") and says which were started.
 SIDECORE_API void startall(std::span<request> reqs);
 /// Releases a persistent request (MPI_Request_free): an active run completes in the background, its buffers
 /// untouched only once it has. For a nonblocking request, as dropping its handle. The handle becomes empty.

@@ -95,10 +95,12 @@ void add_trace_notes(analysis& an, const model_args& a) {
   std::string run;  // the calibration's id: the first profile that records one (make_job_input checked they agree)
   for (const auto& p : an.calibration)
     if (run.empty()) run = p.run;
-  // The replay's N (the dedicated core leaves N-1 to the computation) is the model's: --cores when given, so that
-  // both t_dedicated are of one core count (and a 1-thread trace, which has no N-1, can be replayed).
+  // The replay's N (the dedicated core leaves N-1 to the computation) is the model's: --cores when given, else the
+  // profiles' N_core, so that both t_dedicated are of one core count (and a 1-thread trace, which has no N-1, can be
+  // replayed); the traces' OpenMP threads only where neither says one of at least 2.
   sidecore::tools::whatif_args replay = a.trace;
   if (a.cores) replay.cores = *a.cores;
+  else if (!an.inputs.empty() && an.inputs.front().n_core >= 2) replay.cores = an.inputs.front().n_core;
   for (std::string& n : sidecore::tools::compare_with_model(replay, an.job.t_noprogress_s, an.job.t_dedicated_s, run))
     an.notes.push_back(std::move(n));
 }

@@ -69,6 +69,10 @@ std::string conversion_sentence(const slope_result& s) {
   if (!s.cost_known)
     return "what converting removes is unknown: the run made no nonblocking initiation or no wait, so a converted "
            "call's cost was not measured (the sweep and break-even take it as 0, an optimistic bound)";
+  if (s.conversion_efficiency < 0)
+    return fmt::format("converting adds {:.1f} % to its blocking time (a converted call's initiation and wait, at "
+                       "their minimum, cost more than its blocking call took)",
+                       -100.0 * s.conversion_efficiency);
   return fmt::format("converting removes {:.1f} % of its blocking time", 100.0 * s.conversion_efficiency);
 }
 

@@ -113,3 +113,14 @@ TEST(Render, ImbalanceScalesTheSampledWaitsToEveryInstance) {
   EXPECT_NE(line.find("(4.0 % of their run time;"), std::string::npos) << line;
   EXPECT_NE(line.find("at the 250 sampled of their 1000 instances"), std::string::npos) << line;
 }
+
+// A converted call that costs more than the blocking call it replaces (its initiation and wait at their minimum
+// against a short blocking call) is said as an addition, not as a negative share removed.
+TEST(Render, ConversionThatCostsMoreIsSaidSo) {
+  sm::slope_result s;
+  s.conversion_efficiency = 0.25;
+  EXPECT_EQ(sm::conversion_sentence(s), "converting removes 25.0 % of its blocking time");
+  s.conversion_efficiency = -47.114;
+  EXPECT_EQ(sm::conversion_sentence(s), "converting adds 4711.4 % to its blocking time (a converted call's initiation "
+                                        "and wait, at their minimum, cost more than its blocking call took)");
+}

@@ -234,6 +234,10 @@ class simulation {
     std::vector<double> buf;   // packed positions (stays untouched while a converted send is in flight)
   };
 
+  // A wrapped coordinate kept below the box: p + box of a p a rounding below 0 is the box itself in doubles, which no
+  // sub-box holds (they are [lo, hi)); the largest double below it is the same place within that rounding.
+  [[nodiscard]] double below_box(double p) const { return p < box_ ? p : std::nextafter(box_, 0.0); }
+
   [[nodiscard]] bool inside(const double* p) const {
     for (int d = 0; d < 3; ++d)
       if (p[d] < lo_[d] || p[d] >= hi_[d]) return false;
@@ -278,7 +282,7 @@ class simulation {
       if (grid_[static_cast<std::size_t>(d)] == 1) {  // the periodic image is this rank: wrap in place
         for (int i = 0; i < nlocal_; ++i) {
           double& p = x_[3 * static_cast<std::size_t>(i) + d];
-          if (p < 0.0) p += box_;
+          if (p < 0.0) p = below_box(p + box_);
           else if (p >= box_) p -= box_;
         }
         continue;
@@ -300,7 +304,7 @@ class simulation {
         }
         atom_msg m{{x_[3 * a], x_[3 * a + 1], x_[3 * a + 2]}, {v_[3 * a], v_[3 * a + 1], v_[3 * a + 2]}, key_[a] / 27};
         const swap& w = swaps_[static_cast<std::size_t>(2 * d + to)];
-        m.x[d] += shift(w);  // crossing the periodic boundary: the position wraps
+        m.x[d] = below_box(m.x[d] + shift(w));  // crossing the periodic boundary: the position wraps
         out[static_cast<std::size_t>(to)].push_back(m);
       }
       nlocal_ = kept;

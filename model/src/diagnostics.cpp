@@ -196,6 +196,11 @@ void check_inputs(const job_input& in, const prediction& p, double alpha, const 
 
 }  // namespace
 
+void mark_not_judged(analysis& a, const std::string& why) {
+  if (a.validation) a.validation->not_judged = why;
+  std::erase_if(a.diagnostics, [](const diagnostic& d) { return d.id == "model-error"; });
+}
+
 std::vector<diagnostic> diagnose(const job_input& in, const job_prediction& at_alpha, const job_prediction& at_zero,
                                  const diagnostic_thresholds& th) {
   std::vector<diagnostic> all;
@@ -344,6 +349,7 @@ analysis analyze(const job_input& measured, const analysis_options& opt) {
     a.validation = v;
   }
   a.diagnostics = diagnose(in, a.job, at_zero, opt.thresholds);
+  if (!a.cannot_judge.empty()) mark_not_judged(a, "the model cannot judge this run (see why above)");
   a.warnings = in.warnings;
   a.notes = in.notes;
   a.calibration = in.calibration;

@@ -148,7 +148,9 @@ std::string render_json(const analysis& a, const render_options&) {
                          {"measured_speedup", v.measured_speedup},
                          {"predicted_speedup", v.predicted_speedup},
                          {"relative_error", v.relative_error},
-                         {"measured_slowest_rank", v.measured_slowest_rank}};
+                         {"measured_slowest_rank", v.measured_slowest_rank},
+                         {"judged", v.not_judged.empty()},
+                         {"not_judged", v.not_judged}};
   }
   return out.dump(2) + "\n";
 }

@@ -282,9 +282,11 @@ std::string render_html(const analysis& a) {
     h += "<h2>Measured core-mode run</h2>\n";
     h += fmt::format("<table><tr><th></th><th>t_dedicated [s]</th><th>speedup</th></tr><tr><td class=\"l\">measured "
                      "(rank {})</td><td>{}</td><td>{:.4f}</td></tr><tr><td class=\"l\">predicted (alpha = "
-                     "0)</td><td>{}</td><td>{:.4f}</td></tr></table><p>Model error: {:+.1f} %.</p>\n",
+                     "0)</td><td>{}</td><td>{:.4f}</td></tr></table><p>{}: {:+.1f} %{}.</p>\n",
                      v.measured_slowest_rank, num(v.measured_t_dedicated_s), v.measured_speedup,
-                     num(v.predicted_t_dedicated_s), v.predicted_speedup, 100.0 * v.relative_error);
+                     num(v.predicted_t_dedicated_s), v.predicted_speedup,
+                     v.not_judged.empty() ? "Model error" : "Difference", 100.0 * v.relative_error,
+                     v.not_judged.empty() ? "" : " (not the model's error: " + esc(v.not_judged) + ")");
   }
 
   h += "<h2>Diagnostics</h2>\n";

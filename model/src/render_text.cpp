@@ -110,9 +110,10 @@ std::string render_text(const analysis& a, const render_options& ro) {
     const auto& v = *a.validation;
     o += "\nMeasured core-mode run (alpha = 0):\n";
     o += fmt::format("  measured t_dedicated {:.6g} s (rank {}), speedup {:.3f}; predicted {:.6g} s, speedup {:.3f}; "
-                     "error {:+.1f} %\n",
+                     "{} {:+.1f} %{}\n",
                      v.measured_t_dedicated_s, v.measured_slowest_rank, v.measured_speedup, v.predicted_t_dedicated_s,
-                     v.predicted_speedup, 100.0 * v.relative_error);
+                     v.predicted_speedup, v.not_judged.empty() ? "error" : "difference", 100.0 * v.relative_error,
+                     v.not_judged.empty() ? "" : " (not the model's error: " + v.not_judged + ")");
   }
 
   o += collectives_text(a.calibration.empty() ? a.core_run : a.calibration);

@@ -55,6 +55,22 @@ TEST(Findings, ModelErrorDoesNotPointToFindingsThatAreNotThere) {
   EXPECT_NE(e->message.find("wait-grows-in-core"), std::string::npos) << e->message;
 }
 
+// A run the model cannot judge (here: oversubscribed) measures the machine: the difference from the core-mode run is
+// printed as such, never as the model's error (docs/study.md).
+TEST(Findings, NoModelErrorWhereTheRunCannotBeJudged) {
+  auto runs = off_and_core(100, 11.7);
+  for (auto& p : runs) p.host = sidecore::host_info{"0123456789abcdef", 4};  // one rank of 16 cores on 4 cores
+  const auto a = sm::analyze(sm::make_job_input(runs, {}), {});
+  ASSERT_FALSE(a.cannot_judge.empty());
+  EXPECT_EQ(finding(a, "model-error"), nullptr);
+  ASSERT_TRUE(a.validation);
+  EXPECT_FALSE(a.validation->not_judged.empty());
+  const std::string text = sm::render_text(a);
+  EXPECT_NE(text.find("difference +48.8 % (not the model's error: "), std::string::npos) << text;
+  EXPECT_EQ(text.find("error +"), std::string::npos) << text;
+  EXPECT_EQ(sm::render_html(a).find("Model error"), std::string::npos);
+}
+
 TEST(Findings, ModelErrorCitesOnlyFindingsThatExplainItsSign) {
   // The dedicated run far faster than predicted (pessimistic): longer blocking calls beside the progress thread
   // only make a run slower, so they explain nothing here, and information findings never do.

@@ -313,6 +313,10 @@ std::vector<case_result> compare(const study_record& rec, const profile_loader& 
     if (!cr.measured_s)
       cr.not_judged.push_back("no dedicated (core mode) run finished: nothing measured to compare with");
     cr.judged = cr.not_judged.empty();
+    if (!cr.judged) {  // the difference measured the machine: never called the model's error
+      std::erase_if(cr.findings, [](const auto& f) { return f.id == "model-error"; });
+      if (cr.analysis) m::mark_not_judged(*cr.analysis, fmt::format("{}", fmt::join(cr.not_judged, "; ")));
+    }
     out.push_back(std::move(cr));
   }
   return out;

@@ -50,6 +50,9 @@ struct validation_result {
   double predicted_speedup = 0.0;
   double relative_error = 0.0;           ///< (predicted − measured) / measured
   int measured_slowest_rank = 0;
+  /// Why the difference is not the model's error (the run cannot be judged: it measured the machine, docs/study.md);
+  /// empty when it is judged.
+  std::string not_judged;
 };
 
 /// A hypothesis of the model that the inputs break: then the model cannot judge (docs/model.md, "When the model
@@ -107,6 +110,10 @@ struct analysis {
 };
 
 /// The diagnostics alone (Section V failure cases and input checks), worst rank per kind.
+/// Says that the measured core-mode run cannot judge the prediction, and why: the validation's difference is then
+/// printed as a difference, and no "model-error" finding is made of it.
+void mark_not_judged(analysis& a, const std::string& why);
+
 [[nodiscard]] std::vector<diagnostic> diagnose(const job_input& in, const job_prediction& at_alpha,
                                                const job_prediction& at_zero, const diagnostic_thresholds& th);
 

@@ -16,7 +16,8 @@
 //   mpiexec -n 2 sweep [--case 1|2] [--nx 32 --ny 32 --nz 32 --groups 16 --dirs 4 ...] [--check]
 //
 // --check recomputes the same iterations on rank 0 alone (one rank, no messages) and compares every rank's
-// flux, cell by cell through per-rank sums: equal to the last bit, since every cell sees the same arithmetic.
+// flux, cell by cell through a per-rank checksum of each value at its place: equal to the last bit, since every
+// cell sees the same arithmetic.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -28,6 +29,7 @@
 
 #include <sidecore/sidecore.hpp>
 
+#include "common/checksum.hpp"
 #include "common/cli.hpp"
 #include "common/collectives.hpp"
 #include "common/decomp.hpp"
@@ -168,13 +170,22 @@ class transport {
   }
   // Sum of the flux over the cells of the block (x0, nx) x (y0, ny) of the global grid, in the order a rank
   // owning exactly that block sums it (for the one-rank check).
-  [[nodiscard]] double block_sum(apps::block bx, apps::block by) const {
-    double s = 0.0;
+  // The checksum of the flux in the block of global columns bx and rows by (every group and plane): each value's
+  // cell_hash at its global place, summed modulo 2^64, so that a value in the wrong cell changes it as a wrong value
+  // does (a sum of the values would not see two values swapped).
+  [[nodiscard]] std::uint64_t block_hash(apps::block bx, apps::block by) const {
+    std::uint64_t h = 0;
     for (int g = 0; g < p_.groups; ++g)
       for (int k = 0; k < p_.nz; ++k)
         for (int j = by.begin; j < by.begin + by.count; ++j)
-          for (int i = bx.begin; i < bx.begin + bx.count; ++i) s += phi_[index(g, i - xb_.begin, j - yb_.begin, k)];
-    return s;
+          for (int i = bx.begin; i < bx.begin + bx.count; ++i) {
+            const auto place = ((static_cast<std::uint64_t>(g) * static_cast<std::uint64_t>(p_.nz) +
+                                 static_cast<std::uint64_t>(k)) * static_cast<std::uint64_t>(p_.ny) +
+                                static_cast<std::uint64_t>(j)) * static_cast<std::uint64_t>(p_.nx) +
+                               static_cast<std::uint64_t>(i);
+            h += apps::cell_hash(place, phi_[index(g, i - xb_.begin, j - yb_.begin, k)]);
+          }
+    return h;
   }
   [[nodiscard]] apps::block xblock() const { return xb_; }
   [[nodiscard]] apps::block yblock() const { return yb_; }
@@ -420,25 +431,28 @@ int run_sweep(options& o, const apps::cli& cli) {
   }
   if (!o.check) return 0;
 
-  // Each rank's flux sum, one slot per rank; rank 0 recomputes everything alone and sums each rank's block in
-  // that rank's order.
-  std::vector<double> sums(static_cast<std::size_t>(size), 0.0);
-  sums[static_cast<std::size_t>(rank)] = tr.block_sum(tr.xblock(), tr.yblock());
-  apps::allreduce_sum(sums);
+  // Each rank's flux checksum (every value at its place), one slot per rank; rank 0 recomputes everything alone and
+  // checks each rank's block.
+  std::vector<std::uint64_t> hashes(static_cast<std::size_t>(size), 0);
+  hashes[static_cast<std::size_t>(rank)] = tr.block_hash(tr.xblock(), tr.yblock());
+  apps::allreduce_sum(hashes);
   int bad = 0;
   if (rank == 0) {
     transport solo(o, p, {1, 1}, {0, 0});
     for (int it = 0; it < o.iters; ++it) solo.iterate();
     for (int r = 0; r < size; ++r) {
       const std::array<int, 2> c = apps::grid_coords(r, grid);
-      const double ref = solo.block_sum(apps::block_of(o.nx, grid[0], c[0]), apps::block_of(o.ny, grid[1], c[1]));
-      if (ref != sums[static_cast<std::size_t>(r)]) {
-        std::printf("sweep: check: rank %d's flux sum %.17g differs from the one-rank recomputation's %.17g\n", r,
-                    sums[static_cast<std::size_t>(r)], ref);
+      const std::uint64_t ref =
+          solo.block_hash(apps::block_of(o.nx, grid[0], c[0]), apps::block_of(o.ny, grid[1], c[1]));
+      if (ref != hashes[static_cast<std::size_t>(r)]) {
+        std::printf("sweep: check: rank %d's flux checksum %016llx differs from the one-rank recomputation's "
+                    "%016llx\n",
+                    r, static_cast<unsigned long long>(hashes[static_cast<std::size_t>(r)]),
+                    static_cast<unsigned long long>(ref));
         bad = 1;
       }
     }
-    std::printf("sweep: check against one rank: %s\n", bad ? "MISMATCH" : "every rank's flux sum equal: OK");
+    std::printf("sweep: check against one rank: %s\n", bad ? "MISMATCH" : "every rank's flux equal: OK");
   }
   return apps::allreduce_max(bad);
 }

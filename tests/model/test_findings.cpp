@@ -71,6 +71,21 @@ TEST(Findings, NoModelErrorWhereTheRunCannotBeJudged) {
   EXPECT_EQ(sm::render_html(a).find("Model error"), std::string::npos);
 }
 
+// A measured scaling table in which N-1 threads compute faster than N (a busy or noisy host) makes t_overhead
+// negative and the core look free: said as a warning, not used silently.
+TEST(Findings, ScalingTableFasterOnFewerThreadsIsSaid) {
+  const auto in = sm::load_profiles({model_data + "/kripke_case1_off.json"});  // N_core 16
+  sm::analysis_options o;
+  o.model.scaling = sm::scaling_model::from_table({{15, 1.0}, {16, 1.2}}, "busy.csv");
+  const auto a = sm::analyze(in, o);
+  const auto* d = finding(a, "scaling-faster-on-fewer-threads");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->severity, sm::diagnostic::level::warning);
+  EXPECT_NE(d->message.find("busy.csv"), std::string::npos) << d->message;
+  o.model.scaling = sm::scaling_model::from_table({{15, 1.2}, {16, 1.0}}, "quiet.csv");
+  EXPECT_EQ(finding(sm::analyze(in, o), "scaling-faster-on-fewer-threads"), nullptr);
+}
+
 TEST(Findings, ModelErrorCitesOnlyFindingsThatExplainItsSign) {
   // The dedicated run far faster than predicted (pessimistic): longer blocking calls beside the progress thread
   // only make a run slower, so they explain nothing here, and information findings never do.

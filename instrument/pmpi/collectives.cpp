@@ -74,7 +74,6 @@ comm_state* state_of(MPI_Comm comm) {
   return attach(comm, key);
 }
 
-
 void watch(const MPI_Request& r, coll_instance instance) {
   std::lock_guard lk(g_requests_mu);
   try {

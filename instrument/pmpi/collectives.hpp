@@ -73,6 +73,16 @@ struct comm_state;
 [[nodiscard]] comm_state* monitored(MPI_Comm comm) noexcept;
 /// The arrival at the next instance on a monitored communicator, of `bytes` bytes.
 [[nodiscard]] coll_instance arrive_at(op_kind kind, comm_state& st, std::uint64_t bytes) noexcept;
+/// The arrival at the next instance on `comm` when it is monitored, into `instance`: `bytes()` is called only then.
+/// Returns whether it was recorded.
+template <class Bytes>
+[[nodiscard]] bool arrive_if_monitored(op_kind kind, MPI_Comm comm, const Bytes& bytes,
+                                       coll_instance& instance) noexcept {
+  comm_state* st = monitored(comm);
+  if (st == nullptr) return false;
+  instance = arrive_at(kind, *st, bytes());
+  return true;
+}
 
 /// A blocking collective: arrival on construction, departure on destruction (the call's return). `bytes()` gives
 /// the instance's bytes and is called only when `comm` is monitored: elsewhere (profiling off, an intercommunicator,
@@ -81,12 +91,8 @@ struct comm_state;
 class blocking_coll {
  public:
   template <class Bytes>
-  blocking_coll(op_kind kind, MPI_Comm comm, const Bytes& bytes) noexcept {
-    if (comm_state* st = monitored(comm)) {
-      instance_ = arrive_at(kind, *st, bytes());
-      on_ = true;
-    }
-  }
+  blocking_coll(op_kind kind, MPI_Comm comm, const Bytes& bytes) noexcept
+      : on_(arrive_if_monitored(kind, comm, bytes, instance_)) {}
   ~blocking_coll();
   blocking_coll(const blocking_coll&) = delete;
   blocking_coll& operator=(const blocking_coll&) = delete;
@@ -102,12 +108,8 @@ class nonblocking_coll {
  public:
   /// `bytes()` as for blocking_coll.
   template <class Bytes>
-  nonblocking_coll(op_kind kind, MPI_Comm comm, const Bytes& bytes) noexcept {
-    if (comm_state* st = monitored(comm)) {
-      instance_ = arrive_at(kind, *st, bytes());
-      on_ = true;
-    }
-  }
+  nonblocking_coll(op_kind kind, MPI_Comm comm, const Bytes& bytes) noexcept
+      : on_(arrive_if_monitored(kind, comm, bytes, instance_)) {}
   /// `rc` of the initiation; on success, *request is watched. Returns rc.
   int started(int rc, const MPI_Request* request) noexcept;
   nonblocking_coll(const nonblocking_coll&) = delete;

@@ -354,14 +354,15 @@ analysis analyze(const job_input& measured, const analysis_options& opt) {
     // is what a busy or noisy host measures, and it makes the dedicated core look free.
     const auto& slow = a.job.ranks[a.job.slowest];
     const int n = slow.n_core;
-    if (n >= 2 && sc.covers(n) && sc.covers(n - 1) && sc.time_ratio(n, n - 1) < 1.0)
+    const double ratio = n >= 2 && sc.covers(n) && sc.covers(n - 1) ? sc.time_ratio(n, n - 1) : 1.0;
+    if (ratio < 1.0)
       a.diagnostics.push_back(diagnostic{
           "scaling-faster-on-fewer-threads", diagnostic::level::warning, slow.rank, 1,
           "The measured scaling says the computation is faster on fewer threads",
           fmt::format("{}: t_comp on {} threads is {:.4g} times t_comp on {}, so t_overhead is negative and the "
                       "dedicated core costs the computation nothing. A host busy with other work or noisy "
                       "repetitions measure that; measure the table again on a quiet host, one thread per core.",
-                      sc.describe(), n - 1, sc.time_ratio(n, n - 1), n),
+                      sc.describe(), n - 1, ratio, n),
           0.0});
   }
   if (!a.cannot_judge.empty()) mark_not_judged(a, "the model cannot judge this run (see why above)");

@@ -122,26 +122,27 @@ class request_pool {
 
   /// Requests acquired and not released (a scan: for reports at finalize, not for the hot path).
   [[nodiscard]] std::size_t in_use() const noexcept {
-    std::size_t n = 0;
-    const std::uint32_t total = allocated_.load(std::memory_order_acquire);
-    for (std::uint32_t i = 0; i < total; ++i)
-      n += at(i)->state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(req_state::free);
-    return n;
+    return count_in_use([](const req&) { return true; });
   }
   /// The application's operations among them: neither a schedule's own transfers nor the engine's answers. Reads
   /// fields the progress thread writes: call it when no other thread progresses.
   [[nodiscard]] std::size_t in_use_by_application() const noexcept {
+    return count_in_use([](const req& r) { return r.parent == nullptr && !r.engines_own; });
+  }
+
+ private:
+  // Slots acquired and not released for which `counted(slot)` holds.
+  template <class Pred>
+  [[nodiscard]] std::size_t count_in_use(const Pred& counted) const noexcept {
     std::size_t n = 0;
     const std::uint32_t total = allocated_.load(std::memory_order_acquire);
     for (std::uint32_t i = 0; i < total; ++i) {
-      const req* r = at(i);
-      n += r->state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(req_state::free) &&
-           r->parent == nullptr && !r->engines_own;
+      const req& r = *at(i);
+      n += r.state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(req_state::free) && counted(r);
     }
     return n;
   }
 
- private:
   // Per-thread cache of free slots of one pool (identified by a process-unique id, so a cache never feeds a
   // pool slots of another). Flushed back to its pool when the thread exits, if that pool still lives.
   // Trivially destructible, so that the hot path reads it with one %fs access: a thread_local with a destructor

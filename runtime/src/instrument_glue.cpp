@@ -211,6 +211,7 @@ void instrument_start(runtime_state& s, const comm& world) {
   const instrument::exchange ex = exchange_over(g_exchange_comm);
   instrument::agree_run_id(ex);
   instrument::synchronize_clock(ex);
+  instrument::claim_communicating_thread();  // init's thread, whichever thread makes the first call
   instrument::open_window();  // the window starts as init returns: the set-up above is not the application's
   s.eng->set_xfer_hook(&xfer_hook);
   if (s.coll) s.coll->set_monitor({&coll_arrive_hook, &coll_depart_hook});

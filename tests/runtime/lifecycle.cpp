@@ -3,19 +3,24 @@
 // SIDECORE_PROGRESS_CORE out of range, a provider that does not exist, finalize with a receive still posted (and
 // with a collective: the warning's count), no shm region name left in /dev/shm once init returns, a program that
 // forgets sidecore::finalize(), starts beyond SIDECORE_MAX_REQUESTS, a relative profile path kept where init ran
-// though the program changes directory.
+// though the program changes directory, a first call made by a thread other than init's.
 // Exit status 0 when every check of the scenario held on this rank; every failed check prints a line.
 #include <dirent.h>
 #include <mpi.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include <sidecore/sidecore.h>
 #include <sidecore/sidecore.hpp>
@@ -360,6 +365,37 @@ int run(const std::string& scenario) {
     check(::access(mine.c_str(), F_OK) == 0, "the profile is at " + mine);
     check(::access(moved.c_str(), F_OK) != 0, "no profile at " + moved);
     (void)::chdir(start);
+  } else if (scenario == "helper_first") {
+    // SIDECORE_PROFILE=helper_first.%r.json (ctest, 2 ranks): another thread makes the first sidecore call (a
+    // barrier); then init's thread communicates: rank 1 waits in sidecore::recv while rank 0 computes for 300 ms.
+    // The communicating thread (t_comp's) is init's, not the helper that called first: rank 1's communicating
+    // thread made one blocking call and its 300 ms in it are not computation.
+    const std::string path = "helper_first." + std::to_string(g_rank) + ".json";
+    (void)::unlink(path.c_str());
+    sidecore::init();
+    std::thread([] { sidecore::barrier(); }).join();
+    std::uint64_t v = 7;
+    if (g_rank == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      sidecore::send(&v, 8, 1, 9);
+    } else {
+      (void)sidecore::recv(&v, 8, 0, 9);
+    }
+    sidecore::finalize();
+    std::ifstream in(path);
+    check(in.good(), "the profile " + path + " was written");
+    if (in.good() && g_rank == 1) {
+      const nlohmann::json p = nlohmann::json::parse(in);
+      const nlohmann::json own = p.value("communicating_thread", nlohmann::json::object());
+      const std::int64_t blocking = own.contains("categories") && own["categories"].contains("blocking")
+                                        ? own["categories"]["blocking"].value("count", std::int64_t{-1})
+                                        : -1;
+      check(blocking == 1, "the communicating thread's blocking calls: " + std::to_string(blocking) +
+                               ", expected 1 (init's thread's sidecore::recv)");
+      const double t_comp = p.value("t_comp_s", -1.0);
+      check(t_comp >= 0 && t_comp < 0.2, "t_comp_s " + std::to_string(t_comp) +
+                                             ", expected below 0.2 s (rank 1 waited 300 ms in sidecore::recv)");
+    }
   } else if (scenario == "forget_finalize") {
     sidecore::init();
     ring_once();

@@ -14,6 +14,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 
 #include <sidecore/common/common.hpp>
 
@@ -148,14 +149,19 @@ void endpoint::close() noexcept {
 // meets a leftover: "sidecore-<pid>-<random hex>". The name itself is removed once every peer has mapped the
 // region (unlink_shm_region, from engine::connect_peers): only a process killed inside init can leave one.
 void endpoint::name_shm_region() {
+  std::string name = unique_shm_name("");
+  const int rc = fi_setname(&ep->fid, name.data(), name.size() + 1);
+  if (rc) throw_fi("fi_setname (shm region name)", rc, provider);
+  shm_name = std::move(name);
+}
+
+std::string unique_shm_name(const char* suffix) {
   std::random_device rd;
   const std::uint64_t nonce = (std::uint64_t{rd()} << 32) ^ rd() ^ now_ns();
   char name[64];
-  const int n = std::snprintf(name, sizeof(name), "sidecore-%ld-%016llx", static_cast<long>(::getpid()),
-                              static_cast<unsigned long long>(nonce));
-  const int rc = fi_setname(&ep->fid, name, static_cast<std::size_t>(n) + 1);
-  if (rc) throw_fi("fi_setname (shm region name)", rc, provider);
-  shm_name = name;
+  std::snprintf(name, sizeof(name), "sidecore-%ld-%016llx%s", static_cast<long>(::getpid()),
+                static_cast<unsigned long long>(nonce), suffix);
+  return name;
 }
 
 // libfabric's shm creates the region with shm_open(name) at fi_enable, each peer maps it by that name at its

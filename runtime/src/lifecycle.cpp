@@ -284,10 +284,24 @@ void init(MPI_Comm user_comm) {
   for (std::size_t k = 0; k < s->coll_algorithm.size(); ++k)
     s->coll_algorithm[k].store(static_cast<std::uint8_t>(s->cfg.coll_algorithm[k]), std::memory_order_relaxed);
   s->coll_segment.store(s->cfg.coll_segment, std::memory_order_relaxed);
+  // Nothing runs yet when the node's set-up fails: what init made is let go (MPI_Comm_free waits for no rank), so
+  // that a later init, with other settings, starts afresh.
+  const auto let_go = [&s, &world] {
+    s->coll->detach();
+    s->eng.reset();
+    s->coll.reset();
+    delete s->comms[0].exchange(nullptr);
+    MPI_Comm_free(&world);
+    MPI_Comm_free(&s->node);
+  };
   try {
     detail::setup_doorbells(*s, world);
   } catch (const progress::transport_error& e) {
+    let_go();
     throw error(errc::transport, std::string("sidecore::init: ") + e.what());
+  } catch (...) {
+    let_go();
+    throw;
   }
 
   g_state = s.release();
@@ -363,9 +377,8 @@ void finalize() {
   // window, as t_comp.
   detail::instrument_finish(s, comm_access::make(0), -1.0, s.eng->failed_peers());
   if (!peer_died) {
-    // A second barrier, watched as the first: a rank that died since (in the exchange above) is found here, before
-    // MPI_Win_free below, which is collective over the node and would wait for it forever. A rank that ends after
-    // this barrier ends normally.
+    // A second barrier, watched as the first: a rank that died since (in the exchange above) is found here. A rank
+    // that ends after this barrier ends normally: nothing below waits for another rank.
     peer_died = !every_rank_reached(s, w->mpi);
     s.eng->mark_ended();
   }
@@ -376,9 +389,9 @@ void finalize() {
   for (auto& p : s.persistent.clear())
     if (p->coll) s.coll->destroy(p->coll);
   s.coll.reset();
-  // MPI_Win_free is collective (MPICH waits for every rank of the node in it), and the barrier above may still be
-  // pending on world's duplicate: with a dead rank, MPI's objects are left to the end of the process.
-  if (!peer_died && s.bell_window != MPI_WIN_NULL) MPI_Win_free(&s.bell_window);
+  s.node_shm.reset();  // this rank's mapping only: the node's other ranks keep theirs
+  // With a dead rank the barrier above may still be pending on world's duplicate: MPI's objects are left to the end
+  // of the process. MPI_Comm_free itself waits for no rank (MPICH).
   if (!peer_died && s.node != MPI_COMM_NULL) MPI_Comm_free(&s.node);
   for (auto& slot : s.comms) {
     detail::comm_entry* e = slot.exchange(nullptr);

@@ -1,7 +1,9 @@
-// Node set-up at init: one doorbell per rank in an MPI shared window of the node and, with SIDECORE_SHM_FASTPATH,
-// the node rings that carry eager messages between the node's ranks without the provider.
+// Node set-up at init: one doorbell per rank in the node's shared memory and, with SIDECORE_SHM_FASTPATH, the node
+// rings that carry eager messages between the node's ranks without the provider.
 #include <cstdint>
+#include <memory>
 #include <new>
+#include <string>
 #include <vector>
 
 #include <unistd.h>
@@ -9,27 +11,15 @@
 #include <sidecore/instrument/instrument.hpp>
 #include <sidecore/sidecore.hpp>
 
+#include "node_segment.hpp"
 #include "state.hpp"
 
 namespace sidecore {
 
-using detail::mpi_check;
-
-namespace {
-
-progress::doorbell* aligned_bell(void* base) noexcept {
-  const auto a = reinterpret_cast<std::uintptr_t>(base);
-  const std::uintptr_t al = alignof(progress::doorbell);
-  return reinterpret_cast<progress::doorbell*>((a + al - 1) & ~(al - 1));
-}
-
-}  // namespace
-
-// One doorbell per rank in an MPI shared window of the node, so that a rank that sends to a sleeping peer on
-// the same node wakes it at once (see progress::doorbell); with SIDECORE_SHM_FASTPATH, after it the rank's inbox:
-// one node ring per rank of the node (indexed by the writer's rank in the node communicator).
-// A doorbell is 64-byte aligned (its own cache line); MPICH's shared segment is not always (UBSan, 1 rank: a
-// 16-byte aligned base). Each rank's segment holds one doorbell plus the slack to align it, then its rings.
+// One doorbell per rank in the node's shared memory (node_segment.hpp), so that a rank that sends to a sleeping peer
+// on the same node wakes it at once (see progress::doorbell); with SIDECORE_SHM_FASTPATH, after it the rank's inbox:
+// one node ring per rank of the node (indexed by the writer's rank in the node communicator). Each rank's part is
+// page aligned: its doorbell has its own cache line, and the rings follow it 64-byte aligned.
 void detail::setup_doorbells(detail::runtime_state& s, MPI_Comm world) {
   int local = 0, nranks = 0, my_local = 0;
   MPI_Comm_size(s.node, &local);
@@ -38,12 +28,11 @@ void detail::setup_doorbells(detail::runtime_state& s, MPI_Comm world) {
   // The rings follow the doorbell's cache line; none for a rank alone on its node.
   const bool fastpath = s.cfg.shm_fastpath && local > 1;
   const std::size_t ring_bytes = fastpath ? progress::engine::node_ring_bytes(s.cfg.eager_max) : 0;
-  const auto seg = static_cast<MPI_Aint>(sizeof(progress::doorbell) + alignof(progress::doorbell) +
-                                         ring_bytes * static_cast<std::size_t>(local));
-  void* base = nullptr;
-  mpi_check(MPI_Win_allocate_shared(seg, 1, MPI_INFO_NULL, s.node, &base, &s.bell_window),
-            "MPI_Win_allocate_shared (doorbells)");
-  progress::doorbell* mine = aligned_bell(base);
+  const std::string remedy = fastpath ? "SIDECORE_SHM_FASTPATH=off leaves the node rings out (one page a rank)" : "";
+  s.node_shm = std::make_unique<node_segment>(
+      s.node, sizeof(progress::doorbell) + ring_bytes * static_cast<std::size_t>(local), remedy);
+  const auto bell_of = [&s](int i) { return reinterpret_cast<progress::doorbell*>(s.node_shm->part(i)); };
+  progress::doorbell* mine = bell_of(my_local);
   new (mine) progress::doorbell();
   mine->pid.store(static_cast<std::int32_t>(getpid()), std::memory_order_relaxed);  // peers check it lives
   const auto rings_of = [ring_bytes](progress::doorbell* bell) { return reinterpret_cast<char*>(bell + 1); };
@@ -60,14 +49,10 @@ void detail::setup_doorbells(detail::runtime_state& s, MPI_Comm world) {
     outbox.assign(static_cast<std::size_t>(nranks), nullptr);
   }
   for (int i = 0; i < local; ++i) {
-    MPI_Aint sz = 0;
-    int disp = 0;
-    void* ptr = nullptr;
-    mpi_check(MPI_Win_shared_query(s.bell_window, i, &sz, &disp, &ptr), "MPI_Win_shared_query (doorbells)");
     int w = 0;
     MPI_Group_translate_ranks(g_node, 1, &i, g_world, &w);
-    if (w < 0 || w >= nranks || ptr == nullptr) continue;
-    progress::doorbell* bell = aligned_bell(ptr);
+    if (w < 0 || w >= nranks) continue;
+    progress::doorbell* bell = bell_of(i);
     peers[static_cast<std::size_t>(w)] = bell;
     if (fastpath && i != my_local) {
       inbox[static_cast<std::size_t>(w)] = rings_of(mine) + ring_bytes * static_cast<std::size_t>(i);

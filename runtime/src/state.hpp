@@ -16,6 +16,7 @@
 #include <sidecore/sidecore.hpp>
 
 #include "auto_mode.hpp"
+#include "node_segment.hpp"
 #include "persistent.hpp"
 #include "settings.hpp"
 #include "topology.hpp"
@@ -56,6 +57,8 @@ struct comm_entry {
 struct runtime_state {
   settings cfg;
   std::unique_ptr<topology> topo;
+  // The node's shared memory: the doorbells and node rings the engine uses, so it outlives the engine.
+  std::unique_ptr<node_segment> node_shm;
   std::unique_ptr<progress::engine> eng;
   int reserved_core = -1;
   std::string no_core_reason;  // mode auto: why no core could be reserved (reserved_core < 0)
@@ -67,7 +70,6 @@ struct runtime_state {
   std::mutex comm_mutex;  // comm creation/free (rare, collective)
   int next_comm_id = 1;
   MPI_Comm node = MPI_COMM_NULL;     // the ranks of this node (shared memory)
-  MPI_Win bell_window = MPI_WIN_NULL;  // their doorbells
   // collectives: the executor, and the algorithm per kind and segment size of the calls to come (the settings at
   // init, changed by set_coll_algorithm / set_coll_segment)
   std::unique_ptr<progress::coll_executor> coll;
@@ -98,9 +100,10 @@ void mpi_check(int rc, const char* call);
 /// sidecore id `id` and a cache of `coll_cache` built collective plans. The caller stores it in runtime_state::comms.
 comm_entry* make_comm_entry(MPI_Comm mpi, MPI_Comm world, int id, std::size_t coll_cache);
 
-/// At init, collective over the node (node_setup.cpp): the doorbells of the node's ranks in an MPI shared window,
-/// and with SIDECORE_SHM_FASTPATH their node rings, handed to the engine; then the engine connects its peers.
-/// Throws error(errc::mpi) if MPI's shared window fails, progress::transport_error if the engine cannot connect.
+/// At init, collective over the node (node_setup.cpp): the doorbells of the node's ranks in its shared memory
+/// (runtime_state::node_shm), and with SIDECORE_SHM_FASTPATH their node rings, handed to the engine; then the
+/// engine connects its peers. Throws error(errc::transport) if the node's shared memory cannot be made,
+/// progress::transport_error if the engine cannot connect.
 void setup_doorbells(runtime_state& s, MPI_Comm world);
 
 /// At init: a program that reaches MPI_Finalize without sidecore::finalize() gets a warning and is finalized there

@@ -3,11 +3,13 @@
 // SIDECORE_PROGRESS_CORE out of range, a provider that does not exist, finalize with a receive still posted (and
 // with a collective: the warning's count), no shm region name left in /dev/shm once init returns, a program that
 // forgets sidecore::finalize(), starts beyond SIDECORE_MAX_REQUESTS, a relative profile path kept where init ran
-// though the program changes directory, a first call made by a thread other than init's.
+// though the program changes directory, a first call made by a thread other than init's, /dev/shm full at init.
 // Exit status 0 when every check of the scenario held on this rank; every failed check prints a line.
 #include <dirent.h>
+#include <fcntl.h>
 #include <mpi.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -396,6 +398,33 @@ int run(const std::string& scenario) {
       check(t_comp >= 0 && t_comp < 0.2, "t_comp_s " + std::to_string(t_comp) +
                                              ", expected below 0.2 s (rank 1 waited 300 ms in sidecore::recv)");
     }
+  } else if (scenario == "node_shm_full") {
+    // Run by private_shm.sh (a /dev/shm of its own, a small tmpfs) with the tcp provider and SIDECORE_EAGER_MAX=65536:
+    // rank 0 fills /dev/shm but for 1 MiB, less than the node's shared memory needs with the node rings (two rings
+    // of 512 KiB a rank). init fails on every rank, naming the object, the reason and the remedy, and leaves
+    // nothing behind; with SIDECORE_SHM_FASTPATH=off (a page a rank) the next init works.
+    const std::string fill = "/dev/shm/fill";
+    if (g_rank == 0) {
+      struct statvfs fs {};
+      check(::statvfs("/dev/shm", &fs) == 0, "statvfs /dev/shm");
+      const auto free_bytes = static_cast<off_t>(fs.f_bavail * fs.f_frsize);
+      const int fd = ::open(fill.c_str(), O_CREAT | O_RDWR, 0600);
+      check(fd >= 0 && free_bytes > (off_t{1} << 20) &&
+                ::posix_fallocate(fd, 0, free_bytes - (off_t{1} << 20)) == 0,
+            "filling /dev/shm (" + std::to_string(free_bytes) + " bytes free) but for 1 MiB");
+      if (fd >= 0) ::close(fd);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    expect_error(errc::transport, [] { sidecore::init(); }, "init with /dev/shm full",
+                 {"posix_fallocate(/dev/shm/sidecore-", "No space left on device", "SIDECORE_SHM_FASTPATH=off"});
+    check(!sidecore::initialized(), "not initialized after a failed init");
+    check(shm_names_of_this_process() == 0, "no /dev/shm/sidecore-<pid>-* name is left");
+    ::setenv("SIDECORE_SHM_FASTPATH", "off", 1);
+    sidecore::init();
+    ring_once();
+    sidecore::finalize();
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (g_rank == 0) ::unlink(fill.c_str());
   } else if (scenario == "forget_finalize") {
     sidecore::init();
     ring_once();

@@ -240,7 +240,46 @@ void in_finalize_case() {
   check(dead.size() == 1 && dead[0] == 1, "failed_ranks() says {" + said + " }, expected { 1 }");
 }
 
+// PEER_FAILURE_CASE=after_barrier: rank 1 dies inside finalize after its second watched barrier completed, at the
+// first MPI object it frees (the node's shared memory, a communicator): the others may be anywhere in their own
+// finalize's last steps, and none of those waits for a rank. Their finalize returns; rank 1 passed the barrier, so
+// it ended (failed_ranks() is empty), unless a survivor found it dead before its own barrier completed ({1}).
+int g_barriers_in_finalize = -1;  // -1: not counting; MPI_Ibarrier calls made in finalize
+
+void after_barrier_case() {
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (g_rank == 1) g_barriers_in_finalize = 0;
+  const auto t0 = clk::now();
+  sidecore::finalize();
+  const double s = std::chrono::duration<double>(clk::now() - t0).count();
+  check(g_rank != 1, "rank 1 left finalize without passing its second barrier and freeing an MPI object");
+  check(s < deadline_s, "finalize took " + std::to_string(s) + " s");
+  const std::vector<int> dead = sidecore::failed_ranks();
+  std::string said;
+  for (int r : dead) said += " " + std::to_string(r);
+  check(dead.empty() || (dead.size() == 1 && dead[0] == 1), "failed_ranks() says {" + said + " }, expected {} or {1}");
+}
+
+void die_if_past_second_barrier() {
+  if (g_barriers_in_finalize >= 2) std::raise(SIGKILL);
+}
+
 }  // namespace
+
+extern "C" __attribute__((visibility("default"))) int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  if (g_barriers_in_finalize >= 0) ++g_barriers_in_finalize;
+  return PMPI_Ibarrier(comm, request);
+}
+
+extern "C" __attribute__((visibility("default"))) int MPI_Win_free(MPI_Win* win) {
+  die_if_past_second_barrier();
+  return PMPI_Win_free(win);
+}
+
+extern "C" __attribute__((visibility("default"))) int MPI_Comm_free(MPI_Comm* comm) {
+  die_if_past_second_barrier();
+  return PMPI_Comm_free(comm);
+}
 
 // The program's own MPI_Send and MPI_Isend (exported: ENABLE_EXPORTS) stand before MPICH's for libsidecore's calls:
 // in_finalize_case's rank 1 dies in the first one finalize makes.
@@ -271,12 +310,12 @@ int main(int argc, char** argv) {
   const char* which = std::getenv("PEER_FAILURE_CASE");
   const std::string which_case = which ? which : "";
   const bool stream = which_case == "stream", ended = which_case == "ended", steps = which_case == "steps",
-             in_finalize = which_case == "in_finalize";
+             in_finalize = which_case == "in_finalize", after_barrier = which_case == "after_barrier";
   const char* mode = std::getenv("SIDECORE_PROGRESS");
   if (g_rank == 1 && !(mode && std::string(mode) == "auto")) setenv("SIDECORE_PROGRESS", "off", 1);
   try {
     sidecore::init();
-    if (g_rank == 1 && !stream && !ended && !steps && !in_finalize) {
+    if (g_rank == 1 && !stream && !ended && !steps && !in_finalize && !after_barrier) {
       // A 16 MiB send to rank 0: its ready-to-send goes out inside isend, then this rank dies.
       std::vector<char> big(std::size_t{16} << 20, 'x');
       sidecore::request r = sidecore::isend(big.data(), static_cast<std::int64_t>(big.size()), 0, 2);
@@ -288,6 +327,7 @@ int main(int argc, char** argv) {
     else if (ended) ended_case();
     else if (steps) steps_case();
     else if (in_finalize) in_finalize_case();
+    else if (after_barrier) after_barrier_case();
     else survivor(nranks);
   } catch (const std::exception& e) {
     check(false, std::string("exception: ") + e.what());

@@ -169,6 +169,10 @@ struct xfer_event {
   std::uint8_t op;
 };
 
+/// A name for a POSIX shared-memory object of this process that no object left behind by a killed process can
+/// hold: "sidecore-<pid>-<64 random bits, hex><suffix>" (`make clean-shm` reads the pid after "sidecore-").
+[[nodiscard]] std::string unique_shm_name(const char* suffix);
+
 class engine {
  public:
   /// Opens fabric, domain, completion queue, address vector and endpoint (local, no communication), and posts

@@ -184,6 +184,21 @@ void agree_switches(const config& cfg) {
   stop_job();
 }
 
+// The ranks sample the same collective instances only with the same SIDECORE_COLL_SAMPLES, and the cross-rank
+// figures need an instance on every rank: with another capacity on some rank, they would cover only the few instances
+// both samples hold, under a capacity that no rank used. Every rank says so, then the job stops at MPI_Init.
+void agree_coll_samples(const config& cfg) {
+  const auto mine = static_cast<unsigned long long>(cfg.coll_samples);
+  unsigned long long lo = 0, hi = 0;
+  PMPI_Allreduce(&mine, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, g.comm);
+  PMPI_Allreduce(&mine, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, g.comm);
+  if (lo == hi) return;
+  std::fprintf(stderr, "sidecore-pmpi: rank %d: SIDECORE_COLL_SAMPLES differs between ranks (this rank: %llu; "
+               "from %llu to %llu); the ranks sample the same collective instances only with the same value: give "
+               "every rank the same value; stopping the job at MPI_Init\n", g.rank, mine, lo, hi);
+  stop_job();
+}
+
 // Every rank checks the files it will write; when one cannot, the job stops here, each failing rank naming the path
 // and the reason: a profiler asked for by LD_PRELOAD whose profile would be lost at MPI_Finalize is an error at
 // MPI_Init, not a surprise after the run.
@@ -245,6 +260,7 @@ void begin_profiling() {
   agree_switches(cfg);
   if (!cfg.profile && !cfg.trace) return;
   g.trace = cfg.trace;
+  agree_coll_samples(cfg);
   agree_outputs(cfg);
   if (cfg.profile) cfg.profile_path = g.profile_pattern = absolute_path(g.profile_pattern);
   if (cfg.trace) cfg.trace_path = absolute_path(cfg.trace_path);

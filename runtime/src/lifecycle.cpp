@@ -90,7 +90,9 @@ std::string set_on_some_ranks(const char* var, bool set) {
 // gives credits back once it owes half of its own window: a sender with a smaller window waits for ever); the
 // provider (endpoints of two providers cannot address each other); whether SIDECORE_PROFILE, SIDECORE_TRACE and
 // SIDECORE_XFER_TABLE are set (the instrumentation's set-up is collective: the calibration ping-pong that a table
-// replaces, the clock offsets, the exchanges at finalize; a rank without them never joins). In mode auto also its
+// replaces, the clock offsets, the exchanges at finalize; a rank without them never joins); with them,
+// SIDECORE_COLL_SAMPLES (the ranks sample the same collective instances only with the same capacity, and the
+// cross-rank figures need an instance on every rank). In mode auto also its
 // step window and step re-checks (every rank must vote at the same step(): a rank blocked in a vote at another step
 // than its peers waits inside their communication). In the order init checks them: the first that differs is named.
 std::vector<shared_setting> shared_settings(const detail::settings& cfg) {
@@ -117,6 +119,9 @@ std::vector<shared_setting> shared_settings(const detail::settings& cfg) {
   v.push_back({cfg.profile_path.empty() ? 0 : 1, set_on_some_ranks("SIDECORE_PROFILE", !cfg.profile_path.empty())});
   v.push_back({cfg.trace_path.empty() ? 0 : 1, set_on_some_ranks("SIDECORE_TRACE", !cfg.trace_path.empty())});
   v.push_back({cfg.xfer_table.empty() ? 0 : 1, set_on_some_ranks("SIDECORE_XFER_TABLE", !cfg.xfer_table.empty())});
+  const bool collecting = !cfg.profile_path.empty() || !cfg.trace_path.empty();
+  v.push_back({collecting ? static_cast<long long>(cfg.coll_samples) : 0,
+               differs("SIDECORE_COLL_SAMPLES", std::to_string(cfg.coll_samples))});
   const long long steps = automatic ? static_cast<long long>(cfg.auto_steps) : 0;
   v.push_back({steps, differs("SIDECORE_AUTO_STEPS", steps == 0 ? "not set (time window)" : std::to_string(steps))});
   // Time re-checks need not agree (a time window closes at another moment on each rank anyway): -2 stands for any.

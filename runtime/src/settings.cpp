@@ -420,9 +420,10 @@ std::vector<setting_def> make_table() {
   t.push_back({"SIDECORE_COLL_SAMPLES", "1024", "a power of two 16..65536",
                "Collective instances per communicator that every rank keeps for the cross-rank figures of the "
                "profile's collectives section (arrival and departure waits, arrival order): the instances whose "
-               "sequence number is a multiple of a stride, doubled whenever the sample is full, so every member keeps "
-               "the same ones. 32 bytes each; the samples of all communicators stay within 8 MiB per rank, and rank 0 "
-               "holds every rank's at the end.",
+               "sequence number's hash has its low log2(stride) bits zero, the stride doubled whenever the sample is "
+               "full, so every member keeps the same ones; the same value on every rank (init refuses values that "
+               "differ while profiling or tracing). 32 bytes each; the samples of all communicators stay within "
+               "8 MiB per rank, and rank 0 holds every rank's at the end.",
                [](settings& s, const std::string& v) {
                  s.coll_samples = shared_parser([&] { return instrument::env::parse_coll_samples(v); });
                },

@@ -1,7 +1,8 @@
 #!/bin/sh
-# libsidecore-pmpi.so with the profile on some ranks only, or (no profile) the trace: the job stops at MPI_Init with
-# every rank naming the setting (the profiler's set-up and its exchanges at MPI_Finalize join every rank), never hangs;
-# a trace on one rank while every rank profiles is fine.
+# libsidecore-pmpi.so with the profile on some ranks only, or (no profile) the trace, or SIDECORE_COLL_SAMPLES
+# differing: the job stops at MPI_Init with every rank naming the setting (the profiler's set-up and its exchanges at
+# MPI_Finalize join every rank; the ranks sample the same collective instances only with the same capacity), never
+# hangs; a trace on one rank while every rank profiles is fine.
 # Usage: run_pmpi_differs_test.sh <mpiexec> <preload> <pmpi_app> <work dir>
 set -u
 mpiexec=$1 preload=$2 app=$3 dir=$4
@@ -22,6 +23,9 @@ run profile "profiling is on for some ranks only (this rank: SIDECORE_PROFILE=" 
 run trace "tracing is on for some ranks only (this rank: SIDECORE_TRACE " \
   -n 1 -env LD_PRELOAD "$preload" -env SIDECORE_PROFILE off "$app" \
   : -n 1 -env LD_PRELOAD "$preload" -env SIDECORE_PROFILE off -env SIDECORE_TRACE "$dir/t.%r.trace" "$app"
+run coll_samples "SIDECORE_COLL_SAMPLES differs between ranks (this rank: 16;" \
+  -n 1 -env LD_PRELOAD "$preload" -env SIDECORE_PROFILE "$dir/s.%r.json" -env SIDECORE_COLL_SAMPLES 16 "$app" \
+  : -n 1 -env LD_PRELOAD "$preload" -env SIDECORE_PROFILE "$dir/s.%r.json" "$app"
 # Every rank profiles, one traces: nothing collective differs, the run completes.
 if timeout 30 "$mpiexec" -n 1 -env LD_PRELOAD "$preload" -env SIDECORE_PROFILE "$dir/o.%r.json" "$app" \
      : -n 1 -env LD_PRELOAD "$preload" -env SIDECORE_PROFILE "$dir/o.%r.json" -env SIDECORE_TRACE "$dir/o.%r.trace" \

@@ -188,6 +188,8 @@ int run(const std::string& scenario) {
        {"SIDECORE_TRACE is set on some ranks only", all_or_none}},
       {"differs_xfer_table", "init with SIDECORE_XFER_TABLE on one rank only",
        {"SIDECORE_XFER_TABLE is set on some ranks only", all_or_none}},
+      {"differs_coll_samples", "init with SIDECORE_COLL_SAMPLES differing between profiled ranks",
+       {"SIDECORE_COLL_SAMPLES differs between ranks", same, g_rank == 0 ? "(this rank: 16)" : "(this rank: 1024)"}},
   };
   for (const auto& d : differs) {
     if (scenario != d.scenario) continue;

@@ -33,9 +33,18 @@ std::string size_range(const overlap_size_bin& b) {
   return fmt::format("{}-{} B", b.lo_bytes, b.hi_bytes);
 }
 
+// The job's speedup, as the verdict computes it (the job's t_noprogress over the largest t_dedicated), with each
+// rank's t_dedicated replaced by changed(rank's prediction).
+template <class F>
+double job_speedup_if(const job_prediction& j, F changed) {
+  double worst = 0;
+  for (const prediction& r : j.ranks) worst = std::max(worst, changed(r));
+  return worst > 0 ? j.t_noprogress_s / worst : 0.0;
+}
+
 // BT-MZ (Section V): nonblocking transfers with no computation between initiation and completion.
-void check_overlap_window(const job_input& in, const prediction& p, const diagnostic_thresholds& th,
-                          std::vector<diagnostic>& out) {
+void check_overlap_window(const job_input& in, const job_prediction& j, const prediction& p,
+                          const diagnostic_thresholds& th, std::vector<diagnostic>& out) {
   const profile* prof = find_rank(in.calibration, p.rank);
   if (!prof || !has_overlap_data(*prof)) prof = find_rank(in.core_run, p.rank);
   if (!prof || !has_overlap_data(*prof)) return;
@@ -54,6 +63,8 @@ void check_overlap_window(const job_input& in, const prediction& p, const diagno
               p.t_nonblock_dedicated_s;
   const double correction = std::clamp(hidden_missing, 0.0, std::max(0.0, removed));
   const double t_adj = p.t_dedicated_s + correction;
+  const double speedup_adj =
+      job_speedup_if(j, [&](const prediction& r) { return r.rank == p.rank ? t_adj : r.t_dedicated_s; });
   std::string worst;
   const overlap_size_bin* wb = nullptr;
   for (const auto& b : prof->overlap->by_size)
@@ -73,10 +84,10 @@ void check_overlap_window(const job_input& in, const prediction& p, const diagno
       fmt::format("The overlap upper bound is {:.4g} s for {:.4g} s of transfer time ({} transfers, {:.0f} %): there "
                   "is little computation between initiation and completion, so a dedicated core cannot hide these "
                   "transfers, while the model assumes it hides them all. Counting the {:.4g} s that cannot be hidden, "
-                  "t_dedicated would be about {:.4g} s (speedup {:.3f} instead of {:.3f}).{} Place independent "
-                  "computation between the initiation and the wait.",
-                  t.max_s, t.xfer_time_s, t.count, 100.0 * t.max_s / t.xfer_time_s, correction, t_adj,
-                  p.t_noprogress_s / t_adj, p.speedup, worst),
+                  "t_dedicated would be about {:.4g} s (the job's speedup {:.3f} instead of {:.3f}{}).{} Place "
+                  "independent computation between the initiation and the wait.",
+                  t.max_s, t.xfer_time_s, t.count, 100.0 * t.max_s / t.xfer_time_s, correction, t_adj, speedup_adj,
+                  j.speedup, j.alpha > 0 ? fmt::format(", at alpha {:g}", j.alpha) : std::string(), worst),
       hidden_missing});
 }
 
@@ -138,8 +149,8 @@ void check_blocking_growth(const job_input& in, const prediction& p, const diagn
 }
 
 // Kripke (Section VI-B): many test calls that a dedicated core makes unnecessary.
-void check_many_tests(const job_input& in, const prediction& p, const diagnostic_thresholds& th,
-                      std::vector<diagnostic>& out) {
+void check_many_tests(const job_input& in, const job_prediction& j, const prediction& p,
+                      const diagnostic_thresholds& th, std::vector<diagnostic>& out) {
   const rank_inputs* ri = nullptr;
   for (const auto& r : in.ranks)
     if (r.rank == p.rank) ri = &r;
@@ -154,13 +165,15 @@ void check_many_tests(const job_input& in, const prediction& p, const diagnostic
     core_note = fmt::format(" The core-mode run made {} test calls against {} without progress.",
                             (*core)[category::test].count, test.count);
   const double t_best = p.t_dedicated_s - p.t_test_s;
+  const double speedup_best = job_speedup_if(j, [](const prediction& r) { return r.t_dedicated_s - r.t_test_s; });
   out.push_back(diagnostic{
       "many-tests", diagnostic::level::info, p.rank, 1,
       "Many test calls that a dedicated core makes unnecessary (the Kripke case): gain beyond the model",
       fmt::format("{} test calls ({:.1f} per nonblocking initiation) still cost N_test*t_minMPItest = {:.4g} s in the "
                   "prediction. With a dedicated core the transfers complete in the background, so fewer tests are "
-                  "needed; without them t_dedicated would be {:.4g} s (speedup up to {:.3f} instead of {:.3f}).{}",
-                  test.count, per_init, p.t_test_s, t_best, p.t_noprogress_s / t_best, p.speedup, core_note),
+                  "needed; without them t_dedicated would be {:.4g} s (the job's speedup up to {:.3f}, every rank's "
+                  "tests left out, instead of {:.3f}).{}",
+                  test.count, per_init, p.t_test_s, t_best, speedup_best, j.speedup, core_note),
       p.t_test_s});
 }
 
@@ -206,10 +219,10 @@ std::vector<diagnostic> diagnose(const job_input& in, const job_prediction& at_a
   std::vector<diagnostic> all;
   for (std::size_t i = 0; i < at_alpha.ranks.size(); ++i) {
     const prediction& p = at_alpha.ranks[i];
-    check_overlap_window(in, at_zero.ranks[i], th, all);
+    check_overlap_window(in, at_alpha, p, th, all);
     check_wait_growth(in, at_zero.ranks[i], th, all);
     check_blocking_growth(in, at_zero.ranks[i], th, all);
-    check_many_tests(in, p, th, all);
+    check_many_tests(in, at_alpha, p, th, all);
     check_inputs(in, p, at_alpha.alpha, th, all);
   }
   // One finding per kind, with the number of ranks that show it. Its numbers come from the rank that decides the

@@ -182,6 +182,11 @@ std::vector<rank_inputs> with_cores(const std::vector<rank_inputs>& ranks, int n
     throw input_error("N_core", "", fmt::format("N_core = {}; a dedicated core needs N_core >= 2", n_core));
   std::vector<rank_inputs> out = ranks;
   for (auto& r : out) {
+    if (r.measured_n_core == 0 && n_core != r.n_core) {
+      r.measured_n_core = r.n_core;
+      r.measured_t_noprogress_s = r.t_noprogress_s;
+      r.measured_t_comp_s = r.t_comp_s;
+    }
     const double t_comp = r.t_comp_s * scaling.time_ratio(r.n_core, n_core);
     r.t_noprogress_s = r.t_noprogress_s - r.t_comp_s + t_comp;
     r.t_comp_s = t_comp;

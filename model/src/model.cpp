@@ -164,8 +164,24 @@ prediction predict(const rank_inputs& in, const model_options& opt) {
   auto add = [&](std::string symbol, double v, std::string formula, std::string why) {
     p.terms.push_back(term{std::move(symbol), v, std::move(formula), std::move(why)});
   };
-  add("t_noprogress", p.t_noprogress_s, "measured", "run time of the calibration run, without a progress thread");
-  add("t_comp", p.t_comp_s, "measured", "computation time of the calibration run (time outside communication calls)");
+  const bool moved = in.measured_n_core > 0;
+  add("t_noprogress", p.t_noprogress_s,
+      moved ? fmt::format("{:.6g} - {:.6g} + {:.6g}", in.measured_t_noprogress_s, in.measured_t_comp_s, in.t_comp_s)
+            : "measured",
+      moved ? fmt::format("run time of the calibration run ({:.6g} s measured on {} cores), its computation moved to "
+                          "{} cores",
+                          in.measured_t_noprogress_s, in.measured_n_core, n)
+            : "run time of the calibration run, without a progress thread");
+  add("t_comp", p.t_comp_s,
+      moved            ? fmt::format("{:.6g} * {:.6g}", in.measured_t_comp_s,
+                                     in.t_comp_s / std::max(in.measured_t_comp_s, 1e-300))
+      : in.t_comp_derived ? fmt::format("max(0, {:.6g} - {:.6g})", in.t_noprogress_s, p.t_mpi_noprogress_s)
+                          : "measured",
+      moved ? fmt::format("computation time measured on {} cores, moved to {} cores with the scaling model",
+                          in.measured_n_core, n)
+      : in.t_comp_derived ? "computation time of the calibration run: t_noprogress - t_MPI (the report has no "
+                            "computation time)"
+                          : "computation time of the calibration run (time outside communication calls)");
   add("t_MPI", p.t_mpi_noprogress_s,
       fmt::format("{:.6g} + {:.6g} + {:.6g} + {:.6g} + {:.6g}", blocking.time_s, init.time_s, test.time_s, wait.time_s,
                   other.time_s),
@@ -193,7 +209,8 @@ prediction predict(const rank_inputs& in, const model_options& opt) {
   add("t_MPIdedicated", p.t_mpi_dedicated_s, "sum of the six terms above",
       "communication time with a dedicated core (III-C2c)");
   add("t_MPIoverlapable", p.t_mpi_overlapable_s, fmt::format("{:.6g} - {:.6g}", p.t_mpi_noprogress_s, p.t_mpi_dedicated_s),
-      "communication time the dedicated core removes (III-A)");
+      p.t_mpi_overlapable_s >= 0 ? "communication time the dedicated core removes (III-A)"
+                                 : "communication time the dedicated core adds, negative here (III-A)");
   add("t_dedicated", p.t_dedicated_s, fmt::format("{:.6g} + {:.6g}", p.t_newcomp_s, p.t_mpi_dedicated_s),
       "predicted run time with a dedicated core: t_newcomp + t_MPIdedicated (III-D)");
   return p;

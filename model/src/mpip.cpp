@@ -334,6 +334,7 @@ std::vector<rank_inputs> mpip_to_inputs(const mpip_report& report, int n_core) {
     // t_comp = AppTime − t_MPI, the decomposition of Section III-A. mpiP prints Mean with 3
     // significant digits, so t_MPI can exceed AppTime slightly: clamp at 0.
     r.t_comp_s = std::max(0.0, r.t_noprogress_s - r.t_mpi_s());
+    r.t_comp_derived = true;
     out.push_back(r);
   }
   return out;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <regex>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "sidecore/common/input_error.hpp"
@@ -122,15 +123,48 @@ TEST(Findings, BlockingGrowsInCore) {
 }
 
 TEST(Findings, QuoteTheRankThatDecidesTheJob) {
-  // In this job rank 1 decides t_dedicated; rank 0 has the larger test cost. The finding quotes rank 1, so that
-  // its numbers match the verdict above it.
+  // In this job rank 1 decides t_dedicated; rank 0 has the larger test cost. The finding quotes rank 1, and its
+  // speedups are the job's, as the verdict above it computes them: 147 / 124.567 = 1.180 (rank 1 alone: 146 /
+  // 124.567 = 1.172), and without every rank's tests 147 / max(124.567 - 22.89, 123.755 - 22.956) = 1.446.
   const auto a = sm::analyze(sm::load_profiles({model_data + "/job_off.json", model_data + "/job_core.json"}), {});
   ASSERT_EQ(a.job.ranks[a.job.slowest].rank, 1);
   const auto* d = finding(a, "many-tests");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->rank, 1);
   EXPECT_NE(d->message.find("Numbers from rank 1, the rank that decides the job"), std::string::npos) << d->message;
-  EXPECT_NE(d->message.find("instead of 1.172"), std::string::npos) << d->message;
+  EXPECT_NE(d->message.find("up to 1.446"), std::string::npos) << d->message;
+  EXPECT_NE(d->message.find(fmt::format("instead of {:.3f}", a.job.speedup)), std::string::npos) << d->message;
+  EXPECT_NE(d->message.find("instead of 1.180"), std::string::npos) << d->message;
+}
+
+TEST(Findings, OverlapWindowQuotesTheAlphaAsked) {
+  // BT-MZ at alpha 1: the verdict's speedup is alpha 1's, and so is the one the finding corrects.
+  sm::analysis_options opt;
+  opt.model.alpha = 1.0;
+  const auto a = sm::analyze(sm::load_profiles({model_data + "/btmz_off.json"}), opt);
+  const auto* d = finding(a, "no-overlap-window");
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->message.find(fmt::format("instead of {:.3f}, at alpha 1)", a.job.speedup)), std::string::npos)
+      << d->message;
+}
+
+TEST(Findings, TermsSayWhereTheirTimesComeFrom) {
+  // --cores 8 on profiles measured on 16 cores: t_noprogress and t_comp are moved, not measured.
+  auto in = sm::load_profiles({model_data + "/job_off.json"});
+  in.what_if_cores = 8;
+  const auto a = sm::analyze(in, {});
+  const auto& terms = a.job.ranks[0].terms;
+  ASSERT_GE(terms.size(), 2u);
+  EXPECT_EQ(terms[0].symbol, "t_noprogress");
+  EXPECT_NE(terms[0].formula, "measured");
+  EXPECT_NE(terms[0].explanation.find("measured on 16 cores"), std::string::npos) << terms[0].explanation;
+  EXPECT_EQ(terms[1].symbol, "t_comp");
+  EXPECT_NE(terms[1].formula, "measured");
+  EXPECT_NE(terms[1].explanation.find("moved to 8 cores"), std::string::npos) << terms[1].explanation;
+  // Without --cores both are measured.
+  const auto m = sm::analyze(sm::load_profiles({model_data + "/job_off.json"}), {});
+  EXPECT_EQ(m.job.ranks[0].terms[0].formula, "measured");
+  EXPECT_EQ(m.job.ranks[0].terms[1].formula, "measured");
 }
 
 TEST(Findings, ConversionOfAnAppWithoutNonblockingCalls) {

@@ -38,6 +38,13 @@ struct rank_inputs {
   /// The categories sum the calls of several threads: the profile has no communicating-thread totals, so the
   /// model cannot judge this rank (docs/model.md, "When the model cannot judge").
   bool all_thread_categories = false;
+  /// Where t_noprogress_s and t_comp_s come from, for the terms' formulas: measured (the default); t_comp derived
+  /// as t_noprogress - t_MPI (an mpiP report, which has no computation time); or moved by with_cores() from the
+  /// core count they were measured on (measured_n_core, with the measured times) to n_core.
+  bool t_comp_derived = false;
+  int measured_n_core = 0;  ///< > 0: with_cores() moved the computation from this core count
+  double measured_t_noprogress_s = 0.0;
+  double measured_t_comp_s = 0.0;
 
   [[nodiscard]] const category_totals& operator[](category c) const noexcept {
     return categories[static_cast<std::size_t>(c)];

@@ -21,6 +21,7 @@ engine_core::engine_core(const engine_config& c)
   provider_ = ep.provider;
   fabric_name_ = ep.fabric_name;
   max_msg_size_ = ep.max_msg_size;
+  rx_size_ = ep.rx_size;
   inject_size_ = ep.inject_size;
   // Eager data goes out as two iovecs (header, data) when it does not fit an inject; a provider with a single
   // iovec sends eagerly only what fits an inject.
@@ -34,7 +35,8 @@ engine_core::engine_core(const engine_config& c)
 }
 
 void engine_core::too_many() const {
-  throw too_many_requests(std::to_string(pool.capacity()) + " requests are in flight, the most this rank may have");
+  throw too_many_requests(std::to_string(pool.capacity()) + " requests are in flight, the most this rank may have",
+                          pool.capacity());
 }
 
 void engine_core::callers_not_serialized() noexcept {

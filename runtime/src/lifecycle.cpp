@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <new>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -261,9 +262,26 @@ void init(MPI_Comm user_comm) {
   ec.serialized_callers = thread_level != MPI_THREAD_MULTIPLE;
   try {
     s->eng = progress::engine::open(ec);
+    // The receive buffers stay posted in the provider's receive queue; a rendezvous data receive needs a place
+    // beside them, or the first rendezvous message waits for ever.
+    const std::size_t queue = s->eng->receive_queue_size();
+    if (queue > 0 && s->cfg.recv_buffers >= queue) {
+      local_error = "sidecore::init: SIDECORE_RECV_BUFFERS=" + std::to_string(s->cfg.recv_buffers) +
+                    " does not fit provider '" + s->eng->provider() + "', whose receive queue holds " +
+                    std::to_string(queue) + " receives: the receive buffers stay posted there and rendezvous data "
+                    "receives need room beside them; give at most " + std::to_string(queue - 1);
+      local_code = errc::bad_setting;
+    }
   } catch (const progress::transport_error& e) {
     local_error = std::string("sidecore::init: ") + e.what();
     local_code = errc::transport;
+  } catch (const std::bad_alloc&) {
+    const std::uint64_t rx_bytes = static_cast<std::uint64_t>(s->cfg.recv_buffers) * (s->cfg.eager_max + 40);
+    local_error = "sidecore::init: out of memory opening the engine: its receive buffers take SIDECORE_RECV_BUFFERS=" +
+                  std::to_string(s->cfg.recv_buffers) + " x (SIDECORE_EAGER_MAX=" + std::to_string(s->cfg.eager_max) +
+                  " + 40) = " + std::to_string(rx_bytes) + " bytes, its request pool SIDECORE_MAX_REQUESTS=" +
+                  std::to_string(s->cfg.max_requests) + " slots; lower them, or raise the process's memory limit";
+    local_code = errc::bad_setting;
   }
   try {
     agree("opening the libfabric endpoint");

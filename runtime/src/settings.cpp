@@ -276,7 +276,9 @@ std::vector<setting_def> make_table() {
                [](const settings& s) { return std::to_string(s.eager_max); }});
   t.push_back({"SIDECORE_RECV_BUFFERS", "64", "an integer 2..4096",
                "Receive buffers (of SIDECORE_EAGER_MAX + 40 bytes each) the engine keeps posted for eager and "
-               "control messages. Messages that find none wait in the provider until one is given back.",
+               "control messages. Messages that find none wait in the provider until one is given back. Below the "
+               "provider's receive queue, which rendezvous data receives share (shm: 1024, tcp;ofi_rxm: 2048; init "
+               "refuses more and names the limit).",
                [](settings& s, const std::string& v) {
                  s.recv_buffers = parse_unsigned("SIDECORE_RECV_BUFFERS", v, 2, 4096);
                },

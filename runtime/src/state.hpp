@@ -130,7 +130,8 @@ std::uint64_t start_request(const char* call, F&& start) {
     return start();
   } catch (const progress::too_many_requests& e) {
     throw error(errc::invalid_argument, std::string(call) + ": " + e.what() + "; complete some (wait, test) or free "
-                                        "them before starting more");
+                                        "them before starting more, or raise SIDECORE_MAX_REQUESTS (now " +
+                                        std::to_string(e.capacity) + ")");
   }
 }
 

@@ -3,7 +3,8 @@
 // SIDECORE_PROGRESS_CORE out of range, a provider that does not exist, finalize with a receive still posted (and
 // with a collective: the warning's count), no shm region name left in /dev/shm once init returns, a program that
 // forgets sidecore::finalize(), starts beyond SIDECORE_MAX_REQUESTS, a relative profile path kept where init ran
-// though the program changes directory, a first call made by a thread other than init's, /dev/shm full at init.
+// though the program changes directory, a first call made by a thread other than init's, /dev/shm full at init,
+// receive buffers that would fill the provider's receive queue, or more memory than the process may have.
 // Exit status 0 when every check of the scenario held on this rank; every failed check prints a line.
 #include <dirent.h>
 #include <fcntl.h>
@@ -316,7 +317,8 @@ int run(const std::string& scenario) {
     for (std::uint64_t& b : bufs) rs.push_back(sidecore::irecv(&b, 8, sidecore::any_source, 700));
     const std::string count = "1024 requests are in flight";
     expect_error(errc::invalid_argument, [] { (void)sidecore::irecv(&g_buf, 8, sidecore::any_source, 700); },
-                 "irecv beyond SIDECORE_MAX_REQUESTS", {"sidecore::irecv", count, "complete some"});
+                 "irecv beyond SIDECORE_MAX_REQUESTS",
+                 {"sidecore::irecv", count, "complete some", "or raise SIDECORE_MAX_REQUESTS (now 1024)"});
     static std::vector<char> big(1 << 16, 'x');  // by rendezvous: a send that needs a slot
     expect_error(errc::invalid_argument, [] { (void)sidecore::isend(big.data(), 1 << 16, sidecore::rank(), 701); },
                  "isend beyond SIDECORE_MAX_REQUESTS", {"sidecore::isend", count});
@@ -427,6 +429,31 @@ int run(const std::string& scenario) {
     sidecore::finalize();
     MPI_Barrier(MPI_COMM_WORLD);
     if (g_rank == 0) ::unlink(fill.c_str());
+  } else if (scenario == "recv_buffers_fill_queue") {
+    // SIDECORE_RECV_BUFFERS=1024 on shm, whose receive queue holds 1024 receives (ctest): the buffers would fill
+    // it and leave no room for a rendezvous data receive, so the first rendezvous message waited for ever. init
+    // refuses it on every rank, naming the setting and the largest value that works; with that value a rendezvous
+    // message arrives.
+    expect_error(errc::bad_setting, [] { sidecore::init(); }, "init with SIDECORE_RECV_BUFFERS=1024 on shm",
+                 {"SIDECORE_RECV_BUFFERS=1024", "provider 'shm'", "1024 receives", "at most 1023"});
+    check(!sidecore::initialized(), "not initialized after a failed init");
+    ::setenv("SIDECORE_RECV_BUFFERS", "1023", 1);
+    sidecore::init();
+    const int me = sidecore::rank(), n = sidecore::size();
+    std::vector<char> out(std::size_t{1} << 16, static_cast<char>('a' + me)), in(out.size());
+    sidecore::request r = sidecore::irecv(in.data(), static_cast<std::int64_t>(in.size()), (me + n - 1) % n, 3);
+    sidecore::send(out.data(), static_cast<std::int64_t>(out.size()), (me + 1) % n, 3);
+    const sidecore::status st = sidecore::wait(r);
+    check(st.ok() && in[0] == static_cast<char>('a' + (me + n - 1) % n) && in.back() == in[0],
+          "a 64 KiB (rendezvous) message arrives with SIDECORE_RECV_BUFFERS=1023");
+    sidecore::finalize();
+  } else if (scenario == "engine_out_of_memory") {
+    // Under `ulimit -v` (ctest), SIDECORE_RECV_BUFFERS=4096 x SIDECORE_EAGER_MAX=65536 asks for 268 MB of receive
+    // buffers, more than the process may map: init fails on every rank with a sidecore::error naming the settings
+    // (std::bad_alloc went through init and terminated the process).
+    expect_error(errc::bad_setting, [] { sidecore::init(); }, "init out of memory",
+                 {"out of memory opening the engine", "SIDECORE_RECV_BUFFERS=4096", "SIDECORE_EAGER_MAX=65536"});
+    check(!sidecore::initialized(), "not initialized after a failed init");
   } else if (scenario == "forget_finalize") {
     sidecore::init();
     ring_once();

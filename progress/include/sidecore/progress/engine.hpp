@@ -62,7 +62,8 @@ struct engine_config {
 /// Thrown by the calls that start a request (start_send, start_recv, coll_executor::start) when
 /// engine_config::max_requests requests are in flight; what() says how many. Nothing was started.
 struct too_many_requests : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  too_many_requests(const std::string& what, std::size_t limit) : std::runtime_error(what), capacity(limit) {}
+  std::size_t capacity;  ///< engine_config::max_requests
 };
 
 /// Counters of the progress loop (the progress thread's own accounting in core mode).
@@ -196,6 +197,9 @@ class engine {
   [[nodiscard]] const std::string& provider() const noexcept { return provider_; }
   [[nodiscard]] const std::string& fabric_name() const noexcept { return fabric_name_; }
   [[nodiscard]] std::size_t max_msg_size() const noexcept { return max_msg_size_; }
+  /// Receives the provider's receive queue holds (fi_info rx_attr->size): the receive buffers and the rendezvous
+  /// data receives share it, so engine_config::recv_buffers must stay below it.
+  [[nodiscard]] std::size_t receive_queue_size() const noexcept { return rx_size_; }
   [[nodiscard]] std::size_t inject_size() const noexcept { return inject_size_; }
   /// Largest message sent eagerly (engine_config::eager_max, lowered when the provider cannot send two iovecs).
   [[nodiscard]] std::size_t eager_max() const noexcept { return eager_max_; }
@@ -329,7 +333,7 @@ class engine {
   engine() = default;
   // Fixed at set-up; read inline by the runtime's argument checks.
   std::string provider_, fabric_name_;
-  std::size_t max_msg_size_ = 0, inject_size_ = 0, eager_max_ = 0;
+  std::size_t max_msg_size_ = 0, inject_size_ = 0, eager_max_ = 0, rx_size_ = 0;
 };
 
 }  // namespace sidecore::progress

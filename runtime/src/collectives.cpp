@@ -2,8 +2,11 @@
 // spec (common/include/sidecore/common/schedule.hpp), gets its plan from the communicator's cache and hands it to the
 // executor (progress/include/sidecore/progress/collective.hpp) as a nonblocking, blocking or persistent call.
 #include <array>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+
+#include <fmt/format.h>
 
 #include <sidecore/instrument/instrument.hpp>
 #include <sidecore/sidecore.hpp>
@@ -157,6 +160,21 @@ void check_buffer(const char* call, const char* name, const void* p, std::uint64
                   std::to_string(need / elem_bytes));
 }
 
+// MPI forbids a send buffer that overlaps the receive buffer outside MPI_IN_PLACE, and so do the algorithms here:
+// they read send after they have written received data into recv (wrong results, no error). The v-variants are
+// left out: their displacements may interleave send and receive blocks in one array without touching each other.
+void check_disjoint(const char* call, coll::kind k, const void* send, std::uint64_t send_bytes, const void* recv,
+                    std::uint64_t recv_bytes) {
+  if (k == coll::kind::alltoallv || k == coll::kind::allgatherv) return;
+  if (!send || !recv || send == in_place_ptr || recv == in_place_ptr || send_bytes == 0 || recv_bytes == 0) return;
+  const auto s = reinterpret_cast<std::uintptr_t>(send), r = reinterpret_cast<std::uintptr_t>(recv);
+  if (s < r + recv_bytes && r < s + send_bytes)
+    bad(call, fmt::format("send and recv overlap (send {} bytes at {}, recv {} bytes at {}); a collective reads send "
+                          "while it writes recv: give separate buffers, or sidecore::in_place (C: SC_IN_PLACE) where "
+                          "the in-place form is meant",
+                          send_bytes, send, recv_bytes, recv));
+}
+
 [[noreturn]] void throw_failed(const char* call, const status& st) {
   throw error(st.error, std::string(call) + " failed: " + detail::last_transport_error());
 }
@@ -203,6 +221,7 @@ request detail::coll_call(const coll_args& a, const comm& c) {
                                                    : coll::element_size(spec.type, coll::reduce_op::none);
   check_buffer(call, "send", a.send, info.send_bytes, a.send_elems, elem, a.send_capacity);
   check_buffer(call, "recv", a.recv, info.recv_bytes, a.recv_elems, elem, a.recv_capacity);
+  check_disjoint(call, spec.k, a.send, info.send_bytes, a.recv, info.recv_bytes);
   progress::coll_buffers b;
   b.send = a.send == in_place_ptr ? nullptr : a.send;
   b.recv = a.recv == in_place_ptr ? nullptr : a.recv;

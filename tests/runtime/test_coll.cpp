@@ -678,6 +678,13 @@ TEST(Coll, BadInputNamesTheArgument) {
   expect([&] { (void)ialltoallv(i.data(), neg, neg, i.data() + 1, neg, neg, dtype::int32, w); }, "negative v entry",
          "send_counts[0] is -3");
   expect([&] { (void)ibcast(const_cast<void*>(static_cast<const void*>(in_place)), 4, dtype::int32, 0, w); }, "in_place bcast", "in_place");
+  // A send buffer overlapping recv outside in_place: the algorithms read send after writing recv (wrong results).
+  std::vector<std::int32_t> a(4 * static_cast<std::size_t>(w.size()), 1);
+  expect([&] { (void)iallreduce(a.data(), a.data(), 4, dtype::int32, op::sum, w); }, "aliased allreduce",
+         "send and recv overlap");
+  expect([&] { (void)ialltoall(a.data(), a.data(), 4, dtype::int32, w); }, "aliased alltoall", "in_place");
+  expect([&] { (void)iallgather(a.data() + 4 * w.rank(), a.data(), 4, dtype::int32, w); }, "overlapping allgather",
+         "send and recv overlap");
   expect([&] { set_coll_algorithm("allreduce", "bruck"); }, "algorithm", "accepted: auto");
   expect([&] { set_coll_algorithm("allsum", "auto"); }, "kind", "accepted: barrier");
   expect([&] { set_coll_segment(10); }, "segment", "1024");

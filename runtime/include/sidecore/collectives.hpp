@@ -25,16 +25,20 @@
 // argument, the bad value and what is accepted: a null buffer with a non-zero count, a negative count, a root
 // outside the communicator, an unknown dtype or op, an operator the type does not take (bitwise on float64, sum on
 // byte), v-variant arrays of the wrong length or with negative entries or overlapping receive blocks, a typed span of
-// the wrong size, a freed or null communicator. What only the ranks together see — counts, types, operators or roots
+// the wrong size, a freed or null communicator, a send buffer that overlaps the receive buffer outside in_place (not
+// checked for the v-variants, whose blocks may interleave in one array). What only the ranks together see — counts, types, operators or roots
 // that differ between ranks — completes the request with status error errc::invalid_argument (the blocking form
 // throws it): every message of a collective carries its call's signature, and a receive that gets another signature
 // or another size fails the collective instead of hanging or overrunning a buffer; the C API's sc_last_error and the
 // blocking form's exception say which rank passed what. A rank whose call runs nothing (a count of 0) answers the
 // first message of that call that reaches it with an abort notice, which its receiver passes on to every rank. A
-// mismatch is seen only through a message, though: where no message reaches a rank that could see it (the roots of a
-// reduce or gather that differ on 2 ranks, where both wait to receive; a count of 0 on a rank that the algorithm
-// only sends from first, as recursive doubling's rank 0 on 3 ranks), nothing moves and the call waits, as MPI's
-// does.
+// mismatch is seen only through a message, though: where no message reaches a rank that could see it, nothing moves
+// and the call waits, as MPI's does. Examples: the roots of a reduce or gather that differ on 2 ranks, where both
+// wait to receive; a count of 0 where the rank with it would have sent first (the root of a bcast or scatter, a
+// non-root of a gather or reduce, recursive doubling's rank 0 on 3 ranks); a rank that runs nothing and makes no
+// sidecore call afterwards (in mode off its refusal goes out inside its calls). And a rank that only sends in the
+// call (a non-root of a bcast, the root of a scatter) can complete with success before a notice reaches it: the
+// ranks that received report the mismatch.
 #pragma once
 
 #include <cstddef>

@@ -2,6 +2,8 @@
 // the flow control that keeps rendezvous data receives from crowding them out of the provider's receive queue.
 #include <rdma/fi_tagged.h>
 
+#include <string>
+
 #include "engine_core.hpp"
 
 namespace sidecore::progress {
@@ -9,11 +11,20 @@ namespace sidecore::progress {
 void engine_core::setup_rx_buffers() {
   // Receive buffers for eager and control messages, posted now (no traffic can arrive before connect()).
   const std::size_t nb = cfg.recv_buffers ? cfg.recv_buffers : 1;
+  // The buffers stay posted in the provider's receive queue: a rendezvous data receive needs a place beside them,
+  // or the first rendezvous message waits for ever. A provider that reports no queue size is taken at its word.
+  if (ep.rx_size > 0 && nb >= ep.rx_size)
+    throw config_error("recv_buffers", nb,
+                       "does not fit provider '" + ep.provider + "', whose receive queue holds " +
+                           std::to_string(ep.rx_size) + " receives: the receive buffers stay posted there and "
+                           "rendezvous data receives need room beside them; give at most " +
+                           std::to_string(ep.rx_size - 1),
+                       ep.rx_size - 1);
   // Flow control of rendezvous data receives. Measured with shm (libfabric 1.17, receive queue 1024): when data
   // receives filled the queue, no receive buffer could be posted; the control messages then waiting in shm's
   // inbound queue held up the data behind them, and 3 ranks with 1500 rendezvous messages each in flight
   // deadlocked. Data receives beyond the limit wait in the receive backlog until one completes.
-  rdv_recv_limit = ep.rx_size > nb + 1 ? ep.rx_size - nb : 1;
+  rdv_recv_limit = ep.rx_size > 0 ? ep.rx_size - nb : 1;
   rx.size = eager_max_ + hdr_size;
   rx.mem.resize(nb * rx.size);
   rx.bufs.resize(nb);

@@ -149,6 +149,27 @@ void agree_shared_settings(const detail::settings& cfg, MPI_Comm comm) {
     if (lo[k] != hi[k]) throw error(errc::bad_setting, shared[k].error);
 }
 
+
+// Lets go of what init made, in the order the provider needs: the engine first (the provider lets go of the
+// buffers of operations still in flight, scratch included), then the collectives' state, this rank's mapping of the
+// node segment (the node's other ranks keep theirs), the communicators. free_mpi false leaves MPI's objects to the
+// end of the process: with a dead rank a barrier may still be pending on world's duplicate. Used by finalize and
+// by an init that fails after opening the engine, so that a later init starts afresh.
+void release_runtime(detail::runtime_state& s, bool free_mpi) {
+  if (s.coll) s.coll->detach();
+  s.eng.reset();
+  for (auto& p : s.persistent.clear())
+    if (p->coll && s.coll) s.coll->destroy(p->coll);
+  s.coll.reset();
+  s.node_shm.reset();
+  if (free_mpi && s.node != MPI_COMM_NULL) MPI_Comm_free(&s.node);
+  for (auto& slot : s.comms) {
+    detail::comm_entry* e = slot.exchange(nullptr);
+    if (!e) continue;
+    if (free_mpi) MPI_Comm_free(&e->mpi);
+    delete e;
+  }
+}
 }  // namespace
 
 const char* errc_name(errc code) noexcept {
@@ -262,16 +283,13 @@ void init(MPI_Comm user_comm) {
   ec.serialized_callers = thread_level != MPI_THREAD_MULTIPLE;
   try {
     s->eng = progress::engine::open(ec);
-    // The receive buffers stay posted in the provider's receive queue; a rendezvous data receive needs a place
-    // beside them, or the first rendezvous message waits for ever.
-    const std::size_t queue = s->eng->receive_queue_size();
-    if (queue > 0 && s->cfg.recv_buffers >= queue) {
-      local_error = "sidecore::init: SIDECORE_RECV_BUFFERS=" + std::to_string(s->cfg.recv_buffers) +
-                    " does not fit provider '" + s->eng->provider() + "', whose receive queue holds " +
-                    std::to_string(queue) + " receives: the receive buffers stay posted there and rendezvous data "
-                    "receives need room beside them; give at most " + std::to_string(queue - 1);
-      local_code = errc::bad_setting;
-    }
+  } catch (const progress::config_error& e) {
+    // engine_config::recv_buffers is SIDECORE_RECV_BUFFERS; a member with no setting of its own is named as it is.
+    local_error = std::string("sidecore::init: ") +
+                  (std::string(e.field) == "recv_buffers"
+                       ? "SIDECORE_RECV_BUFFERS=" + std::to_string(s->cfg.recv_buffers) + " " + e.reason
+                       : std::string(e.what()));
+    local_code = errc::bad_setting;
   } catch (const progress::transport_error& e) {
     local_error = std::string("sidecore::init: ") + e.what();
     local_code = errc::transport;
@@ -296,9 +314,11 @@ void init(MPI_Comm user_comm) {
     }
   } catch (const progress::transport_error& e) {
     MPI_Comm_free(&world);
+    release_runtime(*s, true);
     throw error(errc::transport, std::string("sidecore::init: ") + e.what());
   } catch (...) {
     MPI_Comm_free(&world);
+    release_runtime(*s, true);
     throw;
   }
 
@@ -307,23 +327,14 @@ void init(MPI_Comm user_comm) {
   for (std::size_t k = 0; k < s->coll_algorithm.size(); ++k)
     s->coll_algorithm[k].store(static_cast<std::uint8_t>(s->cfg.coll_algorithm[k]), std::memory_order_relaxed);
   s->coll_segment.store(s->cfg.coll_segment, std::memory_order_relaxed);
-  // Nothing runs yet when the node's set-up fails: what init made is let go (MPI_Comm_free waits for no rank), so
-  // that a later init, with other settings, starts afresh.
-  const auto let_go = [&s, &world] {
-    s->coll->detach();
-    s->eng.reset();
-    s->coll.reset();
-    delete s->comms[0].exchange(nullptr);
-    MPI_Comm_free(&world);
-    MPI_Comm_free(&s->node);
-  };
+  // Nothing runs yet when the node's set-up fails: what init made is let go (MPI_Comm_free waits for no rank).
   try {
     detail::setup_doorbells(*s, world);
   } catch (const progress::transport_error& e) {
-    let_go();
+    release_runtime(*s, true);
     throw error(errc::transport, std::string("sidecore::init: ") + e.what());
   } catch (...) {
-    let_go();
+    release_runtime(*s, true);
     throw;
   }
 
@@ -407,21 +418,8 @@ void finalize() {
   }
   g_failed_ranks = s.eng->failed_peers();
   g_phase.store(static_cast<int>(phase::finalized), std::memory_order_release);
-  s.coll->detach();
-  s.eng.reset();  // first: the provider lets go of the buffers of operations still in flight (scratch included)
-  for (auto& p : s.persistent.clear())
-    if (p->coll) s.coll->destroy(p->coll);
-  s.coll.reset();
-  s.node_shm.reset();  // this rank's mapping only: the node's other ranks keep theirs
-  // With a dead rank the barrier above may still be pending on world's duplicate: MPI's objects are left to the end
-  // of the process. MPI_Comm_free itself waits for no rank (MPICH).
-  if (!peer_died && s.node != MPI_COMM_NULL) MPI_Comm_free(&s.node);
-  for (auto& slot : s.comms) {
-    detail::comm_entry* e = slot.exchange(nullptr);
-    if (!e) continue;
-    if (!peer_died) MPI_Comm_free(&e->mpi);
-    delete e;
-  }
+  // MPI_Comm_free itself waits for no rank (MPICH).
+  release_runtime(s, !peer_died);
   delete g_state;
   g_state = nullptr;
 }

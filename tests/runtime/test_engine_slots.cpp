@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <rdma/fi_errno.h>
@@ -17,6 +18,7 @@
 #include <sidecore/progress/tag.hpp>
 
 #include "engine_core.hpp"
+#include "local_engine.hpp"
 
 namespace {
 
@@ -152,6 +154,34 @@ TEST(EngineSlots, ManyRequestsBothOrdersNoLeak) { many_requests_both_orders(1000
 // -FI_ENOMEM, not -FI_EAGAIN, and the engine must keep the rest in its backlog, not fail them. Also grows the pool
 // past one chunk.
 TEST(EngineSlots, MoreReceivesThanTheProviderQueueHolds) { many_requests_both_orders(1500); }
+
+// The receive buffers stay posted in the provider's receive queue (shm: 1024 receives), and rendezvous data
+// receives need room beside them: recv_buffers as large as the queue left none, and the first rendezvous message
+// waited for ever. open refuses it, naming the member and the largest value that fits; with that value a rendezvous
+// message through the provider arrives.
+TEST(EngineSlots, OpenRefusesReceiveBuffersThatFillTheProviderQueue) {
+  engine_config cfg = sctest::local_config("shm", 8192, idle_policy::hybrid, false);
+  cfg.recv_buffers = 1024;
+  try {
+    (void)engine::open(cfg);
+    ADD_FAILURE() << "open accepted recv_buffers=1024 on shm";
+  } catch (const config_error& e) {
+    EXPECT_STREQ(e.field, "recv_buffers");
+    EXPECT_EQ(e.largest, 1023u);
+    EXPECT_NE(std::string(e.what()).find("recv_buffers=1024"), std::string::npos) << e.what();
+    EXPECT_NE(e.reason.find("1024 receives"), std::string::npos) << e.reason;
+  }
+  cfg.recv_buffers = 1023;
+  std::unique_ptr<engine> e = sctest::local_engine_with(cfg);
+  ASSERT_TRUE(e);
+  std::vector<char> out(std::size_t{1} << 16, 'x'), in(out.size());
+  const std::uint64_t r = e->start_recv(in.data(), in.size(), kTag, 0, 0, 0, 0);
+  const std::uint64_t s = e->start_send(out.data(), out.size(), 0, kTag, 0, 0, 0, false);
+  completion c{};
+  ASSERT_TRUE(e->wait(s, c));
+  ASSERT_TRUE(e->wait(r, c));
+  EXPECT_EQ(in, out);
+}
 
 // Core mode: the progress thread posts and completes; a submission queue of 2 entries forces the overflow path.
 TEST(EngineSlots, ProgressThreadWithATinyQueue) {

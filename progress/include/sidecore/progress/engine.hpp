@@ -16,6 +16,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 struct fi_info;
@@ -101,6 +102,17 @@ struct alignas(64) doorbell {
 /// failure completes the requests it concerns with req_result::transport (engine::describe says why).
 struct transport_error : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+
+/// Thrown by engine::open when a setting of engine_config does not fit the provider it opened. what() names the
+/// member and its value, then the reason; `reason` alone lets a caller name its own setting instead.
+struct config_error : std::invalid_argument {
+  config_error(const char* member, std::size_t value, std::string why, std::size_t largest_fitting)
+      : std::invalid_argument(std::string(member) + "=" + std::to_string(value) + " " + why),
+        field(member), reason(std::move(why)), largest(largest_fitting) {}
+  const char* field;   ///< the engine_config member, e.g. "recv_buffers"
+  std::string reason;  ///< why the value does not fit, ending with what would
+  std::size_t largest; ///< the largest value that fits
 };
 
 /// fi_getinfo for what the engine needs from `provider` (tagged RDM, send-after-send ordering,

@@ -124,3 +124,39 @@ TEST(Render, ConversionThatCostsMoreIsSaidSo) {
   EXPECT_EQ(sm::conversion_sentence(s), "converting adds 4711.4 % to its blocking time (a converted call's initiation "
                                         "and wait, at their minimum, cost more than its blocking call took)");
 }
+
+namespace {
+// The widths of the composition chart's rects on the bar at `y` (10: t_noprogress, 50: t_dedicated) and their titles.
+double composition_bar_width(const std::string& html, const char* y, std::string* titles = nullptr) {
+  const std::regex rect(std::string(R"re(<rect x="[0-9.]+" y=")re") + y +
+                        R"re(" width="([0-9.]+)" height="28" fill="[^"]+"><title>([^<]*)</title>)re");
+  double w = 0;
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), rect); it != std::sregex_iterator(); ++it) {
+    w += std::stod((*it)[1].str());
+    if (titles) *titles += (*it)[2].str() + "\n";
+  }
+  return w;
+}
+}  // namespace
+
+// The chart's t_dedicated bar is t_newcomp + the communication left: t_comp (measured on N cores) and the
+// overhead of one core fewer when that costs time, t_newcomp alone when it saves time (t_overhead < 0). It labelled
+// t_comp "computation on N-1 cores" and drew a negative overhead as nothing, so the bar was longer than t_dedicated.
+TEST(Render, CompositionChartAddsUpToTheTimesItNames) {
+  for (const double delta : {1.0, -0.5}) {
+    sm::analysis_options o;
+    o.model.scaling = sm::scaling_model::power_law(delta);
+    const sm::analysis a = sm::analyze(sm::load_profiles({model_data + "/kripke_case1_off.json"}), o);
+    const sm::prediction& p = a.job.ranks.at(a.job.slowest);
+    ASSERT_EQ(delta < 0, p.t_overhead_s < 0) << p.t_overhead_s;
+    const std::string h = sm::render_html(a);
+    std::string titles;
+    const double before = composition_bar_width(h, "10.0"), after = composition_bar_width(h, "50.0", &titles);
+    ASSERT_GT(before, 0) << h;
+    const double unaccounted = std::max(0.0, p.t_noprogress_s - p.t_comp_s - p.t_mpi_noprogress_s);
+    EXPECT_NEAR(after / before, p.t_dedicated_s / (p.t_comp_s + p.t_mpi_noprogress_s + unaccounted), 0.01)
+        << "delta " << delta << ":\n" << titles;
+    EXPECT_EQ(titles.find("computation on N-1 cores: " + fmt::format("{:.6g}", p.t_comp_s)), std::string::npos)
+        << titles;
+  }
+}

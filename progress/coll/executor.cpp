@@ -2,6 +2,7 @@
 // (and so of scratch buffers), persistent collectives, the failures' descriptions and the monitoring hooks.
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <thread>
 
 #include <sidecore/progress/tag.hpp>
@@ -17,10 +18,12 @@ constexpr std::size_t keep_scratch_bytes = std::size_t{1} << 20;
 
 class coll_persistent {
  public:
-  coll_persistent(coll_instance* i, std::uint32_t id) : inst(i), instance_id(id) {}
+  coll_persistent(coll_instance* i, std::uint32_t id, std::shared_ptr<coll_comm> c)
+      : inst(i), instance_id(id), comm(std::move(c)) {}
   coll_instance* inst;
   std::uint32_t instance_id;  // the wire tag's instance, the same for every start
   std::uint64_t starts = 0;   // the run number of the next start (alike on every rank: each starts it in turn)
+  std::shared_ptr<coll_comm> comm;  // whose id space instance_id is taken from (given back at destroy)
 };
 
 coll_executor::coll_executor(engine& e) : eng_(e), mismatches_(std::make_unique<mismatches>()) {
@@ -85,9 +88,20 @@ coll_persistent* coll_executor::create(const std::shared_ptr<coll_comm>& c, cons
                                        const coll_buffers& b) {
   auto i = std::make_unique<coll_instance>(*this);
   i->prepare(c, p, b, true);
-  const std::uint32_t id =
-      tag::coll_persistent | (c->next_persistent_.fetch_add(1, std::memory_order_relaxed) & tag::coll_seq_bits);
-  auto* pc = new coll_persistent(i.get(), id);
+  // The next id that no live persistent collective of c holds: two on one tag would take each other's messages.
+  // Ids are taken here and given back at destroy, both in program order, so ranks that create and free c's
+  // persistent collectives in the same order pick the same id.
+  const std::lock_guard<std::mutex> g(c->persistent_mutex_);
+  if (c->persistent_live_.empty()) c->persistent_live_.resize(std::size_t{tag::coll_seq_bits} + 1);
+  if (c->persistent_live_count_ > tag::coll_seq_bits)
+    throw std::length_error("2^19 (524288) persistent collectives of this communicator are live, the most it may "
+                            "hold: free one first");
+  std::uint32_t n = 0;
+  do n = c->next_persistent_++ & tag::coll_seq_bits;
+  while (c->persistent_live_[n]);
+  auto* pc = new coll_persistent(i.get(), tag::coll_persistent | n, c);
+  c->persistent_live_[n] = true;
+  ++c->persistent_live_count_;
   i.release();
   return pc;
 }
@@ -107,6 +121,11 @@ std::uint64_t coll_executor::start(coll_persistent& pc, std::uint32_t owner_thre
 
 void coll_executor::destroy(coll_persistent* pc) noexcept {
   if (!pc) return;
+  {
+    const std::lock_guard<std::mutex> g(pc->comm->persistent_mutex_);
+    pc->comm->persistent_live_[pc->instance_id & tag::coll_seq_bits] = false;
+    --pc->comm->persistent_live_count_;
+  }
   // Running: its retire() deletes it, unless no run completes any more (detach). Idle: nothing else holds it.
   if (pc->inst->state.exchange(coll_instance::life::released, std::memory_order_acq_rel) != coll_instance::life::running ||
       detached_)

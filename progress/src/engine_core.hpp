@@ -215,8 +215,9 @@ class engine_core final : public engine {
   /// hands it to post_orphan. nullptr: no free slot.
   req* orphan_request(req_kind op, int peer_world, std::uint64_t tag, std::uint64_t cookie) noexcept;
   void post_orphan(req* r) noexcept;
-  /// Refuses (as above) every held message whose tag matches `tag` under the `ignore` mask, any source.
-  void refuse_unexpected(std::uint64_t tag, std::uint64_t ignore) noexcept;
+  /// Refuses (as above) every held message whose tag matches `tag` under the `ignore` mask, any source; `tell`: and
+  /// tells each sender its run ended here without it (tell_run_ended).
+  void refuse_unexpected(std::uint64_t tag, std::uint64_t ignore, bool tell = false) noexcept;
   void do_cancel(req* r);  // caller holds the lock
   void unlink_posted(req* r) noexcept;  // takes a receive out of the posted list
   // A matched rendezvous receive whose data will never come (its send failed): it completes as canceled. Caller

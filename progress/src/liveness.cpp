@@ -173,9 +173,7 @@ std::size_t engine_core::fail_peer_requests(int p) noexcept {
   for (unexpected_msg *m = matching.unexp_head, *prev = nullptr; m;) {
     unexpected_msg* next = m->next;
     if (m->hdr.type == wire_rts && m->hdr.src_index == static_cast<std::uint32_t>(p)) {
-      if (prev) prev->next = next;
-      else matching.unexp_head = next;
-      if (matching.unexp_tail == m) matching.unexp_tail = prev;
+      matching.unhold(m, prev);
       delete m;
     } else {
       prev = m;

@@ -22,9 +22,7 @@ void engine_core::accept_recv(req* r) {
   for (unexpected_msg* m = matching.unexp_head; m; prev = m, m = m->next) {
     const wire_hdr& h = m->hdr;
     if (!matches(*r, h)) continue;
-    if (prev) prev->next = m->next;
-    else matching.unexp_head = m->next;
-    if (matching.unexp_tail == m) matching.unexp_tail = prev;
+    matching.unhold(m, prev);
     r->stage.store(req_stage::matched, std::memory_order_relaxed);
     if (h.type == wire_eager) {
       deliver_eager(r, h, m->data);
@@ -93,9 +91,7 @@ void engine_core::hold_unexpected(const wire_hdr& h, const char* data) {
     fail_engine("no memory to keep an unexpected message (malloc)", ENOMEM);
     return;
   }
-  if (matching.unexp_tail) matching.unexp_tail->next = m;
-  else matching.unexp_head = m;
-  matching.unexp_tail = m;
+  matching.hold(m);
   bump(unexpected);
 }
 
@@ -164,14 +160,14 @@ void engine_core::post_orphan(req* r) noexcept {
   post_or_backlog(r);
 }
 
-void engine_core::refuse_unexpected(std::uint64_t tag, std::uint64_t ignore) noexcept {
+void engine_core::refuse_unexpected(std::uint64_t tag, std::uint64_t ignore, bool tell) noexcept {
+  if (match_state::is_coll(tag) && matching.unexp_coll == 0) return;  // every collective run's retire comes here
   unexpected_msg* prev = nullptr;
   for (unexpected_msg* m = matching.unexp_head; m;) {
     unexpected_msg* next = m->next;
     if (((m->hdr.tag ^ tag) & ~ignore) == 0 && refuse_message(m->hdr)) {
-      if (prev) prev->next = next;
-      else matching.unexp_head = next;
-      if (matching.unexp_tail == m) matching.unexp_tail = prev;
+      if (tell && !tag::is_coll_notice(m->hdr.tag)) tell_run_ended(m->hdr);
+      matching.unhold(m, prev);
       std::free(m->data);
       delete m;
     } else {

@@ -240,7 +240,11 @@ request detail::coll_call(const coll_args& a, const comm& c) {
     case coll_form::persistent: {
       auto op = std::make_unique<persistent_op>();
       op->w = persistent_op::what::coll;
-      op->coll = s.coll->create(e.coll, plan, b);
+      try {
+        op->coll = s.coll->create(e.coll, plan, b);
+      } catch (const std::length_error& ex) {
+        bad(call, ex.what());
+      }
       progress::coll_persistent* pc = op->coll;
       try {
         return request_access::make(s.persistent.add(std::move(op)));

@@ -9,10 +9,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <sidecore/sidecore.hpp>
@@ -634,6 +636,37 @@ TEST(Coll, PersistentCollectivesRestartWithNewData) {
   barrier(w);
 }
 
+// A persistent collective's id (its wire tag) is one that no live persistent collective of the communicator holds.
+// A wrapping counter gave the 2^19-th create after P, still held, P's id: the two then shared a tag, and their runs
+// failed (invalid_argument) or exchanged each other's data.
+TEST(Coll, PersistentIdsAreNotReusedWhileHeld) {
+  comm d = world().dup();
+  const std::int64_t p = d.size(), r = d.rank();
+  std::int64_t pin = 0, pout = 0;
+  request held = allreduce_init(&pin, &pout, 1, dtype::int64, op::sum, d);
+  std::int64_t x = 0, y = 0;
+  for (int k = 0; k < (1 << 19) - 1; ++k) {
+    request q = allreduce_init(&x, &y, 1, dtype::int64, op::sum, d);
+    request_free(q);
+  }
+  std::vector<std::int64_t> rin(4), rout(4);
+  request next = allreduce_init(rin.data(), rout.data(), 4, dtype::int64, op::sum, d);
+  for (std::int64_t it = 0; it < 3; ++it) {
+    pin = r + it;
+    std::fill(rin.begin(), rin.end(), 10 * r + it);
+    start(held);
+    start(next);
+    EXPECT_EQ(wait(held).error, errc::success) << it;
+    EXPECT_EQ(wait(next).error, errc::success) << it;
+    EXPECT_EQ(pout, p * (p - 1) / 2 + p * it) << it;
+    EXPECT_EQ(rout, std::vector<std::int64_t>(4, 10 * p * (p - 1) / 2 + p * it)) << it;
+  }
+  request_free(held);
+  request_free(next);
+  barrier(d);
+  d.free();
+}
+
 TEST(Coll, PersistentPointToPointRing) {
   const comm& w = world();
   std::int64_t out = 0, in = -1;
@@ -738,6 +771,36 @@ TEST(Coll, ACountOfZeroOnOneRankFailsTheOthersInsteadOfHanging) {
   std::int64_t one = 1, all = 0;
   allreduce(&one, &all, 1, dtype::int64, op::sum, d);
   EXPECT_EQ(all, d.size());
+  d.free();
+}
+
+// alltoallv's signature carries no counts: rank 0, late, sends and expects nothing where the others send to it and
+// expect its part. Its run ended as planned with their messages held unread, so their senders (rendezvous: waiting
+// for a clear-to-send) and the ranks waiting for its part waited for ever. Now rank 0 refuses what its ended run
+// left held and tells the senders, which report the mismatch.
+TEST(Coll, AlltoallvCountsThatDifferOnALateRankFailInsteadOfHanging) {
+  const comm& w = world();
+  if (w.size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  comm d = w.dup();
+  const int p = d.size(), r = d.rank();
+  for (const std::int64_t n : {std::int64_t{4}, std::int64_t{100000}}) {
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(p), r == 0 ? 0 : n), displs(counts.size());
+    for (std::size_t j = 1; j < counts.size(); ++j) displs[j] = displs[j - 1] + counts[j - 1];
+    std::vector<std::int32_t> in(static_cast<std::size_t>(n) * counts.size(), 1), out(in.size() + 64, -7);
+    if (r == 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    request q = ialltoallv(in.data(), counts, displs, out.data(), counts, displs, dtype::int32, d);
+    const status st = wait(q);
+    if (r != 0) {
+      EXPECT_EQ(st.error, errc::invalid_argument) << "count " << n;
+    }
+    if (r == 0) {
+      EXPECT_EQ(out.front(), -7) << "rank 0 expected nothing";
+    }
+    // The communicator stays usable.
+    std::int32_t one = 1, sum = 0;
+    allreduce(&one, &sum, 1, dtype::int32, op::sum, d);
+    EXPECT_EQ(sum, p);
+  }
   d.free();
 }
 

@@ -72,7 +72,12 @@ class coll_comm {
   std::size_t cache_capacity_;
   std::uint64_t cache_clock_ = 0;
   std::atomic<std::uint32_t> next_seq_{0};         // nonblocking and blocking instances (tag.hpp, 19 bits, wraps)
-  std::atomic<std::uint32_t> next_persistent_{0};  // persistent collectives (19 bits, wraps)
+  // Persistent collectives' ids (19 bits, wrapping): the next to try, and per id whether a persistent collective
+  // created and not yet destroyed holds it (create skips those: two live ones must never share a tag).
+  std::mutex persistent_mutex_;
+  std::uint32_t next_persistent_ = 0;
+  std::uint32_t persistent_live_count_ = 0;
+  std::vector<bool> persistent_live_;  // sized (2^19) at the first create
   std::atomic<std::uint64_t> started_{0};          // every start, for the monitoring's seq
   std::atomic<std::uint32_t> in_flight_{0};        // instances started and not complete (wrap safety)
 };

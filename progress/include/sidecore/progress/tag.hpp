@@ -10,8 +10,9 @@
 //
 // A collective instance is named by a sequence number per communicator that every rank counts alike (MPI has every
 // rank start a communicator's collectives in the same order): 19 bits, wrapping, for nonblocking and blocking
-// collectives; bit 19 set for a persistent collective, whose low 19 bits are its id, taken when it is created (its
-// starts reuse the tag: the messages of one pair with one tag are matched in the order they were sent). A wrapped
+// collectives; bit 19 set for a persistent collective, whose low 19 bits are its id, taken when it is created from
+// the ids no live persistent collective of the communicator holds (its starts reuse the tag: the messages of one
+// pair with one tag are matched in the order they were sent). A wrapped
 // sequence number is safe while fewer than 2^19 instances of one communicator are in flight at once.
 #pragma once
 

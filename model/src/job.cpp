@@ -134,19 +134,23 @@ break_even_result break_even(const std::vector<rank_inputs>& ranks, const model_
   return r;
 }
 
+// Break-even is speedup 1, not the verdict's noise band: the sentences say which side of t_noprogress t_dedicated is
+// on, not "pays off", which a speedup within the band is not.
 std::string break_even_result::describe() const {
   switch (k) {
     case kind::never:
-      return "none in [0, 1]: the dedicated core does not pay off for any alpha";
+      return "none in [0, 1]: the dedicated core costs time for every alpha (t_dedicated > t_noprogress)";
     case kind::always:
-      return "none in [0, 1]: the dedicated core is at least break-even for every alpha";
+      return "none in [0, 1]: the dedicated core costs no time for any alpha (t_dedicated <= t_noprogress)";
     case kind::crossing:
       if (pays_off_from > 0.0 && pays_off_to < 1.0)
-        return fmt::format("break-even at alpha = {:.4f}: pays off for alpha in [{:.4f}, {:.4f}]", pays_off_from,
-                           pays_off_from, pays_off_to);
+        return fmt::format("break-even at alpha = {:.4f}: t_dedicated <= t_noprogress for alpha in [{:.4f}, {:.4f}]",
+                           pays_off_from, pays_off_from, pays_off_to);
       if (pays_off_from > 0.0)
-        return fmt::format("break-even at alpha = {:.4f}: pays off for alpha >= {:.4f}", pays_off_from, pays_off_from);
-      return fmt::format("break-even at alpha = {:.4f}: pays off for alpha <= {:.4f}", pays_off_to, pays_off_to);
+        return fmt::format("break-even at alpha = {:.4f}: t_dedicated <= t_noprogress for alpha >= {:.4f}",
+                           pays_off_from, pays_off_from);
+      return fmt::format("break-even at alpha = {:.4f}: t_dedicated <= t_noprogress for alpha <= {:.4f}", pays_off_to,
+                         pays_off_to);
   }
   return {};
 }

@@ -65,6 +65,15 @@ std::string formula_outcome(const job_prediction& j) {
   return fmt::format("speedup {:.3f}, \"{}\"", j.speedup, verdict_name(j.result));
 }
 
+std::string_view shown_verdict(const analysis& a, verdict v) noexcept {
+  return verdict_name(a.cannot_judge.empty() ? v : verdict::cannot_judge);
+}
+
+std::string whatif_sentence(const analysis& a) {
+  if (a.cannot_judge.empty()) return a.whatif.describe();
+  return "cannot judge (the model's hypotheses do not hold, above); the formula alone: " + a.whatif.describe();
+}
+
 std::string conversion_sentence(const slope_result& s) {
   if (!s.cost_known)
     return "what converting removes is unknown: the run made no nonblocking initiation or no wait, so a converted "
@@ -170,7 +179,7 @@ std::string render_csv(const analysis& a, const render_options& ro) {
                        "{:.9g},{:.9g},{}\n",
                        p.rank, p.alpha, p.n_core, p.t_noprogress_s, p.t_comp_s, p.t_mpi_noprogress_s, p.t_newcomp_s,
                        p.t_overhead_s, p.t_init_s, p.t_test_s, p.t_wait_s, p.t_converted_s, p.t_remaining_blocking_s,
-                       p.t_other_s, p.t_mpi_dedicated_s, p.t_dedicated_s, p.speedup, csv_field(std::string(verdict_name(p.result))));
+                       p.t_other_s, p.t_mpi_dedicated_s, p.t_dedicated_s, p.speedup, csv_field(std::string(shown_verdict(a, p.result))));
     const verdict job_verdict = a.cannot_judge.empty() ? j.result : verdict::cannot_judge;
     o += fmt::format("job,{:g},,{:.9g},,,,,,,,,,,,{:.9g},{:.9g},{}\n", j.alpha, j.t_noprogress_s, j.t_dedicated_s,
                      j.speedup, csv_field(std::string(verdict_name(job_verdict))));

@@ -274,12 +274,12 @@ std::string render_html(const analysis& a) {
        "<th>slowest rank</th><th class=\"l\">verdict</th></tr>\n";
   for (const auto& s : a.sweep)
     h += fmt::format("<tr><td>{:.4f}</td><td>{}</td><td>{:.4f}</td><td>{}</td><td class=\"l\">{}</td></tr>\n", s.alpha,
-                     num(s.t_dedicated_s), s.speedup, s.slowest_rank, esc(verdict_name(s.result)));
+                     num(s.t_dedicated_s), s.speedup, s.slowest_rank, esc(shown_verdict(a, s.result)));
   h += "</table></details>\n";
 
   h += "<h2>Cores per node (what-if)</h2>\n";
   h += fmt::format("<p>At alpha = {:g}, with computation rescaled by the scaling model: {}.</p>\n", j.alpha,
-                   esc(a.whatif.describe()));
+                   esc(whatif_sentence(a)));
 
   if (a.validation) {
     const auto& v = *a.validation;
@@ -336,7 +336,7 @@ std::string render_html(const analysis& a) {
                      "<td>{:.4f}</td><td class=\"l\">{}</td></tr>\n",
                      p.rank, p.n_core, num(p.t_noprogress_s), num(p.t_comp_s), num(p.t_mpi_noprogress_s),
                      num(p.t_overhead_s), num(p.t_mpi_dedicated_s), num(p.t_dedicated_s), p.speedup,
-                     esc(verdict_name(p.result)));
+                     esc(shown_verdict(a, p.result)));
   h += "</table>\n";
 
   h += "<h2>Inputs (calibration run, per call category)</h2>\n<table><tr><th>rank</th>";

@@ -45,7 +45,7 @@ std::string render_text(const analysis& a, const render_options& ro) {
   std::string o;
   if (a.cannot_judge.empty()) {
     o += fmt::format("VERDICT: {} - predicted speedup {:.3f} with one core per node dedicated to progress "
-                     "(t_noprogress {:.6g} s -> t_dedicated {:.6g} s, {} {:.4g} s; noise band +/-{:g} %)\n",
+                     "(t_noprogress {:.6g} s -> t_dedicated {:.6g} s, {} {:.6g} s; noise band +/-{:g} %)\n",
                      upper(verdict_name(j.result)), j.speedup, j.t_noprogress_s, j.t_dedicated_s,
                      j.t_noprogress_s >= j.t_dedicated_s ? "gain" : "loss",
                      std::abs(j.t_noprogress_s - j.t_dedicated_s), a.noise * 100);
@@ -86,7 +86,7 @@ std::string render_text(const analysis& a, const render_options& ro) {
                      "t_dedicated", "speedup", "verdict");
     for (const auto& p : j.ranks)
       o += fmt::format("  {:>6} {:>13.6g} {:>12.6g} {:>12.6g} {:>13.6g} {:>9.4f}  {}\n", p.rank, p.t_noprogress_s,
-                       p.t_comp_s, p.t_mpi_noprogress_s, p.t_dedicated_s, p.speedup, verdict_name(p.result));
+                       p.t_comp_s, p.t_mpi_noprogress_s, p.t_dedicated_s, p.speedup, shown_verdict(a, p.result));
   }
 
   o += "\nConverting blocking calls to nonblocking (alpha, Sections III-C2 and VI-C):\n";
@@ -100,11 +100,11 @@ std::string render_text(const analysis& a, const render_options& ro) {
     o += fmt::format("  {:>7} {:>14} {:>9} {:>6}  {}\n", "alpha", "t_dedicated", "speedup", "rank", "verdict");
     for (const auto& s : a.sweep)
       o += fmt::format("  {:>7.4f} {:>14.6g} {:>9.4f} {:>6}  {}\n", s.alpha, s.t_dedicated_s, s.speedup, s.slowest_rank,
-                       verdict_name(s.result));
+                       shown_verdict(a, s.result));
   }
 
   o += fmt::format("\nCores per node (what-if at alpha {:g}, computation rescaled with the scaling model):\n  {}\n",
-                   j.alpha, a.whatif.describe());
+                   j.alpha, whatif_sentence(a));
 
   if (a.validation) {
     const auto& v = *a.validation;

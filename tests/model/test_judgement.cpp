@@ -206,3 +206,31 @@ TEST(Cores, WhatIfTheNodeHadNCores) {
   EXPECT_NE(sm::render_text(other).find("the core-mode run is not compared with the prediction: it ran on 16 cores"),
             std::string::npos);
 }
+
+// Under a CANNOT JUDGE headline the per-rank, sweep and N_core what-if lines printed the formula's own verdicts
+// ("pays off from N_core = 2 cores per node"), contradicting the headline. They say "cannot judge" now; the figures
+// stay, and the JSON keeps the formula's verdict as model_verdict.
+TEST(Judgement, NoVerdictBelowACannotJudgeHeadline) {
+  sm::analysis_options o;
+  o.sweep = sm::parse_alpha_range("0:1:0.5");
+  auto in = sm::load_profiles({model_data + "/pingpong_8threads_off.json"});
+  in.ranks.push_back(in.ranks.front());
+  in.ranks.back().rank = 1;
+  const auto a = sm::analyze(in, o);
+  ASSERT_EQ(a.headline(), sm::verdict::cannot_judge);
+  sm::render_options ro;
+  ro.show_sweep = true;
+  const std::string text = sm::render_text(a, ro);
+  // The what-if line may quote the formula, marked as such.
+  std::string below = text.substr(text.find('\n'));
+  const auto quoted = below.find("the formula alone: ");
+  ASSERT_NE(quoted, std::string::npos) << text;
+  below.erase(quoted, below.find('\n', quoted) - quoted);
+  for (const char* v : {"pays off", "within noise"})
+    EXPECT_EQ(below.find(v), std::string::npos) << v << " in\n" << below;
+  const std::string html = sm::render_html(a);
+  EXPECT_EQ(html.find("<td class=\"l\">pays off"), std::string::npos);
+  EXPECT_NE(html.find("the formula alone: "), std::string::npos);
+  const std::string csv = sm::render_csv(a);
+  EXPECT_EQ(csv.find("pays off"), std::string::npos) << csv;
+}

@@ -60,13 +60,14 @@ struct break_even_result {
   enum class kind {
     never,     ///< slower than without progress for every alpha in [0, 1]
     always,    ///< at least as fast for every alpha in [0, 1]: no break-even inside
-    crossing,  ///< pays off exactly for alpha in [pays_off_from, pays_off_to]
+    crossing,  ///< at least as fast exactly for alpha in [pays_off_from, pays_off_to]
   };
   kind k = kind::never;
   double pays_off_from = 0.0;
   double pays_off_to = 0.0;
   std::optional<double> alpha;  ///< the break-even alpha (crossing only): the interval end inside (0, 1)
-  /// A sentence: "break-even at alpha = 0.37: pays off for alpha >= 0.37", "none in [0, 1]: ...".
+  /// A sentence: "break-even at alpha = 0.3700: t_dedicated <= t_noprogress for alpha >= 0.3700", "none in [0, 1]:
+  /// ...". It does not say "pays off": the verdict needs a speedup beyond the noise band, break-even only 1.
   [[nodiscard]] std::string describe() const;
 };
 [[nodiscard]] break_even_result break_even(const std::vector<rank_inputs>& ranks, const model_options& opt);

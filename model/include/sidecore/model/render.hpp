@@ -38,6 +38,15 @@ struct render_options {
 /// is 0 s (no computation and no calls), "t_dedicated 0 s, no speedup".
 [[nodiscard]] std::string formula_outcome(const job_prediction& j);
 
+/// The verdict printed beside a per-rank or sweep figure of the text, HTML and CSV outputs: `v`, or "cannot judge"
+/// when the analysis cannot judge (its figures are the formula's, and its own verdict words would contradict the
+/// headline).
+[[nodiscard]] std::string_view shown_verdict(const analysis& a, verdict v) noexcept;
+
+/// The N_core what-if as a sentence: whatif.describe(), or, when the analysis cannot judge, that sentence marked as
+/// the formula's alone.
+[[nodiscard]] std::string whatif_sentence(const analysis& a);
+
 /// Escapes &, <, >, " and ' for HTML/XML text and attributes.
 [[nodiscard]] std::string xml_escape(std::string_view s);
 

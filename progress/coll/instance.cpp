@@ -364,11 +364,13 @@ void coll_instance::on_child_complete(const completion& c, std::uint64_t token) 
       const std::string k(kind);
       if (c.result == req_result::truncated)
         std::snprintf(text_, sizeof text_, "rank %d sent more than the %llu bytes this rank's %s expects in message %u: "
-                      "the counts (or types) differ between ranks; every rank must pass the same count",
+                      "the counts, types or segment sizes (set_coll_segment) differ between ranks; every rank "
+                      "must pass the same count and segment size",
                       o.peer, static_cast<unsigned long long>(o.bytes), k.c_str(), o.tag);
       else
         std::snprintf(text_, sizeof text_, "rank %d sent %llu bytes where this rank's %s expects %llu in message %u: "
-                      "the counts (or types) differ between ranks; every rank must pass the same count",
+                      "the counts, types or segment sizes (set_coll_segment) differ between ranks; every rank "
+                      "must pass the same count and segment size",
                       o.peer, static_cast<unsigned long long>(c.bytes), k.c_str(),
                       static_cast<unsigned long long>(o.bytes), o.tag);
       mismatch();

@@ -109,11 +109,12 @@ void mismatches::retired(coll_instance& i) noexcept {
     if (i.failed_ && !i.persistent_ && i.eng_) {
       early_[early_next_++ % early_.size()] = {comm, i.instance(), epoch(comm)};
       core_of(*i.eng_).refuse_unexpected(i.base_tag_, tag::coll_msg_bits);
-    } else if (!i.persistent_ && i.eng_) {
+    } else if (!i.persistent_ && i.eng_ && !core_of(*i.eng_).failed()) {
       // A run that ended as planned took every message its schedule has: one of its instance still held here (it
       // came before the run started, or while it ran, and no receive took it) means its sender's call differs
       // (alltoallv's signature has no counts). Refused and its sender told, as one that comes later (on_unexpected):
       // left held, a rendezvous sender waited for its clear-to-send, and a rank waiting for this rank's part, for ever.
+      // Not after the engine failed: a run it stopped did not take all its messages, and nothing is sent any more.
       core_of(*i.eng_).refuse_unexpected(i.base_tag_, tag::coll_msg_bits, true);
     }
     return;

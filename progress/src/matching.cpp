@@ -162,6 +162,7 @@ void engine_core::post_orphan(req* r) noexcept {
 
 void engine_core::refuse_unexpected(std::uint64_t tag, std::uint64_t ignore, bool tell) noexcept {
   if (match_state::is_coll(tag) && matching.unexp_coll == 0) return;  // every collective run's retire comes here
+  if (failed()) return;  // the endpoint is closed: no clear-to-send or notice can go out
   unexpected_msg* prev = nullptr;
   for (unexpected_msg* m = matching.unexp_head; m;) {
     unexpected_msg* next = m->next;

@@ -3,7 +3,6 @@
 // executor (progress/include/sidecore/progress/collective.hpp) as a nonblocking, blocking or persistent call.
 #include <array>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
 #include <fmt/format.h>
@@ -242,7 +241,7 @@ request detail::coll_call(const coll_args& a, const comm& c) {
       op->w = persistent_op::what::coll;
       try {
         op->coll = s.coll->create(e.coll, plan, b);
-      } catch (const std::length_error& ex) {
+      } catch (const progress::too_many_persistent& ex) {
         bad(call, ex.what());
       }
       progress::coll_persistent* pc = op->coll;

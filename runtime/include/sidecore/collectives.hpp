@@ -9,7 +9,11 @@
 //   <name>(...)     blocking: returns when this rank's part is done; throws sidecore::error when it fails.
 //   <name>_init(...) persistent (MPI 4.0): returns an inactive request whose schedule is built once; start(),
 //                   startall() run it, wait/test complete each run, and the request stays valid (inactive) until
-//                   request_free() or its destruction.
+//                   request_free() or its destruction. Each takes a wire id of its communicator that no live
+//                   persistent collective of it holds; a communicator with 2^19 live ones refuses the next
+//                   (invalid_argument). Where a communicator creates more than 2^19 while holding some, every rank
+//                   must free them at the same point among its creates (request_free is local: a rank that frees
+//                   later takes another id and the persistent collectives created after it never match).
 //
 // Every form exists untyped (pointer, element count, dtype: what the C API and MPI take) and typed (templates over
 // std::int32_t, std::int64_t, std::uint64_t, float, double and value_index<T> of these, on std::span, whose sizes

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,11 @@ struct coll_plan_info {
 [[nodiscard]] coll_plan_info plan_info(const coll_plan& p) noexcept;
 
 /// A collective call's buffers and reduction (the spec is in its plan).
+/// Thrown by coll_executor::create when 2^19 persistent collectives of the communicator are live: every id is held.
+struct too_many_persistent : std::length_error {
+  using std::length_error::length_error;
+};
+
 struct coll_buffers {
   const void* send = nullptr;
   void* recv = nullptr;
@@ -119,8 +125,9 @@ class coll_executor {
   [[nodiscard]] std::uint64_t start(const std::shared_ptr<coll_comm>& c, const std::shared_ptr<const coll_plan>& p,
                                     const coll_buffers& b, std::uint32_t owner_thread);
 
-  /// A persistent collective of plan `p` on `c` (its instance number taken now, alike on every rank: create them
-  /// in the same order everywhere). Inactive until start.
+  /// A persistent collective of plan `p` on `c` (its instance number taken now, the next that no live persistent
+  /// collective of `c` holds, alike on every rank that creates and frees c's persistent collectives in the same
+  /// order). Inactive until start. Throws too_many_persistent when 2^19 of c's are live.
   [[nodiscard]] coll_persistent* create(const std::shared_ptr<coll_comm>& c, const std::shared_ptr<const coll_plan>& p,
                                         const coll_buffers& b);
   /// Starts it again; returns the engine handle of this run's request. The caller never starts one that runs.

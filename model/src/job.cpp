@@ -139,9 +139,9 @@ break_even_result break_even(const std::vector<rank_inputs>& ranks, const model_
 std::string break_even_result::describe() const {
   switch (k) {
     case kind::never:
-      return "none in [0, 1]: the dedicated core costs time for every alpha (t_dedicated > t_noprogress)";
+      return "none in [0, 1]: t_dedicated > t_noprogress for every alpha";
     case kind::always:
-      return "none in [0, 1]: the dedicated core costs no time for any alpha (t_dedicated <= t_noprogress)";
+      return "none in [0, 1]: t_dedicated <= t_noprogress for every alpha";
     case kind::crossing:
       if (pays_off_from > 0.0 && pays_off_to < 1.0)
         return fmt::format("break-even at alpha = {:.4f}: t_dedicated <= t_noprogress for alpha in [{:.4f}, {:.4f}]",

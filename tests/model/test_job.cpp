@@ -59,7 +59,7 @@ TEST(Job, BreakEvenKinds) {
   // Never: all computation, nothing to convert.
   be = sm::break_even({rank(0, 100, 98, 0.5)}, o);
   EXPECT_EQ(be.k, sm::break_even_result::kind::never);
-  EXPECT_NE(be.describe().find("costs time for every alpha"), std::string::npos) << be.describe();
+  EXPECT_NE(be.describe().find("t_dedicated > t_noprogress for every alpha"), std::string::npos) << be.describe();
   // Crossing: t(0) = 90*16/15 + 0.02 + 8 = 104.02, slope 1000*2e-5 - 8 = -7.98; 104.02 - 7.98 a = 100 -> a = 0.503759
   be = sm::break_even({rank(0, 100, 90, 8)}, o);
   ASSERT_EQ(be.k, sm::break_even_result::kind::crossing);

@@ -448,9 +448,10 @@ int run(const std::string& scenario) {
           "a 64 KiB (rendezvous) message arrives with SIDECORE_RECV_BUFFERS=1023");
     sidecore::finalize();
   } else if (scenario == "engine_out_of_memory") {
-    // Under `ulimit -v` (ctest), SIDECORE_RECV_BUFFERS=2047 x SIDECORE_EAGER_MAX=65536 on tcp asks for 134 MB of
-    // receive buffers, more than the process may map (1000 buffers fit): init fails on every rank with a
-    // sidecore::error naming the settings (std::bad_alloc went through init and terminated the process).
+    // Under `ulimit -v 225000` (ctest), SIDECORE_RECV_BUFFERS=2047 x SIDECORE_EAGER_MAX=65536 on tcp asks for 134 MB
+    // of receive buffers, more than the process may map (measured: 700 buffers, 46 MB, fit; the limit leaves some
+    // 60 MB either way): init fails on every rank with a sidecore::error naming the settings (std::bad_alloc went
+    // through init and terminated the process).
     expect_error(errc::bad_setting, [] { sidecore::init(); }, "init out of memory",
                  {"out of memory opening the engine", "SIDECORE_RECV_BUFFERS=2047", "SIDECORE_EAGER_MAX=65536"});
     check(!sidecore::initialized(), "not initialized after a failed init");

@@ -94,8 +94,8 @@ coll_persistent* coll_executor::create(const std::shared_ptr<coll_comm>& c, cons
   const std::lock_guard<std::mutex> g(c->persistent_mutex_);
   if (c->persistent_live_.empty()) c->persistent_live_.resize(std::size_t{tag::coll_seq_bits} + 1);
   if (c->persistent_live_count_ > tag::coll_seq_bits)
-    throw too_many_persistent("2^19 (524288) persistent collectives of this communicator are live, the most it may "
-                            "hold: free one first");
+    throw too_many_persistent("2^19 (524288) persistent collectives of this communicator are live, the most it "
+                              "may hold: free one first");
   std::uint32_t n = 0;
   do n = c->next_persistent_++ & tag::coll_seq_bits;
   while (c->persistent_live_[n]);

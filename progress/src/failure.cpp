@@ -15,8 +15,7 @@
 namespace sidecore::progress {
 
 void engine_core::fail_request(req* r, failure what, int fi_err) noexcept {
-  if (r->op == req_kind::send && r->rdv && r->parent == nullptr &&
-      (r->tag >> tag::kind_shift) == static_cast<std::uint64_t>(tag::kind::collective)) [[unlikely]]
+  if (r->op == req_kind::send && r->rdv && r->parent == nullptr && tag::is_coll(r->tag)) [[unlikely]]
     name_failed_send(*r);  // a send its run detached: the run cannot name it any more
   r->act = req_act::none;
   r->result = req_result::transport;

@@ -69,8 +69,7 @@ req* engine_core::match_posted(const wire_hdr& h) noexcept {
 // copied out of the receive buffer (data is null for a ready-to-send). Out of memory, the message cannot be kept
 // and cannot be dropped without losing it: the engine fails (failure.cpp).
 void engine_core::hold_unexpected(const wire_hdr& h, const char* data) {
-  if ((h.tag >> tag::kind_shift) == static_cast<std::uint64_t>(tag::kind::collective) && coll_msgs.unexpected)
-    [[unlikely]] {
+  if (tag::is_coll(h.tag) && coll_msgs.unexpected) [[unlikely]] {
     const held_verdict v = coll_msgs.unexpected(coll_msgs.ctx, h.tag, h.src_index, sig_of(h));
     if (v != held_verdict::hold && refuse_message(h)) {
       if (v == held_verdict::refuse_and_tell) tell_run_ended(h);
@@ -161,7 +160,7 @@ void engine_core::post_orphan(req* r) noexcept {
 }
 
 void engine_core::refuse_unexpected(std::uint64_t tag, std::uint64_t ignore, bool tell) noexcept {
-  if (match_state::is_coll(tag) && matching.unexp_coll == 0) return;  // every collective run's retire comes here
+  if (tag::is_coll(tag) && matching.unexp_coll == 0) return;  // every collective run's retire comes here
   if (failed()) return;  // the endpoint is closed: no clear-to-send or notice can go out
   unexpected_msg* prev = nullptr;
   for (unexpected_msg* m = matching.unexp_head; m;) {

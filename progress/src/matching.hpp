@@ -32,17 +32,14 @@ struct match_state {
     if (unexp_tail) unexp_tail->next = m;
     else unexp_head = m;
     unexp_tail = m;
-    if (is_coll(m->hdr.tag)) ++unexp_coll;
+    if (tag::is_coll(m->hdr.tag)) ++unexp_coll;
   }
   /// Takes m, whose predecessor in the list is prev (nullptr: m is the first), out of the held messages.
   void unhold(unexpected_msg* m, unexpected_msg* prev) noexcept {
     if (prev) prev->next = m->next;
     else unexp_head = m->next;
     if (unexp_tail == m) unexp_tail = prev;
-    if (is_coll(m->hdr.tag)) --unexp_coll;
-  }
-  [[nodiscard]] static bool is_coll(std::uint64_t t) noexcept {
-    return (t >> tag::kind_shift) == static_cast<std::uint64_t>(tag::kind::collective);
+    if (tag::is_coll(m->hdr.tag)) --unexp_coll;
   }
 };
 

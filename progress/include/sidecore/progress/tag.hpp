@@ -12,8 +12,8 @@
 // rank start a communicator's collectives in the same order): 19 bits, wrapping, for nonblocking and blocking
 // collectives; bit 19 set for a persistent collective, whose low 19 bits are its id, taken when it is created from
 // the ids no live persistent collective of the communicator holds (its starts reuse the tag: the messages of one
-// pair with one tag are matched in the order they were sent). A wrapped
-// sequence number is safe while fewer than 2^19 instances of one communicator are in flight at once.
+// pair with one tag are matched in the order they were sent). A wrapped sequence number is safe while fewer than
+// 2^19 instances of one communicator are in flight at once.
 #pragma once
 
 #include <cstdint>
@@ -59,10 +59,12 @@ constexpr std::uint32_t coll_instance_of(std::uint64_t t) noexcept {
   return static_cast<std::uint32_t>(t >> coll_instance_shift) & coll_instance_bits;
 }
 
-/// True for the tag of a collective instance's abort or failure notice.
-constexpr bool is_coll_notice(std::uint64_t t) noexcept {
-  return (t >> kind_shift) == static_cast<std::uint64_t>(kind::collective) && (t & user_bits) >= coll_first_notice;
+/// True for the tag of a collective's message (kind collective).
+constexpr bool is_coll(std::uint64_t t) noexcept {
+  return (t >> kind_shift) == static_cast<std::uint64_t>(kind::collective);
 }
+/// True for the tag of a collective instance's abort or failure notice.
+constexpr bool is_coll_notice(std::uint64_t t) noexcept { return is_coll(t) && (t & user_bits) >= coll_first_notice; }
 constexpr std::uint64_t ignore_user() noexcept { return user_bits; }
 constexpr int user_of(std::uint64_t t) noexcept { return static_cast<int>(t & user_bits); }
 constexpr int comm_of(std::uint64_t t) noexcept { return static_cast<int>((t >> comm_shift) & comm_bits); }

@@ -21,7 +21,6 @@ engine_core::engine_core(const engine_config& c)
   provider_ = ep.provider;
   fabric_name_ = ep.fabric_name;
   max_msg_size_ = ep.max_msg_size;
-  rx_size_ = ep.rx_size;
   inject_size_ = ep.inject_size;
   // Eager data goes out as two iovecs (header, data) when it does not fit an inject; a provider with a single
   // iovec sends eagerly only what fits an inject.

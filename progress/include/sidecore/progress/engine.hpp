@@ -209,9 +209,6 @@ class engine {
   [[nodiscard]] const std::string& provider() const noexcept { return provider_; }
   [[nodiscard]] const std::string& fabric_name() const noexcept { return fabric_name_; }
   [[nodiscard]] std::size_t max_msg_size() const noexcept { return max_msg_size_; }
-  /// Receives the provider's receive queue holds (fi_info rx_attr->size): the receive buffers and the rendezvous
-  /// data receives share it, so engine_config::recv_buffers must stay below it.
-  [[nodiscard]] std::size_t receive_queue_size() const noexcept { return rx_size_; }
   [[nodiscard]] std::size_t inject_size() const noexcept { return inject_size_; }
   /// Largest message sent eagerly (engine_config::eager_max, lowered when the provider cannot send two iovecs).
   [[nodiscard]] std::size_t eager_max() const noexcept { return eager_max_; }
@@ -345,7 +342,7 @@ class engine {
   engine() = default;
   // Fixed at set-up; read inline by the runtime's argument checks.
   std::string provider_, fabric_name_;
-  std::size_t max_msg_size_ = 0, inject_size_ = 0, eager_max_ = 0, rx_size_ = 0;
+  std::size_t max_msg_size_ = 0, inject_size_ = 0, eager_max_ = 0;
 };
 
 }  // namespace sidecore::progress

@@ -91,12 +91,12 @@ struct coll_plan_info {
 };
 [[nodiscard]] coll_plan_info plan_info(const coll_plan& p) noexcept;
 
-/// A collective call's buffers and reduction (the spec is in its plan).
 /// Thrown by coll_executor::create when 2^19 persistent collectives of the communicator are live: every id is held.
 struct too_many_persistent : std::length_error {
   using std::length_error::length_error;
 };
 
+/// A collective call's buffers and reduction (the spec is in its plan).
 struct coll_buffers {
   const void* send = nullptr;
   void* recv = nullptr;

@@ -180,9 +180,8 @@ std::string render_csv(const analysis& a, const render_options& ro) {
                        p.rank, p.alpha, p.n_core, p.t_noprogress_s, p.t_comp_s, p.t_mpi_noprogress_s, p.t_newcomp_s,
                        p.t_overhead_s, p.t_init_s, p.t_test_s, p.t_wait_s, p.t_converted_s, p.t_remaining_blocking_s,
                        p.t_other_s, p.t_mpi_dedicated_s, p.t_dedicated_s, p.speedup, csv_field(std::string(shown_verdict(a, p.result))));
-    const verdict job_verdict = a.cannot_judge.empty() ? j.result : verdict::cannot_judge;
     o += fmt::format("job,{:g},,{:.9g},,,,,,,,,,,,{:.9g},{:.9g},{}\n", j.alpha, j.t_noprogress_s, j.t_dedicated_s,
-                     j.speedup, csv_field(std::string(verdict_name(job_verdict))));
+                     j.speedup, csv_field(std::string(shown_verdict(a, j.result))));
   }
   return o;
 }

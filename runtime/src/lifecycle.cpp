@@ -149,7 +149,6 @@ void agree_shared_settings(const detail::settings& cfg, MPI_Comm comm) {
     if (lo[k] != hi[k]) throw error(errc::bad_setting, shared[k].error);
 }
 
-
 // Lets go of what init made, in the order the provider needs: the engine first (the provider lets go of the
 // buffers of operations still in flight, scratch included), then the collectives' state, this rank's mapping of the
 // node segment (the node's other ranks keep theirs), the communicators. free_mpi false leaves MPI's objects to the
@@ -170,6 +169,7 @@ void release_runtime(detail::runtime_state& s, bool free_mpi) {
     delete e;
   }
 }
+
 }  // namespace
 
 const char* errc_name(errc code) noexcept {

@@ -303,7 +303,7 @@ void end_profiling() {
   if (g.profile) {
     try {
       mine = rank_profile_json();
-      write_text_file(path_for_rank(g.profile_pattern, g.rank), mine);
+      write_text_file("SIDECORE_PROFILE", path_for_rank(g.profile_pattern, g.rank), mine);
     } catch (const std::exception& e) {
       mine.clear();
       std::fprintf(stderr, "sidecore-pmpi: rank %d: cannot write the profile: %s\n", g.rank, e.what());
@@ -317,7 +317,7 @@ void end_profiling() {
         std::fprintf(stderr, "sidecore-pmpi: rank 0: no job profile: rank(s) %s have no profile (said above)\n",
                      missing.c_str());
       } else if (g.rank == 0) {
-        write_text_file(job_path(g.profile_pattern), merge_job_profile(profiles));
+        write_text_file("SIDECORE_PROFILE", job_path(g.profile_pattern), merge_job_profile(profiles));
       }
     }
   } catch (const std::exception& e) {

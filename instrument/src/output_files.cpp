@@ -1,11 +1,17 @@
 // sidecore instrument — the output files: their paths per rank (%r), their check before a collection starts, and
 // writing one (common/'s output_file: a temporary file renamed over the path, never through a link).
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <mutex>
 #include <filesystem>
 #include <string>
 #include <system_error>
 #include <vector>
 
+#include "collection.hpp"
+#include "threads.hpp"
 #include "sidecore/common/output_file.hpp"
 #include "sidecore/instrument/instrument.hpp"
 
@@ -37,14 +43,40 @@ std::string path_for_rank(const std::string& pattern, int rank) {
 
 std::string job_path(const std::string& pattern) { return substitute_rank(pattern, "job"); }
 
-bool write_text_file(const std::string& path, const std::string& text) {
+namespace {
+
+// Where a text whose own path failed goes: the temporary directory ($TMPDIR, else /tmp), under a name made of the
+// run's id (the same on every rank of the run, so the job's saved files sort together) and the path's own name.
+std::string rescue_path(const std::string& path) {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::filesystem::path dir = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+  std::string run;
+  {
+    std::lock_guard lk(internal::g_registry_mu);
+    run = internal::g_col.run;
+  }
+  if (run.empty()) run = "pid" + std::to_string(::getpid());
+  return (dir / ("sidecore-saved." + run + "." + std::filesystem::path(path).filename().string())).string();
+}
+
+}  // namespace
+
+bool write_text_file(const std::string& setting, const std::string& path, const std::string& text) {
   try {
     if (write_output_file(path, text) == output_outcome::replaced) {
       std::fprintf(stderr, "sidecore: replaced the existing file '%s'\n", path.c_str());
     }
     return true;
   } catch (const output_error& e) {
-    std::fprintf(stderr, "sidecore: %s\n", e.what());
+    const std::string saved = rescue_path(path);
+    try {
+      write_output_file(saved, text);
+      std::fprintf(stderr, "sidecore: %s: %s; the text is saved in '%s' instead\n", setting.c_str(), e.what(),
+                   saved.c_str());
+    } catch (const output_error& e2) {
+      std::fprintf(stderr, "sidecore: %s: %s; it is lost: the temporary directory did not take it either (%s)\n",
+                   setting.c_str(), e.what(), e2.what());
+    }
     return false;
   }
 }

@@ -250,7 +250,8 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s, co
     } catch (const std::exception& e) {
       std::fprintf(stderr, "sidecore: rank %d: cannot make the profile: %s\n", world.rank(), e.what());
     }
-    if (!mine.empty()) instrument::write_text_file(instrument::path_for_rank(s.cfg.profile_path, world.rank()), mine);
+    if (!mine.empty())
+      instrument::write_text_file("SIDECORE_PROFILE", instrument::path_for_rank(s.cfg.profile_path, world.rank()), mine);
     // The lowest live rank says why the job has no profile (rank 0 may be the dead one).
     const auto no_job_profile = [&](const std::vector<int>& dead, const char* when) {
       int lowest = 0;
@@ -285,7 +286,7 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s, co
         std::fprintf(stderr, "sidecore: rank 0: no job profile: rank(s) %s have no profile (said above)\n",
                      missing.c_str());
       else
-        instrument::write_text_file(instrument::job_path(s.cfg.profile_path),
+        instrument::write_text_file("SIDECORE_PROFILE", instrument::job_path(s.cfg.profile_path),
                                     with_auto_section(s, instrument::merge_job_profile(parts)));
     }
   }

@@ -52,13 +52,16 @@ expect "$dir/e.0.json" '"kind": "rank"' "existing file: replaced by the profile"
 expect "$dir/e.job.json" '"kind": "job"' "existing file: the job profile written"
 if ls -a "$dir" | grep -q '\.tmp$'; then echo "FAILED: temporary files left:"; ls -a "$dir"; fail=1; else echo "ok: no temporary file left"; fi
 
-# A rank whose profile cannot be written at finalize (its directory removed during the run) says why, and its
-# profile still reaches the job profile.
-mkdir -p "$dir/d0" "$dir/d1" "$dir/djob"
-s=$(run vanish SIDECORE_PROFILE="$dir/d%r/p.json" OUTPUTS_APP_REMOVE_DIR="$dir/d1")
+# A rank whose profile cannot be written at finalize (its directory removed during the run) says why and saves it
+# in the temporary directory, and its profile still reaches the job profile.
+mkdir -p "$dir/d0" "$dir/d1" "$dir/djob" "$dir/tmp"
+s=$(run vanish SIDECORE_PROFILE="$dir/d%r/p.json" OUTPUTS_APP_REMOVE_DIR="$dir/d1" TMPDIR="$dir/tmp")
 expect_status "$s" 0 "directory removed during the run: the run ends"
-expect "$dir/vanish.err" "sidecore: cannot write '$dir/d1/p.json': directory '$dir/d1' does not exist" \
-  "directory removed during the run: said, with the path"
+expect "$dir/vanish.err" "sidecore: SIDECORE_PROFILE: cannot write '$dir/d1/p.json': directory '$dir/d1' does not exist; \
+the text is saved in '$dir/tmp/sidecore-saved." "directory removed during the run: said, with the path and where it went"
+saved=$(ls "$dir/tmp"/sidecore-saved.*.p.json 2>/dev/null | head -n 1)
+if [ -n "$saved" ]; then expect "$saved" '"kind": "rank"' "directory removed during the run: the profile saved"
+else echo "FAILED: directory removed during the run: no saved profile in $dir/tmp:"; ls -a "$dir/tmp"; fail=1; fi
 expect "$dir/d0/p.json" '"kind": "rank"' "directory removed during the run: rank 0's profile written"
 expect "$dir/djob/p.json" '"nranks": 2' "directory removed during the run: the job profile holds both ranks"
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -194,13 +195,39 @@ TEST_F(OutputFiles, ProfileWriteReplacesWithAMessage) {
   const std::string path = at("p.json");
   std::ofstream(path) << "old";
   testing::internal::CaptureStderr();
-  EXPECT_TRUE(si::write_text_file(path, "new"));
+  EXPECT_TRUE(si::write_text_file("SIDECORE_PROFILE", path, "new"));
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_TRUE(contains(err, "replaced the existing file '" + path + "'")) << err;
+}
+
+// A profile whose directory went away during the run (or whose disk filled) is not lost: it goes to the temporary
+// directory, and the message names the setting, the path, the reason and where the text went.
+TEST_F(OutputFiles, AProfileThatCannotBeWrittenIsSavedInTheTemporaryDirectory) {
+  fs::create_directories(at("tmp"));
+  const char* old_tmpdir = std::getenv("TMPDIR");
+  const std::string saved_tmpdir = old_tmpdir != nullptr ? old_tmpdir : "";
+  ::setenv("TMPDIR", at("tmp").c_str(), 1);
   testing::internal::CaptureStderr();
-  EXPECT_FALSE(si::write_text_file(at("nodir/p.json"), "x"));
+  EXPECT_FALSE(si::write_text_file("SIDECORE_PROFILE", at("nodir/p.json"), "the text"));
+  const std::string err = testing::internal::GetCapturedStderr();
+  if (old_tmpdir != nullptr) ::setenv("TMPDIR", saved_tmpdir.c_str(), 1); else ::unsetenv("TMPDIR");
+  EXPECT_TRUE(contains(err, "SIDECORE_PROFILE")) << err;
+  EXPECT_TRUE(contains(err, at("nodir/p.json"))) << err;
+  EXPECT_TRUE(contains(err, "does not exist")) << err;
+  std::vector<std::string> saved;
+  for (const auto& e : fs::directory_iterator(at("tmp"))) saved.push_back(e.path().string());
+  ASSERT_EQ(saved.size(), 1U) << err;
+  EXPECT_EQ(slurp(saved[0]), "the text");
+  EXPECT_TRUE(contains(err, "saved in '" + saved[0] + "'")) << err;
+  EXPECT_TRUE(contains(fs::path(saved[0]).filename().string(), "p.json")) << saved[0];
+
+  // Neither place takes it: the message says the text is lost.
+  ::setenv("TMPDIR", at("gone").c_str(), 1);
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(si::write_text_file("SIDECORE_PROFILE", at("nodir/p.json"), "the text"));
   const std::string err2 = testing::internal::GetCapturedStderr();
-  EXPECT_TRUE(contains(err2, "does not exist")) << err2;
+  if (old_tmpdir != nullptr) ::setenv("TMPDIR", saved_tmpdir.c_str(), 1); else ::unsetenv("TMPDIR");
+  EXPECT_TRUE(contains(err2, "is lost")) << err2;
 }
 
 // Issue 17: SIDECORE_RING_EVENTS=16777216 was accepted and took 811 MB for one rank. Now the ring is capped (a ring

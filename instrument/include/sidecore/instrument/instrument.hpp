@@ -314,7 +314,10 @@ void stop();
 /// else a message naming the setting and its value, the path and the reason. Writes nothing.
 [[nodiscard]] std::string check_outputs(const config& cfg, int rank, int nranks);
 /// Writes `text` to `path` through a temporary file renamed over it (common/'s write_output_file); says so on stderr
-/// when it replaces an existing file. False, with a message naming the path and the reason, on failure.
-bool write_text_file(const std::string& path, const std::string& text);
+/// when it replaces an existing file. When `path` cannot be written (its directory went away during the run, the
+/// disk filled), the text is not dropped: it is written to the temporary directory ($TMPDIR, else /tmp) as
+/// "sidecore-saved.<run id>.<file name>". Returns false then, with a message naming `setting` (the setting that
+/// gave the path), the path, the reason, and where the text went or that it is lost (neither place took it).
+bool write_text_file(const std::string& setting, const std::string& path, const std::string& text);
 
 }  // namespace sidecore::instrument

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -33,7 +34,7 @@ int create_temp_beside(const std::string& path, std::string& name) {
   const std::string base = std::filesystem::path(path).filename().string().substr(0, 160);
   for (int attempt = 0; attempt < 100; ++attempt) {
     name = dir + "/." + base + "." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1)) + ".tmp";
-    const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    const int fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0 || errno != EEXIST) return fd;
   }
   errno = EEXIST;
@@ -42,8 +43,12 @@ int create_temp_beside(const std::string& path, std::string& name) {
 
 }  // namespace
 
-output_error::output_error(std::string path, std::string reason)
-    : std::runtime_error("cannot write '" + path + "': " + reason), path_(std::move(path)), reason_(std::move(reason)) {}
+output_error::output_error(std::string path, std::string reason, std::string saved_to)
+    : std::runtime_error("cannot write '" + path + "': " + reason +
+                         (saved_to.empty() ? std::string() : "; the content is saved in '" + saved_to + "' instead")),
+      path_(std::move(path)),
+      reason_(std::move(reason)),
+      saved_to_(std::move(saved_to)) {}
 
 std::string output_path_problem(const std::string& path) {
   if (path.empty()) return "the path is empty";
@@ -110,7 +115,32 @@ void output_file::discard() noexcept {
   }
 }
 
-output_outcome output_file::commit() {
+namespace {
+
+// Copies what the descriptor holds, from its start, to a new output file at `to` (read back through the descriptor:
+// the file may have no name left). Returns false, the copy discarded, on any failure.
+bool copy_out(int fd, const std::string& to) {
+  try {
+    output_file copy(to);
+    char buf[1 << 16];
+    for (off_t at = 0;;) {
+      const ssize_t n = ::pread(fd, buf, sizeof buf, at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return false;
+      if (n == 0) break;
+      if (std::fwrite(buf, 1, static_cast<std::size_t>(n), copy.stream()) != static_cast<std::size_t>(n)) return false;
+      at += n;
+    }
+    (void)copy.commit();
+    return true;
+  } catch (const output_error&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+output_outcome output_file::commit(const std::string& fallback) {
   if (file_ == nullptr) throw output_error(path_, "already written");
   int err = 0;
   if (std::fflush(file_) != 0 || std::ferror(file_) != 0) err = errno != 0 ? errno : EIO;
@@ -119,15 +149,25 @@ output_outcome output_file::commit() {
   struct stat st {};
   const bool existed = ::lstat(path_.c_str(), &st) == 0;
   if (err == 0 && existed && S_ISREG(st.st_mode)) (void)::fchmod(::fileno(file_), st.st_mode & 07777);
-  const int closed = std::fclose(file_);
-  file_ = nullptr;
-  if (err == 0 && closed != 0) err = errno;
+  // Renamed while still open: when the rename fails, the content can still be read back for the fallback.
+  const bool written = err == 0;
   if (err == 0 && ::rename(temp_.c_str(), path_.c_str()) != 0) err = errno;
+  std::string saved;
+  if (err != 0 && written && !fallback.empty() && copy_out(::fileno(file_), fallback)) saved = fallback;
+  // A close after a rename that followed a good fsync loses nothing: the content is on disk under its name.
+  (void)std::fclose(file_);
+  file_ = nullptr;
   if (err != 0) {
     ::unlink(temp_.c_str());
-    throw output_error(path_, error_text(err));
+    throw output_error(path_, error_text(err), saved);
   }
   return existed ? output_outcome::replaced : output_outcome::created;
+}
+
+std::string saved_copy_path(const std::string& path, const std::string& run) {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::filesystem::path dir = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+  return (dir / ("sidecore-saved." + run + "." + std::filesystem::path(path).filename().string())).string();
 }
 
 output_outcome write_output_file(const std::string& path, std::string_view content) {

@@ -39,6 +39,10 @@ struct collection {
 };
 extern collection g_col;
 
+/// Where an output of this run that cannot be written to `path` is saved instead (common/'s saved_copy_path, named
+/// by the run's id, or by the process id before the run has one). Takes g_registry_mu.
+[[nodiscard]] std::string saved_copy_of(const std::string& path);
+
 /// Closes the measured window (once; g_registry_mu held): its end in ticks, the communicating thread's in-call time
 /// and completed calls up to it (calls made after the window's end do not count against t_comp) and, for the TSC,
 /// the fit's final point.

@@ -225,7 +225,7 @@ bool write_trace() {
       nlohmann::json(std::string(progress_mode_name(g_col.mode))).dump(), nlohmann::json(g_col.provider).dump(),
       g_col.eager_max, g_col.inject_size, g_col.omp_threads,
       g_col.trace_ops ? R"(,"ops":"sidecore-trace-ops/1")" : "");
-  return g_trace.close(names, "rank " + std::to_string(g_col.rank), meta);
+  return g_trace.close(names, "rank " + std::to_string(g_col.rank), meta, saved_copy_of(g_trace.path()));
 }
 
 void set_trace_info(std::size_t eager_max, std::size_t inject_size, int omp_threads) noexcept {

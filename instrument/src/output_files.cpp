@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <mutex>
 #include <filesystem>
 #include <string>
@@ -43,23 +42,19 @@ std::string path_for_rank(const std::string& pattern, int rank) {
 
 std::string job_path(const std::string& pattern) { return substitute_rank(pattern, "job"); }
 
-namespace {
+namespace internal {
 
-// Where a text whose own path failed goes: the temporary directory ($TMPDIR, else /tmp), under a name made of the
-// run's id (the same on every rank of the run, so the job's saved files sort together) and the path's own name.
-std::string rescue_path(const std::string& path) {
-  const char* tmp = std::getenv("TMPDIR");
-  const std::filesystem::path dir = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+std::string saved_copy_of(const std::string& path) {
   std::string run;
   {
-    std::lock_guard lk(internal::g_registry_mu);
-    run = internal::g_col.run;
+    std::lock_guard lk(g_registry_mu);
+    run = g_col.run;
   }
   if (run.empty()) run = "pid" + std::to_string(::getpid());
-  return (dir / ("sidecore-saved." + run + "." + std::filesystem::path(path).filename().string())).string();
+  return saved_copy_path(path, run);
 }
 
-}  // namespace
+}  // namespace internal
 
 bool write_text_file(const std::string& setting, const std::string& path, const std::string& text) {
   try {
@@ -68,7 +63,7 @@ bool write_text_file(const std::string& setting, const std::string& path, const 
     }
     return true;
   } catch (const output_error& e) {
-    const std::string saved = rescue_path(path);
+    const std::string saved = internal::saved_copy_of(path);
     try {
       write_output_file(saved, text);
       std::fprintf(stderr, "sidecore: %s: %s; the text is saved in '%s' instead\n", setting.c_str(), e.what(),

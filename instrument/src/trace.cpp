@@ -129,7 +129,7 @@ void trace_writer::op(std::uint32_t tid, std::string_view name, std::uint64_t t,
 }
 
 bool trace_writer::close(const std::vector<std::pair<std::uint32_t, std::string>>& thread_names,
-                         std::string_view process_name, std::string_view other_data) {
+                         std::string_view process_name, std::string_view other_data, const std::string& fallback) {
   std::lock_guard lk(mu_);
   if (file_ == nullptr) return true;
   emit_locked(fmt::format(R"({{"ph":"M","pid":{},"name":"process_name","args":{{"name":{}}}}})", pid_,
@@ -150,11 +150,12 @@ bool trace_writer::close(const std::vector<std::pair<std::uint32_t, std::string>
   open_.store(false, std::memory_order_release);
   std::unique_ptr<output_file> out = std::move(out_);
   try {
-    if (out->commit() == output_outcome::replaced) {
+    if (out->commit(fallback) == output_outcome::replaced) {
       std::fprintf(stderr, "sidecore: trace: replaced the existing file '%s'\n", path_.c_str());
     }
   } catch (const output_error& e) {
-    std::fprintf(stderr, "sidecore: trace: %s\n", e.what());
+    std::fprintf(stderr, "sidecore: SIDECORE_TRACE: %s%s\n", e.what(),
+                 e.saved_to().empty() ? "; the trace is lost" : "");
     return false;
   }
   return true;

@@ -47,10 +47,17 @@ class trace_writer {
 
   /// Writes metadata (names, never counted against the bound), closes the file and renames it to its path (saying so
   /// when it replaces an existing file). `other_data`: more JSON members (without braces) for the "otherData" object,
-  /// after the bound, the cut flag and the origin. False, with a message, on a write error.
+  /// after the bound, the cut flag and the origin. False, with a message naming SIDECORE_TRACE, on a write error;
+  /// when only the rename failed (the directory went away during the run), the trace is copied to `fallback` first
+  /// (when not empty) and the message says so.
   bool close(const std::vector<std::pair<std::uint32_t, std::string>>& thread_names, std::string_view process_name,
-             std::string_view other_data = {});
+             std::string_view other_data = {}, const std::string& fallback = {});
   [[nodiscard]] std::uint64_t written() const noexcept;
+  /// The trace's final path (empty before open()).
+  [[nodiscard]] std::string path() const {
+    std::lock_guard lk(mu_);
+    return path_;
+  }
 
  private:
   // Counts an event that needs `slots` of the bound (2 for the first half of a transfer: its other half is reserved);

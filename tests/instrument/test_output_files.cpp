@@ -191,6 +191,53 @@ TEST_F(OutputFiles, TraceAppearsOnlyWhole) {
   EXPECT_EQ(listing(), std::vector<std::string>{"trace.0.json"});
 }
 
+// A file committed after its directory went away (removed during the run, the streamed trace's temporary file with
+// it) is copied to the fallback path given to commit(); the error says where it went.
+TEST_F(OutputFiles, ACommitWhoseDirectoryWentAwayGoesToTheFallback) {
+  fs::create_directories(at("d"));
+  sidecore::output_file out(at("d/t.json"));
+  std::fputs("streamed content", out.stream());
+  fs::remove_all(at("d"));
+  try {
+    (void)out.commit(at("saved.json"));
+    ADD_FAILURE() << "commit into a removed directory succeeded";
+  } catch (const sidecore::output_error& e) {
+    EXPECT_EQ(e.saved_to(), at("saved.json"));
+    EXPECT_TRUE(contains(e.what(), "saved in '" + at("saved.json") + "'")) << e.what();
+  }
+  EXPECT_EQ(slurp(at("saved.json")), "streamed content");
+  EXPECT_EQ(listing(), std::vector<std::string>{"saved.json"});
+}
+
+// The trace, streamed into its temporary file during the run, is saved in the temporary directory when its own
+// directory is removed before the end.
+TEST_F(OutputFiles, ATraceWhoseDirectoryWentAwayIsSavedInTheTemporaryDirectory) {
+  fs::create_directories(at("d"));
+  fs::create_directories(at("tmp"));
+  si::config c;
+  c.trace = true;
+  c.trace_path = at("d/trace.%r.json");
+  si::start(c, 0, 1);
+  si::call_enter(category::wait);
+  si::call_exit(category::wait);
+  fs::remove_all(at("d"));
+  const char* old_tmpdir = std::getenv("TMPDIR");
+  const std::string saved_tmpdir = old_tmpdir != nullptr ? old_tmpdir : "";
+  ::setenv("TMPDIR", at("tmp").c_str(), 1);
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(si::write_trace());
+  const std::string err = testing::internal::GetCapturedStderr();
+  if (old_tmpdir != nullptr) ::setenv("TMPDIR", saved_tmpdir.c_str(), 1); else ::unsetenv("TMPDIR");
+  si::stop();
+  EXPECT_TRUE(contains(err, "SIDECORE_TRACE")) << err;
+  std::vector<std::string> saved;
+  for (const auto& e : fs::directory_iterator(at("tmp"))) saved.push_back(e.path().string());
+  ASSERT_EQ(saved.size(), 1U) << err;
+  EXPECT_TRUE(contains(err, "saved in '" + saved[0] + "'")) << err;
+  const nlohmann::json t = nlohmann::json::parse(slurp(saved[0]));
+  EXPECT_TRUE(t["traceEvents"].is_array());
+}
+
 TEST_F(OutputFiles, ProfileWriteReplacesWithAMessage) {
   const std::string path = at("p.json");
   std::ofstream(path) << "old";

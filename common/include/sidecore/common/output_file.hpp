@@ -16,18 +16,22 @@
 
 namespace sidecore {
 
-/// An output file that cannot be written. what() reads "cannot write '<path>': <reason>".
+/// An output file that cannot be written. what() reads "cannot write '<path>': <reason>", followed by "; the content
+/// is saved in '<saved_to>' instead" when a commit's fallback took the content.
 class output_error : public std::runtime_error {
  public:
-  output_error(std::string path, std::string reason);
+  output_error(std::string path, std::string reason, std::string saved_to = {});
   /// The path as given.
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
   /// Why, in words ("directory '/x' does not exist", "it is a symbolic link; ...").
   [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
+  /// Where the content went instead (output_file::commit's fallback), or empty: nowhere.
+  [[nodiscard]] const std::string& saved_to() const noexcept { return saved_to_; }
 
  private:
   std::string path_;
   std::string reason_;
+  std::string saved_to_;
 };
 
 /// Why `path` cannot receive an output file, or an empty string when it can. Checks, without touching `path`
@@ -63,8 +67,10 @@ class output_file {
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
   /// Flushes the content to disk (fsync), closes, and renames the temporary file over the final path; an existing
   /// file keeps its permission bits. Throws output_error when a write failed (disk full, I/O error) or the rename does
-  /// (the temporary file is then removed). Once only.
-  output_outcome commit();
+  /// (the temporary file is then removed). When the content was written whole but the rename failed (the directory
+  /// was removed meanwhile, the temporary file with it) and `fallback` is not empty, the content is first copied to
+  /// `fallback` (as write_output_file would); the error's saved_to() then names it. Once only.
+  output_outcome commit(const std::string& fallback = {});
 
  private:
   void discard() noexcept;
@@ -72,6 +78,10 @@ class output_file {
   std::string temp_;
   std::FILE* file_ = nullptr;
 };
+
+/// Where an output that could not be written to `path` is saved instead: "<dir>/sidecore-saved.<run>.<file name of
+/// path>", <dir> being $TMPDIR when set and not empty, else /tmp. `run` tells one run's saved files from another's.
+[[nodiscard]] std::string saved_copy_path(const std::string& path, const std::string& run);
 
 /// Writes `content` to `path` through an output_file. Throws output_error naming the path and the reason.
 output_outcome write_output_file(const std::string& path, std::string_view content);

@@ -123,7 +123,7 @@ void wait_for(engine_core& e, req* r) {
 
 bool engine::wait(std::uint64_t handle, completion& out) {
   engine_core& e = core_of(*this);
-  req* r = e.pool.lookup(handle);
+  req* r = e.pool.lookup_held(handle);
   if (!r) [[unlikely]]
     return false;
   wait_for(e, r);

@@ -147,7 +147,7 @@ int engine_core::poll_cq() {
 
 test_result engine::test(std::uint64_t handle, completion& out) noexcept {
   engine_core& e = core_of(*this);
-  req* r = e.pool.lookup(handle);
+  req* r = e.pool.lookup_held(handle);
   if (!r) return test_result::stale;
   if (!is_complete(r)) {
     e.pay_owed_wake();
@@ -160,25 +160,25 @@ test_result engine::test(std::uint64_t handle, completion& out) noexcept {
 
 bool engine::pending(std::uint64_t handle) const noexcept {
   const engine_core& e = static_cast<const engine_core&>(*this);
-  const req* r = e.pool.lookup(handle);
+  const req* r = e.pool.lookup_held(handle);
   if (!r || is_complete(r)) return false;
   e.pay_owed_wake();
   return true;
 }
 
 bool engine::active(std::uint64_t handle) const noexcept {
-  return static_cast<const engine_core&>(*this).pool.lookup(handle) != nullptr;
+  return static_cast<const engine_core&>(*this).pool.lookup_held(handle) != nullptr;
 }
 
 std::optional<req_kind> engine::kind(std::uint64_t handle) const noexcept {
-  const req* r = static_cast<const engine_core&>(*this).pool.lookup(handle);
+  const req* r = static_cast<const engine_core&>(*this).pool.lookup_held(handle);
   if (!r) return std::nullopt;
   return r->op;
 }
 
 void engine::orphan(std::uint64_t handle) noexcept {
   engine_core& e = core_of(*this);
-  if (req* r = e.pool.lookup(handle)) e.orphan_req(r);
+  if (req* r = e.pool.lookup_held(handle)) e.orphan_req(r);
 }
 
 }  // namespace sidecore::progress

@@ -115,6 +115,14 @@ class request_pool {
     return r;
   }
 
+  /// The slot a handle the application holds names: as lookup(), and nullptr for an orphan too (its holder gave it
+  /// up, engine::orphan: a copy of that handle names nothing the application may wait on, test or cancel).
+  [[nodiscard]] req* lookup_held(std::uint64_t handle) const noexcept {
+    req* r = lookup(handle);
+    if (r && r->state.load(std::memory_order_acquire) == static_cast<std::uint32_t>(req_state::orphan)) return nullptr;
+    return r;
+  }
+
   /// The most requests in flight at once.
   [[nodiscard]] std::uint32_t capacity() const noexcept { return limit_chunks_ * chunk_size; }
   /// Slots allocated so far (at(i) is valid below it).

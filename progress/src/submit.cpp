@@ -201,7 +201,7 @@ bool engine_core::drain_queue() {
 
 bool engine::cancel(std::uint64_t handle) {
   engine_core& e = core_of(*this);
-  req* r = e.pool.lookup(handle);
+  req* r = e.pool.lookup_held(handle);
   if (!r) return false;
   if (!is_complete(r)) e.cancel_req(r);
   return true;

@@ -196,6 +196,26 @@ TEST_F(CApi, StaleHandlesAreRefusedByTheArrayCallsAndFree) {
   EXPECT_EQ(in2, 7u);
 }
 
+// A copy of a handle freed (sc_request_free) while its receive was still pending is a handle of nothing: every call
+// refuses it, also after the message arrived, rather than waiting for a completion that is never handed out.
+TEST_F(CApi, ACopyOfAHandleFreedWhilePendingIsRefused) {
+  std::uint64_t out = 9, in = 0;
+  sc_request r = SC_REQUEST_NULL;
+  ASSERT_EQ(sc_irecv(&in, 8, left(rank, size), 2350, SC_COMM_WORLD, &r), SC_SUCCESS);
+  const sc_request copy = r;
+  ASSERT_EQ(sc_request_free(&r), SC_SUCCESS);
+  sc_request again = copy;
+  EXPECT_EQ(sc_wait(&again, nullptr), SC_ERR_INVALID_REQUEST);
+  int flag = -1;
+  EXPECT_EQ(sc_test(&again, &flag, nullptr), SC_ERR_INVALID_REQUEST);
+  EXPECT_EQ(sc_cancel(&again), SC_ERR_INVALID_REQUEST);
+  EXPECT_EQ(sc_waitall(1, &again, nullptr), SC_ERR_INVALID_REQUEST);
+  ASSERT_EQ(sc_send(&out, 8, right(rank, size), 2350, SC_COMM_WORLD), SC_SUCCESS);
+  ASSERT_EQ(sc_barrier(SC_COMM_WORLD), SC_SUCCESS);  // the freed receive has had its message: still refused
+  EXPECT_EQ(sc_wait(&again, nullptr), SC_ERR_INVALID_REQUEST);
+  EXPECT_EQ(sc_test(&again, &flag, nullptr), SC_ERR_INVALID_REQUEST);
+}
+
 // A request's own error that is not a failure of the transport still gets a sentence in sc_last_error.
 TEST_F(CApi, TruncatedAndCanceledSayWhy) {
   std::uint64_t big[2] = {1, 2}, small = 0;

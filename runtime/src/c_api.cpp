@@ -130,7 +130,7 @@ int status_code(const sidecore::status& s, const char* call, int index = -1) {
   else if (s.error == errc::canceled)
     set_error(which + "the receive was cancelled (sc_cancel) before a message matched it");
   else
-    set_error(in_c_terms(sidecore::detail::last_transport_error()));
+    set_error(which + in_c_terms(sidecore::detail::last_transport_error()));
   return static_cast<int>(s.error);
 }
 

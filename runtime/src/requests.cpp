@@ -39,6 +39,28 @@ thread_local std::string t_request_error;
   t_request_error = c.kind == progress::req_kind::schedule ? s.coll->describe(handle, c) : s.eng->describe(c);
 }
 
+// An array call (waitall, testall) reports its first failed request's error (the C API's return, sc_last_error):
+// the sentence of that request is kept over those of later ones that failed too.
+class first_error_sentence {
+ public:
+  void seen(const status& st) {
+    if (!kept_ && !st.ok() && st.error != errc::truncated && st.error != errc::canceled) {
+      kept_ = true;
+      text_ = t_request_error;
+    }
+  }
+  ~first_error_sentence() {
+    if (kept_) t_request_error = std::move(text_);
+  }
+  first_error_sentence() = default;
+  first_error_sentence(const first_error_sentence&) = delete;
+  first_error_sentence& operator=(const first_error_sentence&) = delete;
+
+ private:
+  bool kept_ = false;
+  std::string text_;
+};
+
 // What a completed request (engine handle `handle`) reports, as the public status.
 [[gnu::always_inline]] inline status to_status(const detail::runtime_state& s, const progress::completion& c,
                                               std::uint64_t handle) {
@@ -262,6 +284,7 @@ void waitall(std::span<request> reqs, std::span<status> statuses) {
   detail::runtime_state& s = detail::state_or_throw("waitall");
   check_handles(s, reqs, "waitall");
   check_statuses(reqs, statuses, "waitall");
+  first_error_sentence first;
   for (std::size_t i = 0; i < reqs.size(); ++i) {
     status* out = statuses.empty() ? nullptr : &statuses[i];
     if (take_inline(reqs[i], out)) continue;
@@ -275,6 +298,7 @@ void waitall(std::span<request> reqs, std::span<status> statuses) {
     }
     if (instrument::tracing()) trace_done(s, h, c);
     const status st = to_status(s, c, h);
+    first.seen(st);
     mark_done(reqs[i], p);
     if (out) *out = st;
   }
@@ -305,10 +329,14 @@ bool testall(std::span<request> reqs, std::span<status> statuses) {
   if (!s.eng->thread_running()) s.eng->progress();
   for (auto& r : reqs)
     if (still_pending(s, r)) return false;
+  first_error_sentence first;
   for (std::size_t i = 0; i < reqs.size(); ++i) {
     status* out = statuses.empty() ? nullptr : &statuses[i];
     if (take_inline(reqs[i], out)) continue;
-    if (!consume_if_done(s, reqs[i], out) && out) *out = status{};  // inactive: skipped
+    status st;
+    if (!consume_if_done(s, reqs[i], &st)) st = status{};  // inactive: skipped
+    first.seen(st);
+    if (out) *out = st;
   }
   return true;
 }

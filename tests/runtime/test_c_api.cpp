@@ -18,6 +18,7 @@ using sctest::Collective;
 using sctest::left;
 using sctest::right;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 using CApi = Collective;
 
@@ -214,6 +215,21 @@ TEST_F(CApi, ACopyOfAHandleFreedWhilePendingIsRefused) {
   ASSERT_EQ(sc_barrier(SC_COMM_WORLD), SC_SUCCESS);  // the freed receive has had its message: still refused
   EXPECT_EQ(sc_wait(&again, nullptr), SC_ERR_INVALID_REQUEST);
   EXPECT_EQ(sc_test(&again, &flag, nullptr), SC_ERR_INVALID_REQUEST);
+}
+
+// sc_waitall returns the first failed request's error: sc_last_error is that request's sentence, naming its index,
+// not the sentence of a later request that failed another way.
+TEST_F(CApi, WaitallSaysTheErrorOfTheRequestItReturns) {
+  std::int32_t a[8] = {}, b[8] = {};
+  double c[8] = {}, d[8] = {};
+  sc_request q[2] = {SC_REQUEST_NULL, SC_REQUEST_NULL};
+  ASSERT_EQ(sc_iallreduce(a, b, rank == 0 ? 4 : 8, SC_INT32, SC_SUM, SC_COMM_WORLD, &q[0]), SC_SUCCESS);
+  ASSERT_EQ(sc_iallreduce(c, d, 2, rank == 0 ? SC_INT32 : SC_FLOAT, SC_SUM, SC_COMM_WORLD, &q[1]), SC_SUCCESS);
+  sc_status st[2]{};
+  EXPECT_EQ(sc_waitall(2, q, st), SC_ERR_INVALID_ARGUMENT);
+  const std::string err = sc_last_error();
+  EXPECT_THAT(err, HasSubstr("sc_waitall: reqs[0]: ")) << err;
+  EXPECT_THAT(err, Not(HasSubstr("float32"))) << "reqs[1]'s sentence: " << err;
 }
 
 // A request's own error that is not a failure of the transport still gets a sentence in sc_last_error.

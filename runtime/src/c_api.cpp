@@ -78,7 +78,7 @@ void check_limit(const char* call, const char* buffer, int64_t bytes, int64_t li
 std::string in_c_terms(std::string m) {
   static constexpr std::pair<std::string_view, std::string_view> words[] = {
       {"sidecore::world()", "SC_COMM_WORLD"}, {"world()", "SC_COMM_WORLD"}, {"sidecore::comm::", "sc_comm_"},
-      {"sidecore::", "sc_"}, {"in_place", "SC_IN_PLACE"}, {"any_source", "SC_ANY_SOURCE"}, {"any_tag", "SC_ANY_TAG"}};
+      {"sidecore::in_place", "SC_IN_PLACE"}, {"sidecore::", "sc_"}, {"in_place", "SC_IN_PLACE"}, {"any_source", "SC_ANY_SOURCE"}, {"any_tag", "SC_ANY_TAG"}};
   for (const auto& [cpp, c] : words)
     for (std::size_t at = m.find(cpp); at != std::string::npos; at = m.find(cpp, at + c.size()))
       m.replace(at, cpp.size(), c);
@@ -342,7 +342,8 @@ int coll_c(const coll_args& in, sc_comm comm, sc_request* req) {
     a.recv_capacity = limits.recv;
     const sidecore::comm c = comm_of(comm);
     if (in.kind == K::allgatherv || in.kind == K::alltoallv) {
-      const auto n = static_cast<std::size_t>(c.size());
+      // The communicator checked as the collective's (name + 10: without "sidecore::"), not as sc_comm_size's.
+      const auto n = static_cast<std::size_t>(sidecore::detail::comm_or_throw(c, name + 10).size);
       const bool in_place = in.send == static_cast<const void*>(sidecore::in_place);
       const char* names[4] = {"send_counts", "send_displs", "recv_counts", "recv_displs"};
       const int64_t* arrays[4] = {t_v.sc, t_v.sd, t_v.rc, t_v.rd};

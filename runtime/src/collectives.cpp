@@ -169,7 +169,7 @@ void check_disjoint(const char* call, coll::kind k, const void* send, std::uint6
   const auto s = reinterpret_cast<std::uintptr_t>(send), r = reinterpret_cast<std::uintptr_t>(recv);
   if (s < r + recv_bytes && r < s + send_bytes)
     bad(call, fmt::format("send and recv overlap (send {} bytes at {}, recv {} bytes at {}); a collective reads send "
-                          "while it writes recv: give separate buffers, or sidecore::in_place (C: SC_IN_PLACE) where "
+                          "while it writes recv: give separate buffers, or sidecore::in_place where "
                           "the in-place form is meant",
                           send_bytes, send, recv_bytes, recv));
 }

@@ -18,7 +18,7 @@ using detail::mpi_check;
 namespace tag = progress::tag;
 
 [[noreturn, gnu::cold, gnu::noinline]] void detail::throw_bad_comm(const comm& c, const char* what) {
-  if (c.id() < 0 || c.id() >= tag::max_comms)
+  if (c.id() == comm().id())
     throw error(errc::invalid_argument, std::string("sidecore::") + what + ": the communicator is null (default-"
                                         "constructed, freed, or split with color -1); pass world() or a live one");
   throw error(errc::invalid_argument, std::string("sidecore::") + what + ": communicator id " +

@@ -402,6 +402,26 @@ TEST_F(CApi, BindingLimitsRefuseACountBeyondTheBuffer) {
   EXPECT_THAT(std::string(sc_last_error()), HasSubstr("send_bytes=-2"));
 }
 
+// The C API's messages name the C function called and the bad value, in C's words.
+TEST_F(CApi, MessagesNameTheCallTheValueAndCWords) {
+  std::int32_t x[4] = {1, 2, 3, 4};
+  EXPECT_EQ(sc_allreduce(x, x, 4, SC_INT32, SC_SUM, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
+  std::string err = sc_last_error();
+  EXPECT_THAT(err, HasSubstr("or SC_IN_PLACE where")) << err;
+  EXPECT_THAT(err, Not(HasSubstr("sc_SC_IN_PLACE"))) << err;
+  std::int64_t counts[8] = {1, 1, 1, 1, 1, 1, 1, 1}, displs[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  std::int32_t all[8] = {};
+  EXPECT_EQ(sc_allgatherv(x, 1, all, counts, displs, SC_INT32, 999), SC_ERR_INVALID_ARGUMENT);
+  err = sc_last_error();
+  EXPECT_THAT(err, ::testing::StartsWith("sc_allgatherv: ")) << err;
+  EXPECT_THAT(err, HasSubstr("999")) << err;
+  int r = -1;
+  EXPECT_EQ(sc_comm_rank(1 << 20, &r), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("1048576"));
+  EXPECT_EQ(sc_comm_rank(-5, &r), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("-5"));
+}
+
 TEST_F(CApi, BindingFailSetsTheMessage) {
   EXPECT_EQ(sc_binding_fail(SC_ERR_INVALID_ARGUMENT, "sc_isend: buf is not contiguous"), SC_ERR_INVALID_ARGUMENT);
   EXPECT_STREQ(sc_last_error(), "sc_isend: buf is not contiguous");

@@ -1,8 +1,11 @@
 // Requests: their handles' lifetime, and completing them (wait, test and their all/any forms, cancel), for
 // point-to-point, collective and persistent requests alike.
+#include <algorithm>
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
+#include <utility>
 
 #include <sidecore/instrument/instrument.hpp>
 #include <sidecore/sidecore.hpp>
@@ -246,6 +249,38 @@ void check_statuses(std::span<request> reqs, std::span<status> statuses, const c
                                             " requests; accepted: none, or one per request");
 }
 
+// Refuses an array that holds one request twice (the C API's integers can be copied; MPI calls it erroneous): the
+// second copy would otherwise be waited on as an empty request once the first is consumed. Inline handles are
+// skipped: two small sends of one size have the same one. A short array is compared pairwise, a long one sorted.
+void refuse_duplicates(std::span<const request> reqs, const char* what) {
+  if (reqs.size() < 2) return;
+  const auto counted = [](std::uint64_t h) {
+    return h != 0 && h != request_access::consumed && !progress::is_inline(h);
+  };
+  const auto refuse = [what](std::size_t i, std::size_t j) {
+    throw error(errc::invalid_request,
+                std::string("sidecore::") + what + ": reqs[" + std::to_string(i) + "] and reqs[" + std::to_string(j) +
+                    "] are the same request; accepted: each request once; no request of the array was touched");
+  };
+  constexpr std::size_t pairwise_up_to = 32;
+  if (reqs.size() <= pairwise_up_to) {
+    for (std::size_t i = 0; i < reqs.size(); ++i)
+      if (counted(reqs[i].handle()))
+        for (std::size_t j = i + 1; j < reqs.size(); ++j)
+          if (reqs[j].handle() == reqs[i].handle()) [[unlikely]]
+            refuse(i, j);
+    return;
+  }
+  std::vector<std::pair<std::uint64_t, std::size_t>> held;
+  held.reserve(reqs.size());
+  for (std::size_t i = 0; i < reqs.size(); ++i)
+    if (counted(reqs[i].handle())) held.emplace_back(reqs[i].handle(), i);
+  std::sort(held.begin(), held.end());
+  for (std::size_t k = 1; k < held.size(); ++k)
+    if (held[k].first == held[k - 1].first) [[unlikely]]
+      refuse(held[k - 1].second, held[k].second);
+}
+
 // Refuses the whole array, before anything in it is waited on or freed, when one of its handles is neither empty,
 // consumed, nor a request of this process (a copy of a handle another call consumed, or a made-up value: the C
 // API's integers can be either).
@@ -260,6 +295,7 @@ void check_handles(detail::runtime_state& s, std::span<const request> reqs, cons
                       (detail::is_persistent(h) ? detail::no_persistent_request : detail::no_request_in_flight) +
                       "; no request of the array was touched");
   }
+  refuse_duplicates(reqs, what);
 }
 
 // True while the request has an operation to wait for: not empty or consumed, not an inactive persistent request.

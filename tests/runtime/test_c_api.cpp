@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "test_util.hpp"
 
@@ -420,6 +421,30 @@ TEST_F(CApi, MessagesNameTheCallTheValueAndCWords) {
   EXPECT_THAT(std::string(sc_last_error()), HasSubstr("1048576"));
   EXPECT_EQ(sc_comm_rank(-5, &r), SC_ERR_INVALID_ARGUMENT);
   EXPECT_THAT(std::string(sc_last_error()), HasSubstr("-5"));
+}
+
+// One request twice in an array (MPI calls it erroneous): refused before anything is waited on, as a copy of a
+// consumed handle is, rather than the second copy taken for an empty request.
+TEST_F(CApi, OneRequestTwiceInAnArrayIsRefused) {
+  std::uint64_t out = 3, in = 0;
+  sc_request r = SC_REQUEST_NULL;
+  ASSERT_EQ(sc_irecv(&in, 8, left(rank, size), 2360, SC_COMM_WORLD, &r), SC_SUCCESS);
+  sc_request twice[3] = {r, SC_REQUEST_NULL, r};
+  EXPECT_EQ(sc_waitall(3, twice, nullptr), SC_ERR_INVALID_REQUEST);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("reqs[0] and reqs[2]"));
+  int flag = -1;
+  EXPECT_EQ(sc_testall(3, twice, &flag, nullptr), SC_ERR_INVALID_REQUEST);
+  int index = -5;
+  EXPECT_EQ(sc_waitany(3, twice, &index, nullptr), SC_ERR_INVALID_REQUEST);
+  EXPECT_EQ(twice[0], r) << "a refused call touched nothing";
+  std::vector<sc_request> many(40, SC_REQUEST_NULL);  // a long array: sorted, not compared pairwise
+  many[5] = r;
+  many[37] = r;
+  EXPECT_EQ(sc_waitall(40, many.data(), nullptr), SC_ERR_INVALID_REQUEST);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("reqs[5] and reqs[37]"));
+  ASSERT_EQ(sc_send(&out, 8, right(rank, size), 2360, SC_COMM_WORLD), SC_SUCCESS);
+  ASSERT_EQ(sc_wait(&r, nullptr), SC_SUCCESS);
+  EXPECT_EQ(in, 3u);
 }
 
 TEST_F(CApi, BindingFailSetsTheMessage) {

@@ -2,11 +2,13 @@
  *
  * Every function returns SC_SUCCESS or an error code (the values of sidecore::errc). On error,
  * sc_last_error() returns the message of the calling thread's last error: it names the input, the bad value
- * and what is accepted; for SC_ERR_TRANSPORT from a request, the libfabric call or completion that failed. Request handles are plain integers: SC_REQUEST_NULL (0) is no request; after
- * sc_wait (or an sc_test that completes) the handle is set to SC_REQUEST_NULL. Waiting on a copy of a handle
- * that was already waited on returns SC_ERR_INVALID_REQUEST, from sc_waitall, sc_waitany and sc_request_free too
- * (which then leave every handle of the call as it was). A request that completes with SC_ERR_TRUNCATED or
- * SC_ERR_CANCELED has its sentence in sc_last_error() as well.
+ * and what is accepted; for SC_ERR_TRANSPORT from a request, the libfabric call or completion that failed. Request
+ * handles are plain integers: SC_REQUEST_NULL (0) is no request; after sc_wait (or an sc_test that completes) the
+ * handle is set to SC_REQUEST_NULL. Waiting on a copy of a handle that was already waited on or freed returns
+ * SC_ERR_INVALID_REQUEST, from sc_waitall, sc_waitany and sc_request_free too (which then leave every handle of the
+ * call as it was); so does an array that holds one request twice. A request that completes with SC_ERR_TRUNCATED or
+ * SC_ERR_CANCELED has its sentence in sc_last_error() as well; an array call's is that of the request whose error
+ * it returns (the first failed one).
  *
  * Names: p4est's support library libsc exports sc_init, sc_finalize, sc_reduce, sc_allreduce and sc_allgather too.
  * In a program linking libsc, the dynamic linker gives each caller the first definition in load order: link

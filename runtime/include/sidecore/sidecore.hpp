@@ -121,9 +121,10 @@ class SIDECORE_API comm {
 /// A nonblocking operation in flight: point-to-point or collective, waited and tested alike. Move-only. After a
 /// wait (or a test that returned true) the handle is consumed: waiting or testing it again throws
 /// errc::invalid_request; waitall/waitany/testall/testany skip consumed and default-constructed handles, as MPI
-/// skips MPI_REQUEST_NULL (a handle naming no request of this process, which only the C API's integers can hold,
-/// is refused with errc::invalid_request before any request of the array is touched). Destroying a handle whose operation is still in flight is allowed: the operation
-/// completes and its resources are released by the engine (the buffer must stay valid until then, as in MPI).
+/// skips MPI_REQUEST_NULL (a handle naming no request of this process, or one request twice in an array, which only
+/// the C API's integers can hold, is refused with errc::invalid_request before any request of the array is touched).
+/// Destroying a handle whose operation is still in flight is allowed: the operation completes and its resources are
+/// released by the engine (the buffer must stay valid until then, as in MPI).
 /// A persistent request (send_init, recv_init, allreduce_init, ...) is never consumed: it is inactive until start(),
 /// active until a wait or successful test completes its run, then inactive again (a wait or test of an inactive one
 /// returns at once with an empty status, as MPI's). request_free() or its destruction releases it (a run in flight

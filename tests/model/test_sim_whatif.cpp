@@ -276,6 +276,15 @@ TEST(WhatifErrors, MalformedTraceNamesFileAndPosition) {
     EXPECT_EQ(e.source(), "huge.json");
     EXPECT_NE(std::string(e.what()).find("1e999"), std::string::npos) << e.what();
   }
+  // A time beyond 1e9 s (1e15 µs): refused as profiles refuse theirs, not carried into an infinite replay.
+  for (const char* key : {"\"ts\":", "\"dur\":"}) {
+    std::string big = trace_text(0, 1).call("sidecore::isend", "init", 0, 10).str();
+    const std::size_t at = big.find(key) + std::string(key).size();
+    big.replace(at, big.find_first_of(",}", at) - at, "1e307");
+    const sidecore::input_error e = refusal([&] { (void)sim::parse_trace(big, "big.json"); });
+    EXPECT_EQ(e.field(), std::string("traceEvents[0].") + (key[1] == 't' ? "ts" : "dur"));
+    EXPECT_NE(std::string(e.what()).find("1e9 s"), std::string::npos) << e.what();
+  }
   // An event type SIDECORE_TRACE never writes (a "B" begin event: an edited trace, or another producer's).
   std::string b = trace_text(0, 1).call("sidecore::isend", "init", 0, 10).str();
   b.replace(b.find("\"ph\":\"X\""), 8, "\"ph\":\"B\"");

@@ -43,10 +43,13 @@ class reader {
     return v.get<std::string>();
   }
   // Trace times: microseconds with ns precision, as numbers; returned in ns.
+  // A time in µs, at most 1e9 s as every time of a profile: a larger one is an edited or broken trace, and would
+  // carry infinities into the replay.
   double time_ns(const json& o, const std::string& path, const char* key) const {
+    constexpr double max_us = 1e15;
     const json& v = member(o, path, key);
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
-      fail(path + "." + key, fmt::format("{} is not a time in µs >= 0", v.dump()));
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 || v.get<double>() > max_us)
+      fail(path + "." + key, fmt::format("{} is not a time in µs in 0..1e15 (1e9 s)", v.dump()));
     return v.get<double>() * 1e3;
   }
   long long integer(const json& o, const std::string& path, const char* key, long long lo, long long hi) const {

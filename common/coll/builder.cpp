@@ -63,6 +63,8 @@ std::uint32_t builder::tag(std::uint32_t msg, std::uint64_t segment) {
 std::uint32_t builder::emit(const op& o, std::initializer_list<access> accesses,
                             std::initializer_list<std::uint32_t> after) {
   const auto id = mark();
+  if (sched_.ops.size() >= max_ops_) [[unlikely]]
+    throw too_many_ops("the schedule holds more than " + std::to_string(max_ops_) + " operations");
   pending_deps_.assign(gate_.begin(), gate_.end());
   for (std::uint32_t d : after)
     if (d != no_op) pending_deps_.push_back(d);

@@ -80,6 +80,8 @@ class builder {
   void gate(std::uint32_t from, std::uint32_t to);
 
   [[nodiscard]] schedule finish() &&;
+  /// The most operations the schedule may hold: emitting one more throws too_many_ops (build()'s budget).
+  void limit_ops(std::uint64_t max_ops) noexcept { max_ops_ = max_ops; }
 
  private:
   struct access {
@@ -98,6 +100,7 @@ class builder {
   std::vector<std::uint32_t> pending_deps_;
   std::uint64_t stride_ = 0;  // tags per message; 0 until largest_message()
   std::uint64_t tags_ = 0;    // 1 + the largest tag used
+  std::uint64_t max_ops_ = ~std::uint64_t{0};
 };
 
 /// One builder per (kind, algorithm): emits rank b.rank's schedule of b.s into b (validated spec, size >= 1).

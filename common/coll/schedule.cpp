@@ -392,10 +392,13 @@ buffer_sizes buffer_bytes(const spec& s, int rank, int size) {
   return {0, 0};
 }
 
-schedule build(const spec& s, algorithm a, int rank, int size) {
+schedule build(const spec& s, algorithm a, int rank, int size) { return build(s, a, rank, size, ~std::uint64_t{0}); }
+
+schedule build(const spec& s, algorithm a, int rank, int size, std::uint64_t max_ops) {
   validate(s, a, rank, size);
   const algorithm chosen = a == algorithm::automatic ? choose(s, size) : a;
   detail::builder b(s, chosen, rank, size);
+  b.limit_ops(max_ops);
   find(s.k, chosen)(b);
   return std::move(b).finish();
 }

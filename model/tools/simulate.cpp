@@ -88,6 +88,11 @@ sim::schedule load(const simulate_args& a) {
     call.ranks = *a.ranks;
     call.bytes = a.bytes;
     call.root = a.root.value_or(0);
+    // 0 is the call's "the default segment": given on the command line it is a segment size, and out of range.
+    for (const CLI::Option* o : a.pattern_options)
+      if (o->get_name() == "--segment" && o->count() > 0 && a.segment == 0)
+        throw input_error::refused("--segment", "0", "a size in bytes in [1024 - 67108864] (the range of "
+                                                     "SIDECORE_COLL_SEGMENT)");
     call.segment_bytes = a.segment;
     return sim::build_collective(call, {a.reduce_ns_per_byte, a.copy_ns_per_byte});
   }

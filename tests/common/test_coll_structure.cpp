@@ -233,3 +233,20 @@ TEST(CollStructure, BuildIsAPureFunction) {
 }
 
 }  // namespace
+
+namespace {
+
+// build() with an operation budget stops as soon as the schedule passes it (the simulator's --pattern asks for
+// collectives far larger than it will run, and must not build them whole first), and builds the same schedule as
+// without one when it fits.
+TEST(CollStructure, ABudgetStopsTheBuildOnceItIsPassed) {
+  const coll::spec s = make_spec(kind::allreduce, 1 << 20, dtype::int32, reduce_op::sum);
+  const coll::schedule whole = coll::build(s, algorithm::ring, 0, 4);
+  ASSERT_GT(whole.ops.size(), 100U);
+  EXPECT_THROW((void)coll::build(s, algorithm::ring, 0, 4, 100), coll::too_many_ops);
+  const coll::schedule fits = coll::build(s, algorithm::ring, 0, 4, whole.ops.size());
+  EXPECT_EQ(fits.ops.size(), whole.ops.size());
+  EXPECT_THROW((void)coll::build(s, algorithm::ring, 0, 4, whole.ops.size() - 1), coll::too_many_ops);
+}
+
+}  // namespace

@@ -293,8 +293,8 @@ TEST(SimCollective, BadCallsNameTheOption) {
   c.kind = coll::kind::alltoall;
   c.algorithm = coll::algorithm::linear;
   c.ranks = 1000;
-  EXPECT_EQ(message(c, 100000), "--ranks: alltoall (linear) of 8 B over 1000 ranks: about 1999000 operations (1000 "
-                                "ranks x 1999, the fewer of the first and the last rank's); accepted: at most 100000 "
+  EXPECT_EQ(message(c, 100000), "--ranks: alltoall (linear) of 8 B over 1000 ranks: more than 100000 operations "
+                                "(1000 ranks x more than 100, the first and the last rank's); accepted: at most 100000 "
                                 "operations (fewer ranks or bytes, or a larger --segment)");
   // Linear gather to rank 0 on 3 ranks: the root copies its block and receives two (3 operations), the others
   // send one each; the estimate (3 x 1) passes and the count stops at rank 2.

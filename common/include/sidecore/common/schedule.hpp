@@ -33,6 +33,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -197,6 +198,15 @@ struct buffer_sizes {
 /// algorithm that does not implement the kind, a reduce_op that does not fit the type (bitwise on floats), v-variant
 /// counts of the wrong length.
 [[nodiscard]] schedule build(const spec& s, algorithm a, int rank, int size);
+
+/// What build() with a budget throws when the schedule would hold more operations than the budget.
+class too_many_ops : public std::length_error {
+ public:
+  using std::length_error::length_error;
+};
+/// As build(), but throws too_many_ops as soon as the schedule passes `max_ops` operations, before building the
+/// rest (a caller that refuses large schedules, such as the simulator, need not build one whole to find it large).
+[[nodiscard]] schedule build(const spec& s, algorithm a, int rank, int size, std::uint64_t max_ops);
 
 /// The checks build() and buffer_bytes() make, alone: throws std::invalid_argument whose message names the
 /// argument, its bad value and what is accepted (size < 1; rank or root outside [0, size); an enum value out of

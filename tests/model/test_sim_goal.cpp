@@ -130,6 +130,15 @@ TEST(SimGoal, Errors) {
             "t.goal: line 1, column 11: num_ranks 16777217: too many ranks (reading and simulating keep state for "
             "every rank, before any operation); accepted: 1..16777216");
   EXPECT_NE(error_of("num_ranks 4294967294\n").find("num_ranks 4294967294: too many ranks"), std::string::npos);
+  // Beyond what the reader parses: the range said is still the accepted one, and the value is quoted whole.
+  EXPECT_EQ(error_of("num_ranks 99999999999\n"),
+            "t.goal: line 1, column 11: the number of ranks \"99999999999\" is too large; accepted: 1..16777216");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\nl1: calc 99999999999999999999999\n}\n"),
+            "t.goal: line 3, column 10: the computation time in ns \"99999999999999999999999\" is too large; "
+            "accepted: 0..18446744073709551615");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\nl1: calc " + std::string(100, '9') + "\n}\n"),
+            "t.goal: line 3, column 10: the computation time in ns \"" + std::string(40, '9') +
+                "...\" (100 digits) is too large; accepted: 0..18446744073709551615");
   // Every rank has as many CPUs and NICs as the largest index asks for: a count the simulator would allocate
   // gigabytes of clocks for is refused as the ranks are.
   EXPECT_EQ(error_of("num_ranks 16777216\nrank 0 {\nl1: calc 1 cpu 255\nl2: send 1b to 1 nic 255\n}\n"),

@@ -157,8 +157,9 @@ class goal_parser {
     fail(fmt::format("{}; found {}", expected, found));
   }
 
-  // An unsigned decimal integer no larger than `max`.
-  std::uint64_t integer(const char* what, std::uint64_t max) {
+  // An unsigned decimal integer no larger than `max`; a larger one is refused naming `accepted` (when not empty, else
+  // 0..max), and quoting the value whole up to 40 digits.
+  std::uint64_t integer(const char* what, std::uint64_t max, const std::string& accepted = {}) {
     skip_ws();
     if (at_end() || !is_digit(t_[pos_])) fail(fmt::format("expected an integer ({})", what), found());
     const std::size_t b = pos_;
@@ -171,8 +172,14 @@ class goal_parser {
       ++pos_;
     }
     if (overflow) {
+      constexpr std::size_t shown = 40;
+      const std::size_t digits = pos_ - b;
+      const std::string value = digits <= shown
+                                    ? fmt::format("\"{}\"", t_.substr(b, digits))
+                                    : fmt::format("\"{}...\" ({} digits)", t_.substr(b, shown), digits);
       pos_ = b;
-      fail(fmt::format("{} {} is too large; accepted: 0..{}", what, found(), max));
+      fail(fmt::format("{} {} is too large; accepted: {}", what, value,
+                       accepted.empty() ? fmt::format("0..{}", max) : accepted));
     }
     return v;
   }
@@ -185,7 +192,8 @@ class goal_parser {
   // --- statements -----------------------------------------------------------------------------
   void num_ranks_stmt() {
     const std::size_t at = pos_;
-    const std::uint64_t n = integer("the number of ranks", std::numeric_limits<std::uint32_t>::max() - 1);
+    const std::uint64_t n = integer("the number of ranks", std::numeric_limits<std::uint32_t>::max() - 1,
+                                    fmt::format("1..{}", max_goal_ranks));
     if (n == 0) {
       pos_ = at;
       skip_ws();

@@ -111,6 +111,9 @@ void measure(const loggp_args& a) {
 
 int run_loggp(const loggp_args& a) {
   if (a.measurement.empty()) throw input_error("MEASUREMENT", "", "no input: give a PRTT measurement file");
+  if (!a.measure && !a.probe_args.empty())
+    throw input_error::refused("--probe-args", a.probe_args,
+                               "--probe-args together with --measure (the probe it passes them to)");
   if (a.fit.lookahead < 1 || a.fit.lookahead > 20)
     throw input_error::refused("--lookahead", std::to_string(a.fit.lookahead), "an integer in [1 - 20]");
   if (!(a.fit.pfact > 1.0) || !std::isfinite(a.fit.pfact))

@@ -20,6 +20,7 @@
 #include "simulate.hpp"
 #include "whatif.hpp"
 #include "study.hpp"
+#include "terminal_escape.hpp"
 #include "write_file.hpp"
 #include "sidecore/model/analysis.hpp"
 #include "sidecore/common/input_error.hpp"
@@ -178,6 +179,7 @@ int output_written(int rc, const std::string& command) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const sidecore::tools::escaped_terminal_output escaped;  // before anything is printed, CLI11's messages included
   CLI::App app{"sidecore: dedicated-core communication progress for hybrid MPI+OpenMP applications.\n"
                "Predicts from a profile whether one core per node dedicated to progress pays off (the model of "
                "Denis et al., CCGRID 2022).",

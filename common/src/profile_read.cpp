@@ -231,7 +231,14 @@ class reader {
       require_object(*it, hp);
       host_info h;
       h.id = text(*it, hp, "id");
-      if (h.id.empty()) fail(join(hp, "id"), "an empty host id; accepted: the id the writer gave the host");
+      // The writer's fingerprint as docs/profile-schema.md gives it: anything else is an edited or foreign file.
+      const bool hex16 = h.id.size() == 16 && std::all_of(h.id.begin(), h.id.end(), [](char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+      });
+      if (!hex16)
+        fail(join(hp, "id"), "'" + (h.id.size() <= 40 ? h.id : h.id.substr(0, 40) + "...") +
+                                 "' is not a host id; accepted: 16 hex digits (0-9, a-f), the fingerprint the writer "
+                                 "gave the host");
       h.cores = integer(*it, hp, "cores", 1, ">= 1 cores");
       p.host = std::move(h);
     }

@@ -134,7 +134,13 @@ TEST(ProfileErrors, HostNamesItsIdAndCores) {
   expect_rejected(j, {"host.cores", ">= 1 cores"});
   j = valid_json();
   j["host"]["id"] = "";
-  expect_rejected(j, {"host.id", "an empty host id"});
+  expect_rejected(j, {"host.id", "''", "accepted: 16 hex digits"});
+  j = valid_json();
+  j["host"]["id"] = "zz";
+  expect_rejected(j, {"host.id", "'zz'", "accepted: 16 hex digits"});
+  j = valid_json();
+  j["host"]["id"] = "00000000000000AA";
+  expect_rejected(j, {"host.id", "'00000000000000AA'"});
   j = valid_json();
   j["host"] = 4;
   expect_rejected(j, {"host"});

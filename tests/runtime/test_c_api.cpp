@@ -485,6 +485,24 @@ TEST_F(CApi, RegionsClearTheLastError) {
   EXPECT_STREQ(sc_last_error(), "");
 }
 
+// An sc_region_end without an open region of its thread (more ends than begins) is refused, not ignored: the
+// regions of the profile would otherwise not be the ones the program meant.
+TEST_F(CApi, ARegionEndWithoutABeginIsRefused) {
+  EXPECT_EQ(sc_region_end(), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("sc_region_end: no region is open on this thread"));
+  EXPECT_EQ(sc_region_begin("outer"), SC_SUCCESS);
+  EXPECT_EQ(sc_region_begin("inner"), SC_SUCCESS);
+  EXPECT_EQ(sc_region_end(), SC_SUCCESS);
+  EXPECT_EQ(sc_region_end(), SC_SUCCESS);
+  EXPECT_EQ(sc_region_end(), SC_ERR_INVALID_ARGUMENT);
+  int other = -1;
+  EXPECT_EQ(sc_region_begin("here"), SC_SUCCESS);
+  std::thread t([&] { other = sc_region_end(); });  // a region is its thread's: another thread has none open
+  t.join();
+  EXPECT_EQ(other, SC_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(sc_region_end(), SC_SUCCESS);
+}
+
 // The C API's messages name its own calls and constants, not the C++ API's (sidecore::isend, world(), in_place,
 // any_source), which a C or Fortran program cannot write.
 TEST_F(CApi, MessagesSpeakC) {

@@ -188,7 +188,8 @@ SIDECORE_C_API int sc_alltoallv_init(const void* send, const int64_t* send_count
                                      void* recv, const int64_t* recv_counts, const int64_t* recv_displs, int dtype,
                                      sc_comm comm, sc_request* req);
 
-/** Regions for the overlap profile (nestable; end closes the innermost). */
+/** Regions for the overlap profile (nestable; end closes the innermost of its thread). sc_region_begin: NULL name is
+ *  SC_ERR_INVALID_ARGUMENT. sc_region_end with no region of the thread open: SC_ERR_INVALID_ARGUMENT. */
 SIDECORE_C_API int sc_region_begin(const char* name);
 SIDECORE_C_API int sc_region_end(void);
 

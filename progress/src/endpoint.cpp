@@ -1,6 +1,7 @@
 // Endpoint: opening the libfabric objects the engine needs, naming shm's region, and filling the address vector
 // (from an MPI exchange of endpoint names in connect(), or from names given directly).
 #include "endpoint.hpp"
+#include "shm_space.hpp"
 
 #include <rdma/fi_cm.h>
 #include <rdma/fi_endpoint.h>
@@ -89,9 +90,11 @@ endpoint::~endpoint() { close(); }
 void endpoint::open(std::size_t min_inject) {
   int rc = query_provider(provider, &info);
   if (rc != 0 || info == nullptr) {
+    const bool shm = provider.rfind("shm", 0) == 0;
     throw transport_error("no libfabric provider matches SIDECORE_PROVIDER='" + provider +
                           "' with tagged RDM endpoints and send-after-send ordering (fi_getinfo: " +
-                          fi_strerror(-rc) + "); `fi_info -l` lists the providers installed");
+                          fi_strerror(-rc) + "); " + (shm ? shm_space_note() + "; " : std::string()) +
+                          "`fi_info -l` lists the providers installed");
   }
   fabric_name = info->fabric_attr->name ? info->fabric_attr->name : "";
   if (info->fabric_attr->prov_name) provider = info->fabric_attr->prov_name;

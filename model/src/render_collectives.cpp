@@ -118,8 +118,8 @@ std::string collectives_html(const std::vector<profile>& ps, const char* which) 
   h += "<h3>Arrival order by rank</h3>\n<table><tr><th>rank</th><th>sampled instances</th><th>last to arrive</th>"
        "<th>last %</th><th>time lost waiting for the last [s]</th><th>of its run time</th></tr>\n";
   for (const rank_imbalance& r : ranks) {
-    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.1f} %</td><td>{}</td><td>{:.1f} %</td></tr>\n", r.rank,
-                     r.sampled, r.last_arrivals, share(r.last_arrivals, r.sampled), num(r.arrival_wait_s),
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.1f} %</td><td>{}</td><td>{:.1f} %</td></tr>\n",
+                     r.rank, r.sampled, r.last_arrivals, share(r.last_arrivals, r.sampled), num(r.arrival_wait_s),
                      r.t_total_s > 0 ? 100.0 * r.arrival_wait_s / r.t_total_s : 0.0);
   }
   h += "</table>\n";
@@ -137,11 +137,16 @@ std::string collectives_text(const std::vector<profile>& ps) {
   if (!c) return "";
   std::string o = "\nCollectives (latency of every instance; waits on the sampled ones, clocks within +/-" +
                   num(c->clock.bound_s) + " s):\n";
-  o += fmt::format("  {:<20} {:>10} {:>8} {:>14} {:>18} {:>18}\n", "kind", "instances", "sampled", "latency median",
-                   "arrival wait mean", "departure wait mean");
+  // A figure of no instance (a kind never sampled has no wait measured) is "-", not 0 s.
+  const auto cell = [](const duration_stats& d, double v, int width) {
+    return d.count == 0 ? fmt::format("{:>{}}", "-", width) : fmt::format("{:>{}.6g} s", v, width - 2);
+  };
+  o += fmt::format("  {:<20} {:>21} {:>8} {:>14} {:>18} {:>20}\n", "kind", "instances (all ranks)", "sampled",
+                   "latency median", "arrival wait mean", "departure wait mean");
   for (const collective_kind_stats& k : c->by_kind) {
-    o += fmt::format("  {:<20} {:>10} {:>8} {:>12.6g} s {:>16.6g} s {:>16.6g} s\n", k.kind, k.count, k.sampled,
-                     k.latency.median_s, k.arrival_wait.mean_s, k.departure_wait.mean_s);
+    o += fmt::format("  {:<20} {:>21} {:>8} {} {} {}\n", k.kind, k.count, k.sampled,
+                     cell(k.latency, k.latency.median_s, 14), cell(k.arrival_wait, k.arrival_wait.mean_s, 18),
+                     cell(k.departure_wait, k.departure_wait.mean_s, 20));
   }
   if (const auto line = headline(imbalance(ps))) o += "  imbalance: " + *line + "\n";
   return o;

@@ -114,6 +114,38 @@ TEST(Render, ImbalanceScalesTheSampledWaitsToEveryInstance) {
   EXPECT_NE(line.find("at the 250 sampled of their 1000 instances"), std::string::npos) << line;
 }
 
+// The text's collectives table: a kind with no sampled instance has no measured wait, said "-" (as the HTML says it),
+// not "0 s"; the instance count says it is all ranks' together.
+TEST(Render, CollectivesTextSaysNoWaitWhereNothingWasSampled) {
+  std::vector<sidecore::profile> ps;
+  for (int rank = 0; rank < 2; ++rank) {
+    sidecore::profile p = sctest::sample_profile("kripke_case1_off.json");
+    p.rank = rank;
+    p.nranks = 2;
+    sidecore::collective_kind_stats k;
+    k.kind = "bcast";
+    k.count = 10;
+    k.bytes = 80;
+    k.latency.count = 10;
+    k.latency.median_s = 1e-6;
+    k.latency.mean_s = 1e-6;
+    k.latency.max_s = 1e-6;
+    sidecore::collectives_section c;
+    c.sample_capacity = 256;
+    c.by_kind = {k};
+    p.collectives = c;
+    ps.push_back(p);
+  }
+  const std::string t = sm::render_text(sm::analyze(sm::make_job_input(ps, {"r0", "r1"}), {}));
+  const auto head = t.find("instances (all ranks)");
+  ASSERT_NE(head, std::string::npos) << t;
+  const auto at = t.find("  bcast ");
+  ASSERT_NE(at, std::string::npos) << t;
+  const std::string line = t.substr(at, t.find('\n', at) - at);
+  EXPECT_EQ(line.find("0 s"), std::string::npos) << line;
+  EXPECT_NE(line.find(" -"), std::string::npos) << line;
+}
+
 // A converted call that costs more than the blocking call it replaces (its initiation and wait at their minimum
 // against a short blocking call) is said as an addition, not as a negative share removed.
 TEST(Render, ConversionThatCostsMoreIsSaidSo) {

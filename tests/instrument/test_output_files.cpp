@@ -57,6 +57,26 @@ std::string slurp(const std::string& path) {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// What `f` writes on stderr, run with TMPDIR set to `tmpdir` (the variable is given back its value after).
+template <typename F>
+std::string stderr_with_tmpdir(const std::string& tmpdir, F&& f) {
+  const char* old = std::getenv("TMPDIR");
+  const std::string kept = old != nullptr ? old : "";
+  ::setenv("TMPDIR", tmpdir.c_str(), 1);
+  testing::internal::CaptureStderr();
+  f();
+  std::string err = testing::internal::GetCapturedStderr();
+  if (old != nullptr) ::setenv("TMPDIR", kept.c_str(), 1); else ::unsetenv("TMPDIR");
+  return err;
+}
+
+// The paths of the files in `dir`.
+std::vector<std::string> files_in(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().string());
+  return out;
+}
+
 // Resident memory of this process in KiB (VmRSS of /proc/self/status).
 long resident_kib() {
   std::ifstream in("/proc/self/status");
@@ -221,17 +241,10 @@ TEST_F(OutputFiles, ATraceWhoseDirectoryWentAwayIsSavedInTheTemporaryDirectory) 
   si::call_enter(category::wait);
   si::call_exit(category::wait);
   fs::remove_all(at("d"));
-  const char* old_tmpdir = std::getenv("TMPDIR");
-  const std::string saved_tmpdir = old_tmpdir != nullptr ? old_tmpdir : "";
-  ::setenv("TMPDIR", at("tmp").c_str(), 1);
-  testing::internal::CaptureStderr();
-  EXPECT_FALSE(si::write_trace());
-  const std::string err = testing::internal::GetCapturedStderr();
-  if (old_tmpdir != nullptr) ::setenv("TMPDIR", saved_tmpdir.c_str(), 1); else ::unsetenv("TMPDIR");
+  const std::string err = stderr_with_tmpdir(at("tmp"), [] { EXPECT_FALSE(si::write_trace()); });
   si::stop();
   EXPECT_TRUE(contains(err, "SIDECORE_TRACE")) << err;
-  std::vector<std::string> saved;
-  for (const auto& e : fs::directory_iterator(at("tmp"))) saved.push_back(e.path().string());
+  const std::vector<std::string> saved = files_in(at("tmp"));
   ASSERT_EQ(saved.size(), 1U) << err;
   EXPECT_TRUE(contains(err, "saved in '" + saved[0] + "'")) << err;
   const nlohmann::json t = nlohmann::json::parse(slurp(saved[0]));
@@ -251,29 +264,19 @@ TEST_F(OutputFiles, ProfileWriteReplacesWithAMessage) {
 // directory, and the message names the setting, the path, the reason and where the text went.
 TEST_F(OutputFiles, AProfileThatCannotBeWrittenIsSavedInTheTemporaryDirectory) {
   fs::create_directories(at("tmp"));
-  const char* old_tmpdir = std::getenv("TMPDIR");
-  const std::string saved_tmpdir = old_tmpdir != nullptr ? old_tmpdir : "";
-  ::setenv("TMPDIR", at("tmp").c_str(), 1);
-  testing::internal::CaptureStderr();
-  EXPECT_FALSE(si::write_text_file("SIDECORE_PROFILE", at("nodir/p.json"), "the text"));
-  const std::string err = testing::internal::GetCapturedStderr();
-  if (old_tmpdir != nullptr) ::setenv("TMPDIR", saved_tmpdir.c_str(), 1); else ::unsetenv("TMPDIR");
+  const auto write = [&] { EXPECT_FALSE(si::write_text_file("SIDECORE_PROFILE", at("nodir/p.json"), "the text")); };
+  const std::string err = stderr_with_tmpdir(at("tmp"), write);
   EXPECT_TRUE(contains(err, "SIDECORE_PROFILE")) << err;
   EXPECT_TRUE(contains(err, at("nodir/p.json"))) << err;
   EXPECT_TRUE(contains(err, "does not exist")) << err;
-  std::vector<std::string> saved;
-  for (const auto& e : fs::directory_iterator(at("tmp"))) saved.push_back(e.path().string());
+  const std::vector<std::string> saved = files_in(at("tmp"));
   ASSERT_EQ(saved.size(), 1U) << err;
   EXPECT_EQ(slurp(saved[0]), "the text");
   EXPECT_TRUE(contains(err, "saved in '" + saved[0] + "'")) << err;
   EXPECT_TRUE(contains(fs::path(saved[0]).filename().string(), "p.json")) << saved[0];
 
   // Neither place takes it: the message says the text is lost.
-  ::setenv("TMPDIR", at("gone").c_str(), 1);
-  testing::internal::CaptureStderr();
-  EXPECT_FALSE(si::write_text_file("SIDECORE_PROFILE", at("nodir/p.json"), "the text"));
-  const std::string err2 = testing::internal::GetCapturedStderr();
-  if (old_tmpdir != nullptr) ::setenv("TMPDIR", saved_tmpdir.c_str(), 1); else ::unsetenv("TMPDIR");
+  const std::string err2 = stderr_with_tmpdir(at("gone"), write);
   EXPECT_TRUE(contains(err2, "is lost")) << err2;
 }
 

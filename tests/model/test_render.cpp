@@ -77,16 +77,33 @@ TEST(Render, HtmlSelfContained) {
   EXPECT_EQ(sm::xml_escape("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&#39;");
 }
 
-// The imbalance headline: the waits are measured at the sampled instances only (a quarter here), so the time the
-// other ranks lost is scaled to every instance of each kind, and the line says so. It summed the sampled waits
-// against the whole run time: a longer run of the same behaviour looked ever more balanced.
-TEST(Render, ImbalanceScalesTheSampledWaitsToEveryInstance) {
+namespace {
+// Two ranks of the sample profile, each with one kind of collective that `fill` describes (rank, its profile).
+template <typename F>
+std::vector<sidecore::profile> two_ranks_with_collectives(F&& fill) {
   std::vector<sidecore::profile> ps;
   for (int rank = 0; rank < 2; ++rank) {
     sidecore::profile p = sctest::sample_profile("kripke_case1_off.json");
     p.rank = rank;
     p.nranks = 2;
     sidecore::collective_kind_stats k;
+    fill(rank, p, k);
+    sidecore::collectives_section c;
+    c.sample_capacity = 256;
+    c.by_kind = {k};
+    p.collectives = c;
+    ps.push_back(p);
+  }
+  return ps;
+}
+}  // namespace
+
+// The imbalance headline: the waits are measured at the sampled instances only (a quarter here), so the time the
+// other ranks lost is scaled to every instance of each kind, and the line says so. It summed the sampled waits
+// against the whole run time: a longer run of the same behaviour looked ever more balanced.
+TEST(Render, ImbalanceScalesTheSampledWaitsToEveryInstance) {
+  const std::vector<sidecore::profile> ps = two_ranks_with_collectives([](int rank, const sidecore::profile& p,
+                                                                          sidecore::collective_kind_stats& k) {
     k.kind = "allreduce";
     k.count = 1000;
     k.bytes = 8000;
@@ -99,12 +116,7 @@ TEST(Render, ImbalanceScalesTheSampledWaitsToEveryInstance) {
     o.last_arrivals = rank == 1 ? 250 : 0;
     o.arrival_wait_s = rank == 0 ? 0.01 * p.t_total_s : 0.0;  // rank 0 waits for rank 1 at every sampled instance
     k.ranks = {o};
-    sidecore::collectives_section c;
-    c.sample_capacity = 256;
-    c.by_kind = {k};
-    p.collectives = c;
-    ps.push_back(p);
-  }
+  });
   const std::string t = sm::render_text(sm::analyze(sm::make_job_input(ps, {"r0", "r1"}), {}));
   const auto at = t.find("imbalance: rank 1 arrived last at 100.0 %");
   ASSERT_NE(at, std::string::npos) << t;
@@ -117,25 +129,14 @@ TEST(Render, ImbalanceScalesTheSampledWaitsToEveryInstance) {
 // The text's collectives table: a kind with no sampled instance has no measured wait, said "-" (as the HTML says it),
 // not "0 s"; the instance count says it is all ranks' together.
 TEST(Render, CollectivesTextSaysNoWaitWhereNothingWasSampled) {
-  std::vector<sidecore::profile> ps;
-  for (int rank = 0; rank < 2; ++rank) {
-    sidecore::profile p = sctest::sample_profile("kripke_case1_off.json");
-    p.rank = rank;
-    p.nranks = 2;
-    sidecore::collective_kind_stats k;
-    k.kind = "bcast";
-    k.count = 10;
-    k.bytes = 80;
-    k.latency.count = 10;
-    k.latency.median_s = 1e-6;
-    k.latency.mean_s = 1e-6;
-    k.latency.max_s = 1e-6;
-    sidecore::collectives_section c;
-    c.sample_capacity = 256;
-    c.by_kind = {k};
-    p.collectives = c;
-    ps.push_back(p);
-  }
+  const std::vector<sidecore::profile> ps =
+      two_ranks_with_collectives([](int, const sidecore::profile&, sidecore::collective_kind_stats& k) {
+        k.kind = "bcast";
+        k.count = 10;
+        k.bytes = 80;
+        k.latency.count = 10;
+        k.latency.median_s = k.latency.mean_s = k.latency.max_s = 1e-6;
+      });
   const std::string t = sm::render_text(sm::analyze(sm::make_job_input(ps, {"r0", "r1"}), {}));
   const auto head = t.find("instances (all ranks)");
   ASSERT_NE(head, std::string::npos) << t;

@@ -20,7 +20,7 @@
 #include "regions.hpp"
 #include "threads.hpp"
 #include "trace_writer.hpp"
-#include "utf8.hpp"
+#include "sidecore/common/utf8.hpp"
 
 namespace sidecore::instrument {
 

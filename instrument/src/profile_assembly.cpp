@@ -13,7 +13,7 @@
 #include "regions.hpp"
 #include "sidecore/common/profile.hpp"
 #include "threads.hpp"
-#include "utf8.hpp"
+#include "sidecore/common/utf8.hpp"
 
 namespace sidecore::instrument {
 

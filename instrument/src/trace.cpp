@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trace_writer.hpp"
-#include "utf8.hpp"
+#include "sidecore/common/utf8.hpp"
 
 namespace sidecore::instrument::internal {
 

@@ -228,6 +228,33 @@ TEST(StudyRecord, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.done("c0.scaling.r0"), nullptr);  // failed runs are run again on --resume
 }
 
+// Text that is not UTF-8: an app's stderr is saved with U+FFFD for the bad bytes (the record is JSON; it threw and the
+// study lost its runs); settings that go into the record as they are (the app's arguments, the cases, the folder,
+// the launcher) are refused, naming the option and the value.
+TEST(StudyRecord, TextThatIsNotUtf8) {
+  study_record rec;
+  rec.settings = two_cases();
+  run_record failed;
+  failed.spec = make_plan(rec.settings)[0];
+  failed.error = "exit status 1";
+  failed.stderr_tail = "caf\xe9";
+  rec.runs.push_back(failed);
+  const study_record back = parse_record(to_json_text(rec, nullptr), "study.json");
+  EXPECT_EQ(back.runs.at(0).stderr_tail, "caf\xef\xbf\xbd");
+  config c = two_cases();
+  c.app = {"./md", "data\xe9"};
+  EXPECT_EQ(error_of([&] { validate(c); }),
+            "APP: 'data\\xe9' is not accepted; accepted: UTF-8 text (the study record is JSON): argument 1 of the "
+            "app has a byte that is not UTF-8");
+  c = two_cases();
+  c.inputs = {"--size \xff"};
+  EXPECT_NE(error_of([&] { validate(c); }).find("--inputs: '--size \\xff' is not accepted; accepted: UTF-8 text"),
+            std::string::npos);
+  c = two_cases();
+  c.out_dir = "out\xe9";
+  EXPECT_NE(error_of([&] { validate(c); }).find("--out: 'out\\xe9' is not accepted"), std::string::npos);
+}
+
 TEST(StudyRecord, BadRecordsNamed) {
   EXPECT_NE(error_of([] { (void)parse_record("{", "s.json"); }).find("s.json: malformed JSON at byte "), std::string::npos);
   EXPECT_NE(error_of([] { (void)parse_record(R"({"schema": 1e999})", "s.json"); }).find("1e999"), std::string::npos);

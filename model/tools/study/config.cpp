@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "sidecore/common/input_error.hpp"
+#include "sidecore/common/utf8.hpp"
 
 namespace sidecore::tools::study {
 
@@ -16,9 +17,26 @@ namespace {
 constexpr const char* alpha_list_accepted = "numbers in [0, 1] (a list: 0.25,0.5,1)";
 }  // namespace
 
+namespace {
+// The record is JSON, which holds UTF-8 only: a setting it keeps as given must be UTF-8 (a Latin-1 file name is not).
+void require_utf8(const char* option, const std::string& value, const std::string& which = {}) {
+  if (is_utf8(value)) return;
+  throw input_error::refused(option, escaped_utf8(value),
+                             "UTF-8 text (the study record is JSON)" + (which.empty() ? "" : ": " + which) +
+                                 (which.empty() ? "" : " has a byte that is not UTF-8"));
+}
+}  // namespace
+
 void validate(const config& c) {
   if (c.app.empty())
     throw input_error("APP", "", "no application given: put it after --, e.g. sidecore study -n 2 -- ./app ARGS");
+  for (std::size_t i = 0; i < c.app.size(); ++i)
+    require_utf8("APP", c.app[i], i == 0 ? "the app's name" : fmt::format("argument {} of the app", i));
+  for (const std::string& in : c.inputs) require_utf8("--inputs", in);
+  require_utf8("--out", c.out_dir);
+  require_utf8("--mpiexec", c.mpiexec);
+  require_utf8("--alpha-option", c.alpha_option);
+  require_utf8("--pmpi-library", c.preload_library);
   if (c.ranks < 1 || c.ranks > max_study_ranks)
     throw input_error::refused("-n", std::to_string(c.ranks),
                                fmt::format("an integer in [1 - {}] (the rank count)", max_study_ranks));

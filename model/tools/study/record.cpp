@@ -175,7 +175,9 @@ std::string to_json_text(const study_record& r, const json* comparison) {
   j["runs"] = json::array();
   for (const auto& run : r.runs) j["runs"].push_back(run_json(run));
   if (comparison) j["comparison"] = *comparison;
-  return j.dump(2) + "\n";
+  // The app's stderr may hold any bytes: those that are not UTF-8 are saved as U+FFFD (validate() keeps the
+  // settings UTF-8; a run's text must not cost the record).
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 study_record parse_record(const std::string& text, const std::string& source) {

@@ -62,6 +62,16 @@ std::string wrong_mode(const profile& job, run_kind kind) {
   return job.ranks.empty() ? check(job) : std::string{};
 }
 
+// Why the run's job profile is not of the ranks it launched (empty when it is): processes that did not form one
+// MPI job each wrote rank 0's profile over the others', which would pass for a run of fewer ranks.
+std::string wrong_rank_count(const profile& job, int ranks) {
+  if (job.nranks == ranks) return {};
+  return fmt::format("the job profile holds {} rank(s) where -n launched {}: the app's processes did not form one MPI "
+                     "job (an app built with another MPI than the launcher of --mpiexec starts each process as a "
+                     "job of its own)",
+                     job.nranks, ranks);
+}
+
 // The run's job profile; without one (a rank writer that does not merge), the rank profiles merged.
 profile read_run_profile(const std::string& dir, const std::string& run_dir, int ranks) {
   const std::string job = dir + "/" + run_dir + "/prof.job.json";
@@ -234,7 +244,8 @@ int run_study(study_args& a) {
         r.n_core = p.ranks.empty() ? p.n_core : p.ranks.front().n_core;
         r.provider = p.provider;
         r.blocking_calls = p[category::blocking].count;
-        r.error = wrong_mode(p, spec.kind);
+        r.error = wrong_rank_count(p, c.ranks);
+        if (r.error.empty()) r.error = wrong_mode(p, spec.kind);
         r.ok = r.error.empty();
       } catch (const input_error& e) {
         r.error = std::string("no usable profile (is SIDECORE_PROFILE honoured? --preload for an unmodified MPI "

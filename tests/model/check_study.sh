@@ -27,6 +27,16 @@ st=$?; cat "$work/stale.txt"
 [ $st -eq 1 ] && grep -q 'run c0.calibration.r0 failed: no usable profile' "$work/stale.txt" ||
   fail "an earlier study's profiles were taken for this run's"
 
+# An app whose processes do not form one MPI job (its MPI is not the launcher's: here the launcher's variables are
+# removed, so each process is a job of one rank and both write rank 0's profile) fails the run, where its profile
+# was taken for a 2-rank run and judged.
+"$sidecore" study -n 2 --reps 1 --mpiexec "$mpiexec" --out "$work/single" -- sh -c \
+  'for v in $(env | grep -E "^(PMI|HYDI|HYDRA|MPIR|PMIX)" | cut -d= -f1); do unset $v; done; exec "$0" "$@"' \
+  $app > "$work/single.txt" 2>&1
+st=$?; cat "$work/single.txt"
+[ $st -eq 1 ] && grep -q 'run c0.calibration.r0 failed: the job profile holds 1 rank(s) where -n launched 2' \
+  "$work/single.txt" || fail "a run of single-rank jobs was taken for a 2-rank run"
+
 # Two ranks on a host said to have 2 cores: every run is made, the comparison is not judged.
 "$sidecore" study -n 2 --reps 1 --alpha 1 --alpha-option=--alpha --host-cores 2 --mpiexec "$mpiexec" \
   --out "$work/two" -- $app > "$work/two.txt" 2>&1

@@ -59,6 +59,14 @@ TEST(StudyPlan, LaunchSetsModeThreadsProfileAndAlpha) {
   EXPECT_EQ(describe(cal),
             "env OMP_NUM_THREADS=4 OMP_PLACES=cores OMP_PROC_BIND=close SIDECORE_PROFILE=/o/prof.%r.json "
             "SIDECORE_PROGRESS=off mpiexec -bind-to core:4 -n 2 ./md --check --size 4");
+  // Words with blanks or shell characters are quoted: the printed command runs as it was run when pasted.
+  config q = two_cases();
+  q.app = {"./app", "a b", "it's", "$HOME"};
+  q.inputs = {};
+  const launch quoted = make_launch(q, make_plan(q)[0], 4, "/o dir/prof.%r.json");
+  EXPECT_EQ(describe(quoted),
+            "env OMP_NUM_THREADS=4 OMP_PLACES=cores OMP_PROC_BIND=close 'SIDECORE_PROFILE=/o dir/prof.%r.json' "
+            "SIDECORE_PROGRESS=off mpiexec -n 2 ./app 'a b' 'it'\\''s' '$HOME'");
   EXPECT_EQ(*make_launch(c, plan[1], 4, "p").env.at("OMP_NUM_THREADS"), "3");
   const launch ded = make_launch(c, plan[2], 4, "p");
   EXPECT_FALSE(ded.env.at("OMP_NUM_THREADS").has_value());  // sidecore fences OpenMP off the progress core itself

@@ -1,10 +1,12 @@
 // The study's runs (plan.hpp).
 #include "plan.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <cstring>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "sidecore/common/input_error.hpp"
 
@@ -77,14 +79,29 @@ launch make_launch(const config& c, const run_spec& r, int cores_per_rank, const
   return l;
 }
 
+namespace {
+// A word as a POSIX shell reads it back: as it is when every character is plain, else in single quotes (a quote
+// inside written '\'').
+std::string shell_word(const std::string& w) {
+  const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) != 0 || std::strchr("_@%+=:,./-", ch) != nullptr;
+  });
+  if (plain) return w;
+  std::string q = "'";
+  for (char ch : w) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+}  // namespace
+
 std::string describe(const launch& l) {
-  // env(1) takes its -u options before the assignments: the string runs as it reads.
-  std::string s = "env ";
+  // env(1) takes its -u options before the assignments: the string runs as it reads, pasted into a shell.
+  std::string s = "env";
   for (const auto& [k, v] : l.env)
-    if (!v) s += fmt::format("-u {} ", k);
+    if (!v) s += " -u " + shell_word(k);
   for (const auto& [k, v] : l.env)
-    if (v) s += fmt::format("{}={} ", k, *v);
-  return s + fmt::format("{}", fmt::join(l.argv, " "));
+    if (v) s += " " + shell_word(k + "=" + *v);
+  for (const std::string& w : l.argv) s += " " + shell_word(w);
+  return s;
 }
 
 }  // namespace sidecore::tools::study

@@ -50,7 +50,9 @@ struct launch {
 [[nodiscard]] launch make_launch(const config& c, const run_spec& r, int cores_per_rank,
                                  const std::string& profile_pattern);
 
-/// The command line of a launch as one shell-like string (environment assignments first), for messages.
+/// The command line of a launch as one string a POSIX shell runs as it was run (env(1), its -u options and
+/// assignments, then the command; words with blanks or shell characters in single quotes), for messages and the
+/// record.
 [[nodiscard]] std::string describe(const launch& l);
 
 }  // namespace sidecore::tools::study

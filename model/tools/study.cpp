@@ -1,9 +1,13 @@
 // `sidecore study` (study.hpp): the loop over the plan, the record kept after every run, the outputs.
 #include "study.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -33,6 +37,36 @@ std::string this_program_dir() {
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   return ec ? std::string(".") : self.parent_path().string();
 }
+
+// The study's folder, held for the study's life (flock on OUT/.lock): a second study into it would empty the run
+// folders of the first while its jobs write there, and each would replace the other's record.
+class folder_lock {
+ public:
+  explicit folder_lock(const std::string& dir)
+      : fd_(::open((dir + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ < 0)
+      throw input_error("--out", dir, std::string("cannot create its lock file .lock: ") + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      char pid[32] = {};
+      [[maybe_unused]] const ssize_t n = ::pread(fd_, pid, sizeof pid - 1, 0);
+      ::close(fd_);
+      throw input_error::refused("--out", dir, fmt::format("a folder no other study is using (the study of process {} "
+                                                           "holds it: wait for it to end, or give another --out)",
+                                                           pid[0] != '\0' ? pid : "?"));
+    }
+    // The holder's process id, for the refusal of the next one (a failed write only leaves it unsaid).
+    const std::string me = std::to_string(::getpid());
+    if (::ftruncate(fd_, 0) == 0) {
+      [[maybe_unused]] const ssize_t n = ::pwrite(fd_, me.data(), me.size(), 0);
+    }
+  }
+  ~folder_lock() { ::close(fd_); }
+  folder_lock(const folder_lock&) = delete;
+  folder_lock& operator=(const folder_lock&) = delete;
+
+ private:
+  int fd_;
+};
 
 // Written beside and renamed over: an interrupted write never leaves half a record.
 void save(const std::string& dir, const study_record& rec, const nlohmann::json* comparison) {
@@ -102,7 +136,7 @@ std::vector<std::string> study_argv(int argc, const char* const* argv) {
   if (args.empty() || args.front() != "study") return args;
   static const char* const own[] = {"-n",      "--inputs",       "--reps",     "--alpha",   "--alpha-option",
                                     "--out",   "--resume",       "--mpiexec",  "--preload", "--pmpi-library",
-                                    "--cores-per-rank", "--host-cores", "-h", "--help", "--"};
+                                    "--cores-per-rank", "--host-cores", "--run-timeout", "-h", "--help", "--"};
   auto is_own = [](const std::string& w) {
     for (const char* o : own)
       if (w == o || w.rfind(std::string(o) + "=", 0) == 0) return true;
@@ -154,6 +188,9 @@ CLI::App* add_study(CLI::App& app, study_args& a) {
   s->add_option("--host-cores", c.host_cores,
                 "cores of the one host every rank ran on, to detect oversubscription (default: each rank's host and "
                 "its cores from the profiles, as predict counts them)");
+  s->add_option("--run-timeout", c.run_timeout_s,
+                "seconds a run may take: one taking longer is stopped (its whole job) and fails the study, which "
+                "--resume continues (default: no limit)");
   s->add_option("app", c.app, "the application and its arguments, after --")->required(false);
   s->positionals_at_end();
   return s;
@@ -174,6 +211,7 @@ int run_study(study_args& a) {
   std::error_code ec;
   fs::create_directories(c.out_dir + "/runs", ec);
   if (ec) throw input_error("--out", c.out_dir, "cannot create the folder: " + ec.message());
+  const folder_lock lock(c.out_dir);
   const std::string record_path = c.out_dir + "/study.json";
   study_record rec;
   if (c.resume) {
@@ -220,7 +258,8 @@ int run_study(study_args& a) {
     r.load_before = load_average();
     std::cout << head << " " << std::flush;
     const std::string err_path = c.out_dir + "/" + run_dir + "/stderr.txt";
-    const child_result res = run_child(l.argv, l.env, c.out_dir + "/" + run_dir + "/stdout.txt", err_path, spec.id);
+    const child_result res = run_child(l.argv, l.env, c.out_dir + "/" + run_dir + "/stdout.txt", err_path, spec.id,
+                                       c.run_timeout_s.value_or(0.0));
     r.exit_status = res.exit_status;
     r.wall_s = res.wall_s;
     if (res.interrupted) {
@@ -232,7 +271,9 @@ int run_study(study_args& a) {
           interrupt_signal(), spec.id, rec.runs.size(), record_path);
       return 128 + interrupt_signal();
     }
-    if (res.exit_status != 0) {
+    if (res.timed_out) {
+      r.error = fmt::format("stopped after {:g} s (--run-timeout {:g})", *c.run_timeout_s, *c.run_timeout_s);
+    } else if (res.exit_status != 0) {
       r.error = fmt::format("exit status {}", res.exit_status);
     } else {
       try {

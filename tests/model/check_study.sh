@@ -76,17 +76,49 @@ grep -q 'run c0.calibration.r0 failed: exit status' "$work/bad.txt" || fail "fai
 grep -q 'command: env .*SIDECORE_PROGRESS=off' "$work/bad.txt" || fail "failed command not printed"
 grep -q "steps" "$work/bad.txt" || fail "the app's stderr not shown"
 
-# SIGINT stops the running job and keeps the record.
+# SIGINT stops the running job and keeps the record. Meanwhile a second study into the same folder is refused
+# (both wrote it, each losing the other's runs).
 "$sidecore" study -n 1 --reps 1 --mpiexec "$mpiexec" --out "$work/int" -- $md --size 6 --steps 10000000 \
   > "$work/int.txt" 2>&1 &
 pid=$!
 sleep 3
+"$sidecore" study -n 1 --reps 1 --mpiexec "$mpiexec" --out "$work/int" -- $app > "$work/twice.txt" 2>&1
+st=$?; cat "$work/twice.txt"
+[ $st -eq 2 ] && grep -q -- "--out: '$work/int' is not accepted; accepted: a folder no other study is using" \
+  "$work/twice.txt" || fail "a second study into a folder in use was not refused"
 kill -INT $pid
 wait $pid
 st=$?; cat "$work/int.txt"
 [ $st -eq 130 ] || fail "interrupt: exit status $st"
 grep -q 'interrupted by signal 2 during c0.calibration.r0' "$work/int.txt" || fail "interrupt not said"
 [ -f "$work/int/study.json" ] || fail "no record after the interrupt"
+
+# SIGHUP (a closed terminal or ssh session) stops the job too: no rank is left running.
+"$sidecore" study -n 1 --reps 1 --mpiexec "$mpiexec" --out "$work/hup" -- $md --size 6 --steps 9999999 \
+  > "$work/hup.txt" 2>&1 &
+pid=$!
+sleep 3
+kill -HUP $pid
+wait $pid
+st=$?; cat "$work/hup.txt"
+[ $st -eq 129 ] || fail "hangup: exit status $st"
+sleep 1
+pgrep -f -- '--steps 9999999' > /dev/null && fail "a rank outlived the study's hangup"
+
+# A run longer than --run-timeout is stopped and fails, naming the limit.
+"$sidecore" study -n 1 --reps 1 --run-timeout 2 --mpiexec "$mpiexec" --out "$work/slow" -- $md --size 6 \
+  --steps 10000000 > "$work/slow.txt" 2>&1
+st=$?; cat "$work/slow.txt"
+[ $st -eq 1 ] && grep -q 'run c0.calibration.r0 failed: stopped after 2 s (--run-timeout 2)' "$work/slow.txt" ||
+  fail "a run past --run-timeout was not stopped"
+
+# Standard output closed early (| head): the runs are made and recorded; the study says its output was lost.
+{ "$sidecore" study -n 1 --reps 1 --mpiexec "$mpiexec" --out "$work/pipe" -- $app 2> "$work/pipe.err"
+  echo $? > "$work/pipe.st"; } | head -n 1 > /dev/null
+st=$(cat "$work/pipe.st"); cat "$work/pipe.err"
+[ "$st" -eq 2 ] && grep -q 'standard output: the results could not be written' "$work/pipe.err" ||
+  fail "a closed standard output: exit status $st"
+[ -f "$work/pipe/report.html" ] || fail "a closed standard output stopped the study"
 
 # Bad arguments: the option, the value, what is accepted; exit status 2.
 "$sidecore" study --reps 0 -- $app > "$work/arg.txt" 2>&1

@@ -65,6 +65,9 @@ void validate(const config& c) {
                                "an integer >= 2 (a dedicated core needs one core for progress and one to compute)");
   if (c.host_cores && *c.host_cores < 1)
     throw input_error::refused("--host-cores", std::to_string(*c.host_cores), "an integer >= 1");
+  if (c.run_timeout_s && !(*c.run_timeout_s > 0 && *c.run_timeout_s <= max_run_timeout_s))
+    throw input_error::refused("--run-timeout", fmt::format("{}", *c.run_timeout_s),
+                               fmt::format("seconds in (0, {:g}]", max_run_timeout_s));
   if (!c.preload_library.empty() && !c.preload)
     throw input_error::refused("--pmpi-library", c.preload_library,
                                "--pmpi-library together with --preload (which puts it in LD_PRELOAD), or neither");

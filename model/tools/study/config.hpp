@@ -10,6 +10,8 @@ namespace sidecore::tools::study {
 /// The most ranks a study runs (-n): every run writes a profile per rank, which the study reads back after each
 /// of its runs; a rank count far beyond what one launcher places on the hosts at hand is a typing error.
 inline constexpr int max_study_ranks = 65536;
+/// The longest --run-timeout: about 11.6 days.
+inline constexpr double max_run_timeout_s = 1e6;
 
 /// The study's settings, from the command line; validate() checks them.
 struct config {
@@ -25,6 +27,7 @@ struct config {
   std::string preload_library;           ///< --pmpi-library (default: beside this sidecore, ../lib)
   std::optional<int> cores_per_rank;     ///< --cores-per-rank: overrides the calibration profile's N_core
   std::optional<int> host_cores;         ///< --host-cores: cores of the host the ranks share (default: this one's)
+  std::optional<double> run_timeout_s;   ///< --run-timeout: a run taking longer is stopped and fails (default: none)
   std::vector<std::string> app;          ///< after --: the app and its arguments
 
   /// The study's cases: the inputs, or one case with no extra arguments.
@@ -35,7 +38,8 @@ struct config {
 
 /// Throws input_error naming the option, its bad value and what is accepted: -n outside [1, max_study_ranks],
 /// --reps < 1 or > 99, an alpha outside [0, 1] or not finite or repeated, --alpha without --alpha-option (or the
-/// reverse), --cores-per-rank < 1, --host-cores < 1, no app after --, an empty --mpiexec.
+/// reverse), --cores-per-rank < 1, --host-cores < 1, --run-timeout not in (0, 1e6] seconds, no app after --, an
+/// empty --mpiexec, settings the record keeps that are not UTF-8.
 void validate(const config& c);
 
 /// Splits a command line on blanks (spaces and tabs); quotes are not interpreted.

@@ -22,6 +22,9 @@ namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
 
+// What stops the study, and its job with it: ^C, kill, a closed terminal or ssh session, ^\\.
+constexpr int stopping_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
 extern "C" void on_interrupt(int sig) { g_signal = sig; }
 
 int status_code(int status) {
@@ -45,14 +48,19 @@ void install_interrupt_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_interrupt;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  for (const int sig : stopping_signals) sigaction(sig, &sa, nullptr);
+  // A closed standard output (| head) must not end the study mid-run: its writes fail instead, and the command
+  // says so at its end (main's output_written).
+  struct sigaction ign {};
+  ign.sa_handler = SIG_IGN;
+  sigemptyset(&ign.sa_mask);
+  sigaction(SIGPIPE, &ign, nullptr);
 }
 
 int interrupt_signal() noexcept { return g_signal; }
 
 child_result run_child(const std::vector<std::string>& argv, const env_changes& env, const std::string& stdout_path,
-                       const std::string& stderr_path, const std::string& what, double grace_s) {
+                       const std::string& stderr_path, const std::string& what, double timeout_s, double grace_s) {
   if (argv.empty()) throw input_error(what, "", "no command to run");
   const int out = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (out < 0) throw input_error(what, stdout_path, std::string("cannot create: ") + std::strerror(errno));
@@ -78,8 +86,8 @@ child_result run_child(const std::vector<std::string>& argv, const env_changes& 
     ::setpgid(0, 0);
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
-    sigaction(SIGINT, &dfl, nullptr);
-    sigaction(SIGTERM, &dfl, nullptr);
+    for (const int sig : stopping_signals) sigaction(sig, &dfl, nullptr);
+    sigaction(SIGPIPE, &dfl, nullptr);  // an ignored signal stays ignored across exec
     for (const auto& [name, value] : env) {
       if (value) ::setenv(name.c_str(), value->c_str(), 1);
       else ::unsetenv(name.c_str());
@@ -112,8 +120,10 @@ child_result run_child(const std::vector<std::string>& argv, const env_changes& 
   }
   child_result r;
   while (try_reap(pid, status) == 0) {
-    if (g_signal != 0) {
-      r.interrupted = true;
+    const bool late =
+        timeout_s > 0 && std::chrono::steady_clock::now() - start > std::chrono::duration<double>(timeout_s);
+    if (g_signal != 0 || late) {
+      (g_signal != 0 ? r.interrupted : r.timed_out) = true;
       ::kill(-pid, SIGTERM);
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
       while (try_reap(pid, status) == 0) {

@@ -5,6 +5,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -136,11 +137,14 @@ std::vector<std::string> study_argv(int argc, const char* const* argv) {
   if (args.empty() || args.front() != "study") return args;
   static const char* const own[] = {"-n",      "--inputs",       "--reps",     "--alpha",   "--alpha-option",
                                     "--out",   "--resume",       "--mpiexec",  "--preload", "--pmpi-library",
-                                    "--cores-per-rank", "--host-cores", "--run-timeout", "-h", "--help", "--"};
+                                    "--cores-per-rank", "--host-cores", "--run-timeout", "-h", "--help",
+                                    "--"};
   auto is_own = [](const std::string& w) {
     for (const char* o : own)
       if (w == o || w.rfind(std::string(o) + "=", 0) == 0) return true;
-    return false;
+    // -n with its value attached (-n4), as CLI11 takes it.
+    return w.size() > 2 && w.rfind("-n", 0) == 0 &&
+           std::all_of(w.begin() + 2, w.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
   };
   std::vector<std::string> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -161,7 +165,9 @@ std::vector<std::string> study_argv(int argc, const char* const* argv) {
     // take the next word for it: one space, which splits into no arguments just the same.
     while (i + 1 < args.size() && !is_own(args[i + 1]))
       out.push_back("--inputs=" + (args[i + 1].empty() ? std::string(" ") : args[i + 1])), ++i;
-    if (out.size() == before) out.push_back(args[i]);  // no value: CLI11 says so
+    // No value (the next word is an option of the study's, or --): CLI11 would take that word for one; validate()
+    // refuses the marker instead.
+    if (out.size() == before) out.push_back("--inputs=" + std::string(missing_inputs_value));
   }
   return out;
 }
@@ -201,6 +207,7 @@ int run_study(study_args& a) {
   for (const auto& list : a.alpha_lists)
     for (double v : parse_alpha_list(list)) c.alphas.push_back(v);
   validate(c);
+  check_launcher(c.mpiexec);
   if (c.preload) {
     if (c.preload_library.empty()) c.preload_library = this_program_dir() + "/../lib/libsidecore-pmpi.so";
     if (!fs::is_regular_file(c.preload_library))

@@ -1,9 +1,13 @@
 // Checking the study's settings (config.hpp).
 #include "config.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -32,7 +36,12 @@ void validate(const config& c) {
     throw input_error("APP", "", "no application given: put it after --, e.g. sidecore study -n 2 -- ./app ARGS");
   for (std::size_t i = 0; i < c.app.size(); ++i)
     require_utf8("APP", c.app[i], i == 0 ? "the app's name" : fmt::format("argument {} of the app", i));
-  for (const std::string& in : c.inputs) require_utf8("--inputs", in);
+  for (const std::string& in : c.inputs) {
+    if (in == missing_inputs_value)
+      throw input_error::refused("--inputs", "", "one quoted string per case right after --inputs (\"\" for a case "
+                                                 "without extra arguments)");
+    require_utf8("--inputs", in);
+  }
   require_utf8("--out", c.out_dir);
   require_utf8("--mpiexec", c.mpiexec);
   require_utf8("--alpha-option", c.alpha_option);
@@ -75,6 +84,33 @@ void validate(const config& c) {
     throw input_error::refused("--mpiexec", c.mpiexec,
                                "a launcher command, e.g. mpiexec or \"mpiexec -bind-to core:4\"");
   if (c.out_dir.empty()) throw input_error::refused("--out", "", "a folder");
+  if (c.out_dir.find('%') != std::string::npos)
+    throw input_error::refused("--out", c.out_dir, "a folder whose path has no '%' (the runs' SIDECORE_PROFILE is a "
+                                                   "pattern under it, where %r stands for the rank)");
+}
+
+void check_launcher(const std::string& mpiexec) {
+  const std::vector<std::string> words = split_words(mpiexec);
+  if (words.empty()) return;  // validate() refuses it
+  const std::string& prog = words.front();
+  const auto runnable = [](const std::string& p) {
+    return ::access(p.c_str(), X_OK) == 0 && !std::filesystem::is_directory(p);
+  };
+  bool found = prog.find('/') != std::string::npos && runnable(prog);
+  if (prog.find('/') == std::string::npos) {
+    const char* path = std::getenv("PATH");
+    std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
+    for (std::size_t from = 0; !found && from <= dirs.size();) {
+      const std::size_t to = std::min(dirs.find(':', from), dirs.size());
+      const std::string dir = to > from ? dirs.substr(from, to - from) : ".";
+      found = runnable(dir + "/" + prog);
+      from = to + 1;
+    }
+  }
+  if (!found)
+    throw input_error::refused("--mpiexec", mpiexec,
+                               "a launcher command whose program is found in PATH (or is a path to one) and can be "
+                               "run; '" + prog + "' is not");
 }
 
 std::vector<std::string> split_words(const std::string& s) {

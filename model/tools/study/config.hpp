@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sidecore::tools::study {
@@ -10,6 +11,8 @@ namespace sidecore::tools::study {
 /// The most ranks a study runs (-n): every run writes a profile per rank, which the study reads back after each
 /// of its runs; a rank count far beyond what one launcher places on the hosts at hand is a typing error.
 inline constexpr int max_study_ranks = 65536;
+/// The value study_argv gives --inputs when the command line gives it none (validate() refuses it).
+inline constexpr std::string_view missing_inputs_value = "\x01(no value)";
 /// The longest --run-timeout: about 11.6 days.
 inline constexpr double max_run_timeout_s = 1e6;
 
@@ -41,6 +44,10 @@ struct config {
 /// reverse), --cores-per-rank < 1, --host-cores < 1, --run-timeout not in (0, 1e6] seconds, no app after --, an
 /// empty --mpiexec, settings the record keeps that are not UTF-8.
 void validate(const config& c);
+
+/// Throws input_error naming --mpiexec when the launcher's program (its first word) is not an executable file: a
+/// path as given, else found in PATH.
+void check_launcher(const std::string& mpiexec);
 
 /// Splits a command line on blanks (spaces and tabs); quotes are not interpreted.
 [[nodiscard]] std::vector<std::string> split_words(const std::string& s);

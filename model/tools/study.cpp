@@ -227,8 +227,18 @@ int run_study(study_args& a) {
     study_record old = parse_record(read_input_file(record_path, max_record_bytes, "study record"), record_path);
     if (a.reps && a.reps->count() == 0) c.reps = old.settings.reps;
     check_same_study(old.settings, c, record_path);
-    for (auto& r : old.runs)
-      if (r.ok && fs::exists(c.out_dir + "/" + r.profile)) rec.runs.push_back(std::move(r));
+    // Kept: the plan's runs, once each, whose profile reads and is of the study's ranks; the others run again.
+    std::vector<std::string> dropped;
+    const auto profile_problem = [&](const run_record& r) -> std::string {
+      try {
+        return wrong_rank_count(read_profile_file(c.out_dir + "/" + r.profile), c.ranks);
+      } catch (const input_error& e) {
+        return e.what();
+      }
+    };
+    rec.runs = runs_to_resume(std::move(old.runs), make_plan(c), profile_problem, dropped);
+    for (const std::string& d : dropped)
+      std::cerr << "sidecore study: --resume: not kept from the record, run again: " << d << "\n";
   } else if (fs::exists(record_path)) {
     throw input_error("--out", c.out_dir,
                       "already holds a study (study.json): give --resume to continue it, or another --out");

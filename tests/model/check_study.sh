@@ -63,6 +63,15 @@ grep -q -- '--reneigh 10 --steps 20"' "$work/cases/study.json" || fail "the seco
 "$sidecore" study -n 2 --alpha 1 --alpha-option=--alpha --host-cores 2 --mpiexec "$mpiexec" \
   --out "$work/two" --resume -- $app > "$work/resume_reps.txt" 2>&1 || fail "resume without --reps: exit status $?"
 [ "$(grep -c 'done before' "$work/resume_reps.txt")" -eq 4 ] || fail "resume without --reps ran again"
+# A kept run whose profile no longer reads is run again, saying so (it was kept, and the model refused it on every
+# resume).
+echo '{"x":' > "$work/two/runs/c0.calibration.r0/prof.job.json"
+"$sidecore" study -n 2 --alpha 1 --alpha-option=--alpha --host-cores 2 --mpiexec "$mpiexec" \
+  --out "$work/two" --resume -- $app > "$work/resume_bad.txt" 2>&1 || fail "resume with a bad profile: exit status $?"
+cat "$work/resume_bad.txt"
+grep -q 'not kept from the record, run again: c0.calibration.r0: its profile: ' "$work/resume_bad.txt" &&
+  grep -q '^\[1/4\] c0.calibration.r0 .* s (slowest rank' "$work/resume_bad.txt" ||
+  fail "a kept run whose profile does not read was not run again"
 "$sidecore" study -n 1 --reps 1 --out "$work/two" --resume -- $app > "$work/resume2.txt" 2>&1
 st=$?; cat "$work/resume2.txt"
 [ $st -eq 2 ] && grep -q -- '--resume: -n: .* holds a study with -n 2, this command asks for 1' "$work/resume2.txt" ||

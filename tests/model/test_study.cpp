@@ -263,6 +263,42 @@ TEST(StudyRecord, TextThatIsNotUtf8) {
   EXPECT_NE(error_of([&] { validate(c); }).find("--out: 'out\\xe9' is not accepted"), std::string::npos);
 }
 
+// --resume keeps a run of the record only when it is a run of this study's plan as the plan has it, once, and its
+// profile reads: an edited record (a run given another kind, an id outside the plan, a run twice) or a damaged
+// profile counted runs that were not made, or kept a run the model then refused on every resume.
+TEST(StudyRecord, ResumeKeepsOnlyThePlansRunsWithAProfileThatReads) {
+  const config c = two_cases();
+  const auto plan = make_plan(c);
+  std::vector<run_record> old;
+  old.push_back(done_run(plan[0], 1, 1, 4, 10));
+  old.push_back(done_run(plan[0], 1, 1, 4, 10));  // twice
+  run_record other_kind = done_run(plan[2], 1, 1, 4, 10);
+  other_kind.spec.kind = run_kind::calibration;
+  old.push_back(other_kind);
+  run_spec outside = plan[1];
+  outside.id = "../../escape";
+  old.push_back(done_run(outside, 1, 1, 4, 10));
+  old.push_back(done_run(plan[3], 1, 1, 4, 10));  // its profile does not read
+  old.push_back(done_run(plan[1], 1, 1, 4, 10));
+  run_record failed = done_run(plan[4], 1, 1, 4, 10);
+  failed.ok = false;
+  old.push_back(failed);
+  std::vector<std::string> dropped;
+  const std::vector<run_record> kept = runs_to_resume(
+      std::move(old), plan,
+      [&](const run_record& r) { return r.spec.id == plan[3].id ? std::string("malformed JSON at byte 6") : ""; },
+      dropped);
+  ASSERT_EQ(kept.size(), 2U);
+  EXPECT_EQ(kept[0].spec.id, plan[0].id);
+  EXPECT_EQ(kept[1].spec.id, plan[1].id);
+  ASSERT_EQ(dropped.size(), 4U);
+  EXPECT_NE(dropped[0].find(plan[0].id + ": given twice"), std::string::npos) << dropped[0];
+  EXPECT_NE(dropped[1].find(plan[2].id + ": the record says calibration where the plan has dedicated"),
+            std::string::npos) << dropped[1];
+  EXPECT_NE(dropped[2].find("../../escape: not a run of this study"), std::string::npos) << dropped[2];
+  EXPECT_NE(dropped[3].find(plan[3].id + ": its profile: malformed JSON at byte 6"), std::string::npos) << dropped[3];
+}
+
 TEST(StudyRecord, BadRecordsNamed) {
   EXPECT_NE(error_of([] { (void)parse_record("{", "s.json"); }).find("s.json: malformed JSON at byte "), std::string::npos);
   EXPECT_NE(error_of([] { (void)parse_record(R"({"schema": 1e999})", "s.json"); }).find("1e999"), std::string::npos);

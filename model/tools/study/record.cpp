@@ -1,8 +1,10 @@
 // The study's JSON record (record.hpp).
 #include "record.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <type_traits>
 #include <utility>
 
@@ -165,6 +167,40 @@ const run_record* study_record::done(const std::string& id) const {
   for (const auto& r : runs)
     if (r.ok && r.spec.id == id) return &r;
   return nullptr;
+}
+
+std::vector<run_record> runs_to_resume(std::vector<run_record> old, const std::vector<run_spec>& plan,
+                                       const std::function<std::string(const run_record&)>& profile_problem,
+                                       std::vector<std::string>& dropped) {
+  std::vector<run_record> kept;
+  std::set<std::string> ids;
+  for (run_record& r : old) {
+    if (!r.ok) continue;
+    const auto in_plan = std::find_if(plan.begin(), plan.end(), [&](const run_spec& p) { return p.id == r.spec.id; });
+    std::string why;
+    if (in_plan == plan.end()) {
+      why = "not a run of this study's plan";
+    } else if (in_plan->kind != r.spec.kind) {
+      why = fmt::format("the record says {} where the plan has {}", run_kind_name(r.spec.kind),
+                        run_kind_name(in_plan->kind));
+    } else if (in_plan->case_index != r.spec.case_index || in_plan->rep != r.spec.rep ||
+               in_plan->alpha != r.spec.alpha) {
+      why = fmt::format("the record's case {}, repetition {}, alpha {} are not the plan's ({}, {}, {})",
+                        r.spec.case_index, r.spec.rep, r.spec.alpha, in_plan->case_index, in_plan->rep,
+                        in_plan->alpha);
+    } else if (ids.contains(r.spec.id)) {
+      why = "given twice";
+    } else if (std::string p = profile_problem(r); !p.empty()) {
+      why = "its profile: " + p;
+    }
+    if (!why.empty()) {
+      dropped.push_back(r.spec.id + ": " + why);
+      continue;
+    }
+    ids.insert(r.spec.id);
+    kept.push_back(std::move(r));
+  }
+  return kept;
 }
 
 std::string to_json_text(const study_record& r, const json* comparison) {

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -38,6 +39,7 @@ namespace sidecore::instrument::pmpi {
 namespace {
 
 struct state {
+  bool init_seen = false;  // MPI_Init or MPI_Init_thread went through this library (begin_profiling ran)
   bool started = false;
   bool profile = false;
   bool trace = false;
@@ -227,7 +229,31 @@ void warn_if_unfinalized() {
   std::fflush(stderr);
 }
 
+// At the process's exit: MPI was initialized, but not through this library's MPI_Init or MPI_Init_thread. MPICH's
+// Fortran mpi_f08 bindings call PMPI_Init, PMPI_Finalize and the waits themselves: such a program is not profiled,
+// and (in core mode) runs on the cores left to it without the progress core. Said once (by rank 0 where the
+// launcher tells which it is), so that a missing profile is not a mystery.
+void warn_if_initialized_past() {
+  if (g.init_seen) return;
+  int initialized = 0;
+  if (PMPI_Initialized(&initialized) != MPI_SUCCESS || initialized == 0) return;
+  const char* rank = std::getenv("PMI_RANK");
+  if (rank != nullptr && std::strcmp(rank, "0") != 0) return;
+  std::fprintf(stderr, "sidecore-pmpi: MPI was initialized past libsidecore-pmpi.so (not through its MPI_Init or "
+               "MPI_Init_thread: MPICH's Fortran mpi_f08 bindings call PMPI_Init themselves): no profile written%s; "
+               "the profiler sees the calls of `use mpi` (or mpif.h), not those of `use mpi_f08`\n",
+               core::active() ? ", and SIDECORE_PROGRESS=core reserved a core that no progress thread used" : "");
+  std::fflush(stderr);
+}
+
+// Registered when the library is loaded: warn_if_initialized_past must run whether or not MPI_Init is seen.
+__attribute__((constructor)) void watch_initialization() {
+  static const bool watching = std::atexit(warn_if_initialized_past) == 0;
+  (void)watching;
+}
+
 void begin_profiling() {
+  g.init_seen = true;
   if (g.started) return;
   PMPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &g.nranks);

@@ -170,6 +170,11 @@ TEST(StudyConfig, ErrorsNameOptionValueAndAccepted) {
   c = two_cases();
   c.host_cores = 0;
   EXPECT_EQ(error_of([&] { validate(c); }), "--host-cores: '0' is not accepted; accepted: an integer >= 1");
+  // A case given twice would run twice and be compared with itself.
+  c = two_cases();
+  c.inputs = {"--size 4", "--size 6", "--size 4"};
+  EXPECT_EQ(error_of([&] { validate(c); }),
+            "--inputs: '--size 4' is not accepted; accepted: each case once ('--size 4' is given twice)");
   // The PMPI library is what --preload puts in LD_PRELOAD: given alone it would be ignored.
   c = two_cases();
   c.preload_library = "/opt/lib/libsidecore-pmpi.so";

@@ -41,6 +41,8 @@ void validate(const config& c) {
       throw input_error::refused("--inputs", "", "one quoted string per case right after --inputs (\"\" for a case "
                                                  "without extra arguments)");
     require_utf8("--inputs", in);
+    if (std::count(c.inputs.begin(), c.inputs.end(), in) > 1)
+      throw input_error::refused("--inputs", in, fmt::format("each case once ('{}' is given twice)", in));
   }
   require_utf8("--out", c.out_dir);
   require_utf8("--mpiexec", c.mpiexec);

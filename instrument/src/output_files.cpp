@@ -3,16 +3,16 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <mutex>
 #include <filesystem>
+#include <mutex>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include "collection.hpp"
-#include "threads.hpp"
 #include "sidecore/common/output_file.hpp"
 #include "sidecore/instrument/instrument.hpp"
+#include "threads.hpp"
 
 namespace sidecore::instrument {
 

@@ -57,8 +57,14 @@ std::string composition_svg(const prediction& p) {
                                   {"nonblocking at minimum", p.t_nonblock_dedicated_s, "#f58518"},
                                   {"blocking kept / converted", p.t_oldblocking_s, "#e45756"},
                                   {"other", p.t_other_s, "#b279a2"}};
-  double total = std::max(p.t_noprogress_s, p.t_dedicated_s);
-  for (const auto& s : before) total = std::max(total, 0.0 + s.v);
+  // The scale: the longest bar as drawn (its segments' sum: an inconsistent profile's t_comp + t_MPI may exceed
+  // t_noprogress) or the longest time named.
+  const auto drawn = [](const std::vector<seg>& segs) {
+    double sum = 0;
+    for (const auto& g : segs) sum += std::max(0.0, g.v);
+    return sum;
+  };
+  double total = std::max({p.t_noprogress_s, p.t_dedicated_s, drawn(before), drawn(after)});
   if (!(total > 0)) total = 1;
   constexpr double W = 720, L = 150, R = 20, BH = 28;
   const double scale = (W - L - R) / total;

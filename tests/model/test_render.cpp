@@ -147,6 +147,19 @@ TEST(Render, CollectivesTextSaysNoWaitWhereNothingWasSampled) {
   EXPECT_NE(line.find(" -"), std::string::npos) << line;
 }
 
+// Inputs whose t_comp + t_MPI exceed t_noprogress (an inconsistent profile, warned about but judged): every bar
+// stays inside the chart, its scale the longest bar's sum, not the longest single time.
+TEST(Render, CompositionChartStaysInsideWhenTheBarsOvercount) {
+  std::vector<sidecore::profile> ps = {sctest::sample_profile("kripke_case1_off.json")};
+  ps[0].t_comp_s = ps[0].t_total_s * 0.9;
+  const std::string h = sm::render_html(sm::analyze(sm::make_job_input(ps, {"r0"}), {}));
+  const std::regex rect(R"re(<rect x="([0-9.]+)" y="(?:10|50)\.0" width="([0-9.]+)" height="28")re");
+  int rects = 0;
+  for (auto it = std::sregex_iterator(h.begin(), h.end(), rect); it != std::sregex_iterator(); ++it, ++rects)
+    EXPECT_LE(std::stod((*it)[1].str()) + std::stod((*it)[2].str()), 700.05) << (*it)[0].str();
+  EXPECT_GT(rects, 2);
+}
+
 // A converted call that costs more than the blocking call it replaces (its initiation and wait at their minimum
 // against a short blocking call) is said as an addition, not as a negative share removed.
 TEST(Render, ConversionThatCostsMoreIsSaidSo) {

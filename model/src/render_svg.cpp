@@ -119,17 +119,32 @@ std::string render_alpha_svg(const analysis& a) {
                        "{:.4f}</title></circle>\n",
                        X(p.alpha), Y(p.speedup), p.alpha, p.speedup);
   }
-  // Break-even.
-  if (a.break_even.alpha && *a.break_even.alpha >= x0 && *a.break_even.alpha <= x1) {
-    const double bx = X(*a.break_even.alpha);
+  // Break-even: each end of the interval where t_dedicated <= t_noprogress that lies inside (0, 1) and the plot.
+  std::vector<double> ends;
+  if (a.break_even.k == break_even_result::kind::crossing) {
+    for (const double e : {a.break_even.pays_off_from, a.break_even.pays_off_to})
+      if (e > 0 && e < 1 && e >= x0 && e <= x1 && (ends.empty() || e != ends.front())) ends.push_back(e);
+  } else if (a.break_even.alpha && *a.break_even.alpha >= x0 && *a.break_even.alpha <= x1) {
+    ends.push_back(*a.break_even.alpha);
+  }
+  for (const double e : ends) {
+    const double bx = X(e);
     s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#c0392b\" "
                      "stroke-width=\"1.5\"/>\n",
                      bx, T, H - B);
-    s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\"/>\n",
-                     bx, Y(1.0));
+    s += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\"/>\n", bx,
+        Y(1.0));
+  }
+  if (ends.size() == 2) {
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#c0392b\">{}</text>\n", L, T - 6,
+                     xml_escape(fmt::format("break-even: t_dedicated <= t_noprogress for alpha in [{:.3f}, {:.3f}]",
+                                            ends[0], ends[1])));
+  } else if (ends.size() == 1) {
+    const double bx = X(ends[0]);
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\" fill=\"#c0392b\">break-even alpha = "
                      "{:.3f}</text>\n",
-                     bx + (bx > W / 2 ? -6 : 6), T - 6, bx > W / 2 ? "end" : "start", *a.break_even.alpha);
+                     bx + (bx > W / 2 ? -6 : 6), T - 6, bx > W / 2 ? "end" : "start", ends[0]);
   } else {
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#c0392b\">{}</text>\n", L, T - 6,
                      xml_escape("break-even: " + a.break_even.describe()));

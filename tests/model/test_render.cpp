@@ -60,6 +60,19 @@ TEST(Render, SvgPlot) {
   const auto c = sm::analyze(in, {});
   ASSERT_TRUE(c.break_even.alpha);
   EXPECT_NE(sm::render_alpha_svg(c).find("break-even alpha = 0.547"), std::string::npos);
+  // An interval with both ends inside (0, 1): both are marked, and the label gives the interval.
+  auto in_between = c;
+  in_between.break_even.k = sm::break_even_result::kind::crossing;
+  in_between.break_even.pays_off_from = 0.0102;
+  in_between.break_even.pays_off_to = 0.3222;
+  in_between.break_even.alpha = 0.0102;
+  const std::string svg2 = sm::render_alpha_svg(in_between);
+  std::size_t lines = 0;
+  for (auto at = svg2.find("stroke=\"#c0392b\" stroke-width=\"1.5\""); at != std::string::npos;
+       at = svg2.find("stroke=\"#c0392b\" stroke-width=\"1.5\"", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 2U) << svg2;
+  EXPECT_NE(svg2.find("t_dedicated &lt;= t_noprogress for alpha in [0.010, 0.322]"), std::string::npos) << svg2;
 }
 
 TEST(Render, HtmlSelfContained) {

@@ -215,9 +215,10 @@ int run_whatif(const whatif_args& a) {
   if (!a.svg.empty()) write_file(a.svg, sim::whatif_svg({&rec[0], &rec[1], &rec[2]}, nr, makespans, sweep), "--svg");
   const double traced = *std::max_element(r.traced_ns.begin(), r.traced_ns.end());
   const double err = traced > 0 ? (makespans[0] - traced) / traced : 0;
+  // The bandwidth factor a scenario needs (bandwidth_needed: -1 none up to 4096x, 0 already at 1/4096x).
   auto need_text = [](double f) {
-    return f < 0 ? std::string("not reached at 4096x") : f == 0 ? std::string("reached at 1/4096x")
-                                                                 : fmt::format("{:.3g}x", f);
+    return f < 0 ? std::string("at no bandwidth up to 4096x") : f == 0 ? std::string("already at 1/4096x the bandwidth")
+                                                                        : fmt::format("with {:.3g}x the bandwidth", f);
   };
   const sim::loggops_params& p = w.opts.params;
   if (a.format == "json") {
@@ -274,8 +275,7 @@ int run_whatif(const whatif_args& a) {
                                ms(sp.makespan_ns[0]), ms(sp.makespan_ns[1]), ms(sp.makespan_ns[2]),
                                sp.makespan_ns[0] / sp.makespan_ns[1], sp.makespan_ns[0] / sp.makespan_ns[2]);
     for (std::size_t s = 1; s < 3; ++s)
-      std::cout << fmt::format("{} matches progress in calls ({} ms) with {} the bandwidth; progress in calls "
-                               "matches it ({} ms) with {}\n",
+      std::cout << fmt::format("{} matches progress in calls ({} ms) {}; progress in calls matches it ({} ms) {}\n",
                                sim::scenario_name(sim::all_scenarios[s]), ms(makespans[0]),
                                need_text(needs[s].scenario_needs), ms(makespans[s]), need_text(needs[s].calls_needs));
   }

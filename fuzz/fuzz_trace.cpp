@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& s : r.sims)
       for (double t : s.finish_ns) sidecore::fuzz::require(std::isfinite(t) && t >= 0, "finish time not finite");
     const sim::overlap_room room = sim::measure_overlap_room(lt);
-    sidecore::fuzz::require(std::isfinite(room.comp_between_ns), "overlap room not finite");
+    sidecore::fuzz::require(std::isfinite(room.comp_overlappable_ns), "overlap room not finite");
   } catch (const sidecore::input_error&) {
   }
   return 0;

@@ -445,6 +445,8 @@ overlap_room measure_overlap_room(const linked_traces& lt) {
       comp_before[i + 1] = comp_before[i] + std::max(0.0, t.calls[i].t0_ns - last);
       last = t.calls[i].t1_ns;
     }
+    // The gaps (by the index of the call they precede) between an operation's initiation and its wait: [pc+1, i].
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> windows;
     for (std::uint32_t i = 0; i < t.calls.size(); ++i)
       for (std::uint32_t q = 0; q < t.calls[i].dones.size(); ++q) {
         const auto [pc, pp] = lt.post_of_done[r][i][q];
@@ -456,9 +458,17 @@ overlap_room measure_overlap_room(const linked_traces& lt) {
         }
         const double between = comp_before[i + 1] - comp_before[pc + 1];
         o.nonblocking_bytes += bytes;
-        o.comp_between_ns += between;
         if (between < 1000) o.bytes_without_room += bytes;
+        if (pc < i) windows.emplace_back(pc + 1, i);
       }
+    // Their union: a stretch of computation under several operations in flight counts once.
+    std::sort(windows.begin(), windows.end());
+    std::uint32_t covered_to = 0;  // gaps below it are counted
+    for (const auto& [lo, hi] : windows) {
+      const std::uint32_t from = std::max(lo, covered_to);
+      if (hi + 1 > from) o.comp_overlappable_ns += comp_before[hi + 1] - comp_before[from];
+      covered_to = std::max(covered_to, hi + 1);
+    }
   }
   return o;
 }

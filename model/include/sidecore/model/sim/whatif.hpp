@@ -111,7 +111,9 @@ struct overlap_room {
   std::uint64_t nonblocking_bytes = 0;  ///< sent or received by operations started and completed in different calls
   std::uint64_t blocking_bytes = 0;     ///< by blocking calls (started and completed in one call)
   std::uint64_t bytes_without_room = 0; ///< nonblocking bytes with less than 1 µs of computation before their wait
-  double comp_between_ns = 0;           ///< computation between start and completion, summed over operations
+  /// The computation that lies between some operation's start and its completion (each stretch once, however many
+  /// operations are in flight over it), summed over the ranks: what a progress core could overlap at most.
+  double comp_overlappable_ns = 0;
 };
 [[nodiscard]] overlap_room measure_overlap_room(const linked_traces& lt);
 

@@ -91,17 +91,27 @@ std::vector<sidecore::tools::named_path> model_inputs(const model_args& a) {
 }
 
 // With --trace: the replay's times and the reasons for a difference, as notes of the analysis.
-void add_trace_notes(analysis& an, const model_args& a) {
+void add_trace_notes(analysis& an, const model_args& a, const analysis_options& opt) {
   if (a.trace.traces.empty()) return;
   std::string run;  // the calibration's id: the first profile that records one (make_job_input checked they agree)
   for (const auto& p : an.calibration)
     if (run.empty()) run = p.run;
-  // The replay's N (the dedicated core leaves N-1 to the computation) is the model's: --cores when given, else the
-  // profiles' N_core, so that both t_dedicated are of one core count (and a 1-thread trace, which has no N-1, can be
-  // replayed); the traces' OpenMP threads only where neither says one of at least 2.
+  // The replay computes what the traces measured, on the calibration's N_core: with --cores asking about another
+  // count the model moves its computation there and the replay cannot, so the two are not compared.
+  const int traced_cores = an.calibration.empty() ? 0 : an.calibration.front().n_core;
+  if (a.cores && traced_cores > 0 && *a.cores != traced_cores) {
+    an.notes.push_back(fmt::format("trace replay (--trace): not compared with the model: the traces ran on {} cores "
+                                   "per rank, the model was asked about {} (--cores); `sidecore whatif` replays the "
+                                   "traced core count",
+                                   traced_cores, *a.cores));
+    return;
+  }
+  // The replay's N (the dedicated core leaves N-1 to the computation) is the model's N_core (a 1-thread trace, which
+  // has no N-1, can be replayed), the traces' OpenMP threads only where it is not at least 2; its computation is
+  // slowed from N to N-1 cores by the model's own scaling, so that both t_dedicated are of one assumption.
   sidecore::tools::whatif_args replay = a.trace;
-  if (a.cores) replay.cores = *a.cores;
-  else if (!an.inputs.empty() && an.inputs.front().n_core >= 2) replay.cores = an.inputs.front().n_core;
+  if (!an.inputs.empty() && an.inputs.front().n_core >= 2) replay.cores = an.inputs.front().n_core;
+  replay.model_scaling = opt.model.scaling;
   for (std::string& n : sidecore::tools::compare_with_model(replay, an.job.t_noprogress_s, an.job.t_dedicated_s, run))
     an.notes.push_back(std::move(n));
 }
@@ -234,7 +244,7 @@ int main(int argc, char** argv) {
         sidecore::tools::check_outputs(model_inputs(pa), {{"--plot", plot}});
         const analysis_options opt = make_options(pa);
         analysis a = analyze(load_input(pa), opt);
-        add_trace_notes(a, pa);
+        add_trace_notes(a, pa, opt);
         render_options ro;
         ro.show_sweep = !pa.alpha_sweep.empty();
         if (!plot.empty()) write_file(plot, render_alpha_svg(a), "--plot");
@@ -247,7 +257,7 @@ int main(int argc, char** argv) {
         sidecore::tools::check_outputs(model_inputs(ra), {{"--output", output}});
         const analysis_options opt = make_options(ra);
         analysis a = analyze(load_input(ra), opt);
-        add_trace_notes(a, ra);
+        add_trace_notes(a, ra, opt);
         write_file(output, render_html(a), "--output");
         std::cout << fmt::format("sidecore report: wrote {} (verdict: {}; the formula: {})\n", output,
                                  verdict_name(a.headline()), formula_outcome(a.job));

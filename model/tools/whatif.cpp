@@ -111,8 +111,8 @@ whatif_setup prepare_whatif(const whatif_args& a) {
                       fmt::format("the traces ran {} OpenMP thread(s): give --cores N (N >= 2), the cores a rank "
                                   "computes on without a progress core",
                                   t0.omp_threads));
-  if (!a.scaling_file.empty()) {
-    const auto sm = model::scaling_model::read_table_file(a.scaling_file);
+  if (a.model_scaling || !a.scaling_file.empty()) {
+    const auto sm = a.model_scaling ? *a.model_scaling : model::scaling_model::read_table_file(a.scaling_file);
     w.opts.dedicated_comp_factor = sm.time_ratio(n, n - 1);
     w.scaling_text = fmt::format("{} cores -> {}, {}: computation x{:.4f}", n, n - 1, sm.describe(),
                                  w.opts.dedicated_comp_factor);

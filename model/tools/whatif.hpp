@@ -1,11 +1,13 @@
 // `sidecore whatif`: the trace-driven what-if (docs/simulate.md "Trace-driven what-if").
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "sidecore/model/scaling.hpp"
 #include "sidecore/model/sim/whatif.hpp"
 
 namespace sidecore::tools {
@@ -24,6 +26,9 @@ struct whatif_args {
   CLI::Option* opt_S = nullptr;
   int cores = 0;               // N of N/(N-1); 0: the traces' OpenMP threads
   std::string scaling_file;    // measured scaling table instead of N/(N-1)
+  // predict --trace: the model's own scaling (--scaling, --delta, --scaling-table), so that the replay slows the
+  // computation of N-1 cores as the model does; wins over scaling_file and N/(N-1).
+  std::optional<sidecore::model::scaling_model> model_scaling;
   unsigned chunks = 16;
   std::string format = "text";
   std::string timeline;        // Chrome trace JSON of the three scenarios

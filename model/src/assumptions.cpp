@@ -52,6 +52,7 @@ void check_hosts(const job_input& in, int most_cores, collector& c) {
   if (hosts_named) {
     struct load {
       int ranks = 0, cores = 0, lo = 0, hi = 0;
+      long long unseen = 0;  // ranks of the job not among the profiles given, counted on this host
       long long busy = 0;  // n_core is any int: their sum is not
       std::vector<int> named;  // the first ranks, for the message
     };
@@ -65,16 +66,30 @@ void check_hosts(const job_input& in, int most_cores, collector& c) {
       l.lo = l.ranks == 1 ? in.ranks[i].n_core : std::min(l.lo, in.ranks[i].n_core);
       l.hi = std::max(l.hi, in.ranks[i].n_core);
     }
-    for (const auto& [id, l] : hosts)
-      if (l.busy > l.cores)
-        c.add({"oversubscribed", -1, 0,
-               fmt::format("{} ranks ({}{}) ran on host {}, {} core{} each: {} busy threads on its {} cores, so "
-                           "the run measured threads taking turns on cores, not computation and communication. Run "
-                           "at most one busy thread per core (ranks x cores per rank <= the host's cores).",
-                           l.ranks, fmt::join(l.named, ", "), l.ranks > 8 ? ", ..." : "", id,
-                           l.lo == l.hi ? fmt::format("{}", l.hi) : fmt::format("{}-{}", l.lo, l.hi),
-                           l.hi == 1 ? "" : "s", l.busy, l.cores)},
-              static_cast<double>(l.busy) / static_cast<double>(l.cores));
+    // Ranks of the job that are not among the profiles given (one rank's profile of a larger run): with provider shm
+    // every rank ran on the one host, so they are counted there too, at the fewest cores a given rank had.
+    const auto given = static_cast<long long>(in.ranks.size());
+    if (in.provider == "shm" && hosts.size() == 1 && in.nranks > given) {
+      load& l = hosts.begin()->second;
+      l.unseen = in.nranks - given;
+      l.busy += l.unseen * l.lo;
+    }
+    for (const auto& [id, l] : hosts) {
+      if (l.busy <= l.cores) continue;
+      const std::string unseen =
+          l.unseen == 0 ? std::string()
+                        : fmt::format("; {} more not among the profiles given, counted at {} core{}: provider shm ran "
+                                      "every rank on one host",
+                                      l.unseen, l.lo, l.lo == 1 ? "" : "s");
+      c.add({"oversubscribed", -1, 0,
+             fmt::format("{} ranks ({}{}{}) ran on host {}, {} core{} each: {} busy threads on its {} cores, so the "
+                         "run measured threads taking turns on cores, not computation and communication. Run at most "
+                         "one busy thread per core (ranks x cores per rank <= the host's cores).",
+                         l.ranks + l.unseen, fmt::join(l.named, ", "), l.ranks > 8 ? ", ..." : "", unseen, id,
+                         l.lo == l.hi ? fmt::format("{}", l.hi) : fmt::format("{}-{}", l.lo, l.hi),
+                         l.hi == 1 ? "" : "s", l.busy, l.cores)},
+            static_cast<double>(l.busy) / static_cast<double>(l.cores));
+    }
     return;
   }
   if (in.provider == "shm" && in.nranks > most_cores && most_cores > 0)

@@ -128,6 +128,27 @@ TEST(Judgement, OversubscribedHostFromTheProfilesHost) {
       << three.cannot_judge.front().reason;
 }
 
+// One rank's profile of a 2-rank shm run (every rank on one host): the rank not given ran on that host too, so the
+// host is as oversubscribed as the job profile says (it was judged "does not pay off" alone).
+TEST(Judgement, OversubscribedHostCountsTheRanksNotGiven) {
+  auto r = sample_profile("kripke_case1_off.json");
+  r.provider = "shm";
+  r.nranks = 2;
+  r.rank = 1;
+  r.n_core = 2;
+  r.host = sidecore::host_info{"00000000000000aa", 2};
+  const auto a = sm::analyze(sm::make_job_input({r}, {}), {});
+  ASSERT_TRUE(has_reason(a, "oversubscribed"));
+  const auto reason = std::find_if(a.cannot_judge.begin(), a.cannot_judge.end(), [](const auto& b) { return b.id == "oversubscribed"; })->reason;
+  EXPECT_NE(reason.find("2 ranks (1; 1 more not among the profiles given, counted at 2 cores: provider shm ran every "
+                        "rank on one host) ran on host 00000000000000aa"),
+            std::string::npos)
+      << reason;
+  // Another provider places ranks anywhere: the ranks not given are not counted.
+  r.provider = "tcp;ofi_rxm";
+  EXPECT_FALSE(has_reason(sm::analyze(sm::make_job_input({r}, {}), {}), "oversubscribed"));
+}
+
 // The times of a rank must add up to its run time. With neither computation nor calls over 5 s of run the formula's
 // t_dedicated is 0 s: no speedup to print.
 TEST(Judgement, RunTimeNotCoveredByComputationAndCalls) {

@@ -125,12 +125,17 @@ class engine_core final : public engine {
   bool drain_submissions() { return !queue.empty_hint() && drain_queue(); }
   bool drain_queue();  // caller holds the lock: drain_submissions' work once the queue has entries
   // Caller holds the lock: what other threads queued first (one thread's operations keep their order), then r, a
-  // request the caller started (own: its handle is not out yet).
-  void accept_after_queue(req* r) {
+  // request the caller started (own: its handle is not out yet). False, r not taken, when the queue still holds an
+  // entry after draining: one being pushed (its cell taken, its value not yet there) stops the drain, and this
+  // thread's own earlier request may wait behind it; r then goes into the queue after it (submit).
+  [[nodiscard]] bool accept_after_queue(req* r) {
     drain_submissions();
+    if (!queue.empty_hint()) [[unlikely]]
+      return false;
     own = r;
     accept(r);
     own = nullptr;
+    return true;
   }
   // The holder of the progress lock takes a started request: a receive into matching, a send into the protocol, a
   // schedule onto the ready list. Once the engine failed or a peer died, accept_refused looks at it first. Inline:

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 namespace sidecore::progress {
 
@@ -25,23 +26,34 @@ class mpmc_queue {
   [[nodiscard]] std::size_t capacity() const noexcept { return mask_ + 1; }
 
   [[nodiscard]] bool push(std::uint32_t value) noexcept {
+    const std::optional<std::size_t> pos = claim();
+    if (!pos) return false;  // full
+    publish(*pos, value);
+    return true;
+  }
+
+  /// push() in its two steps: claim() takes the next cell (nullopt when full), publish() makes it poppable. Between
+  /// them (a producer preempted there) pop() stops at that cell: what was pushed after it waits behind it, and the
+  /// queue is not empty (empty_hint) though nothing can be popped.
+  [[nodiscard]] std::optional<std::size_t> claim() noexcept {
     std::size_t pos = tail_.load(std::memory_order_relaxed);
     for (;;) {
       cell& c = cells_[pos & mask_];
       const std::size_t seq = c.seq.load(std::memory_order_acquire);
       const auto diff = static_cast<std::ptrdiff_t>(seq) - static_cast<std::ptrdiff_t>(pos);
       if (diff == 0) {
-        if (tail_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
-          c.value = value;
-          c.seq.store(pos + 1, std::memory_order_release);
-          return true;
-        }
+        if (tail_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) return pos;
       } else if (diff < 0) {
-        return false;  // full
+        return std::nullopt;  // full
       } else {
         pos = tail_.load(std::memory_order_relaxed);
       }
     }
+  }
+  void publish(std::size_t pos, std::uint32_t value) noexcept {
+    cell& c = cells_[pos & mask_];
+    c.value = value;
+    c.seq.store(pos + 1, std::memory_order_release);
   }
 
   [[nodiscard]] bool pop(std::uint32_t& value) noexcept {

@@ -77,7 +77,9 @@ engine_core::inline_result engine_core::send_inline(const void* buf, std::size_t
   const progress_guard g = lock_for_caller();
   if (!g) return inline_result::no_lock;
   drain_submissions();  // what other threads queued goes first
-  if (backlog.send.head != 0 || failed()) return inline_result::refused;
+  // An entry left in the queue (one being pushed stops the drain) may hold this thread's earlier send: this one goes
+  // behind it, by the slot path, rather than overtaking it.
+  if (backlog.send.head != 0 || failed() || !queue.empty_hint()) return inline_result::refused;
   const wire_hdr h = eager_hdr(tag, len, static_cast<std::uint32_t>(sender_rank), my_index);
   if (static_cast<std::uint32_t>(dest) == self_index) [[unlikely]] {
     deliver_self_eager(h, static_cast<const char*>(buf));
@@ -127,10 +129,7 @@ void engine_core::submit(std::uint32_t entry, bool may_lock) {
   if ((entry & cancel_bit) == 0 && may_lock) {
     const progress_guard g = threaded ? (pool.at(entry)->by == progressor::any ? lock_caller_core() : progress_guard{})
                                       : lock_caller();
-    if (g) {
-      accept_after_queue(pool.at(entry));
-      return;
-    }
+    if (g && accept_after_queue(pool.at(entry))) return;
   }
   while (!queue.push(entry)) {
     // Overflow path: the queue is full. Make room by progressing ourselves (mode off) or let the progress
@@ -174,7 +173,10 @@ bool engine_core::start_while_asleep(std::uint32_t entry) {
   if (!g) return false;
   caller_starting = true;
   caller_start_needs_thread = false;
-  accept_after_queue(r);
+  if (!accept_after_queue(r)) {  // behind an entry still being pushed: queued, for the progress thread
+    caller_starting = false;
+    return false;
+  }
   // Schedules that a child completing at once (an injected send) made ready again advance here too, a few times.
   for (int pass = 0; pass < 4 && ready.head && !caller_start_needs_thread; ++pass) run_ready();
   caller_starting = false;

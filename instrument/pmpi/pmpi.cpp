@@ -229,19 +229,19 @@ void warn_if_unfinalized() {
   std::fflush(stderr);
 }
 
-// At the process's exit: MPI was initialized, but not through this library's MPI_Init or MPI_Init_thread. MPICH's
-// Fortran mpi_f08 bindings call PMPI_Init, PMPI_Finalize and the waits themselves: such a program is not profiled,
-// and (in core mode) runs on the cores left to it without the progress core. Said once (by rank 0 where the
-// launcher tells which it is), so that a missing profile is not a mystery.
+// At the process's exit: MPI was initialized, but not through this library's MPI_Init or MPI_Init_thread (the
+// program, or a library of its own, called PMPI_Init itself; the PMPI_Init of MPICH's mpi_f08 bindings comes here,
+// fortran_entries.cpp). Such a program is not profiled, and (in core mode) runs on the cores left to it without the
+// progress core. Said once (by rank 0 where the launcher tells which it is), so that a missing profile is not a
+// mystery.
 void warn_if_initialized_past() {
   if (g.init_seen) return;
   int initialized = 0;
   if (PMPI_Initialized(&initialized) != MPI_SUCCESS || initialized == 0) return;
   const char* rank = std::getenv("PMI_RANK");
   if (rank != nullptr && std::strcmp(rank, "0") != 0) return;
-  std::fprintf(stderr, "sidecore-pmpi: MPI was initialized past libsidecore-pmpi.so (not through its MPI_Init or "
-               "MPI_Init_thread: MPICH's Fortran mpi_f08 bindings call PMPI_Init themselves): no profile written%s; "
-               "the profiler sees the calls of `use mpi` (or mpif.h), not those of `use mpi_f08`\n",
+  std::fprintf(stderr, "sidecore-pmpi: MPI was initialized past libsidecore-pmpi.so (by PMPI_Init or "
+               "PMPI_Init_thread, not its MPI_Init or MPI_Init_thread): no profile written%s\n",
                core::active() ? ", and SIDECORE_PROGRESS=core reserved a core that no progress thread used" : "");
   std::fflush(stderr);
 }

@@ -25,6 +25,8 @@
  *   plain ...  one MPI_Barrier; further arguments are ignored (they show in the profile's command line).
  *   chdir DIR  makes DIR and changes the working directory to it after MPI_Init (a program that runs in a work
  *              directory of its own), then an MPI_Barrier.
+ *   pmpi_init  initializes and finalizes MPI by PMPI_Init_thread and PMPI_Finalize themselves, past the profiler,
+ *              with an MPI_Barrier between: no profile, and the profiler says why at the program's exit.
  *   threads N  N threads, one after the other, each making one MPI_Isend, MPI_Irecv and MPI_Waitall on
  *              MPI_COMM_SELF, then the main thread makes one MPI_Barrier: per rank init 2N, wait N, blocking 1, and
  *              N + 1 calling threads.
@@ -294,6 +296,14 @@ void sc_init(int comm, int catch_signals, int print_backtrace, void* log_handler
 int main(int argc, char** argv) {
   const char* which = argc > 1 ? argv[1] : "";
   int provided = MPI_THREAD_SINGLE;
+  if (strcmp(which, "pmpi_init") == 0) {
+    PMPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int rank;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) printf("pmpi_edge_app: %s done\n", which);
+    return PMPI_Finalize();
+  }
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -345,7 +355,7 @@ int main(int argc, char** argv) {
     }
   } else {
     fprintf(stderr, "usage: pmpi_edge_app intercomm | noexit | helper_first | errors_return | errstatus | getstatus | merge | "
-                    "create_group | idup | plain ... | chdir DIR | "
+                    "create_group | idup | plain ... | chdir DIR | pmpi_init | "
                     "threads N | nbc_threads THREADS ITERATIONS\n");
     rc = 2;
   }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # One case of pmpi_edge_app.c (unusual but legal MPI programs) under libsidecore-pmpi.so: the program's own result
 # and exit status must come through the profiler unchanged, and the profile must count every call.
-# Usage: run_pmpi_edge_test.sh <case> <mpiexec> <preload> <pmpi_edge_app> <pmpi_edge_check> <work dir>
+# Usage: run_pmpi_edge_test.sh <case> <mpiexec> <preload> <program> <pmpi_edge_check> <work dir>
+# <program> is pmpi_edge_app, or pmpi_f08_app for case f08.
 # <preload> is the LD_PRELOAD value: libsidecore-pmpi.so, preceded by the ASan runtime in the Asan build.
 set -u
 case=$1 mpiexec=$2 preload=$3 app=$4 check=$5 dir=$6
@@ -133,6 +134,31 @@ idup)
   # Barriers on a communicator made by MPI_Comm_idup (keyed by this rank alone): counted, not sampled, not unmatched.
   run idup 0 -n 2 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/id.%r.json" "$app" idup
   for r in 0 1; do "$check" "$dir/id.$r.json" coll:barrier=2 unmatched=0 || fail=1; done
+  ;;
+pmpi_init)
+  # A program that initializes MPI by PMPI_Init_thread itself is not profiled: said once, at its exit.
+  run pmpi_init 0 -n 2 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/pi.%r.json" "$app" pmpi_init
+  expect "$dir/pmpi_init.out" "pmpi_edge_app: pmpi_init done" "pmpi_init: the program ran to its end"
+  expect "$dir/pmpi_init.err" "sidecore-pmpi: MPI was initialized past libsidecore-pmpi.so" "pmpi_init: said at exit"
+  [ "$(grep -c "initialized past" "$dir/pmpi_init.err")" -eq 1 ] && echo "ok: pmpi_init: said once" ||
+    { echo "FAILED: pmpi_init: not said exactly once"; fail=1; }
+  ;;
+f08)
+  # A program of MPICH's mpi_f08 bindings, whose MPI_Init, MPI_Finalize, waits, tests and MPI_Barrier call PMPI_*
+  # themselves: profiled all the same, every call counted, in mode off and in core mode.
+  modes=off
+  [ "$(nproc)" -ge 2 ] && modes="off core"
+  for mode in $modes; do
+    run "f08_$mode" 0 -n 2 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/f08_$mode.%r.json" \
+      -genv SIDECORE_PROGRESS "$mode" -genv SIDECORE_VERBOSE 1 "$app"
+    expect "$dir/f08_$mode.out" "pmpi_f08_app: f08 done" "f08, mode $mode: the program ran to its end"
+    refuse "$dir/f08_$mode.err" "initialized past" "f08, mode $mode: MPI_Init was seen"
+    for r in 0 1; do
+      "$check" "$dir/f08_$mode.$r.json" blocking=2 init=4 wait=3 test=1 other=2 coll:barrier=2 coll:allreduce=2 \
+        unmatched=0 || fail=1
+    done
+    [ "$mode" = core ] && expect "$dir/f08_core.err" "reserved Core" "f08, mode core: the progress core was reserved"
+  done
   ;;
 libsc)
   # A program exporting sc_init (p4est's libsc does; so does sidecore's C API) is profiled: only a C++ symbol of

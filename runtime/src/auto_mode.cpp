@@ -65,6 +65,9 @@ auto_controller::auto_controller(runtime_state& s, MPI_Comm world, int rank) : s
     veto_local_ = static_cast<int>(auto_veto::oversubscribed);
     veto_text_ = "its node runs " + std::to_string(node_ranks) + " ranks whose cpusets hold " +
                  std::to_string(node_sum) + " cores in all, on " + std::to_string(s.topo->machine_cores()) + " cores";
+  } else if (s.cfg.n_core == 1) {
+    veto_local_ = static_cast<int>(auto_veto::one_core);
+    veto_text_ = "SIDECORE_NCORE=1";
   }
   int level = MPI_THREAD_SINGLE;
   MPI_Query_thread(&level);
@@ -159,6 +162,7 @@ void auto_controller::step() {
     throw error(errc::invalid_argument, "sidecore::step: called inside an OpenMP parallel region; accepted: between "
                                         "iterations, outside parallel regions");
   ++steps_;
+  stepped_ = true;
   const auto& every = s_.cfg.auto_recheck_every;
   if (s_.cfg.auto_steps > 0) {
     // Step windows: every rank opens, closes and re-checks at the same step() call, so the agreement may block.
@@ -211,7 +215,9 @@ void auto_controller::close_window(const char* trigger) {
   pending_.window_s = t_nop;
   pending_.t_comp_s = in.t_comp_s;
   pending_.t_mpi_s = std::min(t_mpi, t_nop);
-  pending_.t_dedicated_s = t.t_dedicated_s;
+  // With one core the formula has no N_core - 1 cores to run the computation on: nothing is predicted (vetoed).
+  const double t_dedicated = n_core < 2 ? t_nop : t.t_dedicated_s;
+  pending_.t_dedicated_s = t_dedicated;
   pending_.n_core = std::max(1, n_core);
 
   int v = veto_local_;
@@ -219,17 +225,28 @@ void auto_controller::close_window(const char* trigger) {
   const auto f = static_cast<int>(s_.cfg.auto_forced == auto_force::core  ? auto_forced_vote::core
                                   : s_.cfg.auto_forced == auto_force::off ? auto_forced_vote::off
                                                                           : auto_forced_vote::none);
-  mine_ = {vote_pair{t_nop, rank_}, vote_pair{t.t_dedicated_s, rank_}, vote_pair{static_cast<double>(v), rank_},
-           vote_pair{static_cast<double>(f), rank_}};
-  post(mine_);
+  vote mine = neutral_vote();
+  mine[at_t_noprogress].value = t_nop;
+  mine[at_t_dedicated].value = t_dedicated;
+  mine[at_veto].value = static_cast<double>(v);
+  mine[at_force].value = static_cast<double>(f);
+  post(mine);
   phase_ = phase::agreeing;
 }
 
-void auto_controller::post(const vote& v) {
+auto_controller::vote auto_controller::neutral_vote() const noexcept {
+  vote v;
+  v.fill(vote_pair{0.0, rank_});
+  return v;
+}
+
+void auto_controller::post(vote v) {
+  v[at_not_final].value = finalizing_ ? 0.0 : 1.0;
+  v[at_final].value = finalizing_ ? 1.0 : 0.0;
+  v[at_no_step].value = finalizing_ && s_.cfg.auto_steps > 0 && !stepped_ ? 1.0 : 0.0;
   mine_ = v;
   if (MPI_Iallreduce(mine_.data(), agreed_.data(), vote_size, MPI_DOUBLE_INT, MPI_MAXLOC, comm_, &req_) != MPI_SUCCESS)
     throw error(errc::mpi, "MPI_Iallreduce (auto mode agreement) failed");
-  ++posted_;
 }
 
 bool auto_controller::test_agreement() {
@@ -241,13 +258,13 @@ bool auto_controller::test_agreement() {
 void auto_controller::decide(bool apply) {
   auto_decision& d = pending_;
   job_vote jv;
-  jv.t_noprogress_s = agreed_[0].value;
-  jv.slowest_rank_off = agreed_[0].rank;
-  jv.t_dedicated_s = agreed_[1].value;
-  jv.slowest_rank_core = agreed_[1].rank;
-  jv.veto = static_cast<auto_veto>(static_cast<int>(agreed_[2].value));
-  jv.veto_rank = agreed_[2].rank;
-  jv.force = static_cast<auto_forced_vote>(static_cast<int>(agreed_[3].value));
+  jv.t_noprogress_s = agreed_[at_t_noprogress].value;
+  jv.slowest_rank_off = agreed_[at_t_noprogress].rank;
+  jv.t_dedicated_s = agreed_[at_t_dedicated].value;
+  jv.slowest_rank_core = agreed_[at_t_dedicated].rank;
+  jv.veto = static_cast<auto_veto>(static_cast<int>(agreed_[at_veto].value));
+  jv.veto_rank = agreed_[at_veto].rank;
+  jv.force = static_cast<auto_forced_vote>(static_cast<int>(agreed_[at_force].value));
   const job_verdict jd = judge(jv);
   d.job_t_noprogress_s = jv.t_noprogress_s;
   d.slowest_rank_off = jv.slowest_rank_off;
@@ -259,6 +276,9 @@ void auto_controller::decide(bool apply) {
   // The vetoing rank says it in its own words (its numbers): its cpuset, its node.
   if (jv.veto != auto_veto::none && jv.veto_rank == rank_ && !veto_text_.empty() && !jd.forced)
     d.reason += ": " + veto_text_;
+  // A rank in finalize votes with no window of its own: the others decided without it.
+  if (!finalizing_ && agreed_[at_final].value != 0)
+    d.reason += "; rank " + std::to_string(agreed_[at_final].rank) + " had reached finalize";
   const bool core = jd.core;
   const bool was_core = !record_.decisions.empty() && record_.decisions.back().verdict == "core";
   d.verdict = core ? "core" : "off";
@@ -290,22 +310,32 @@ void auto_controller::decide(bool apply) {
 
 void auto_controller::finish() {
   g_auto_watch.store(false, std::memory_order_relaxed);
+  finalizing_ = true;
   if (phase_ == phase::window) close_window("finalize");
-  // Every rank must have posted as many agreements as the rank that posted most (a time window may have closed on
-  // one rank and not on another): the ranks behind post neutral ones.
   // A dead rank never joins: every rank is watched from here, and a death found ends the agreements.
   s_.eng->watch_all_peers();
-  int most = 0;
-  MPI_Request r;
-  MPI_Iallreduce(&posted_, &most, 1, MPI_INT, MPI_MAX, s_.comms[0].load()->mpi, &r);
-  bool live = complete_progressing(s_, r) && (phase_ != phase::agreeing || complete_progressing(s_, req_));
-  if (live && phase_ == phase::agreeing) decide(false);
-  while (live && posted_ < most) {
-    post(vote{vote_pair{0.0, rank_}, vote_pair{0.0, rank_}, vote_pair{0.0, rank_}, vote_pair{0.0, rank_}});
+  bool live = true, all_final = false;
+  if (phase_ == phase::agreeing) {
     live = complete_progressing(s_, req_);
+    if (live) {
+      decide(false);
+      all_final = agreed_[at_not_final].value == 0;
+    }
+  }
+  while (live && !all_final) {
+    post(neutral_vote());
+    live = complete_progressing(s_, req_);
+    all_final = live && agreed_[at_not_final].value == 0;
   }
   abandoned_ = !live;
   phase_ = phase::done;
+  // Said whatever SIDECORE_VERBOSE is: the setting asked for a window that the program never opened.
+  if (all_final && rank_ == 0 && agreed_[at_no_step].value != 0)
+    std::fprintf(stderr, "sidecore: warning: rank 0: auto: no window: rank %d never called sidecore::step() "
+                         "(SIDECORE_AUTO_STEPS=%llu measures the iterations after the first step()), and stayed in "
+                         "mode off; call step() once per iteration on every rank, or give SIDECORE_AUTO_WINDOW "
+                         "instead\n",
+                 agreed_[at_no_step].rank, static_cast<unsigned long long>(s_.cfg.auto_steps));
 }
 
 }  // namespace sidecore::detail

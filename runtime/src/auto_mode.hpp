@@ -47,8 +47,10 @@ class auto_controller {
   void call_exit() noexcept;
   /// sidecore::step(): the end of one iteration (every rank, same iteration).
   void step();
-  /// Collective, at finalize: completes every agreement a rank started (a rank behind the others posts the missing
-  /// ones), records a window still open as decided at finalize (not applied).
+  /// Collective, at finalize: completes every agreement a rank started, records a window still open as decided at
+  /// finalize (not applied). Each rank then votes, marked final, until a vote finds every rank final: a rank that
+  /// posted fewer agreements than another (a step window it never closed, a time re-check it never made) completes
+  /// the other's with these, and none waits for ever.
   void finish();
   /// What was decided so far (the profile's "auto" section).
   [[nodiscard]] const auto_section& record() const noexcept { return record_; }
@@ -60,13 +62,19 @@ class auto_controller {
     double value;
     int rank;
   };
-  static constexpr int vote_size = 4;  // t_noprogress, t_dedicated, veto, force
+  // t_noprogress, t_dedicated, veto, force; then the rank's state at finalize: 1 while not in finalize (the maximum
+  // is 0 once every rank is), 1 in finalize (the maximum names a rank there), 1 for a step window never opened.
+  static constexpr int vote_size = 7;
+  enum slot : std::size_t {
+    at_t_noprogress = 0, at_t_dedicated, at_veto, at_force, at_not_final, at_final, at_no_step
+  };
   using vote = std::array<vote_pair, vote_size>;
 
   void open_window();
   void close_window(const char* trigger);
   void recheck();  // back to mode off (a window needs a run without progress), then a new window
-  void post(const vote& v);
+  void post(vote v);
+  [[nodiscard]] vote neutral_vote() const noexcept;
   [[nodiscard]] bool test_agreement();
   void decide(bool apply);
   void poll();
@@ -83,6 +91,7 @@ class auto_controller {
   // the window
   std::uint64_t window_start_ns_ = 0;
   std::uint64_t steps_ = 0;           // step() calls since the window opened (or the last decision, when armed)
+  bool stepped_ = false;              // step() was called at least once
   std::uint64_t decided_ns_ = 0;      // when the last decision was applied (time re-checks count from it)
   std::array<category_totals, category_count> cats_{};
   int depth_ = 0;                     // nesting of calls on the communicating thread
@@ -92,7 +101,7 @@ class auto_controller {
   MPI_Request req_ = MPI_REQUEST_NULL;
   bool abandoned_ = false;  // a rank died during an agreement: req_ and comm_ are left to the end of the process
   vote mine_{}, agreed_{};
-  int posted_ = 0;
+  bool finalizing_ = false;  // in finish(): every vote posted from here on says so
   auto_decision pending_;  // the decision being agreed (this rank's half)
   auto_section record_;
 };

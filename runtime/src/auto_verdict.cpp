@@ -35,6 +35,9 @@ job_verdict judge(const job_vote& v, double noise) {
     out.reason = who + " is oversubscribed: its node's ranks have more cores in their cpusets than the node has, so "
                  "the window measured ranks sharing cores and a progress thread would take a core another rank "
                  "computes on (give each rank cores of its own, e.g. mpiexec -bind-to core:N)";
+  } else if (v.veto == auto_veto::one_core) {
+    out.reason = who + "'s model has one core (N_core = 1): with one core there is none to dedicate, and the model "
+                 "cannot predict the computation on N_core - 1 = 0 cores";
   } else if (v.veto == auto_veto::no_computation) {
     out.reason = who + " computed less than 1 % of its window: a dedicated core gains by hiding communication behind "
                  "computation, and there is none to hide it behind (" + numbers + ")";

@@ -10,7 +10,7 @@ namespace sidecore::detail {
 
 /// Why a rank cannot take core mode, or the model cannot judge it; the largest over the ranks wins, so the order
 /// is the precedence.
-enum class auto_veto : int { none = 0, no_computation = 1, oversubscribed = 2, no_core = 3 };
+enum class auto_veto : int { none = 0, no_computation = 1, one_core = 2, oversubscribed = 3, no_core = 4 };
 /// SIDECORE_AUTO_FORCE as a vote (the largest wins: core over off over none).
 enum class auto_forced_vote : int { none = 0, off = 1, core = 2 };
 
@@ -36,7 +36,8 @@ struct job_verdict {
 /// The job takes as long as its slowest rank in either mode, and the slowest rank need not be the same one in both:
 /// the job's speedup is the longest window over the longest prediction (the model's job level, docs/model.md), not
 /// one rank's gain. Precedence: a rank without a core to reserve (never core); SIDECORE_AUTO_FORCE; a rank that is
-/// oversubscribed or has no computation (the model cannot judge: off); the model against the noise band.
+/// oversubscribed, whose model has one core (SIDECORE_NCORE=1) or that has no computation (the model cannot judge:
+/// off); the model against the noise band.
 [[nodiscard]] job_verdict judge(const job_vote& v, double noise = dedicated::default_noise);
 
 }  // namespace sidecore::detail

@@ -282,12 +282,21 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s, co
     MPI_Comm_free(&g_exchange_comm);
     if (world.rank() == 0) {
       const std::string missing = instrument::ranks_without_text(parts);
-      if (!missing.empty())
+      if (!missing.empty()) {
         std::fprintf(stderr, "sidecore: rank 0: no job profile: rank(s) %s have no profile (said above)\n",
                      missing.c_str());
-      else
-        instrument::write_text_file("SIDECORE_PROFILE", instrument::job_path(s.cfg.profile_path),
-                                    with_auto_section(s, instrument::merge_job_profile(parts)));
+      } else {
+        // Profiles that cannot make one job (in mode auto, ranks that ended in different modes): each rank's own
+        // profile is written; finalize goes on.
+        std::string job;
+        try {
+          job = with_auto_section(s, instrument::merge_job_profile(parts));
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "sidecore: rank 0: no job profile: %s; each rank's profile is written\n", e.what());
+        }
+        if (!job.empty())
+          instrument::write_text_file("SIDECORE_PROFILE", instrument::job_path(s.cfg.profile_path), job);
+      }
     }
   }
   if (live && g_exchange_comm != MPI_COMM_NULL && s.eng->failed_peer_count() == 0) MPI_Comm_free(&g_exchange_comm);

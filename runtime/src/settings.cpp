@@ -434,8 +434,9 @@ std::vector<setting_def> make_table() {
                "Cores per node available to this rank, written to the profile as n_core: the model's N_core (its "
                "prediction for a dedicated core runs the computation on N_core - 1 cores). Default: the cores of the "
                "process's cpuset. Set it when the cpuset does not say how many cores a rank really has, e.g. ranks "
-               "that share a node's cores without binding. It changes the profile only, not which core is reserved "
-               "nor how many OpenMP threads run. libsidecore-pmpi.so reads it too.",
+               "that share a node's cores without binding. It changes the profile and mode auto's prediction (1: "
+               "nothing predicted, auto stays off), not which core is reserved nor how many OpenMP threads run. "
+               "libsidecore-pmpi.so reads it too.",
                [](settings& s, const std::string& v) {
                  s.n_core = shared_parser([&] { return instrument::env::parse_ncore(v); });
                },
@@ -493,8 +494,11 @@ void parse_setting(settings& s, std::string_view name, const std::string& value)
 
 void check_auto_settings(const settings& s) {
   if (s.auto_steps > 0 && std::getenv("SIDECORE_AUTO_WINDOW"))
-    throw error(errc::bad_setting, "SIDECORE_AUTO_STEPS and SIDECORE_AUTO_WINDOW are both set; accepted: one of them "
-                                   "(a window of iterations marked with step(), or a time window)");
+    throw error(errc::bad_setting,
+                "SIDECORE_AUTO_STEPS=" + std::to_string(s.auto_steps) + " and SIDECORE_AUTO_WINDOW='" +
+                    std::string(std::getenv("SIDECORE_AUTO_WINDOW")) +
+                    "' are both set; accepted: one of them (a window of iterations marked with step(), or a time "
+                    "window)");
   if (s.auto_steps > 0 && s.auto_recheck_every.per == auto_recheck::unit::seconds)
     throw error(errc::bad_setting, "SIDECORE_AUTO_RECHECK='" + fmt_seconds(s.auto_recheck_every.every) +
                                        "s' with SIDECORE_AUTO_STEPS: accepted: a period in steps (e.g. 100steps), so "

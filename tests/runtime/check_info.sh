@@ -26,7 +26,8 @@ has "$out" "error:" && fail "the refusal went to stdout"
 
 run SIDECORE_AUTO_STEPS=10 SIDECORE_AUTO_WINDOW=5
 [ $rc -eq 2 ] || fail "SIDECORE_AUTO_STEPS with SIDECORE_AUTO_WINDOW: exit $rc, expected 2"
-has "$err" "SIDECORE_AUTO_STEPS and SIDECORE_AUTO_WINDOW are both set" || fail "the combination is not refused"
+has "$err" "SIDECORE_AUTO_STEPS=10 and SIDECORE_AUTO_WINDOW='5' are both set" ||
+  fail "the combination is not refused, naming both values"
 
 run SIDECORE_PROGRES=core
 [ $rc -eq 0 ] || fail "an unknown variable: exit $rc, expected 0 (init only warns)"

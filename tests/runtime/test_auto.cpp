@@ -12,6 +12,13 @@
 //            cores (each cpuset is the whole machine), so the honest answer is "oversubscribed": stays off.
 //   recheck  SIDECORE_AUTO_STEPS=2, SIDECORE_AUTO_RECHECK=2steps, forced core: core, back to off for each re-check's
 //            window (OpenMP given back every core), core again.
+//   uneven   SIDECORE_AUTO_STEPS=3, forced core, 4 iterations: rank 0 calls step() in each, the others never (a
+//            broken contract): rank 0's vote at its 4th step() is completed by the others' at their finalize, no
+//            rank hangs, finalize returns on every rank, rank 0 ends in core and the others in off, each rank's
+//            profile is written and the job profile is not (its ranks' modes differ), said on stderr.
+//   ncore1   SIDECORE_AUTO_STEPS=2, SIDECORE_NCORE=1, no force, 1 rank: a model with one core has none to dedicate,
+//            so the verdict is off, and no speedup is predicted.
+//   nostep   SIDECORE_AUTO_STEPS=3, no step() calls: no window, mode off throughout, and said at finalize.
 #include <mpi.h>
 #include <omp.h>
 #include <hwloc.h>
@@ -251,8 +258,52 @@ int run(const std::string& scenario, int rank, int size) {
     CHECK(sidecore::info().mode == "core", "mode %s at the end", sidecore::info().mode.c_str());
     return 0;
   }
+  if (scenario == "uneven" || scenario == "ncore1" || scenario == "nostep") {
+    const int iterations = scenario == "ncore1" ? 5 : 4;
+    for (int it = 0; it < iterations; ++it) {
+      app.post(it);
+      (void)app.compute();
+      if ((scenario == "uneven" && rank == 0) || scenario == "ncore1") sidecore::step();
+      app.finish(it);
+    }
+    const std::string want = scenario == "uneven" && rank == 0 ? "core" : "off";
+    CHECK(sidecore::info().mode == want, "mode %s at the end, expected %s", sidecore::info().mode.c_str(),
+          want.c_str());
+    return 0;
+  }
   CHECK(false, "unknown scenario %s", scenario.c_str());
   return 0;
+}
+
+// After finalize: each rank's profile holds what the rank decided; the job profile exists only where every rank
+// ended in the same mode.
+void check_uneven_profiles(const char* pattern, int rank, const std::string& scenario) {
+  try {
+    const sidecore::profile p = sidecore::read_profile_file(path_for(pattern, std::to_string(rank)));
+    CHECK(p.auto_mode.has_value(), "the rank profile has no auto section");
+    if (!p.auto_mode) return;
+    const auto& ds = p.auto_mode->decisions;
+    if (scenario == "uneven") {
+      CHECK(ds.size() == (rank == 0 ? 1u : 0u), "%zu decisions", ds.size());
+      if (rank == 0 && !ds.empty())
+        CHECK(ds[0].verdict == "core" && ds[0].switch_s.has_value(), "verdict %s", ds[0].verdict.c_str());
+      std::FILE* job = std::fopen(path_for(pattern, "job").c_str(), "r");
+      CHECK(job == nullptr, "a job profile of ranks that ended in different modes");
+      if (job != nullptr) std::fclose(job);
+    } else if (scenario == "ncore1") {
+      CHECK(ds.size() == 1, "%zu decisions", ds.size());
+      if (!ds.empty()) {
+        CHECK(ds[0].verdict == "off" && !ds[0].forced, "verdict %s", ds[0].verdict.c_str());
+        CHECK(ds[0].reason.find("SIDECORE_NCORE") != std::string::npos, "reason: %s", ds[0].reason.c_str());
+        CHECK(ds[0].t_dedicated_s >= ds[0].window_s, "predicted %g s with a dedicated core, window %g s",
+              ds[0].t_dedicated_s, ds[0].window_s);
+      }
+    } else {
+      CHECK(ds.empty(), "%zu decisions", ds.size());
+    }
+  } catch (const std::exception& e) {
+    CHECK(false, "reading the profile: %s", e.what());
+  }
 }
 
 }  // namespace
@@ -264,6 +315,10 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const std::string scenario = argc > 1 ? argv[1] : "";
+  // The job profile the uneven scenario must not write: none left from an earlier run.
+  if (const char* prof = std::getenv("SIDECORE_PROFILE"); prof && scenario == "uneven" && g_rank == 0)
+    std::remove(path_for(prof, "job").c_str());
+  MPI_Barrier(MPI_COMM_WORLD);
   try {
     sidecore::init();
     run(scenario, g_rank, size);
@@ -274,6 +329,9 @@ int main(int argc, char** argv) {
   }
   if (const char* prof = std::getenv("SIDECORE_PROFILE"); prof && (scenario == "steps" || scenario == "model"))
     check_profile(prof, g_rank, scenario == "steps", scenario == "steps" ? 3 : 2);
+  if (const char* prof = std::getenv("SIDECORE_PROFILE");
+      prof && (scenario == "uneven" || scenario == "ncore1" || scenario == "nostep"))
+    check_uneven_profiles(prof, g_rank, scenario);
   int failures = 0;
   MPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   MPI_Finalize();

@@ -98,6 +98,21 @@ TEST(AutoVerdict, OversubscribedOrNoComputationCannotBeJudged) {
   EXPECT_THAT(both.reason, HasSubstr("rank 1 is oversubscribed"));
 }
 
+// SIDECORE_NCORE=1: the formula has no N_core - 1 cores for the computation; the rank votes its window as its
+// prediction (nothing predicted) and vetoes, so the job stays off unless forced.
+TEST(AutoVerdict, AModelWithOneCoreCannotBeJudged) {
+  const d::job_verdict j = d::judge(agree({{10.0, 6.0, 4.0, 16}, {10.0, 6.0, 4.0, 16, d::auto_veto::one_core}}));
+  EXPECT_FALSE(j.core);
+  EXPECT_THAT(j.reason, HasSubstr("rank 1's model has one core"));
+  // Below a rank without a core to reserve, above the other vetoes.
+  const d::job_verdict k = d::judge(agree({{10.0, 6.0, 4.0, 16, d::auto_veto::one_core},
+                                           {10.0, 6.0, 4.0, 16, d::auto_veto::no_core}}));
+  EXPECT_THAT(k.reason, HasSubstr("rank 1 cannot reserve a core"));
+  const d::job_verdict f = d::judge(agree({{10.0, 0.01, 9.99, 16, d::auto_veto::no_computation},
+                                           {10.0, 6.0, 4.0, 16, d::auto_veto::one_core}}));
+  EXPECT_THAT(f.reason, HasSubstr("rank 1's model has one core"));
+}
+
 TEST(AutoVerdict, ForcedVerdictOverridesTheModelButKeepsItsNumbers) {
   std::vector<rank_window> ranks = {{10.0, 9.0, 1.0, 2, d::auto_veto::oversubscribed}};
   ranks[0].force = d::auto_forced_vote::core;

@@ -19,6 +19,8 @@
 //   ncore1   SIDECORE_AUTO_STEPS=2, SIDECORE_NCORE=1, no force, 1 rank: a model with one core has none to dedicate,
 //            so the verdict is off, and no speedup is predicted.
 //   nostep   SIDECORE_AUTO_STEPS=3, no step() calls: no window, mode off throughout, and said at finalize.
+//   onecore  SIDECORE_AUTO_STEPS=2 on a one-core cpuset (taskset): no core to reserve, so off, and the reason says
+//            why in mode auto's terms (not mode core's advice to set SIDECORE_PROGRESS=off).
 #include <mpi.h>
 #include <omp.h>
 #include <hwloc.h>
@@ -258,12 +260,13 @@ int run(const std::string& scenario, int rank, int size) {
     CHECK(sidecore::info().mode == "core", "mode %s at the end", sidecore::info().mode.c_str());
     return 0;
   }
-  if (scenario == "uneven" || scenario == "ncore1" || scenario == "nostep") {
-    const int iterations = scenario == "ncore1" ? 5 : 4;
+  if (scenario == "uneven" || scenario == "ncore1" || scenario == "nostep" || scenario == "onecore") {
+    const bool stepping = scenario == "ncore1" || scenario == "onecore";
+    const int iterations = stepping ? 5 : 4;
     for (int it = 0; it < iterations; ++it) {
       app.post(it);
       (void)app.compute();
-      if ((scenario == "uneven" && rank == 0) || scenario == "ncore1") sidecore::step();
+      if ((scenario == "uneven" && rank == 0) || stepping) sidecore::step();
       app.finish(it);
     }
     const std::string want = scenario == "uneven" && rank == 0 ? "core" : "off";
@@ -290,11 +293,12 @@ void check_uneven_profiles(const char* pattern, int rank, const std::string& sce
       std::FILE* job = std::fopen(path_for(pattern, "job").c_str(), "r");
       CHECK(job == nullptr, "a job profile of ranks that ended in different modes");
       if (job != nullptr) std::fclose(job);
-    } else if (scenario == "ncore1") {
+    } else if (scenario == "ncore1" || scenario == "onecore") {
       CHECK(ds.size() == 1, "%zu decisions", ds.size());
       if (!ds.empty()) {
         CHECK(ds[0].verdict == "off" && !ds[0].forced, "verdict %s", ds[0].verdict.c_str());
-        CHECK(ds[0].reason.find("SIDECORE_NCORE") != std::string::npos, "reason: %s", ds[0].reason.c_str());
+        const char* why = scenario == "ncore1" ? "SIDECORE_NCORE" : "its cpuset holds 1 core";
+        CHECK(ds[0].reason.find(why) != std::string::npos, "reason: %s", ds[0].reason.c_str());
         CHECK(ds[0].t_dedicated_s >= ds[0].window_s, "predicted %g s with a dedicated core, window %g s",
               ds[0].t_dedicated_s, ds[0].window_s);
       }
@@ -330,7 +334,7 @@ int main(int argc, char** argv) {
   if (const char* prof = std::getenv("SIDECORE_PROFILE"); prof && (scenario == "steps" || scenario == "model"))
     check_profile(prof, g_rank, scenario == "steps", scenario == "steps" ? 3 : 2);
   if (const char* prof = std::getenv("SIDECORE_PROFILE");
-      prof && (scenario == "uneven" || scenario == "ncore1" || scenario == "nostep"))
+      prof && (scenario == "uneven" || scenario == "ncore1" || scenario == "nostep" || scenario == "onecore"))
     check_uneven_profiles(prof, g_rank, scenario);
   int failures = 0;
   MPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -21,9 +21,12 @@ std::string trim(const std::string& v) {
 
 }  // namespace
 
-std::uint64_t parse_unsigned(std::string_view name, const std::string& value, std::uint64_t lo, std::uint64_t hi) {
+std::uint64_t parse_unsigned(std::string_view name, const std::string& value, std::uint64_t lo, std::uint64_t hi,
+                             std::string_view accepted_text) {
   const std::string v = trim(value);
-  const std::string accepted = "an integer " + std::to_string(lo) + ".." + std::to_string(hi);
+  const std::string accepted = accepted_text.empty()
+                                   ? "an integer " + std::to_string(lo) + ".." + std::to_string(hi)
+                                   : std::string(accepted_text);
   if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) reject(name, value, accepted);
   errno = 0;
   char* end = nullptr;
@@ -37,8 +40,9 @@ std::uint64_t parse_trace_max_events(const std::string& value) {
 }
 
 std::size_t parse_ring_events(const std::string& value) {
-  const std::uint64_t n = parse_unsigned("SIDECORE_RING_EVENTS", value, 16, 1U << 24);
-  if ((n & (n - 1)) != 0) reject("SIDECORE_RING_EVENTS", value, "a power of two 16..16777216");
+  constexpr std::string_view accepted = "a power of two 16..16777216";
+  const std::uint64_t n = parse_unsigned("SIDECORE_RING_EVENTS", value, 16, 1U << 24, accepted);
+  if ((n & (n - 1)) != 0) reject("SIDECORE_RING_EVENTS", value, accepted);
   return static_cast<std::size_t>(n);
 }
 
@@ -65,8 +69,9 @@ std::vector<std::size_t> parse_size_bins(const std::string& value) {
 }
 
 std::size_t parse_coll_samples(const std::string& value) {
-  const std::uint64_t n = parse_unsigned("SIDECORE_COLL_SAMPLES", value, 16, 65536);
-  if ((n & (n - 1)) != 0) reject("SIDECORE_COLL_SAMPLES", value, "a power of two 16..65536");
+  constexpr std::string_view accepted = "a power of two 16..65536";
+  const std::uint64_t n = parse_unsigned("SIDECORE_COLL_SAMPLES", value, 16, 65536, accepted);
+  if ((n & (n - 1)) != 0) reject("SIDECORE_COLL_SAMPLES", value, accepted);
   return static_cast<std::size_t>(n);
 }
 

@@ -258,7 +258,7 @@ std::vector<setting_def> make_table() {
                "Entries in the submission queue from application threads to the progress engine. When it is full, "
                "submitters wait for the engine to drain it (and a warning is printed once).",
                [](settings& s, const std::string& v) {
-                 const auto n = parse_unsigned("SIDECORE_SUBMIT_QUEUE", v, 2, 1U << 20);
+                 const auto n = parse_unsigned("SIDECORE_SUBMIT_QUEUE", v, 2, 1U << 20, "a power of two 2..1048576");
                  if (n & (n - 1)) reject("SIDECORE_SUBMIT_QUEUE", v, "a power of two 2..1048576");
                  s.submit_queue = n;
                },
@@ -306,8 +306,9 @@ std::vector<setting_def> make_table() {
                "a start beyond them fails with invalid_argument. Their slots (320 bytes each, taken 1024 at a "
                "time as needed) are kept until finalize, so this bounds that memory.",
                [](settings& s, const std::string& v) {
-                 const auto n = parse_unsigned("SIDECORE_MAX_REQUESTS", v, 1024, 4194304);
-                 if (n % 1024 != 0) reject("SIDECORE_MAX_REQUESTS", v, "a multiple of 1024 in 1024..4194304");
+                 constexpr const char* accepted = "a multiple of 1024 in 1024..4194304";
+                 const auto n = parse_unsigned("SIDECORE_MAX_REQUESTS", v, 1024, 4194304, accepted);
+                 if (n % 1024 != 0) reject("SIDECORE_MAX_REQUESTS", v, accepted);
                  s.max_requests = n;
                },
                [](const settings& s) { return std::to_string(s.max_requests); }});
@@ -474,8 +475,9 @@ const char* mode_name(progress_mode m) noexcept {
   return "?";
 }
 
-std::uint64_t parse_unsigned(std::string_view var, const std::string& value, std::uint64_t lo, std::uint64_t hi) {
-  return shared_parser([&] { return instrument::env::parse_unsigned(var, value, lo, hi); });
+std::uint64_t parse_unsigned(std::string_view var, const std::string& value, std::uint64_t lo, std::uint64_t hi,
+                             std::string_view accepted) {
+  return shared_parser([&] { return instrument::env::parse_unsigned(var, value, lo, hi, accepted); });
 }
 
 const std::vector<setting_def>& setting_table() {

@@ -129,6 +129,6 @@ struct memory_estimate {
 
 // Strict parsers shared by the table (exposed for tests).
 [[nodiscard]] std::uint64_t parse_unsigned(std::string_view var, const std::string& value, std::uint64_t lo,
-                                           std::uint64_t hi);
+                                           std::uint64_t hi, std::string_view accepted = {});
 
 }  // namespace sidecore::detail

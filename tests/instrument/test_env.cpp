@@ -72,9 +72,20 @@ TEST(Env, JunkIsRejectedNamingTheVariableTheValueAndWhatIsAccepted) {
   } catch (const env::bad_value& e) {
     EXPECT_NE(std::string(e.what()).find("(at most 4096 of them)"), std::string::npos) << e.what();
   }
+  // A power-of-two setting says so for every refused value, not only for one inside the range.
+  for (const std::string v : {"100", "x", "33554432", "8"}) {
+    try {
+      (void)env::parse_ring_events(v);
+      ADD_FAILURE() << v << " accepted";
+    } catch (const env::bad_value& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "SIDECORE_RING_EVENTS='" + v + "' is not accepted; accepted: a power of two 16..16777216");
+    }
+  }
   try {
-    (void)env::parse_ring_events("100");
+    (void)env::parse_coll_samples("131072");
+    ADD_FAILURE() << "131072 accepted";
   } catch (const env::bad_value& e) {
-    EXPECT_EQ(std::string(e.what()), "SIDECORE_RING_EVENTS='100' is not accepted; accepted: a power of two 16..16777216");
+    EXPECT_NE(std::string(e.what()).find("accepted: a power of two 16..65536"), std::string::npos) << e.what();
   }
 }

@@ -19,9 +19,10 @@ class bad_value : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-/// An integer lo..hi, written in decimal digits only (spaces and tabs around it are ignored).
+/// An integer lo..hi, written in decimal digits only (spaces and tabs around it are ignored). A refusal says
+/// "accepted: an integer lo..hi", or `accepted` when given (a setting that takes only some of those integers).
 [[nodiscard]] std::uint64_t parse_unsigned(std::string_view name, const std::string& value, std::uint64_t lo,
-                                           std::uint64_t hi);
+                                           std::uint64_t hi, std::string_view accepted = {});
 
 /// SIDECORE_TRACE_MAX_EVENTS: an integer 1..1000000000.
 [[nodiscard]] std::uint64_t parse_trace_max_events(const std::string& value);

@@ -88,8 +88,9 @@ extern "C" int sc_info_print(FILE* out) {
     errors.push_back(std::string(pmpi_progress_var) + "='" + pmpi + "' is not accepted; accepted: sidecore, mpich");
     refused.emplace_back(pmpi_progress_var);
   }
-  std::fprintf(out, "Read by libsidecore-pmpi.so only (with SIDECORE_PROGRESS, SIDECORE_PROGRESS_CORE, "
-                    "SIDECORE_VERBOSE):\n");
+  std::fprintf(out, "Read by libsidecore-pmpi.so only (which reads SIDECORE_PROGRESS, SIDECORE_PROGRESS_CORE, "
+                    "SIDECORE_VERBOSE, SIDECORE_PROFILE, SIDECORE_TRACE, SIDECORE_TRACE_MAX_EVENTS, SIDECORE_SIZE_BINS, "
+                    "SIDECORE_RING_EVENTS, SIDECORE_COLL_SAMPLES and SIDECORE_NCORE above too; docs/pmpi.md):\n");
   std::fprintf(out, "  %-24s default: %-8s current: %s%s\n", pmpi_progress_var, "sidecore",
                pmpi_ok ? pmpi_word.c_str() : "sidecore", mark(pmpi_progress_var, pmpi).c_str());
   std::fprintf(out, "      accepted: sidecore, mpich\n      The engine that progresses MPI on the reserved core in "

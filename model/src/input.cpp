@@ -50,6 +50,17 @@ job_input make_job_input(const std::vector<profile>& profiles, const std::vector
                           fmt::format("{} differs from nranks {} in {}; all profiles must come from the same job",
                                       r.nranks, nranks, nranks_source));
       }
+      // A run of mode auto that switched to core ran part of its time in each mode: it measured neither the
+      // calibration's t_noprogress nor a dedicated run's time (the job profile carries rank 0's decisions).
+      const std::optional<auto_section>& decided = r.auto_mode ? r.auto_mode : profiles[i].auto_mode;
+      if (decided)
+        for (const auto_decision& d : decided->decisions)
+          if (d.switch_s)
+            throw input_error(src, fmt::format("rank {}: auto", r.rank),
+                              fmt::format("the run switched to mode core at {:g} s (SIDECORE_PROGRESS=auto), so it "
+                                          "measured neither mode; give a calibration run with SIDECORE_PROGRESS=off "
+                                          "and, to compare, a dedicated run with SIDECORE_PROGRESS=core",
+                                          *d.switch_s));
       auto& into = r.mode == progress_mode::off ? off : core;
       // The ranks of one mode are one run: profiles of two calibration runs would be combined into a job that never
       // ran (each rank's id is the same within a run; profiles without one cannot be told apart).

@@ -334,4 +334,19 @@ TEST(ProfileErrors, ModelInputChecks) {
     EXPECT_NE(std::string(e.what()).find("give each rank once per mode"), std::string::npos) << e.what();
   }
   EXPECT_THROW((void)sm::load_profiles({model_data + "/kripke_case1_off.json"}, 1), sidecore::input_error);
+  // A run of SIDECORE_PROGRESS=auto that switched to core measured neither mode: refused, in whichever mode it ended.
+  // One that never switched is a run in mode off throughout: a calibration run like any other.
+  sidecore::profile p = sidecore::read_profile_file(model_data + "/kripke_case1_off.json");
+  sidecore::auto_decision d;
+  d.trigger = "steps";
+  d.verdict = "off";
+  p.auto_mode = sidecore::auto_section{{d}};
+  EXPECT_NO_THROW((void)sm::make_job_input({p}, {"auto.json"}));
+  d.verdict = "core";
+  d.switch_s = 1.5;
+  p.auto_mode = sidecore::auto_section{{d}};
+  const std::string m = sctest::error_of([&] { (void)sm::make_job_input({p}, {"auto.json"}); });
+  EXPECT_NE(m.find("auto.json: rank 0: auto: the run switched to mode core at 1.5 s (SIDECORE_PROGRESS=auto)"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find("SIDECORE_PROGRESS=off"), std::string::npos) << m;
 }

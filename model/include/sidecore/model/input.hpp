@@ -35,7 +35,8 @@ struct job_input {
 /// the comparison run. what_if_cores (--cores N) asks for a prediction on nodes of N cores: the
 /// measured n_core is kept and the analysis moves the computation from it to N. `sources` names each
 /// profile's file (same length as profiles, or empty). Throws input_error when no off-mode profile
-/// is given, a rank appears twice in one mode, nranks disagree, what_if_cores <= 1, or a rank's
+/// is given, a rank appears twice in one mode, nranks disagree, a profile is of a SIDECORE_PROGRESS=auto run that
+/// switched to core (it measured neither mode), what_if_cores <= 1, or a rank's
 /// inputs are invalid (negative times, N_core <= 1 without what_if_cores: the message says how to
 /// give the node's core count).
 [[nodiscard]] job_input make_job_input(const std::vector<profile>& profiles, const std::vector<std::string>& sources,

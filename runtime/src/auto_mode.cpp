@@ -296,7 +296,8 @@ void auto_controller::decide(bool apply) {
                          "core, gain %.4g s: %s -> %s\n",
                  rank_, d.trigger == "steps" ? (std::to_string(d.steps) + " steps, ").c_str() : "",
                  d.window_s, d.job_t_noprogress_s, d.job_t_dedicated_s,
-                 d.job_t_noprogress_s - d.job_t_dedicated_s, d.reason.c_str(), core ? "core" : "off");
+                 d.job_t_noprogress_s - d.job_t_dedicated_s, d.reason.c_str(),
+                 !apply ? (s_.core_active ? "stays core" : "stays off") : core ? "core" : "off");
   decided_ns_ = now_ns();
   steps_ = 0;
   if (apply && s_.cfg.auto_recheck_every.per != auto_recheck::unit::none) {

@@ -52,6 +52,7 @@ struct options {
   bool check = false;
 };
 
+constexpr int max_size = 1000;  // --size's upper limit
 constexpr int own_image = 13;  // image code of (0, 0, 0): code = (ix + 1) * 9 + (iy + 1) * 3 + (iz + 1)
 constexpr std::array<int, 3> image_step{9, 3, 1};
 
@@ -79,6 +80,35 @@ void expect(const sidecore::status& st, std::int64_t bytes, const char* what) {
                               sidecore::errc_name(st.error) + ")");
 }
 
+// [lo, hi) of the sub-box of coordinate c of the g ranks along a side `box` long (the last ends on the box).
+[[nodiscard]] std::array<double, 2> sub_box(double box, int c, int g) {
+  return {box * c / g, c + 1 == g ? box : box * (c + 1) / g};
+}
+// The narrowest of the g sub-boxes along a side: every rank computes the same.
+[[nodiscard]] double narrowest(double box, int g) {
+  double w = box;
+  for (int c = 0; c < g; ++c) {
+    const auto [lo, hi] = sub_box(box, c, g);
+    w = std::min(w, hi - lo);
+  }
+  return w;
+}
+// Why a sub-box of the grid is too narrow, and what would do.
+[[nodiscard]] std::string narrow_message(const options& o, int ranks, char axis, double narrow) {
+  const double reach = o.cutoff + o.skin, lattice = std::cbrt(4.0 / o.density);
+  int fits = 0;  // the smallest --size whose sub-boxes are all wide enough, if the option accepts one
+  for (int size = o.size + 1; size <= max_size && fits == 0; ++size)
+    if (narrowest(lattice * size, ranks) >= reach) fits = size;
+  char text[400];
+  std::snprintf(text, sizeof text,
+                "--size %d --cutoff %.17g --skin %.17g: with %d ranks in %c the narrowest sub-box is %.17g wide, "
+                "below --cutoff + --skin (%.17g), which each sub-box must reach: give ",
+                o.size, o.cutoff, o.skin, ranks, axis, narrow, reach);
+  std::string s = text;
+  if (fits > 0) s += "--size " + std::to_string(fits) + " or more, ";
+  return s + "fewer ranks in " + axis + " (--p" + axis + "), or a smaller --cutoff or --skin";
+}
+
 class simulation {
  public:
   // `grid`/`coords`: the rank grid and this rank's place; `collective` false for the one-rank recomputation of
@@ -88,13 +118,14 @@ class simulation {
     lattice_ = std::cbrt(4.0 / o.density);
     box_ = lattice_ * o.size;
     cutneigh_ = o.cutoff + o.skin;
+    // Every rank decides on the narrowest sub-box, not its own: the widths differ by a rounding, and a rank that
+    // refused alone would leave the others waiting in the next collective.
     for (int d = 0; d < 3; ++d) {
-      lo_[d] = box_ * coords[d] / grid[d];
-      hi_[d] = coords[d] + 1 == grid[d] ? box_ : box_ * (coords[d] + 1) / grid[d];
-      if (hi_[d] - lo_[d] < cutneigh_)
-        throw apps::usage_error{"the sub-box of each rank is " + std::to_string(hi_[d] - lo_[d]) + " wide in " +
-                                "xyz"[d] + " with " + std::to_string(grid[d]) + " ranks there, below cutoff + skin (" +
-                                std::to_string(cutneigh_) + "): give a larger --size or fewer ranks in that dimension"};
+      const double narrow = narrowest(box_, grid[d]);
+      if (narrow < cutneigh_) throw apps::usage_error{narrow_message(o, grid[d], "xyz"[d], narrow)};
+      const auto [lo, hi] = sub_box(box_, coords[d], grid[d]);
+      lo_[d] = lo;
+      hi_[d] = hi;
     }
     for (int s = 0; s < 6; ++s) {
       swap& w = swaps_[static_cast<std::size_t>(s)];
@@ -674,7 +705,7 @@ int main(int argc, char** argv) {
                 "Verlet): blocking halo exchanges (send + recv) dimension by dimension, an allreduce of the "
                 "energies, and --alpha to convert a fraction of the exchanges into nonblocking ones overlapped with "
                 "the interior forces. docs/apps.md has the details.");
-  cli.option("size", o.size, 2, 1000, "FCC unit cells per side of the box (4 * size^3 atoms)");
+  cli.option("size", o.size, 2, max_size, "FCC unit cells per side of the box (4 * size^3 atoms)");
   cli.option("steps", o.steps, 1, 10000000, "time steps");
   cli.option("dt", o.dt, 1e-6, 0.1, "time step (Lennard-Jones units)");
   cli.option("density", o.density, 0.01, 1.5, "atoms per unit volume");

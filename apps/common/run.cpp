@@ -47,7 +47,7 @@ int run(int argc, char** argv, cli& options, const std::function<int()>& body) {
   try {
     rc = body();
   } catch (const usage_error& e) {
-    // Set-up checks run on every rank with the same inputs, so every rank throws: no rank is left waiting.
+    // Set-up checks decide from values every rank computes alike, so every rank throws: no rank is left waiting.
     if (printer)
       std::fprintf(stderr, "%s: %s (%s --help lists the options)\n", options.program().c_str(), e.message.c_str(),
                    options.program().c_str());

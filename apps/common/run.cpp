@@ -4,10 +4,13 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <string>
+#include <string_view>
 
 #include <sidecore/sidecore.hpp>
 
@@ -26,6 +29,21 @@ int world_rank() {
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::abort();  // MPI_Abort does not return; this satisfies [[noreturn]]
+}
+
+// The memory of this rank's node: APPS_NODE_MEMORY_MIB when set (a node shared with other jobs), else physical.
+double node_memory() {
+  constexpr long long most = 1LL << 30;  // MiB: 1 PiB
+  if (const char* v = std::getenv("APPS_NODE_MEMORY_MIB")) {
+    const std::string_view text(v);
+    long long mib = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), mib);
+    if (ec != std::errc() || end != text.data() + text.size() || mib < 1 || mib > most)
+      throw usage_error{"APPS_NODE_MEMORY_MIB='" + std::string(text) + "' is not accepted: give an integer from 1 to " +
+                        std::to_string(most) + " (MiB of memory per node), or leave it unset for the physical memory"};
+    return static_cast<double>(mib) * 1024.0 * 1024.0;
+  }
+  return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
 }
 
 }  // namespace
@@ -61,6 +79,7 @@ int run(int argc, char** argv, cli& options, const std::function<int()>& body) {
 }
 
 void require_memory(double bytes, const std::string& inputs) {
+  const double have = node_memory();  // before the collectives: every rank refuses a bad value alike
   MPI_Comm node = MPI_COMM_NULL;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int node_ranks = 1;
@@ -68,7 +87,6 @@ void require_memory(double bytes, const std::string& inputs) {
   double need = 0.0;
   MPI_Allreduce(&bytes, &need, 1, MPI_DOUBLE, MPI_SUM, node);
   MPI_Comm_free(&node);
-  const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
   struct {
     double ratio;
     int rank;

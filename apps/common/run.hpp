@@ -17,8 +17,9 @@ int run(int argc, char** argv, cli& options, const std::function<int()>& body);
 
 /// Refuses inputs whose memory no node holds, before the app allocates it: `bytes` is at least what this rank will
 /// allocate, `inputs` names the options that set it and their values ("--n 65536"). Throws apps::usage_error on
-/// every rank when the ranks of some node need more than its physical memory together. Collective over
-/// MPI_COMM_WORLD; plain MPI, so that sidecore's profile of the app does not count it.
+/// every rank when the ranks of some node need more than its physical memory together (APPS_NODE_MEMORY_MIB, when
+/// set, stands for it). Collective over MPI_COMM_WORLD; plain MPI, so that sidecore's profile of the app does not
+/// count it.
 void require_memory(double bytes, const std::string& inputs);
 
 /// One line describing where the app runs: ranks, sidecore mode, provider, reserved core, OpenMP threads, N_core.

@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <numbers>
 #include <span>
 #include <string>
@@ -93,6 +94,27 @@ void expect(const sidecore::status& st, std::int64_t bytes, const char* what) {
   }
   return w;
 }
+// About how many atoms, owned and ghosts, a rank holds at most on the lattice of `o` with sub-boxes `width` wide:
+// the lattice's planes in the sub-box widened by cutoff + skin on each side (the FCC's density times the widened
+// volume, each side half a lattice constant longer for the plane at both ends).
+[[nodiscard]] double atoms_held(const options& o, const std::array<double, 3>& width) {
+  const double reach = o.cutoff + o.skin, lattice = std::cbrt(4.0 / o.density);
+  double v = o.density;
+  for (const double w : width) v *= w + 2 * reach + lattice / 2;
+  return v;
+}
+// The most atoms a rank of `grid` holds, from its widest sub-boxes: every rank computes the same.
+[[nodiscard]] double most_atoms_held(const options& o, int size, const std::array<int, 3>& grid) {
+  const double box = std::cbrt(4.0 / o.density) * size;
+  std::array<double, 3> width{};
+  for (std::size_t d = 0; d < 3; ++d)
+    for (int c = 0; c < grid[d]; ++c) {
+      const auto [lo, hi] = sub_box(box, c, grid[d]);
+      width[d] = std::max(width[d], hi - lo);
+    }
+  return atoms_held(o, width);
+}
+
 // Why a sub-box of the grid is too narrow, and what would do.
 [[nodiscard]] std::string narrow_message(const options& o, int ranks, char axis, double narrow) {
   const double reach = o.cutoff + o.skin, lattice = std::cbrt(4.0 / o.density);
@@ -461,7 +483,7 @@ class simulation {
     nstart_.assign(static_cast<std::size_t>(nlocal_) + 1, 0);
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < nlocal_; ++i) {
-      int count = 0;
+      std::int64_t count = 0;
       for_each_neighbour(i, [&](int) { ++count; });
       nstart_[static_cast<std::size_t>(i) + 1] = count;
     }
@@ -494,7 +516,7 @@ class simulation {
       const std::size_t a = static_cast<std::size_t>(atoms[k]);
       const double xi = x_[3 * a], yi = x_[3 * a + 1], zi = x_[3 * a + 2];
       double fx = 0, fy = 0, fz = 0, e = 0;
-      for (int m = nstart_[a]; m < nstart_[a + 1]; ++m) {
+      for (std::int64_t m = nstart_[a]; m < nstart_[a + 1]; ++m) {
         const std::size_t b = static_cast<std::size_t>(nlist_[static_cast<std::size_t>(m)]);
         const double dx = xi - x_[3 * b], dy = yi - x_[3 * b + 1], dz = zi - x_[3 * b + 2];
         const double r2 = dx * dx + dy * dy + dz * dz;
@@ -597,7 +619,8 @@ class simulation {
   std::vector<double> x_, v_, f_;   // 3 per atom (v_ and f_: owned atoms only)
   std::vector<double> pe_;          // per owned atom: half the energy of its pairs
   std::vector<std::int64_t> key_;   // id * 27 + periodic image code
-  std::vector<int> nstart_, nlist_; // neighbour lists (CSR over owned atoms)
+  std::vector<std::int64_t> nstart_;  // neighbour lists (CSR over owned atoms): a rank's pairs can pass INT_MAX
+  std::vector<int> nlist_;
   std::vector<int> interior_, boundary_;
   std::array<double, 2> energy0_{}, energy_{};
   std::int64_t allreduces_ = 0;
@@ -616,11 +639,31 @@ int run_md(const options& o) {
     // Per owned atom: position, velocity, force, energy, key, the list offset and cell, and a neighbour list of
     // every atom within cutoff + skin (ghosts not counted); --check's recomputation holds every atom on rank 0.
     const double atoms = 4.0 * o.size * o.size * o.size, reach = o.cutoff + o.skin;
-    const double per_atom = 10.0 * sizeof(double) + 3.0 * sizeof(int) +
+    const double per_atom = 10.0 * sizeof(double) + sizeof(std::int64_t) + 2.0 * sizeof(int) +
                             sizeof(int) * o.density * 4.0 / 3.0 * std::numbers::pi * reach * reach * reach;
     apps::require_memory(per_atom * (atoms / size + (o.check && rank == 0 ? atoms : 0.0)),
                          "--size " + std::to_string(o.size) + " (" + std::to_string(4LL * o.size * o.size * o.size) +
                              " atoms" + (o.check ? ", and --check" : "") + ")");
+  }
+  {
+    // Atoms are indexed with int on a rank (and on rank 0 alone for --check's recomputation).
+    constexpr double most = std::numeric_limits<int>::max();
+    const std::array<int, 3> one{1, 1, 1};
+    auto held = [&](int cells) {
+      return std::max(most_atoms_held(o, cells, grid), o.check ? most_atoms_held(o, cells, one) : 0.0);
+    };
+    if (const double atoms = held(o.size); atoms > most) {
+      int fits = o.size - 1;
+      while (fits >= 2 && held(fits) > most) --fits;
+      const bool solo = most_atoms_held(o, o.size, grid) <= most;  // only --check's recomputation is too big
+      char text[200];
+      std::snprintf(text, sizeof text, " (%lld atoms): about %.4g atoms with the ghosts on %s, more than the %d a rank"
+                    " indexes: give ", 4LL * o.size * o.size * o.size, atoms, solo ? "rank 0 for --check" : "one rank",
+                    std::numeric_limits<int>::max());
+      throw apps::usage_error{"--size " + std::to_string(o.size) + text +
+                              (fits >= 2 ? "--size " + std::to_string(fits) + " or less, or " : std::string()) +
+                              (solo ? "no --check" : "more ranks")};
+    }
   }
   if (rank == 0)
     std::printf("md: %lld atoms (FCC %d^3 cells, box %.3f), density %g, temperature %g, cutoff %g + skin %g, dt %g, "

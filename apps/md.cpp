@@ -115,6 +115,17 @@ void expect(const sidecore::status& st, std::int64_t bytes, const char* what) {
   return atoms_held(o, width);
 }
 
+// Cells of the neighbour search along a sub-box `width` wide with its ghosts `reach` deep on each side: the widest
+// of at least `reach`, so that an atom's neighbours are in its cell or the next.
+[[nodiscard]] int cells_along(double width, double reach) {
+  return std::max(1, static_cast<int>((width + 2 * reach) / reach));
+}
+[[nodiscard]] double cell_count(const std::array<double, 3>& width, double reach) {
+  double n = 1;
+  for (const double w : width) n *= cells_along(w, reach);
+  return n;
+}
+
 // Why a sub-box of the grid is too narrow, and what would do.
 [[nodiscard]] std::string narrow_message(const options& o, int ranks, char axis, double narrow) {
   const double reach = o.cutoff + o.skin, lattice = std::cbrt(4.0 / o.density);
@@ -273,6 +284,7 @@ class simulation {
   [[nodiscard]] std::array<double, 2> last_energy() const { return energy_; }
   [[nodiscard]] std::int64_t atoms() const { return natoms_; }
   [[nodiscard]] double box() const { return box_; }
+  [[nodiscard]] std::array<double, 3> widths() const { return {hi_[0] - lo_[0], hi_[1] - lo_[1], hi_[2] - lo_[2]}; }
   [[nodiscard]] std::int64_t allreduces() const { return allreduces_; }
   [[nodiscard]] double interior_share() const {
     return nlocal_ ? static_cast<double>(interior_.size()) / nlocal_ : 0.0;
@@ -437,7 +449,7 @@ class simulation {
     for (int d = 0; d < 3; ++d) {
       origin[static_cast<std::size_t>(d)] = lo_[d] - cutneigh_;
       const double extent = hi_[d] - lo_[d] + 2 * cutneigh_;
-      nb[static_cast<std::size_t>(d)] = std::max(1, static_cast<int>(extent / cutneigh_));
+      nb[static_cast<std::size_t>(d)] = cells_along(hi_[d] - lo_[d], cutneigh_);
       width[static_cast<std::size_t>(d)] = extent / nb[static_cast<std::size_t>(d)];
     }
     auto cell_of = [&](int i, int d) {
@@ -447,16 +459,22 @@ class simulation {
       return std::clamp(c, 0, nb[static_cast<std::size_t>(d)] - 1);
     };
     const std::size_t ncells = static_cast<std::size_t>(nb[0]) * nb[1] * nb[2];
-    std::vector<int> cell(static_cast<std::size_t>(ntotal)), start(ncells + 1, 0),
-        members(static_cast<std::size_t>(ntotal));
+    // A cell's index can pass INT_MAX (a low density, a small cutoff); its atom counts cannot (atoms are ints).
+    auto index = [&](std::size_t cx, std::size_t cy, std::size_t cz) {
+      return (cx * static_cast<std::size_t>(nb[1]) + cy) * static_cast<std::size_t>(nb[2]) + cz;
+    };
+    std::vector<std::size_t> cell(static_cast<std::size_t>(ntotal));
+    std::vector<int> start(ncells + 1, 0), members(static_cast<std::size_t>(ntotal));
     for (int i = 0; i < ntotal; ++i) {
-      cell[static_cast<std::size_t>(i)] = (cell_of(i, 0) * nb[1] + cell_of(i, 1)) * nb[2] + cell_of(i, 2);
-      ++start[static_cast<std::size_t>(cell[static_cast<std::size_t>(i)]) + 1];
+      cell[static_cast<std::size_t>(i)] = index(static_cast<std::size_t>(cell_of(i, 0)),
+                                                static_cast<std::size_t>(cell_of(i, 1)),
+                                                static_cast<std::size_t>(cell_of(i, 2)));
+      ++start[cell[static_cast<std::size_t>(i)] + 1];
     }
     for (std::size_t c = 0; c < ncells; ++c) start[c + 1] += start[c];
     std::vector<int> fill(start.begin(), start.end() - 1);
     for (int i = 0; i < ntotal; ++i) {
-      int& next = fill[static_cast<std::size_t>(cell[static_cast<std::size_t>(i)])];
+      int& next = fill[cell[static_cast<std::size_t>(i)]];
       members[static_cast<std::size_t>(next++)] = i;
     }
 
@@ -464,12 +482,14 @@ class simulation {
     // Visits the atoms j within cutoff + skin of owned atom i.
     auto for_each_neighbour = [&](int i, auto&& visit) {
       const std::size_t a = static_cast<std::size_t>(i);
-      const int c = cell[a];
-      const int cx = c / (nb[1] * nb[2]), cy = (c / nb[2]) % nb[1], cz = c % nb[2];
+      const std::size_t c = cell[a], n1 = static_cast<std::size_t>(nb[1]), n2 = static_cast<std::size_t>(nb[2]);
+      const int cx = static_cast<int>(c / (n1 * n2)), cy = static_cast<int>(c / n2 % n1),
+                cz = static_cast<int>(c % n2);
       for (int ix = std::max(cx - 1, 0); ix <= std::min(cx + 1, nb[0] - 1); ++ix)
         for (int iy = std::max(cy - 1, 0); iy <= std::min(cy + 1, nb[1] - 1); ++iy)
           for (int iz = std::max(cz - 1, 0); iz <= std::min(cz + 1, nb[2] - 1); ++iz) {
-            const std::size_t cc = static_cast<std::size_t>((ix * nb[1] + iy) * nb[2] + iz);
+            const std::size_t cc = index(static_cast<std::size_t>(ix), static_cast<std::size_t>(iy),
+                                         static_cast<std::size_t>(iz));
             for (int m = start[cc]; m < start[cc + 1]; ++m) {
               const int j = members[static_cast<std::size_t>(m)];
               if (j == i) continue;
@@ -636,14 +656,33 @@ int run_md(const options& o) {
                             " ranks: give extents whose product is the rank count, or 0 to have one chosen"};
   simulation sim(o, grid, apps::grid_coords(rank, grid), true);
   {
-    // Per owned atom: position, velocity, force, energy, key, the list offset and cell, and a neighbour list of
-    // every atom within cutoff + skin (ghosts not counted); --check's recomputation holds every atom on rank 0.
-    const double atoms = 4.0 * o.size * o.size * o.size, reach = o.cutoff + o.skin;
-    const double per_atom = 10.0 * sizeof(double) + sizeof(std::int64_t) + 2.0 * sizeof(int) +
-                            sizeof(int) * o.density * 4.0 / 3.0 * std::numbers::pi * reach * reach * reach;
-    apps::require_memory(per_atom * (atoms / size + (o.check && rank == 0 ? atoms : 0.0)),
-                         "--size " + std::to_string(o.size) + " (" + std::to_string(4LL * o.size * o.size * o.size) +
-                             " atoms" + (o.check ? ", and --check" : "") + ")");
+    // Per owned atom: velocity, force, energy, the list offset, the interior flag and its place in the interior or
+    // boundary list, and a neighbour list of every atom within cutoff + skin; per atom held (owned and ghosts):
+    // position, key, cell and cell member; per ghost, its place in a swap's list and packed position. The cell
+    // lists (2 ints per cell) are built, and freed, at each neighbour-list build: at low density they outweigh the
+    // atoms. --check's recomputation holds the whole box on rank 0 besides (its cell lists once this run's are gone).
+    const double reach = o.cutoff + o.skin;
+    const double per_owned = 7.0 * sizeof(double) + sizeof(std::int64_t) + 1.0 + sizeof(int) +
+                             sizeof(int) * o.density * 4.0 / 3.0 * std::numbers::pi * reach * reach * reach;
+    const double per_held = 3.0 * sizeof(double) + 2.0 * sizeof(std::int64_t) + sizeof(int);
+    const double per_ghost = sizeof(int) + 3.0 * sizeof(double);
+    auto bytes = [&](const std::array<double, 3>& width) {
+      double owned = o.density;
+      for (const double w : width) owned *= w;
+      const double held = atoms_held(o, width);
+      return per_owned * owned + per_held * held + per_ghost * (held - owned);
+    };
+    const double box = sim.box();
+    double need = bytes(sim.widths()), cells = 2.0 * sizeof(int) * cell_count(sim.widths(), reach);
+    if (o.check && rank == 0) {
+      need += bytes({box, box, box});
+      cells = std::max(cells, 2.0 * sizeof(int) * cell_count({box, box, box}, reach));
+    }
+    char physics[120];
+    std::snprintf(physics, sizeof physics, " --density %g --cutoff %g --skin %g (%lld atoms", o.density, o.cutoff,
+                  o.skin, 4LL * o.size * o.size * o.size);
+    apps::require_memory(need + cells, "--size " + std::to_string(o.size) + physics +
+                                           (o.check ? ", and --check" : "") + ")");
   }
   {
     // Atoms are indexed with int on a rank (and on rank 0 alone for --check's recomputation).

@@ -301,13 +301,15 @@ class multizone {
     for (int dir = 0; dir < 3; ++dir) {
       const int n = dir == 0 ? z.gx : (dir == 1 ? z.gy : z.gz);
       const int lines_a = dir == 0 ? z.gy : z.gx, lines_b = dir == 2 ? z.gy : z.gz;
-      const int lines = fields * lines_a * lines_b;
+      // 64 bits: a zone's lines (5 gx gy along z) can pass INT_MAX, and the loop would run none.
+      const std::int64_t per_field = static_cast<std::int64_t>(lines_a) * lines_b, lines = fields * per_field;
 #pragma omp parallel
       {
         std::vector<double> c(static_cast<std::size_t>(longest)), d(static_cast<std::size_t>(longest));
 #pragma omp for schedule(static)
-        for (int line = 0; line < lines; ++line) {
-          const int f = line / (lines_a * lines_b), a = (line / lines_b) % lines_a, b = line % lines_b;
+        for (std::int64_t line = 0; line < lines; ++line) {
+          const int f = static_cast<int>(line / per_field), a = static_cast<int>(line / lines_b % lines_a),
+                    b = static_cast<int>(line % lines_b);
           auto cell = [&](int t) -> double& {  // t in [-1, n] for x and y (ghosts at the ends)
             if (dir == 0) return z.u[z.at(f, t, a, b)];
             if (dir == 1) return z.u[z.at(f, a, t, b)];

@@ -105,11 +105,13 @@ enum face : int { west = 0, east = 1, south = 2, north = 3 };
 
 class multizone {
  public:
-  // `ranks`: how many ranks share the zones; the one-rank recomputation of --check passes 1 (rank 0 owns all).
+  // The zone map: `ranks` share the zones (the one-rank recomputation of --check passes 1: rank 0 owns all);
+  // allocate() makes this rank's fields.
   multizone(const options& o, int ranks, int rank) : o_(o), rank_(rank) {
     const std::vector<int> wx = zone_widths(o.nx, o.zones_x, std::sqrt(o.ratio));
     const std::vector<int> wy = zone_widths(o.ny, o.zones_y, std::sqrt(o.ratio));
     std::vector<std::int64_t> load(static_cast<std::size_t>(ranks), 0);
+    zones_.reserve(static_cast<std::size_t>(o.zones_x) * static_cast<std::size_t>(o.zones_y));  // as bytes() counts
     for (int zy = 0, y0 = 0; zy < o.zones_y; y0 += wy[static_cast<std::size_t>(zy)], ++zy)
       for (int zx = 0, x0 = 0; zx < o.zones_x; x0 += wx[static_cast<std::size_t>(zx)], ++zx) {
         zone z;
@@ -132,6 +134,25 @@ class multizone {
       zones_[static_cast<std::size_t>(z)].owner = static_cast<int>(r);
       load[static_cast<std::size_t>(r)] += cells(z);
     }
+  }
+
+  // What this rank allocates, in bytes: the zone map with its sort order and this rank's list, its zones' fields
+  // with their ghost layers (a 3 x 3 zone holds 5 x 5 points per field and level), and per face towards another
+  // rank a send and a receive buffer.
+  [[nodiscard]] double bytes() const {
+    double b = static_cast<double>(zones_.size()) * (sizeof(zone) + 2 * sizeof(int));
+    for (const zone& z : zones_) {
+      if (z.owner != rank_) continue;
+      b += static_cast<double>(sizeof(double)) * fields * z.gz * (z.gx + 2.0) * (z.gy + 2.0);
+      for (int side = 0; side < 4; ++side)
+        if (zones_[static_cast<std::size_t>(neighbour(z, side))].owner != rank_)
+          b += 2.0 * sizeof(double) * static_cast<double>(layer_size(z, side));
+    }
+    return b;
+  }
+
+  // The fields of this rank's zones, at their initial values.
+  void allocate() {
     for (zone& z : zones_) {
       if (z.owner != rank_) continue;
       z.u.assign(static_cast<std::size_t>(fields) * z.gz * (z.gy + 2) * (z.gx + 2), 0.0);
@@ -359,13 +380,15 @@ int run_multizone(options& o, const apps::cli& cli) {
     throw apps::usage_error{"--nx " + std::to_string(o.nx) + " --ny " + std::to_string(o.ny) +
                             ": give at least 3 cells per zone in x and y (" + std::to_string(3 * o.zones_x) + ", " +
                             std::to_string(3 * o.zones_y) + ")"};
-  // The zones' fields (5 per cell) shared out, at best evenly; --check's recomputation holds them all on rank 0.
-  const double field_bytes = static_cast<double>(fields) * sizeof(double) * o.nx * o.ny * o.nz;
-  apps::require_memory(field_bytes / size + (o.check && rank == 0 ? field_bytes : 0.0),
-                       "--nx " + std::to_string(o.nx) + " --ny " + std::to_string(o.ny) + " --nz " +
-                           std::to_string(o.nz) + " (" + std::to_string(fields) + " fields per point" +
-                           (o.check ? ", and --check" : "") + ")");
+  // Each rank's own zones (the zone map can put most of the mesh on one rank); --check's recomputation holds them
+  // all on rank 0 besides.
   multizone mz(o, size, rank);
+  apps::require_memory(mz.bytes() + (o.check && rank == 0 ? multizone(o, 1, 0).bytes() : 0.0),
+                       "--nx " + std::to_string(o.nx) + " --ny " + std::to_string(o.ny) + " --nz " +
+                           std::to_string(o.nz) + " --zones-x " + std::to_string(o.zones_x) + " --zones-y " +
+                           std::to_string(o.zones_y) + " (" + std::to_string(fields) + " fields per point" +
+                           (o.check ? ", and --check" : "") + ")");
+  mz.allocate();
   if (rank == 0)
     std::printf("multizone: %dx%d zones (cells %lld to %lld), mesh %dx%dx%d, %d fields, %d steps; %s\n", o.zones_x,
                 o.zones_y, static_cast<long long>(mz.smallest_zone()), static_cast<long long>(mz.largest_zone()),
@@ -393,6 +416,7 @@ int run_multizone(options& o, const apps::cli& cli) {
   int bad = 0;
   if (rank == 0) {
     multizone solo(o, 1, 0);
+    solo.allocate();
     for (int s = 0; s < o.steps; ++s) solo.step();
     const std::vector<std::uint64_t> ref = solo.zone_hashes();
     for (std::size_t z = 0; z < ref.size(); ++z)

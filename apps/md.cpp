@@ -393,13 +393,28 @@ class simulation {
       }
     }
     for (int i = 0; i < nlocal_; ++i)
-      if (!inside(&x_[3 * static_cast<std::size_t>(i)]))
-        throw sidecore::error(sidecore::errc::invalid_argument,
-                              "md: atom " + std::to_string(key_[static_cast<std::size_t>(i)] / 27) +
-                                  " moved past the neighbouring rank's sub-box between two neighbour-list builds: "
-                                  "lower --dt or --reneigh");
+      for (int d = 0; d < 3; ++d) {
+        const double p = x_[3 * static_cast<std::size_t>(i) + d];
+        if (p < lo_[d] || p >= hi_[d]) runaway(i, d);
+      }
     f_.assign(x_.size(), 0.0);
     pe_.assign(static_cast<std::size_t>(nlocal_), 0.0);
+  }
+
+  // An atom outside this rank's sub-box after the migration moved further between two builds than a migration
+  // carries: past the neighbouring rank's sub-box, or, with one rank in that dimension (wrapped in place), more
+  // than the box's side.
+  [[noreturn]] void runaway(int i, int d) const {
+    char text[200];
+    if (grid_[static_cast<std::size_t>(d)] == 1)
+      std::snprintf(text, sizeof text, "more than the box's side (%.6g) in %c", box_, "xyz"[d]);
+    else
+      std::snprintf(text, sizeof text, "past the neighbouring rank's sub-box in %c", "xyz"[d]);
+    char steps[80];
+    std::snprintf(steps, sizeof steps, " (--reneigh %d steps of --dt %g)", o_.reneigh, o_.dt);
+    throw sidecore::error(sidecore::errc::invalid_argument,
+                          "md: atom " + std::to_string(key_[static_cast<std::size_t>(i)] / 27) + " moved " + text +
+                              " between two neighbour-list builds" + steps + ": lower --dt or --reneigh");
   }
 
   void borders() {

@@ -10,6 +10,7 @@
 #include <new>
 #include <string>
 #include <system_error>
+#include <type_traits>
 #include <vector>
 
 #include <sidecore/common/fingerprint.hpp>
@@ -190,6 +191,41 @@ const char* errc_name(errc code) noexcept {
   return "unknown";
 }
 
+namespace {
+
+// Whether MPI knows `comm` as an intracommunicator, asked without MPI's default abort: an invalid handle raises its
+// error on MPI_COMM_WORLD (MPICH 4.0) or on MPI_COMM_SELF (MPI 4.0's rule for errors of no object), whose handlers
+// return for this one question and are put back after it.
+[[nodiscard]] bool is_intracommunicator(MPI_Comm comm, bool& inter) {
+  MPI_Errhandler world = MPI_ERRHANDLER_NULL, self = MPI_ERRHANDLER_NULL;
+  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &world);
+  MPI_Comm_get_errhandler(MPI_COMM_SELF, &self);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  int flag = 0;
+  const bool known = MPI_Comm_test_inter(comm, &flag) == MPI_SUCCESS;
+  inter = known && flag != 0;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, world);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, self);
+  MPI_Errhandler_free(&world);
+  MPI_Errhandler_free(&self);
+  return known && !inter;
+}
+
+// A communicator handle as text: MPICH's are integers, other MPIs' pointers.
+template <typename Handle>
+[[nodiscard]] std::string handle_text(Handle c) {
+  char text[32];
+  if constexpr (std::is_integral_v<Handle>)
+    std::snprintf(text, sizeof text, "0x%llx",
+                  static_cast<unsigned long long>(static_cast<std::make_unsigned_t<Handle>>(c)));
+  else
+    std::snprintf(text, sizeof text, "%p", static_cast<const void*>(c));
+  return text;
+}
+
+}  // namespace
+
 void init(MPI_Comm user_comm) {
   int expected = static_cast<int>(phase::before_init);
   if (g_phase.load() != expected)
@@ -200,7 +236,18 @@ void init(MPI_Comm user_comm) {
   int mpi_ok = 0;
   MPI_Initialized(&mpi_ok);
   if (!mpi_ok) throw error(errc::mpi, "sidecore::init needs MPI initialized: call MPI_Init or MPI_Init_thread first");
-  if (user_comm == MPI_COMM_NULL) throw error(errc::invalid_argument, "sidecore::init: comm is MPI_COMM_NULL");
+  constexpr const char* accepted = "accepted: an MPI intracommunicator of the ranks that use sidecore, such as "
+                                   "MPI_COMM_WORLD (in Fortran MPI_COMM_WORLD of `use mpi`, or MPI_COMM_WORLD%MPI_VAL "
+                                   "of `use mpi_f08`; SC_COMM_WORLD is sidecore's own communicator, which init makes)";
+  if (user_comm == MPI_COMM_NULL)
+    throw error(errc::invalid_argument, std::string("sidecore::init: comm is MPI_COMM_NULL; ") + accepted);
+  bool inter = false;
+  if (!is_intracommunicator(user_comm, inter))
+    throw error(errc::invalid_argument,
+                std::string("sidecore::init: comm ") +
+                    (inter ? "is an intercommunicator"
+                           : "(handle " + handle_text(user_comm) + ") is not an MPI communicator") +
+                    "; " + accepted);
 
   // Local set-up first (settings, topology, provider), then every rank learns whether all succeeded before
   // any collective step: bad input on one rank gives an error on every rank, never a hang.

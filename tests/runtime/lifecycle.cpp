@@ -210,6 +210,19 @@ int run(const std::string& scenario) {
     const int n_core = sidecore::info().n_core;
     check(n_core == 7, "info().n_core is SIDECORE_NCORE=7, got " + std::to_string(n_core));
     sidecore::finalize();
+  } else if (scenario == "init_bad_comm") {
+    // A handle that is no communicator (0 is SC_COMM_WORLD, sidecore's own id, a natural slip in C and Fortran),
+    // MPI_COMM_NULL: refused naming what is accepted, MPI not left to abort; init then works.
+    const std::vector<std::string> parts = {"accepted", "MPI_COMM_WORLD"};
+    expect_error(errc::invalid_argument, [] { sidecore::init(static_cast<MPI_Comm>(0)); }, "init(0)",
+                 {"not an MPI communicator", "accepted", "MPI_COMM_WORLD", "SC_COMM_WORLD"});
+    expect_error(errc::invalid_argument, [] { sidecore::init(MPI_COMM_NULL); }, "init(MPI_COMM_NULL)", parts);
+    check(sc_init(static_cast<MPI_Comm>(SC_COMM_WORLD)) == SC_ERR_INVALID_ARGUMENT,
+          "sc_init(SC_COMM_WORLD): SC_ERR_INVALID_ARGUMENT");
+    check(!sidecore::initialized(), "initialized after refused inits");
+    sidecore::init();
+    ring_once();
+    sidecore::finalize();
   } else if (scenario == "init_twice") {
     sidecore::init();
     expect_error(errc::already_initialized, [] { sidecore::init(); }, "init twice", {"twice"});

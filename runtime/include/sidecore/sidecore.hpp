@@ -160,8 +160,10 @@ class SIDECORE_API request {
 /// errc::already_initialized if called twice, errc::bad_setting for a rejected variable, errc::topology when
 /// core mode cannot reserve a core, errc::transport when no provider fits (or, with SIDECORE_PEER_TIMEOUT set, when
 /// the start-up exchange with a rank of this node does not complete within it: the message names that rank),
-/// errc::mpi when MPI is not initialized. After a transport failure the MPI objects init made stay allocated (freeing
-/// them is collective with ranks that may not answer): end the job (MPI_Abort).
+/// errc::mpi when MPI is not initialized, errc::invalid_argument when `comm` is MPI_COMM_NULL, an intercommunicator or
+/// no communicator MPI knows (SC_COMM_WORLD, sidecore's own id, is a natural slip: MPI would abort on it; the
+/// question is asked with MPI's error handlers set to return). After a transport failure the MPI objects init made
+/// stay allocated (freeing them is collective with ranks that may not answer): end the job (MPI_Abort).
 SIDECORE_API void init(MPI_Comm comm = MPI_COMM_WORLD);
 /// Collective: waits for every rank, stops the progress thread, writes the profile/trace when asked, and
 /// closes the endpoint. Operations still in flight are dropped, with a warning saying how many; their buffers

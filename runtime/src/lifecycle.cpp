@@ -227,6 +227,11 @@ template <typename Handle>
 }  // namespace
 
 void init(MPI_Comm user_comm) {
+  // MPI's state first: after MPI_Finalize no MPI call may be made (MPICH aborts on one), MPI_Finalized aside.
+  int mpi_done = 0;
+  MPI_Finalized(&mpi_done);
+  if (mpi_done)
+    throw error(errc::mpi, "sidecore::init called after MPI_Finalize; call it between MPI_Init and MPI_Finalize");
   int expected = static_cast<int>(phase::before_init);
   if (g_phase.load() != expected)
     throw error(errc::already_initialized, g_phase.load() == static_cast<int>(phase::running)

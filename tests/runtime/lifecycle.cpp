@@ -223,6 +223,10 @@ int run(const std::string& scenario) {
     sidecore::init();
     ring_once();
     sidecore::finalize();
+    // After MPI_Finalize no MPI call may be made, not even to ask: errc::mpi, not MPI's abort.
+    g_after_mpi_finalize = [] {
+      expect_error(errc::mpi, [] { sidecore::init(); }, "init after MPI_Finalize", {"MPI_Finalize"});
+    };
   } else if (scenario == "init_twice") {
     sidecore::init();
     expect_error(errc::already_initialized, [] { sidecore::init(); }, "init twice", {"twice"});

@@ -160,7 +160,7 @@ class SIDECORE_API request {
 /// errc::already_initialized if called twice, errc::bad_setting for a rejected variable, errc::topology when
 /// core mode cannot reserve a core, errc::transport when no provider fits (or, with SIDECORE_PEER_TIMEOUT set, when
 /// the start-up exchange with a rank of this node does not complete within it: the message names that rank),
-/// errc::mpi when MPI is not initialized, errc::invalid_argument when `comm` is MPI_COMM_NULL, an intercommunicator or
+/// errc::mpi when MPI is not initialized or already finalized, errc::invalid_argument when `comm` is MPI_COMM_NULL, an intercommunicator or
 /// no communicator MPI knows (SC_COMM_WORLD, sidecore's own id, is a natural slip: MPI would abort on it; the
 /// question is asked with MPI's error handlers set to return). After a transport failure the MPI objects init made
 /// stay allocated (freeing them is collective with ranks that may not answer): end the job (MPI_Abort).

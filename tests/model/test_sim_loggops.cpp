@@ -197,6 +197,30 @@ r requires c
   EXPECT_NE(r.problems[0].find("rendezvous send big"), std::string::npos) << r.problems[0];
 }
 
+// The other direction: an eager send, done when it started, matched from the unexpected queue by a
+// receive larger than S. LogGOPSim's rule (the protocol by the receive's size there) would complete
+// it a second time, releasing its dependents again: rank 0's calc started before the reply it
+// requires had arrived (1011542 instead of 1517084). The send is completed once and the case reported.
+TEST(SimLogGOPS, EagerSendMatchedByLargerReceiveIsReportedNotCompletedTwice) {
+  const std::string head = "num_ranks 2\nrank 0 {\ns: send 8b to 1\nr0: recv 8b from 1 tag 9\nc: calc 1000000\n"
+                           "c requires s\nc requires r0\n}\nrank 1 {\nw: calc 10000\nr: recv ";
+  const std::string tail = "b from 0\nr requires w\nz: calc 500000\nz requires r\ns1: send 8b to 0 tag 9\n"
+                           "s1 requires z\n}\n";
+  const sim::sim_result same = sim::simulate(sim::parse_goal(head + "8" + tail, "same.goal"), defaults);
+  ASSERT_TRUE(same.complete);
+  EXPECT_EQ(same.finish_ns[0], 1517084);
+  const sim::sim_result r = sim::simulate(sim::parse_goal(head + "100000" + tail, "larger.goal"), defaults);
+  EXPECT_EQ(r.finish_ns, same.finish_ns);
+  EXPECT_EQ(r.size_mismatches, 1u);
+  EXPECT_EQ(r.unfinished, 0u);
+  EXPECT_FALSE(r.complete);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0],
+            "rank 1: receive r (rank 1, line 11: recv 100000b from 0 tag 0) matched eager send s (rank 0, line 3: "
+            "send 8b to 1 tag 0) from the unexpected queue: LogGOPSim decides the protocol there by the receive's "
+            "size, rendezvous above S = 65535 bytes, and would complete the send, done when it started, a second time");
+}
+
 TEST(SimLogGOPS, ZeroByteMessages) {
   // LogGOPSim charges (s - 1) = -1 times G for a 0-byte message: the receiver's CPU is busy
   // o - G after the arrival (o + L): rank 1 ends at 1500 + 2500 + 1500 - 6 = 5494.

@@ -12,6 +12,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -199,9 +200,15 @@ class simulator {
       return;
     }
     // The message arrived earlier (its o and G were charged then). LogGOPSim decides the protocol
-    // here by the receive's size.
-    if (s_.at(send).size != o.size) ++result_.size_mismatches;
-    if (o.size > p_.S) complete_rendezvous(send, e.time, o.cpu, o.nic);
+    // here by the receive's size. An eager send was done when it started: completing it again would
+    // release its dependents a second time (their counters wrap and they start early), so that case
+    // is reported instead, as LogGOPSim's result for it means nothing.
+    const std::uint64_t sent = s_.at(send).size;
+    if (sent != o.size) ++result_.size_mismatches;
+    if (o.size > p_.S) {
+      if (sent > p_.S) complete_rendezvous(send, e.time, o.cpu, o.nic);
+      else eager_as_rendezvous_.push_back({send, e.id});
+    }
     mark_done(e.id, p_.causal ? std::max(e.time, taken_in_[send]) : e.time);
   }
 
@@ -277,6 +284,11 @@ class simulator {
       if (out.size() < max_lines) out.push_back(std::move(line));
       else ++more;
     };
+    for (const auto& [send, recv] : eager_as_rendezvous_)
+      add(fmt::format("rank {}: receive {} matched eager send {} from the unexpected queue: LogGOPSim decides the "
+                      "protocol there by the receive's size, rendezvous above S = {} bytes, and would complete the "
+                      "send, done when it started, a second time",
+                      s_.rank_of(recv), s_.describe(recv), s_.describe(send), p_.S));
     for (std::uint32_t r = 0; r < s_.num_ranks(); ++r) {
       rq_.for_each(r, [&](op_id id) {
         add(fmt::format("rank {}: receive {} was posted but no matching message arrived", r, s_.describe(id)));
@@ -340,6 +352,7 @@ class simulator {
   double now_ = 0;
   std::uint64_t next_ts_ = 0;
   std::vector<op_id> ready_;
+  std::vector<std::pair<op_id, op_id>> eager_as_rendezvous_;  // (send, receive), reported by report_unfinished
   std::vector<ready_op> batch_;
   std::array<std::uint32_t, 4> touched_{};
   unsigned touched_n_ = 0;

@@ -72,8 +72,10 @@ struct sim_result {
   /// Receives matched with a message whose size differs (LogGOPSim then picks the protocol by the
   /// receive's size if the message came first, by the message's otherwise).
   std::uint64_t size_mismatches = 0;
-  /// False when operations were left that could never run (a deadlocked schedule); `problems` then
-  /// names them: unmatched receives, messages nobody received, operations waiting for those.
+  /// False when operations were left that could never run (a deadlocked schedule), or an eager send
+  /// was matched from the unexpected queue by a receive larger than S (LogGOPSim would complete it
+  /// twice); `problems` then names them: unmatched receives, messages nobody received, operations
+  /// waiting for those, those sends.
   bool complete = true;
   std::vector<std::string> problems;
   /// Operations that never completed (problems lists at most a few of them).

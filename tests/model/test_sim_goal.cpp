@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "sidecore/common/input_error.hpp"
 #include "sidecore/model/sim/generators.hpp"
 #include "sidecore/model/sim/goal.hpp"
@@ -154,6 +156,14 @@ TEST(SimGoal, Errors) {
             "t.goal: line 3, column 10: the computation time in ns \"99999999999999999999\" is too large; accepted: "
             "0..18446744073709551615");
   EXPECT_EQ(error_of(""), "t.goal: line 1, column 1: no \"num_ranks N\" statement: the file defines no schedule");
+  // 4294967295 is how -1 (any tag) is held: read as a number it would match every tag, silently.
+  for (const char* op : {"send 8b to 1", "recv 8b from 1"})
+    EXPECT_EQ(error_of(fmt::format("num_ranks 2\nrank 0 {{\nl1: {} tag 4294967295\n}}\n", op)),
+              fmt::format("t.goal: line 3, column {}: tag 4294967295 is the value that stands for -1 (any tag), not a "
+                          "tag; accepted: 0..4294967294, or -1 for any tag", op[0] == 's' ? 22 : 24));
+  EXPECT_EQ(error_of("num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 4294967296\n}\n"),
+            "t.goal: line 3, column 22: the tag, or -1 for any tag \"4294967296\" is too large; accepted: "
+            "0..4294967294, or -1 for any tag");
 }
 
 TEST(SimGoal, CycleIsNamed) {

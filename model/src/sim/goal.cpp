@@ -341,7 +341,16 @@ class goal_parser {
           pos_ += 2;
           o.tag = any_tag;
         } else {
-          o.tag = static_cast<std::uint32_t>(integer("the tag, or -1 for any tag", std::numeric_limits<std::uint32_t>::max()));
+          const std::size_t tag_at = pos_;
+          const std::string accepted = fmt::format("0..{}, or -1 for any tag", any_tag - 1);
+          const std::uint64_t tag = integer("the tag, or -1 for any tag", any_tag, accepted);
+          // any_tag is how -1 is held: taken as a number it would make the operation match every tag.
+          if (tag == any_tag) {
+            pos_ = tag_at;
+            fail(fmt::format("tag {} is the value that stands for -1 (any tag), not a tag; accepted: {}", tag,
+                             accepted));
+          }
+          o.tag = static_cast<std::uint32_t>(tag);
         }
       }
       bool more = true;

@@ -609,6 +609,51 @@ TEST(LogGPFit, ParameterFileRangeAndSeriesChecked) {
   std::filesystem::remove(path);
 }
 
+// A negative per-byte term, a gap or overhead negative at the range's first size, or a protocol change that is not a
+// size was clamped to 0 or fell back to the last size, silently: the simulation then ran with parameters the file
+// does not give.
+TEST(LogGPFit, ParameterFileSignsAndProtocolChangeChecked) {
+  const auto path = std::filesystem::temp_directory_path() / "sidecore_loggp_signs.json";
+  auto error_of = [&](int version, const std::string& field, const std::string& value, std::uint64_t first = 1) {
+    nlohmann::json r = {{"first_bytes", first}, {"last_bytes", 1 << 20}, {"L_ns", 1000}, {"o_s_ns", 300},
+                        {"O_s_ns_per_byte", 0.2}, {"o_r_ns", 400}, {"O_r_ns_per_byte", 0.2}, {"g_ns", 500},
+                        {"G_ns_per_byte", 0.1}};
+    nlohmann::json s = {{"transport", "shm"}, {"protocol_changes_after_bytes", nlohmann::json::array()}};
+    (field == "protocol_changes_after_bytes" ? s : r)[field] = nlohmann::json::parse(value);
+    s["ranges"] = nlohmann::json::array({r});
+    std::ofstream(path) << nlohmann::json{{"schema", "sidecore-loggp"}, {"version", version},
+                                        {"series", nlohmann::json::array({s})}}.dump();
+    try {
+      (void)lg::read_loggops_params(path.string(), "shm", 8);
+    } catch (const sidecore::input_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  const std::string at = path.string() + ": series[0].ranges[0].";
+  for (const char* k : {"G_ns_per_byte", "O_s_ns_per_byte", "O_r_ns_per_byte"})
+    EXPECT_EQ(error_of(3, k, "-5"), at + k + ": -5 is not accepted; accepted: a time per byte in ns, 0 .. 1e+15 (the "
+                                             "fit holds every per-byte term >= 0)");
+  EXPECT_EQ(error_of(3, "g_ns", "-1000000000"),
+            at + "g_ns: -1000000000 is not accepted; accepted: a time in ns whose value at the range's first size "
+                 "(1 B), g_ns + G_ns_per_byte x (first_bytes - 1), is >= 0");
+  EXPECT_EQ(error_of(3, "o_r_ns", "-1"),
+            at + "o_r_ns: -1 is not accepted; accepted: a time in ns whose value at the range's first size (1 B), "
+                 "o_r_ns + O_r_ns_per_byte x (first_bytes - 1), is >= 0");
+  // Version 3: negative at s = 1 but not at the range's first size, where the fit holds the sign.
+  EXPECT_EQ(error_of(3, "g_ns", "-100", 10000), "(accepted)");
+  EXPECT_EQ(error_of(2, "g_ns", "-100", 10000), at + "g_ns: -100 is not accepted; accepted: a time in ns, >= 0 (in a "
+                                                     "file of version 2 the signs hold at s = 1)");
+  for (const char* bad : {"[-7]", "[0]", "[\"x\"]", "[2.5]", "\"x\"", "[4096, 1024]"})
+    EXPECT_EQ(error_of(3, "protocol_changes_after_bytes", bad),
+              path.string() + ": series[0].protocol_changes_after_bytes: " + nlohmann::json::parse(bad).dump() +
+                  " is not accepted; accepted: an array of sizes in bytes, each 1 .. 2^64 - 1, ascending (the sizes "
+                  "after which the protocol changes)")
+        << bad;
+  EXPECT_EQ(error_of(3, "protocol_changes_after_bytes", "[1024, 4096]"), "(accepted)");
+  std::filesystem::remove(path);
+}
+
 TEST(LogGPFit, ParameterFileWithHugeNumberIsNamed) {
   const auto path = std::filesystem::temp_directory_path() / "sidecore_loggp_huge.json";
   std::ofstream(path) << R"({"schema": "sidecore-loggp", "version": 1, "series": [ {"g_ns": -1e999} ]})";

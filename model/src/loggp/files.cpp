@@ -72,6 +72,42 @@ std::string optional_string(const json& j, const char* key, const std::string& p
   return v.get<std::string>();
 }
 
+// A range of a parameter file with the signs the fit gives it: every per-byte term >= 0, and o_s, o_r and g >= 0 at
+// the range's first size (at s = 1 before version 3). The simulator would clamp any other sign to 0 and so simulate
+// parameters the file does not give. `num` reads a finite number, refusing anything else.
+template <typename Num>
+void check_signs(const json& r, const std::string& rp, long long version, Num&& num, const std::string& path) {
+  constexpr double max_ns = sidecore::model::sim::max_param_ns;
+  const std::pair<const char*, const char*> lines[] = {
+      {"o_s_ns", "O_s_ns_per_byte"}, {"o_r_ns", "O_r_ns_per_byte"}, {"g_ns", "G_ns_per_byte"}};
+  for (const auto& [at_one, per_byte] : lines) {
+    const double b = num(r, rp, per_byte);
+    if (!(b >= 0 && b <= max_ns))
+      throw input_error(path, rp + "." + per_byte,
+                        fmt::format("{} is not accepted; accepted: a time per byte in ns, 0 .. {:g} (the fit holds "
+                                    "every per-byte term >= 0)", r[per_byte].dump(), max_ns));
+  }
+  for (const auto& [at_one, per_byte] : lines) {
+    const double a = num(r, rp, at_one);
+    if (version < 3) {
+      if (a < 0)
+        throw input_error(path, rp + "." + at_one,
+                          fmt::format("{} is not accepted; accepted: a time in ns, >= 0 (in a file of version {} the "
+                                      "signs hold at s = 1)", r[at_one].dump(), version));
+      continue;
+    }
+    const double first = num(r, rp, "first_bytes");
+    const double x0 = std::max(0.0, first - 1);
+    const double slope = num(r, rp, per_byte);
+    // The fit holds the value at the first size at exactly 0 at worst; s = 1 and back loses a few ulps of it.
+    if (a + slope * x0 < -1e-9 * slope * x0)
+      throw input_error(path, rp + "." + at_one,
+                        fmt::format("{} is not accepted; accepted: a time in ns whose value at the range's first size "
+                                    "({} B), {} + {} x (first_bytes - 1), is >= 0", r[at_one].dump(), first, at_one,
+                                    per_byte));
+  }
+}
+
 }  // namespace
 
 measurement parse_measurement(const json& j, const std::string& source) {
@@ -385,20 +421,29 @@ sidecore::model::sim::loggops_params read_loggops_params(const std::string& path
       if (num(s["ranges"][k], fmt::format("{}.ranges[{}]", at, k), "first_bytes") <= static_cast<double>(bytes)) pick = k;
     const json& r = s["ranges"][pick];
     const std::string rp = fmt::format("{}.ranges[{}]", at, pick);
+    check_signs(r, rp, j["version"].get<long long>(), num, path);
     sidecore::model::sim::loggops_params p;
     p.L = std::max(0.0, num(r, rp, "L_ns"));
     std::tie(p.o, p.O) = simulator_line((num(r, rp, "o_s_ns") + num(r, rp, "o_r_ns")) / 2,
                                         (num(r, rp, "O_s_ns_per_byte") + num(r, rp, "O_r_ns_per_byte")) / 2, bytes);
     std::tie(p.g, p.G) = simulator_line(num(r, rp, "g_ns"), num(r, rp, "G_ns_per_byte"), bytes);
     const json& changes = s.value("protocol_changes_after_bytes", json::array());
+    // S is the first change: anything but ascending sizes would leave S to a fallback the file does not ask for.
+    bool sizes = changes.is_array();
+    for (std::size_t k = 0; sizes && k < changes.size(); ++k)
+      sizes = changes[k].is_number_unsigned() && changes[k].get<std::uint64_t>() >= 1 &&
+              (k == 0 || changes[k].get<std::uint64_t>() > changes[k - 1].get<std::uint64_t>());
+    if (!sizes)
+      throw input_error(path, at + ".protocol_changes_after_bytes",
+                        fmt::format("{} is not accepted; accepted: an array of sizes in bytes, each 1 .. 2^64 - 1, "
+                                    "ascending (the sizes after which the protocol changes)", changes.dump()));
     const std::string lp = fmt::format("{}.ranges[{}]", at, s["ranges"].size() - 1);
     const double last = num(s["ranges"].back(), lp, "last_bytes");
     // S falls back to it: a size, since converting a negative or a too large double to an integer is undefined.
     if (!(last >= 1 && last < 0x1p64))
       throw input_error(path, lp + ".last_bytes",
                         fmt::format("{} is not accepted; accepted: a size in bytes, 1 .. 2^64 - 1", last));
-    p.S = changes.is_array() && !changes.empty() && changes[0].is_number_unsigned() ? changes[0].get<std::uint64_t>()
-                                                                                     : static_cast<std::uint64_t>(last);
+    p.S = changes.empty() ? static_cast<std::uint64_t>(last) : changes[0].get<std::uint64_t>();
     const std::pair<const char*, double> given[] = {{"L", p.L}, {"o", p.o}, {"g", p.g}, {"G", p.G}, {"O", p.O}};
     for (const auto& [name, v] : given)
       if (!(v >= 0 && v <= sidecore::model::sim::max_param_ns))

@@ -145,8 +145,7 @@ int run_simulate(const simulate_args& a) {
   const sim::sim_result r = sim::simulate(s, a.params, timeline ? &*timeline : nullptr);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!r.complete) {
-    std::cerr << fmt::format("sidecore simulate: error: {}: the schedule cannot finish (a deadlock): {} operation(s) "
-                             "never completed:\n", s.source(), r.unfinished);
+    std::cerr << fmt::format("sidecore simulate: error: {}: {}:\n", s.source(), r.failure_summary());
     for (const std::string& p : r.problems) std::cerr << "  " << p << "\n";
     return 2;
   }

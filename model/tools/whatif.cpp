@@ -187,8 +187,8 @@ int run_whatif(const whatif_args& a) {
   for (sim::scenario sc : sim::all_scenarios) {
     const sim::sim_result& s = r.sims[static_cast<std::size_t>(sc)];
     if (s.complete) continue;
-    std::cerr << fmt::format("sidecore whatif: error: the replay ({}) cannot finish: {} operation(s) never completed:\n",
-                             sim::scenario_name(sc), s.unfinished);
+    std::cerr << fmt::format("sidecore whatif: error: the replay ({}): {}:\n", sim::scenario_name(sc),
+                             s.failure_summary());
     for (const std::string& p : s.problems) std::cerr << "  " << p << "\n";
     return 2;
   }

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "event_queue.hpp"
 #include "match_queues.hpp"
@@ -50,6 +51,18 @@ double recv_cpu_ns(const loggops_params& p, std::uint64_t size) {
 
 double sim_result::makespan_ns() const {
   return finish_ns.empty() ? 0.0 : *std::max_element(finish_ns.begin(), finish_ns.end());
+}
+
+std::string sim_result::failure_summary() const {
+  std::vector<std::string> parts;
+  if (unfinished) parts.push_back(fmt::format("{} operation(s) never completed", unfinished));
+  if (unreceived) parts.push_back(fmt::format("{} message(s) arrived that no receive matched", unreceived));
+  if (eager_matched_as_rendezvous)
+    parts.push_back(fmt::format("{} eager send(s) matched by a receive larger than S", eager_matched_as_rendezvous));
+  // An operation left undone waits forever; with none left the schedule ran to its end, and calling it a
+  // deadlock would send the reader looking for a cycle that is not there.
+  const char* lead = unfinished ? "the schedule cannot finish (a deadlock): " : "every operation completed, but ";
+  return fmt::format("{}{}", lead, fmt::join(parts, ", "));
 }
 
 namespace {
@@ -284,6 +297,7 @@ class simulator {
       if (out.size() < max_lines) out.push_back(std::move(line));
       else ++more;
     };
+    result_.eager_matched_as_rendezvous = eager_as_rendezvous_.size();
     for (const auto& [send, recv] : eager_as_rendezvous_)
       add(fmt::format("rank {}: receive {} matched eager send {} from the unexpected queue: LogGOPSim decides the "
                       "protocol there by the receive's size, rendezvous above S = {} bytes, and would complete the "
@@ -294,6 +308,7 @@ class simulator {
         add(fmt::format("rank {}: receive {} was posted but no matching message arrived", r, s_.describe(id)));
       });
       uq_.for_each(r, [&](op_id id) {
+        ++result_.unreceived;
         add(fmt::format("rank {}: the message of {} arrived but no receive matched it", r, s_.describe(id)));
       });
     }

@@ -80,8 +80,16 @@ struct sim_result {
   std::vector<std::string> problems;
   /// Operations that never completed (problems lists at most a few of them).
   std::uint64_t unfinished = 0;
+  /// Messages that arrived and that no receive matched (left in the unexpected queues).
+  std::uint64_t unreceived = 0;
+  /// Eager sends matched from the unexpected queue by a receive larger than S (see `complete`).
+  std::uint64_t eager_matched_as_rendezvous = 0;
 
   [[nodiscard]] double makespan_ns() const;
+  /// Why an incomplete simulation is incomplete, in one line of counts for a header above `problems`:
+  /// "the schedule cannot finish (a deadlock): 4 operation(s) never completed, 1 message(s) arrived that
+  /// no receive matched", or "every operation completed, but ..." where none is left undone.
+  [[nodiscard]] std::string failure_summary() const;
 };
 
 /// Simulates `s` under `p`, LogGOPSim's rules exactly: for the same schedule and integer parameters

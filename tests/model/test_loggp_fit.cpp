@@ -11,9 +11,13 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "sidecore/common/input_error.hpp"
 #include "sidecore/model/loggp/files.hpp"
 #include "sidecore/model/loggp/fit.hpp"
+#include "sidecore/model/sim/goal.hpp"
+#include "sidecore/model/sim/loggops.hpp"
 
 namespace lg = sidecore::model::loggp;
 
@@ -394,7 +398,8 @@ TEST(LogGPFit, CheckNamesSizesThatDifferFromTheirNeighbours) {
 }
 
 // Past the curve the fitted gap is negative at s = 1 (its sign holds at the range's own sizes): the
-// simulator's parameters keep the fitted G_all and overheads at the size they stand for, all >= 0.
+// simulator's parameters, all >= 0, keep the fitted one-way time at the size they stand for, and the fitted
+// gap there as far as the simulator's per-byte G (the whole one-way per-byte cost) leaves room for it.
 TEST(LogGPFit, SimulatorParametersOfARangeFarFromOneByte) {
   const lg::series_fit f = lg::fit(curved_past(std::uint64_t{2} << 20, 0.0));
   const std::uint64_t bytes = std::uint64_t{12} << 20;
@@ -406,8 +411,33 @@ TEST(LogGPFit, SimulatorParametersOfARangeFarFromOneByte) {
   EXPECT_GE(p.G, 0);
   EXPECT_GE(p.o, 0);
   EXPECT_GE(p.O, 0);
-  expect_near_rel(p.g + p.G * x, r.g_all(bytes), 1e-9, "G_all at the size");
-  expect_near_rel(p.o + p.O * x, (r.o_s(bytes) + r.o_r(bytes)) / 2, 1e-9, "o at the size");
+  EXPECT_LE(p.O, p.G);
+  expect_near_rel(2 * p.o + p.G * x, r.o_s(bytes) + r.o_r(bytes) + r.g_all.slope * x, 1e-9, "one-way less L");
+  expect_near_rel(p.g + p.G * x, std::max(r.g_all(bytes), p.G * x), 1e-9, "gap at the size");
+}
+
+// The ping-pong PRTT(1,0,s) measures, simulated with the parameters a fit maps to (to_loggops(), and through the
+// parameter file, read_loggops_params()), takes the fitted PRTT(1,0,s): the simulator reproduces the round trip, in
+// the eager range and past the protocol change (rendezvous), at the size the parameters stand for.
+TEST(LogGPFit, SimulatedPingPongReproducesTheFittedRoundTrip) {
+  lg::measurement m;
+  m.series.push_back(make(8192, eager, rndv, 0.0));
+  const std::vector<lg::series_fit> fits{lg::fit(m.series[0])};
+  const auto path = std::filesystem::temp_directory_path() / "sidecore_loggp_pingpong.json";
+  std::ofstream(path) << lg::params_json(m, fits, {}).dump();
+  for (const std::uint64_t bytes : std::vector<std::uint64_t>{1, 4096, 65536, 4 << 20}) {
+    const std::string goal = fmt::format("num_ranks 2\nrank 0 {{\ns: send {0}b to 1\nr: recv {0}b from 1\n"
+                                         "r requires s\n}}\nrank 1 {{\nr: recv {0}b from 0\ns: send {0}b to 0\n"
+                                         "s requires r\n}}\n", bytes);
+    const auto s = sidecore::model::sim::parse_goal(goal, "pingpong.goal");
+    const double want = fits[0].range_for(bytes).prtt1(bytes);
+    for (const auto& p : {lg::to_loggops(fits[0], bytes), lg::read_loggops_params(path.string(), "synthetic", bytes)}) {
+      const sidecore::model::sim::sim_result r = sidecore::model::sim::simulate(s, p);
+      ASSERT_TRUE(r.complete) << bytes;
+      expect_near_rel(r.finish_ns[0], want, 1e-9, fmt::format("PRTT(1,0,{}) simulated", bytes).c_str());
+    }
+  }
+  std::filesystem::remove(path);
 }
 
 // Noise alone (+-8 % between neighbouring sizes, one protocol) misses 5 % too, but no cut pays for its seven
@@ -475,7 +505,9 @@ TEST(LogGPFit, FilesRoundTripAndOutputs) {
   EXPECT_EQ(xt["points"].size(), m.series[0].points.size());
   EXPECT_NEAR(xt["points"][0][1].get<double>() * 1e9, m.series[0].points[0].prtt1_ns / 2, 1e-6);
 
+  // G: the one-way per-byte cost O_s + O_r + G.
   const auto p = lg::to_loggops(fits[0], 100);
+  EXPECT_NEAR(p.G, eager.Os + eager.Or + eager.G, 1e-3);
   EXPECT_NEAR(p.g, eager.g, 4);
   EXPECT_EQ(p.S, 8192u);
 
@@ -487,8 +519,10 @@ TEST(LogGPFit, FilesRoundTripAndOutputs) {
     v["version"] = version;
     std::ofstream(path) << v.dump();
     const auto q = lg::read_loggops_params(path.string(), "synthetic", 100000);
+    const double per_byte = rndv.Os + rndv.Or + rndv.G;
+    EXPECT_NEAR(q.G, per_byte, 1e-6 * per_byte) << version;
     EXPECT_NEAR(q.g, rndv.g, 1e-6 * rndv.g) << version;
-    EXPECT_NEAR(q.G, rndv.G, 1e-6 * rndv.G) << version;
+    EXPECT_NEAR(q.O, rndv.Os, 1e-6) << version;
   }
   nlohmann::json v4 = pj;
   v4["version"] = 4;

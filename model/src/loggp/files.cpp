@@ -32,6 +32,30 @@ std::pair<double, double> simulator_line(double at_one, double slope, std::uint6
   return {0.0, std::max(0.0, at_one + slope * x) / x};
 }
 
+// The simulator's parameters for messages of `bytes` from a range's fitted L and lines o_s(s), o_r(s) and
+// g + (s-1)G. Under LogGOPSim's rules a message's first byte arrives o + L after its send started and the
+// receiver's CPU takes it in for o + (s-1)max(O, G); the sender's (s-1)O delays nothing. The one-way time
+// L + 2o + (s-1)max(O, G) is the fit's half PRTT(1,0,s), L + o_s(s) + o_r(s) + (s-1)G (eq. 1), only with
+// 2o = o_s + o_r and max(O, G) = O_s + O_r + G: G carries the whole per-byte cost (where o_s + o_r is
+// negative at s = 1, o is 0 and G carries the sum at `bytes`, as simulator_line() does). O, which only keeps
+// the sender's CPU busy, is the sender's O_s (at most G, so that G stays the maximum). g is the fitted g: the
+// NIC's gap g + (s-1)G then exceeds the fitted one by (s-1)(O_s + O_r), which no g could undo at every size.
+// Where g is negative at s = 1 (a range far from 1 B) it is what is left of the fitted gap at `bytes` once
+// the simulator's (s-1)G is charged, at least 0.
+sidecore::model::sim::loggops_params simulator_params(double L, const line_fit& o_s, const line_fit& o_r,
+                                                      const line_fit& g_all, std::uint64_t bytes) {
+  sidecore::model::sim::loggops_params p;
+  p.L = std::max(0.0, L);
+  double half_per_byte = 0;
+  std::tie(p.o, half_per_byte) = simulator_line((o_s.at_one + o_r.at_one) / 2,
+                                                (o_s.slope + o_r.slope + g_all.slope) / 2, bytes);
+  p.G = 2 * half_per_byte;
+  p.O = std::min(std::max(0.0, o_s.slope), p.G);
+  const double x = bytes > 1 ? static_cast<double>(bytes) - 1 : 0.0;
+  p.g = g_all.at_one >= 0 ? g_all.at_one : std::max(0.0, g_all(bytes) - x * p.G);
+  return p;
+}
+
 // The tolerance the check reports against: the fit's, or issue 16's 5 % (fit_options' default) where splitting is off.
 double reported_tolerance(const fit_options& o) { return o.tolerance > 0 ? o.tolerance : fit_options{}.tolerance; }
 
@@ -376,10 +400,7 @@ json xfer_table_json(const series_fit& f) {
 
 sidecore::model::sim::loggops_params to_loggops(const series_fit& f, std::uint64_t bytes) {
   const range_fit& r = f.range_for(bytes);
-  sidecore::model::sim::loggops_params p;
-  p.L = std::max(0.0, r.L_ns);
-  std::tie(p.o, p.O) = simulator_line((r.o_s.at_one + r.o_r.at_one) / 2, (r.o_s.slope + r.o_r.slope) / 2, bytes);
-  std::tie(p.g, p.G) = simulator_line(r.g_all.at_one, r.g_all.slope, bytes);
+  sidecore::model::sim::loggops_params p = simulator_params(r.L_ns, r.o_s, r.o_r, r.g_all, bytes);
   p.S = f.changes.empty() ? f.derived.back().bytes : f.derived[f.changes.front()].bytes;
   return p;
 }
@@ -422,11 +443,10 @@ sidecore::model::sim::loggops_params read_loggops_params(const std::string& path
     const json& r = s["ranges"][pick];
     const std::string rp = fmt::format("{}.ranges[{}]", at, pick);
     check_signs(r, rp, j["version"].get<long long>(), num, path);
-    sidecore::model::sim::loggops_params p;
-    p.L = std::max(0.0, num(r, rp, "L_ns"));
-    std::tie(p.o, p.O) = simulator_line((num(r, rp, "o_s_ns") + num(r, rp, "o_r_ns")) / 2,
-                                        (num(r, rp, "O_s_ns_per_byte") + num(r, rp, "O_r_ns_per_byte")) / 2, bytes);
-    std::tie(p.g, p.G) = simulator_line(num(r, rp, "g_ns"), num(r, rp, "G_ns_per_byte"), bytes);
+    auto line = [&](const char* at_one, const char* slope) { return line_fit{num(r, rp, at_one), num(r, rp, slope)}; };
+    sidecore::model::sim::loggops_params p =
+        simulator_params(num(r, rp, "L_ns"), line("o_s_ns", "O_s_ns_per_byte"), line("o_r_ns", "O_r_ns_per_byte"),
+                         line("g_ns", "G_ns_per_byte"), bytes);
     const json& changes = s.value("protocol_changes_after_bytes", json::array());
     // S is the first change: anything but ascending sizes would leave S to a fallback the file does not ask for.
     bool sizes = changes.is_array();

@@ -47,11 +47,13 @@ inline constexpr int params_version = 3;
 /// every measured size (the built-in calibration's definition: half a round trip).
 [[nodiscard]] nlohmann::json xfer_table_json(const series_fit& f);
 
-/// LogGOPS parameters for the simulator from a fit: L and g, G of the range holding `bytes`,
-/// o = (o_s + o_r)/2 and O = (O_s + O_r)/2 there (the simulator has one o for both sides), S = the
-/// largest size of the first range (the first protocol change), or the largest size measured. Each
-/// is >= 0: a negative L becomes 0; where o or g is negative at s = 1 (a range far from 1 B, whose
-/// signs hold at its own sizes) it becomes 0 and O or G carries the fitted value at `bytes`.
+/// LogGOPS parameters for the simulator from a fit, such that a simulated ping-pong takes the fitted
+/// PRTT(1,0,s) (docs/loggp.md, "For the simulator"): of the range holding `bytes`, L, g,
+/// o = (o_s + o_r)/2, G = O_s + O_r + G (the receiver's CPU takes a message in for (s-1)max(O, G),
+/// and nothing else per byte delays it), O = O_s; S = the largest size of the first range (the first
+/// protocol change), or the largest size measured. Each is >= 0: a negative L becomes 0; where o or g
+/// is negative at s = 1 (a range far from 1 B, whose signs hold at its own sizes) it becomes 0 and G
+/// carries the fitted one-way time at `bytes`, g what is left of the fitted gap there.
 [[nodiscard]] sidecore::model::sim::loggops_params to_loggops(const series_fit& f, std::uint64_t bytes);
 
 /// LogGOPS parameters from a parameter file (schema "sidecore-loggp", version 1, 2 or 3; what `sidecore loggp -o` writes):

@@ -94,7 +94,9 @@ struct sim_result {
 
 /// Simulates `s` under `p`, LogGOPSim's rules exactly: for the same schedule and integer parameters
 /// the finish times equal LogGOPSim's. Never hangs: a schedule that cannot finish ends with
-/// complete = false and its problems named. Throws input_error for invalid parameters.
+/// complete = false and its problems named. Its time is quadratic in the operations ready at once on
+/// one CPU or NIC (each is put back whenever another runs, as in LogGOPSim; docs/simulate.md). Throws
+/// input_error for invalid parameters.
 [[nodiscard]] sim_result simulate(const schedule& s, const loggops_params& p, sim_observer* observer = nullptr);
 
 }  // namespace sidecore::model::sim

@@ -38,6 +38,13 @@ static int read_buffer(const char* call, const char* name, const CFI_cdesc_t* d,
   out->p = NULL;
   out->bytes = -1;
   if (!d) return 0;
+  /* gfortran hands a polymorphic variable (class(*)) to a type(*) dummy with a descriptor that is not the value's:
+   * a scalar's address is the class container's, an array's elem_len is not its elements'. It alone is marked
+   * CFI_type_other: every declared type, intrinsic or derived, has a type code of its own. */
+  if (d->type == CFI_type_other)
+    return refuse(call, name,
+                  "is polymorphic (class(*)): its descriptor gives neither the value's address nor its size; "
+                  "accepted: a variable of a declared type (inside select type, the name in a type is block)");
   if (d->base_addr == &sc_fortran_in_place) {
     out->p = SC_IN_PLACE;
     return 0;

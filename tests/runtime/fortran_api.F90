@@ -1,8 +1,8 @@
 ! The Fortran module (use sidecore) at any rank count: point-to-point around a ring with OpenMP computing in between,
 ! persistent requests, waitany/testany's 1-based indices, every collective kind against values computed here, a
 ! Fortran user operator and maxloc pairs, communicators, and the refusals only the module can make (a count beyond
-! the variable, a strided section, a short v-variant array). Prints "fortran_api: rank R of P: ok"; any failure
-! stops the program with the line that failed and sc_last_error.
+! the variable, a strided section, a polymorphic buffer, a short v-variant array). Prints "fortran_api: rank R of
+! P: ok"; any failure stops the program with the line that failed and sc_last_error.
 module fortran_api_checks
   use, intrinsic :: iso_c_binding
   use sidecore
@@ -12,6 +12,11 @@ module fortran_api_checks
   type, bind(C) :: value_index
     real(c_double) :: value
     integer(c_int) :: index
+  end type
+
+  ! A derived type whose storage holds a descriptor, not the array: its bytes are what a buffer of it is.
+  type :: with_alloc
+    real(c_double), allocatable :: v(:)
   end type
 
 contains
@@ -38,6 +43,51 @@ contains
     integer, intent(in) :: line
     call expect(code == SC_ERR_INVALID_ARGUMENT .and. index(sc_last_error(), words) > 0, line)
   end subroutine
+
+  ! A refusal of a count one byte beyond buf: the message gives buf's size, which must be `bytes`.
+  subroutine holds(code, bytes, line)
+    integer(c_int), intent(in) :: code
+    integer, intent(in) :: bytes, line
+    character(len=64) :: words
+    write (words, '(a, i0, a)') 'reaches beyond buf, which holds ', bytes, ' bytes'
+    call refused(code, trim(words), line)
+  end subroutine
+
+  ! Generic "send anything" helpers, as a library over sidecore might write them: gfortran hands a polymorphic
+  ! variable over with a descriptor that holds neither the value's address nor its size.
+  integer(c_int) function isend_any(x, bytes, dest, tag, req) result(code)
+    class(*), intent(in), asynchronous :: x
+    integer(sc_count_kind), intent(in) :: bytes
+    integer(c_int), intent(in) :: dest, tag
+    integer(sc_request_kind), intent(inout) :: req
+    code = sc_isend(x, bytes, dest, tag, SC_COMM_WORLD, req)
+  end function
+  integer(c_int) function irecv_any(x, bytes, source, tag, req) result(code)
+    class(*), intent(inout), asynchronous :: x
+    integer(sc_count_kind), intent(in) :: bytes
+    integer(c_int), intent(in) :: source, tag
+    integer(sc_request_kind), intent(inout) :: req
+    code = sc_irecv(x, bytes, source, tag, SC_COMM_WORLD, req)
+  end function
+  integer(c_int) function isend_any_array(x, bytes, dest, tag, req) result(code)
+    class(*), intent(in), asynchronous :: x(:)
+    integer(sc_count_kind), intent(in) :: bytes
+    integer(c_int), intent(in) :: dest, tag
+    integer(sc_request_kind), intent(inout) :: req
+    code = sc_isend(x, bytes, dest, tag, SC_COMM_WORLD, req)
+  end function
+  ! The way that works: select type gives the value its declared type.
+  integer(c_int) function isend_selected(x, bytes, dest, tag, req) result(code)
+    class(*), intent(in), asynchronous :: x(:)
+    integer(sc_count_kind), intent(in) :: bytes
+    integer(c_int), intent(in) :: dest, tag
+    integer(sc_request_kind), intent(inout) :: req
+    code = SC_ERR_INVALID_ARGUMENT
+    select type (x)
+    type is (real(c_double))
+      code = sc_isend(x, bytes, dest, tag, SC_COMM_WORLD, req)
+    end select
+  end function
 
   ! inout(i) = max(|in(i)|, |inout(i)|) on doubles.
   subroutine max_abs(in, inout, count, ctx) bind(C)
@@ -68,9 +118,18 @@ program fortran_api
   integer(c_int64_t), allocatable :: ones(:), gathered(:)
   type(value_index) :: vi, best
   integer, parameter :: m = 1000
+  integer, parameter :: qp = selected_real_kind(33)
+  character(len=5) :: words(3)
+  complex(c_double) :: z(2)
+  logical(c_bool) :: bits(3)
+  type(c_ptr) :: ptrs(2)
+  real(qp) :: quad
+  type(with_alloc) :: wa
+  integer(c_int64_t) :: v8, scratch(16)
+  integer(c_int) :: rc
   ! Buffers of nonblocking and persistent calls are ASYNCHRONOUS, as with MPI: without it the compiler may keep
   ! x in a register across sc_start, or y's old value across sc_wait, which do not name them.
-  asynchronous :: a, b, grid, x, y, vals, parts, pair, pairs
+  asynchronous :: a, b, grid, x, y, vals, parts, pair, pairs, v8, scratch
 
   call MPI_Init_thread(MPI_THREAD_MULTIPLE, provided, ierr)
   call ok(sc_init(MPI_COMM_WORLD), __LINE__)
@@ -266,6 +325,48 @@ program fortran_api
                "sc_send_init: buf is SC_IN_PLACE; accepted: a variable", __LINE__)
   call refused(sc_bcast(SC_IN_PLACE, 1_sc_count_kind, SC_INT32, 0, SC_COMM_WORLD), &
                "sc_bcast: buf is SC_IN_PLACE", __LINE__)
+  ! A polymorphic buffer is refused: its descriptor's address and size are not the value's (a scalar's address is
+  ! the class container's). Were one accepted, its transfer is drained so that the program still ends.
+  v8 = 42
+  r = SC_REQUEST_NULL
+  rc = isend_any(v8, 8_sc_count_kind, right, 16, r)
+  call refused(rc, "sc_isend: buf is polymorphic", __LINE__)
+  if (rc == SC_SUCCESS) then
+    call ok(sc_recv(scratch, 8_sc_count_kind, left, 16, SC_COMM_WORLD), __LINE__)
+    call ok(sc_wait(r), __LINE__)
+  end if
+  rc = irecv_any(v8, 8_sc_count_kind, left, 17, r)
+  call refused(rc, "sc_irecv: buf is polymorphic", __LINE__)
+  if (rc == SC_SUCCESS) then
+    call ok(sc_send(v8, 8_sc_count_kind, right, 17, SC_COMM_WORLD), __LINE__)
+    call ok(sc_wait(r), __LINE__)
+  end if
+  rc = isend_any_array(a, 8_sc_count_kind, right, 18, r)
+  call refused(rc, "sc_isend: buf is polymorphic", __LINE__)
+  if (rc == SC_SUCCESS) then
+    call ok(sc_recv(scratch, 8_sc_count_kind, left, 18, SC_COMM_WORLD), __LINE__)
+    call ok(sc_wait(r), __LINE__)
+  end if
+  a(1:2) = [real(rank, c_double), 5.0_c_double]
+  call ok(isend_selected(a(1:2), 16_sc_count_kind, right, 19, r), __LINE__)
+  call ok(sc_recv(pair, 16_sc_count_kind, left, 19, SC_COMM_WORLD), __LINE__)
+  call ok(sc_wait(r), __LINE__)
+  call expect(pair(1) == left .and. pair(2) == 5, __LINE__)
+  words = 'abcde'
+  z = 0
+  bits = .false.
+  ptrs = c_null_ptr
+  quad = 0
+  ! Every non-polymorphic type is taken at its storage size: a count one byte beyond it is refused naming it.
+  call holds(sc_isend(words, 16_sc_count_kind, right, 12, SC_COMM_WORLD, r), 15, __LINE__)
+  call holds(sc_isend(z, 33_sc_count_kind, right, 12, SC_COMM_WORLD, r), 32, __LINE__)
+  call holds(sc_isend(bits, 4_sc_count_kind, right, 12, SC_COMM_WORLD, r), 3, __LINE__)
+  call holds(sc_isend(ptrs, 17_sc_count_kind, right, 12, SC_COMM_WORLD, r), 16, __LINE__)
+  call holds(sc_isend(quad, int(storage_size(quad) / 8 + 1, sc_count_kind), right, 12, SC_COMM_WORLD, r), &
+             storage_size(quad) / 8, __LINE__)
+  call holds(sc_isend(wa, int(storage_size(wa) / 8 + 1, sc_count_kind), right, 12, SC_COMM_WORLD, r), &
+             storage_size(wa) / 8, __LINE__)
+  call holds(sc_isend(vi, 17_sc_count_kind, right, 12, SC_COMM_WORLD, r), 16, __LINE__)
   call expect(sc_error_name(SC_ERR_TRUNCATED) == "truncated", __LINE__)
   call ok(sc_failed_ranks(dead, 4, nfailed), __LINE__)
   call expect(nfailed == 0, __LINE__)

@@ -54,16 +54,20 @@ static int read_buffer(const char* call, const char* name, const CFI_cdesc_t* d,
     out->bytes = 0;
     return 0;
   }
-  /* Contiguous: each dimension of more than one element steps by the bytes of the dimensions before it. An
-   * assumed-size array (last extent -1) has no known size. */
-  int64_t stride = (int64_t)d->elem_len, elements = 1;
+  /* An array with no elements is 0 bytes, however its other dimensions stride (g(1:3:2, 1:0)): it is looked for
+   * before contiguity. An assumed-size array (last extent -1) has no known size. */
   for (int i = 0; i < d->rank; ++i) {
     const int64_t extent = (int64_t)d->dim[i].extent;
-    if (extent == -1 && i == d->rank - 1) return 0;
-    if (extent <= 0) {
+    if (extent <= 0 && !(extent == -1 && i == d->rank - 1)) {
       out->bytes = 0;
       return 0;
     }
+  }
+  /* Contiguous: each dimension of more than one element steps by the bytes of the dimensions before it. */
+  int64_t stride = (int64_t)d->elem_len, elements = 1;
+  for (int i = 0; i < d->rank; ++i) {
+    const int64_t extent = (int64_t)d->dim[i].extent;
+    if (extent == -1) return 0;
     if (extent > 1 && (int64_t)d->dim[i].sm != stride)
       return refuse(call, name,
                     "is not contiguous (an array section with a stride); accepted: a scalar, an array or a "

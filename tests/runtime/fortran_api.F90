@@ -166,6 +166,13 @@ program fortran_api
   call ok(sc_recv(y, 8_sc_count_kind, left, 8, SC_COMM_WORLD, st), __LINE__)
   call ok(sc_wait(r), __LINE__)
   call expect(y == 10 + left .and. st%bytes == 8, __LINE__)
+  ! A zero-size section is 0 bytes, whatever its strides.
+  rc = sc_isend(grid(1:3:2, 1:0), 0_sc_count_kind, right, 20, SC_COMM_WORLD, r)
+  call ok(rc, __LINE__)
+  if (rc == SC_SUCCESS) then
+    call ok(sc_recv(grid(1:0, 1), 0_sc_count_kind, left, 20, SC_COMM_WORLD), __LINE__)
+    call ok(sc_wait(r), __LINE__)
+  end if
   call ok(sc_isend(grid(:, 2), 32_sc_count_kind, right, 9, SC_COMM_WORLD, r), __LINE__)
   call ok(sc_recv(grid(:, 3), 32_sc_count_kind, left, 9, SC_COMM_WORLD), __LINE__)
   call ok(sc_wait(r), __LINE__)

@@ -2,8 +2,9 @@
  * CFI_cdesc_t, `type(*), dimension(..)`), from which this file takes the address and the size in bytes, refuses a
  * non-contiguous one, and hands the size to the C API (sc_binding_limits) so that a count reaching beyond the
  * variable is refused rather than read or written past it. v-variant count arrays arrive as descriptors too: fewer
- * entries than the communicator has ranks is refused the same way. The request-array calls pass through here too,
- * for indices that count from 1 (sc_waitany's, and reqs(i) in a failure's message).
+ * entries than the communicator has ranks is refused the same way. The calls with arrays of requests, statuses or
+ * ranks pass through here too, with the arrays' sizes, so that a count beyond one is refused as well, and for
+ * indices that count from 1 (sc_waitany's, and reqs(i) in a failure's message).
  *
  * Built with the C compiler that goes with the Fortran compiler: the descriptor's layout is that compiler's
  * (ISO_Fortran_binding.h). Only the descriptor's fields are read, no CFI_* function, so the library does not link
@@ -161,25 +162,59 @@ static int fortran_indices(int rc) {
   return sc_binding_fail(rc, message);
 }
 
-int sc_fortran_waitall(int count, sc_request* reqs, sc_status* statuses) {
-  return fortran_indices(sc_waitall(count, reqs, statuses));
+/* The module's arrays of requests, statuses and ranks arrive with their sizes (`size`: entries; -1: the optional
+ * array is absent), so that a count beyond one is refused rather than read or written past it. `unit` and `units`
+ * name one entry and several; `also` is appended to what is accepted. A negative count is the C API's to refuse. */
+static int within(const char* call, const char* count_name, int count, const char* name, int64_t size,
+                  const char* unit, const char* units, const char* also) {
+  if (size < 0 || count <= size) return 0;
+  char message[512];
+  snprintf(message, sizeof message, "%s: %s=%d reaches beyond %s, which holds %lld %s; accepted: 0..%lld%s", call,
+           count_name, count, name, (long long)size, size == 1 ? unit : units, (long long)size, also);
+  return sc_binding_fail(SC_ERR_INVALID_ARGUMENT, message);
 }
-int sc_fortran_testall(int count, sc_request* reqs, int* flag, sc_status* statuses) {
-  return fortran_indices(sc_testall(count, reqs, flag, statuses));
+static int within_reqs(const char* call, int count, int64_t nreqs) {
+  return within(call, "count", count, "reqs", nreqs, "request", "requests", "");
 }
-int sc_fortran_startall(int count, sc_request* reqs) { return fortran_indices(sc_startall(count, reqs)); }
+static int within_statuses(const char* call, int count, int64_t nstatuses) {
+  return within(call, "count", count, "statuses", nstatuses, "status", "statuses", ", or statuses left out");
+}
+
+int sc_fortran_failed_ranks(int* ranks, int64_t nranks, int capacity, int* count) {
+  const int rc = within("sc_failed_ranks", "capacity", capacity, "ranks", nranks, "entry", "entries", "");
+  return rc ? rc : sc_failed_ranks(ranks, capacity, count);
+}
+int sc_fortran_waitall(int count, sc_request* reqs, int64_t nreqs, sc_status* statuses, int64_t nstatuses) {
+  int rc = within_reqs("sc_waitall", count, nreqs);
+  if (rc == 0) rc = within_statuses("sc_waitall", count, nstatuses);
+  return rc ? rc : fortran_indices(sc_waitall(count, reqs, statuses));
+}
+int sc_fortran_testall(int count, sc_request* reqs, int64_t nreqs, int* flag, sc_status* statuses,
+                       int64_t nstatuses) {
+  int rc = within_reqs("sc_testall", count, nreqs);
+  if (rc == 0) rc = within_statuses("sc_testall", count, nstatuses);
+  return rc ? rc : fortran_indices(sc_testall(count, reqs, flag, statuses));
+}
+int sc_fortran_startall(int count, sc_request* reqs, int64_t nreqs) {
+  const int rc = within_reqs("sc_startall", count, nreqs);
+  return rc ? rc : fortran_indices(sc_startall(count, reqs));
+}
 
 /* An index from 1 where the C call wrote one (a refusal leaves *index as it was); SC_UNDEFINED stays -1. */
 static void from_one(int c_index, int* index) {
   if (c_index != -2) *index = c_index >= 0 ? c_index + 1 : c_index;
 }
-int sc_fortran_waitany(int count, sc_request* reqs, int* index, sc_status* status) {
+int sc_fortran_waitany(int count, sc_request* reqs, int64_t nreqs, int* index, sc_status* status) {
+  const int refused = within_reqs("sc_waitany", count, nreqs);
+  if (refused) return refused;
   int i = -2;
   const int rc = sc_waitany(count, reqs, &i, status);
   from_one(i, index);
   return fortran_indices(rc);
 }
-int sc_fortran_testany(int count, sc_request* reqs, int* index, int* flag, sc_status* status) {
+int sc_fortran_testany(int count, sc_request* reqs, int64_t nreqs, int* index, int* flag, sc_status* status) {
+  const int refused = within_reqs("sc_testany", count, nreqs);
+  if (refused) return refused;
   int i = -2;
   const int rc = sc_testany(count, reqs, &i, flag, status);
   from_one(i, index);

@@ -71,18 +71,11 @@ module sidecore
   public :: sc_region_begin, sc_region_end, sc_error_name, sc_last_error, sc_info_print
 
   ! ---- calls without buffers: the C functions themselves ------------------------------------------------------
-  ! (the request-array calls through buffers.c: indices from 1, in their messages too)
+  ! (the calls with arrays through buffers.c, below)
   interface
     ! Collective: as sidecore::finalize.
     integer(c_int) function sc_finalize() bind(C, name="sc_finalize")
       import :: c_int
-    end function
-    ! Writes up to `capacity` ranks of the world communicator found dead to `ranks`, their number to `count`.
-    integer(c_int) function sc_failed_ranks(ranks, capacity, count) bind(C, name="sc_failed_ranks")
-      import :: c_int
-      integer(c_int), intent(out) :: ranks(*)
-      integer(c_int), value :: capacity
-      integer(c_int), intent(out) :: count
     end function
     ! The end of one iteration, for SIDECORE_PROGRESS=auto.
     integer(c_int) function sc_step() bind(C, name="sc_step")
@@ -132,38 +125,6 @@ module sidecore
       integer(c_int), intent(out) :: flag
       type(sc_status), intent(out), optional :: status
     end function
-    integer(c_int) function sc_waitall(count, reqs, statuses) bind(C, name="sc_fortran_waitall")
-      import :: c_int, sc_request_kind, sc_status
-      integer(c_int), value :: count
-      integer(sc_request_kind), intent(inout) :: reqs(*)
-      type(sc_status), intent(inout), optional :: statuses(*)
-    end function
-    integer(c_int) function sc_testall(count, reqs, flag, statuses) bind(C, name="sc_fortran_testall")
-      import :: c_int, sc_request_kind, sc_status
-      integer(c_int), value :: count
-      integer(sc_request_kind), intent(inout) :: reqs(*)
-      integer(c_int), intent(out) :: flag
-      type(sc_status), intent(inout), optional :: statuses(*)
-    end function
-    ! The index counts from 1, as MPI's Fortran ones: SC_UNDEFINED when no request of reqs(1:count) is active. A
-    ! refusal leaves it as it was (hence intent(inout)).
-    integer(c_int) function sc_waitany(count, reqs, index, status) bind(C, name="sc_fortran_waitany")
-      import :: c_int, sc_request_kind, sc_status
-      integer(c_int), value :: count
-      integer(sc_request_kind), intent(inout) :: reqs(*)
-      integer(c_int), intent(inout) :: index
-      type(sc_status), intent(out), optional :: status
-    end function
-    ! The index counts from 1: flag 1 and the request's index when one completed, flag 1 and SC_UNDEFINED when none
-    ! is active, flag 0 and SC_UNDEFINED while none completed.
-    integer(c_int) function sc_testany(count, reqs, index, flag, status) bind(C, name="sc_fortran_testany")
-      import :: c_int, sc_request_kind, sc_status
-      integer(c_int), value :: count
-      integer(sc_request_kind), intent(inout) :: reqs(*)
-      integer(c_int), intent(inout) :: index
-      integer(c_int), intent(out) :: flag
-      type(sc_status), intent(out), optional :: status
-    end function
     integer(c_int) function sc_cancel(req) bind(C, name="sc_cancel")
       import :: c_int, sc_request_kind
       integer(sc_request_kind), intent(inout) :: req
@@ -171,11 +132,6 @@ module sidecore
     integer(c_int) function sc_start(req) bind(C, name="sc_start")
       import :: c_int, sc_request_kind
       integer(sc_request_kind), intent(inout) :: req
-    end function
-    integer(c_int) function sc_startall(count, reqs) bind(C, name="sc_fortran_startall")
-      import :: c_int, sc_request_kind
-      integer(c_int), value :: count
-      integer(sc_request_kind), intent(inout) :: reqs(*)
     end function
     integer(c_int) function sc_request_free(req) bind(C, name="sc_request_free")
       import :: c_int, sc_request_kind
@@ -223,6 +179,59 @@ module sidecore
     integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
       import :: c_size_t, c_ptr
       type(c_ptr), value :: s
+    end function
+  end interface
+
+  ! ---- calls with arrays of requests, statuses or ranks: the module's functions below hand each array's size to
+  ! buffers.c, which refuses a count beyond it; indices count from 1, in messages too ---------------------------
+  interface
+    integer(c_int) function c_failed_ranks(ranks, nranks, capacity, count) bind(C, name="sc_fortran_failed_ranks")
+      import :: c_int, c_int64_t
+      integer(c_int), intent(out) :: ranks(*)
+      integer(c_int64_t), value :: nranks
+      integer(c_int), value :: capacity
+      integer(c_int), intent(out) :: count
+    end function
+    integer(c_int) function c_waitall(count, reqs, nreqs, statuses, nstatuses) bind(C, name="sc_fortran_waitall")
+      import :: c_int, c_int64_t, sc_request_kind, sc_status
+      integer(c_int), value :: count
+      integer(sc_request_kind), intent(inout) :: reqs(*)
+      integer(c_int64_t), value :: nreqs
+      type(sc_status), intent(inout), optional :: statuses(*)
+      integer(c_int64_t), value :: nstatuses
+    end function
+    integer(c_int) function c_testall(count, reqs, nreqs, flag, statuses, nstatuses) &
+        bind(C, name="sc_fortran_testall")
+      import :: c_int, c_int64_t, sc_request_kind, sc_status
+      integer(c_int), value :: count
+      integer(sc_request_kind), intent(inout) :: reqs(*)
+      integer(c_int64_t), value :: nreqs
+      integer(c_int), intent(out) :: flag
+      type(sc_status), intent(inout), optional :: statuses(*)
+      integer(c_int64_t), value :: nstatuses
+    end function
+    integer(c_int) function c_waitany(count, reqs, nreqs, index, status) bind(C, name="sc_fortran_waitany")
+      import :: c_int, c_int64_t, sc_request_kind, sc_status
+      integer(c_int), value :: count
+      integer(sc_request_kind), intent(inout) :: reqs(*)
+      integer(c_int64_t), value :: nreqs
+      integer(c_int), intent(inout) :: index
+      type(sc_status), intent(out), optional :: status
+    end function
+    integer(c_int) function c_testany(count, reqs, nreqs, index, flag, status) bind(C, name="sc_fortran_testany")
+      import :: c_int, c_int64_t, sc_request_kind, sc_status
+      integer(c_int), value :: count
+      integer(sc_request_kind), intent(inout) :: reqs(*)
+      integer(c_int64_t), value :: nreqs
+      integer(c_int), intent(inout) :: index
+      integer(c_int), intent(out) :: flag
+      type(sc_status), intent(out), optional :: status
+    end function
+    integer(c_int) function c_startall(count, reqs, nreqs) bind(C, name="sc_fortran_startall")
+      import :: c_int, c_int64_t, sc_request_kind
+      integer(c_int), value :: count
+      integer(sc_request_kind), intent(inout) :: reqs(*)
+      integer(c_int64_t), value :: nreqs
     end function
   end interface
 
@@ -546,6 +555,67 @@ module sidecore
   end interface
 
 contains
+
+  ! The calls with arrays take them assumed-shape, so that their sizes are known: a count beyond an array is refused
+  ! (SC_ERR_INVALID_ARGUMENT) rather than read or written past it. A strided section reaches C as a contiguous copy,
+  ! written back when the call returns.
+
+  ! Writes up to `capacity` ranks of the world communicator found dead to `ranks`, their number to `count`.
+  integer(c_int) function sc_failed_ranks(ranks, capacity, count) result(code)
+    integer(c_int), intent(out) :: ranks(:)
+    integer(c_int), intent(in) :: capacity
+    integer(c_int), intent(out) :: count
+    code = c_failed_ranks(ranks, size(ranks, kind=c_int64_t), capacity, count)
+  end function
+
+  integer(c_int) function sc_waitall(count, reqs, statuses) result(code)
+    integer(c_int), intent(in) :: count
+    integer(sc_request_kind), intent(inout) :: reqs(:)
+    type(sc_status), intent(inout), optional :: statuses(:)
+    code = c_waitall(count, reqs, size(reqs, kind=c_int64_t), statuses, entries(statuses))
+  end function
+
+  integer(c_int) function sc_testall(count, reqs, flag, statuses) result(code)
+    integer(c_int), intent(in) :: count
+    integer(sc_request_kind), intent(inout) :: reqs(:)
+    integer(c_int), intent(out) :: flag
+    type(sc_status), intent(inout), optional :: statuses(:)
+    code = c_testall(count, reqs, size(reqs, kind=c_int64_t), flag, statuses, entries(statuses))
+  end function
+
+  ! The index counts from 1, as MPI's Fortran ones: SC_UNDEFINED when no request of reqs(1:count) is active. A
+  ! refusal leaves it as it was (hence intent(inout)).
+  integer(c_int) function sc_waitany(count, reqs, index, status) result(code)
+    integer(c_int), intent(in) :: count
+    integer(sc_request_kind), intent(inout) :: reqs(:)
+    integer(c_int), intent(inout) :: index
+    type(sc_status), intent(out), optional :: status
+    code = c_waitany(count, reqs, size(reqs, kind=c_int64_t), index, status)
+  end function
+
+  ! The index counts from 1: flag 1 and the request's index when one completed, flag 1 and SC_UNDEFINED when none
+  ! is active, flag 0 and SC_UNDEFINED while none completed.
+  integer(c_int) function sc_testany(count, reqs, index, flag, status) result(code)
+    integer(c_int), intent(in) :: count
+    integer(sc_request_kind), intent(inout) :: reqs(:)
+    integer(c_int), intent(inout) :: index
+    integer(c_int), intent(out) :: flag
+    type(sc_status), intent(out), optional :: status
+    code = c_testany(count, reqs, size(reqs, kind=c_int64_t), index, flag, status)
+  end function
+
+  integer(c_int) function sc_startall(count, reqs) result(code)
+    integer(c_int), intent(in) :: count
+    integer(sc_request_kind), intent(inout) :: reqs(:)
+    code = c_startall(count, reqs, size(reqs, kind=c_int64_t))
+  end function
+
+  ! The number of statuses an optional array holds; -1 when it is absent.
+  integer(c_int64_t) function entries(statuses)
+    type(sc_status), intent(in), optional :: statuses(:)
+    entries = -1
+    if (present(statuses)) entries = size(statuses, kind=c_int64_t)
+  end function
 
   ! Registers a user operator (MPI_Op_create): `op` receives its id, usable wherever an SC_SUM goes, until
   ! sc_op_free. `ctx` (optional) is given to fn at each call. commutative .false.: results are in rank order.

@@ -14,6 +14,16 @@ module fortran_api_checks
     integer(c_int) :: index
   end type
 
+  ! Arrays side by side, as in a program's state: a count beyond the first would reach the next.
+  type :: req_frame
+    integer(sc_request_kind) :: first(2) = SC_REQUEST_NULL
+    integer(sc_request_kind) :: second(1) = SC_REQUEST_NULL
+  end type
+  type :: status_frame
+    type(sc_status) :: one(1)
+    integer(c_int64_t) :: canary(4) = 777
+  end type
+
   ! A derived type whose storage holds a descriptor, not the array: its bytes are what a buffer of it is.
   type :: with_alloc
     real(c_double), allocatable :: v(:)
@@ -127,6 +137,9 @@ program fortran_api
   type(with_alloc) :: wa
   integer(c_int64_t) :: v8, scratch(16)
   integer(c_int) :: rc
+  type(req_frame) :: rf
+  type(status_frame) :: sf
+  integer(sc_request_kind) :: r3(3)
   ! Buffers of nonblocking and persistent calls are ASYNCHRONOUS, as with MPI: without it the compiler may keep
   ! x in a register across sc_start, or y's old value across sc_wait, which do not name them.
   asynchronous :: a, b, grid, x, y, vals, parts, pair, pairs, v8, scratch
@@ -211,6 +224,26 @@ program fortran_api
   call ok(sc_wait(r), __LINE__)
   call expect(sc_waitany(2, reqs, idx) == SC_ERR_TRUNCATED .and. idx == 2, __LINE__)
   call expect(index(sc_last_error(), "sc_waitany: reqs(2): the receive matched") > 0, __LINE__)
+
+  ! A strided section of requests works: the module's array calls take the handles back as they were changed.
+  call ok(sc_irecv(y, 8_sc_count_kind, left, 21, SC_COMM_WORLD, r3(1)), __LINE__)
+  r3(2) = 99
+  call ok(sc_isend(x, 8_sc_count_kind, right, 21, SC_COMM_WORLD, r3(3)), __LINE__)
+  call ok(sc_waitall(2, r3(1:3:2), sts), __LINE__)
+  call expect(r3(1) == SC_REQUEST_NULL .and. r3(2) == 99 .and. r3(3) == SC_REQUEST_NULL, __LINE__)
+  call expect(sts(1)%source == left .and. sts(1)%tag == 21, __LINE__)
+  ! A count beyond the request or status array is refused, as a buffer's count is: it would reach the next array.
+  call refused(sc_waitall(3, rf%first), "sc_waitall: count=3 reaches beyond reqs, which holds 2 requests", __LINE__)
+  call refused(sc_testall(3, rf%first, flag), "sc_testall: count=3 reaches beyond reqs", __LINE__)
+  idx = 5
+  call refused(sc_waitany(3, rf%first, idx), "sc_waitany: count=3 reaches beyond reqs", __LINE__)
+  call refused(sc_testany(3, rf%first, idx, flag), "sc_testany: count=3 reaches beyond reqs", __LINE__)
+  call expect(idx == 5, __LINE__)
+  call refused(sc_startall(3, rf%first), "sc_startall: count=3 reaches beyond reqs", __LINE__)
+  call refused(sc_waitall(2, rf%first, sf%one), &
+               "sc_waitall: count=2 reaches beyond statuses, which holds 1 status", __LINE__)
+  call refused(sc_testall(2, rf%first, flag, sf%one), "sc_testall: count=2 reaches beyond statuses", __LINE__)
+  call expect(all(sf%canary == 777), __LINE__)
 
   ! Persistent requests, started twice.
   call ok(sc_recv_init(b, 8_sc_count_kind * m, left, 11, SC_COMM_WORLD, preqs(1)), __LINE__)
@@ -377,6 +410,8 @@ program fortran_api
   call expect(sc_error_name(SC_ERR_TRUNCATED) == "truncated", __LINE__)
   call ok(sc_failed_ranks(dead, 4, nfailed), __LINE__)
   call expect(nfailed == 0, __LINE__)
+  call refused(sc_failed_ranks(dead, 5, nfailed), &
+               "sc_failed_ranks: capacity=5 reaches beyond ranks, which holds 4 entries", __LINE__)
 
   call ok(sc_finalize(), __LINE__)
   if (failures > 0) then

@@ -7,6 +7,9 @@
 ! non-contiguous section (a(1, :)) is refused too, as sidecore would not see the elements between its strides.
 ! Point-to-point counts are bytes, collective counts elements of `dtype`, both integer(sc_count_kind). Indices of
 ! sc_waitany and sc_testany count from 1, as MPI's Fortran ones; everything else is as in C (docs/fortran.md).
+! Outputs (ranks, flags, requests, statuses, ids, indices) are intent(inout), not intent(out): a refused call leaves
+! them as they were, which intent(out) would not keep (the compiler may drop the caller's earlier value, and a
+! type(sc_status) is reset to its default on entry).
 module sidecore
   use, intrinsic :: iso_c_binding, only: c_int, c_int64_t, c_size_t, c_ptr, c_funptr, c_char, c_null_char, &
                                          c_null_ptr, c_funloc, c_associated, c_f_pointer
@@ -83,32 +86,32 @@ module sidecore
     end function
     integer(c_int) function sc_rank(rank) bind(C, name="sc_rank")
       import :: c_int
-      integer(c_int), intent(out) :: rank
+      integer(c_int), intent(inout) :: rank
     end function
     integer(c_int) function sc_size(size) bind(C, name="sc_size")
       import :: c_int
-      integer(c_int), intent(out) :: size
+      integer(c_int), intent(inout) :: size
     end function
     integer(c_int) function sc_comm_rank(comm, rank) bind(C, name="sc_comm_rank")
       import :: c_int
       integer(c_int), value :: comm
-      integer(c_int), intent(out) :: rank
+      integer(c_int), intent(inout) :: rank
     end function
     integer(c_int) function sc_comm_size(comm, size) bind(C, name="sc_comm_size")
       import :: c_int
       integer(c_int), value :: comm
-      integer(c_int), intent(out) :: size
+      integer(c_int), intent(inout) :: size
     end function
     integer(c_int) function sc_comm_dup(comm, out) bind(C, name="sc_comm_dup")
       import :: c_int
       integer(c_int), value :: comm
-      integer(c_int), intent(out) :: out
+      integer(c_int), intent(inout) :: out
     end function
     ! A color of -1 gives out = -1.
     integer(c_int) function sc_comm_split(comm, color, key, out) bind(C, name="sc_comm_split")
       import :: c_int
       integer(c_int), value :: comm, color, key
-      integer(c_int), intent(out) :: out
+      integer(c_int), intent(inout) :: out
     end function
     integer(c_int) function sc_comm_free(comm) bind(C, name="sc_comm_free")
       import :: c_int
@@ -117,13 +120,13 @@ module sidecore
     integer(c_int) function sc_wait(req, status) bind(C, name="sc_wait")
       import :: c_int, sc_request_kind, sc_status
       integer(sc_request_kind), intent(inout) :: req
-      type(sc_status), intent(out), optional :: status
+      type(sc_status), intent(inout), optional :: status
     end function
     integer(c_int) function sc_test(req, flag, status) bind(C, name="sc_test")
       import :: c_int, sc_request_kind, sc_status
       integer(sc_request_kind), intent(inout) :: req
-      integer(c_int), intent(out) :: flag
-      type(sc_status), intent(out), optional :: status
+      integer(c_int), intent(inout) :: flag
+      type(sc_status), intent(inout), optional :: status
     end function
     integer(c_int) function sc_cancel(req) bind(C, name="sc_cancel")
       import :: c_int, sc_request_kind
@@ -142,7 +145,7 @@ module sidecore
       type(c_funptr), value :: fn
       type(c_ptr), value :: ctx
       integer(c_int), value :: commutative
-      integer(c_int), intent(out) :: op
+      integer(c_int), intent(inout) :: op
     end function
     integer(c_int) function sc_op_free(op) bind(C, name="sc_op_free")
       import :: c_int
@@ -151,7 +154,7 @@ module sidecore
     integer(c_int) function sc_ibarrier(comm, req) bind(C, name="sc_ibarrier")
       import :: c_int, sc_request_kind
       integer(c_int), value :: comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_barrier(comm) bind(C, name="sc_barrier")
       import :: c_int
@@ -160,7 +163,7 @@ module sidecore
     integer(c_int) function sc_barrier_init(comm, req) bind(C, name="sc_barrier_init")
       import :: c_int, sc_request_kind
       integer(c_int), value :: comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_region_end() bind(C, name="sc_region_end")
       import :: c_int
@@ -187,10 +190,10 @@ module sidecore
   interface
     integer(c_int) function c_failed_ranks(ranks, nranks, capacity, count) bind(C, name="sc_fortran_failed_ranks")
       import :: c_int, c_int64_t
-      integer(c_int), intent(out) :: ranks(*)
+      integer(c_int), intent(inout) :: ranks(*)
       integer(c_int64_t), value :: nranks
       integer(c_int), value :: capacity
-      integer(c_int), intent(out) :: count
+      integer(c_int), intent(inout) :: count
     end function
     integer(c_int) function c_waitall(count, reqs, nreqs, statuses, nstatuses) bind(C, name="sc_fortran_waitall")
       import :: c_int, c_int64_t, sc_request_kind, sc_status
@@ -206,7 +209,7 @@ module sidecore
       integer(c_int), value :: count
       integer(sc_request_kind), intent(inout) :: reqs(*)
       integer(c_int64_t), value :: nreqs
-      integer(c_int), intent(out) :: flag
+      integer(c_int), intent(inout) :: flag
       type(sc_status), intent(inout), optional :: statuses(*)
       integer(c_int64_t), value :: nstatuses
     end function
@@ -216,7 +219,7 @@ module sidecore
       integer(sc_request_kind), intent(inout) :: reqs(*)
       integer(c_int64_t), value :: nreqs
       integer(c_int), intent(inout) :: index
-      type(sc_status), intent(out), optional :: status
+      type(sc_status), intent(inout), optional :: status
     end function
     integer(c_int) function c_testany(count, reqs, nreqs, index, flag, status) bind(C, name="sc_fortran_testany")
       import :: c_int, c_int64_t, sc_request_kind, sc_status
@@ -224,8 +227,8 @@ module sidecore
       integer(sc_request_kind), intent(inout) :: reqs(*)
       integer(c_int64_t), value :: nreqs
       integer(c_int), intent(inout) :: index
-      integer(c_int), intent(out) :: flag
-      type(sc_status), intent(out), optional :: status
+      integer(c_int), intent(inout) :: flag
+      type(sc_status), intent(inout), optional :: status
     end function
     integer(c_int) function c_startall(count, reqs, nreqs) bind(C, name="sc_fortran_startall")
       import :: c_int, c_int64_t, sc_request_kind
@@ -252,14 +255,14 @@ module sidecore
       type(*), dimension(..), intent(in), asynchronous :: buf
       integer(sc_count_kind), value :: bytes
       integer(c_int), value :: dest, tag, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_irecv(buf, bytes, source, tag, comm, req) bind(C, name="sc_fortran_irecv")
       import :: c_int, sc_count_kind, sc_request_kind
       type(*), dimension(..), intent(inout), asynchronous :: buf
       integer(sc_count_kind), value :: bytes
       integer(c_int), value :: source, tag, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_send(buf, bytes, dest, tag, comm) bind(C, name="sc_fortran_send")
       import :: c_int, sc_count_kind
@@ -272,21 +275,21 @@ module sidecore
       type(*), dimension(..), intent(inout) :: buf
       integer(sc_count_kind), value :: bytes
       integer(c_int), value :: source, tag, comm
-      type(sc_status), intent(out), optional :: status
+      type(sc_status), intent(inout), optional :: status
     end function
     integer(c_int) function sc_send_init(buf, bytes, dest, tag, comm, req) bind(C, name="sc_fortran_send_init")
       import :: c_int, sc_count_kind, sc_request_kind
       type(*), dimension(..), intent(in), asynchronous :: buf
       integer(sc_count_kind), value :: bytes
       integer(c_int), value :: dest, tag, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_recv_init(buf, bytes, source, tag, comm, req) bind(C, name="sc_fortran_recv_init")
       import :: c_int, sc_count_kind, sc_request_kind
       type(*), dimension(..), intent(inout), asynchronous :: buf
       integer(sc_count_kind), value :: bytes
       integer(c_int), value :: source, tag, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
 
     integer(c_int) function sc_ibcast(buf, count, dtype, root, comm, req) bind(C, name="sc_fortran_ibcast")
@@ -294,7 +297,7 @@ module sidecore
       type(*), dimension(..), intent(inout), asynchronous :: buf
       integer(sc_count_kind), value :: count
       integer(c_int), value :: dtype, root, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_bcast(buf, count, dtype, root, comm) bind(C, name="sc_fortran_bcast")
       import :: c_int, sc_count_kind
@@ -307,7 +310,7 @@ module sidecore
       type(*), dimension(..), intent(inout), asynchronous :: buf
       integer(sc_count_kind), value :: count
       integer(c_int), value :: dtype, root, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_ireduce(send, recv, count, dtype, op, root, comm, req) &
         bind(C, name="sc_fortran_ireduce")
@@ -316,7 +319,7 @@ module sidecore
       type(*), dimension(..), intent(inout), asynchronous :: recv
       integer(sc_count_kind), value :: count
       integer(c_int), value :: dtype, op, root, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_reduce(send, recv, count, dtype, op, root, comm) bind(C, name="sc_fortran_reduce")
       import :: c_int, sc_count_kind
@@ -332,7 +335,7 @@ module sidecore
       type(*), dimension(..), intent(inout), asynchronous :: recv
       integer(sc_count_kind), value :: count
       integer(c_int), value :: dtype, op, root, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_iallreduce(send, recv, count, dtype, op, comm, req) &
         bind(C, name="sc_fortran_iallreduce")
@@ -341,7 +344,7 @@ module sidecore
       type(*), dimension(..), intent(inout), asynchronous :: recv
       integer(sc_count_kind), value :: count
       integer(c_int), value :: dtype, op, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_allreduce(send, recv, count, dtype, op, comm) bind(C, name="sc_fortran_allreduce")
       import :: c_int, sc_count_kind
@@ -357,7 +360,7 @@ module sidecore
       type(*), dimension(..), intent(inout), asynchronous :: recv
       integer(sc_count_kind), value :: count
       integer(c_int), value :: dtype, op, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_igather(send, recv, count, dtype, root, comm, req) bind(C, name="sc_fortran_igather")
       import :: c_int, sc_count_kind, sc_request_kind
@@ -365,7 +368,7 @@ module sidecore
       type(*), dimension(..), intent(inout), asynchronous :: recv
       integer(sc_count_kind), value :: count
       integer(c_int), value :: dtype, root, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_gather(send, recv, count, dtype, root, comm) bind(C, name="sc_fortran_gather")
       import :: c_int, sc_count_kind
@@ -381,7 +384,7 @@ module sidecore
       type(*), dimension(..), intent(inout), asynchronous :: recv
       integer(sc_count_kind), value :: count
       integer(c_int), value :: dtype, root, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_iscatter(send, recv, count, dtype, root, comm, req) &
         bind(C, name="sc_fortran_iscatter")
@@ -390,7 +393,7 @@ module sidecore
       type(*), dimension(..), intent(inout), asynchronous :: recv
       integer(sc_count_kind), value :: count
       integer(c_int), value :: dtype, root, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_scatter(send, recv, count, dtype, root, comm) bind(C, name="sc_fortran_scatter")
       import :: c_int, sc_count_kind
@@ -406,7 +409,7 @@ module sidecore
       type(*), dimension(..), intent(inout), asynchronous :: recv
       integer(sc_count_kind), value :: count
       integer(c_int), value :: dtype, root, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_iallgather(send, recv, count, dtype, comm, req) bind(C, name="sc_fortran_iallgather")
       import :: c_int, sc_count_kind, sc_request_kind
@@ -414,7 +417,7 @@ module sidecore
       type(*), dimension(..), intent(inout), asynchronous :: recv
       integer(sc_count_kind), value :: count
       integer(c_int), value :: dtype, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_allgather(send, recv, count, dtype, comm) bind(C, name="sc_fortran_allgather")
       import :: c_int, sc_count_kind
@@ -430,7 +433,7 @@ module sidecore
       type(*), dimension(..), intent(inout), asynchronous :: recv
       integer(sc_count_kind), value :: count
       integer(c_int), value :: dtype, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_ialltoall(send, recv, count, dtype, comm, req) bind(C, name="sc_fortran_ialltoall")
       import :: c_int, sc_count_kind, sc_request_kind
@@ -438,7 +441,7 @@ module sidecore
       type(*), dimension(..), intent(inout), asynchronous :: recv
       integer(sc_count_kind), value :: count
       integer(c_int), value :: dtype, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_alltoall(send, recv, count, dtype, comm) bind(C, name="sc_fortran_alltoall")
       import :: c_int, sc_count_kind
@@ -454,7 +457,7 @@ module sidecore
       type(*), dimension(..), intent(inout), asynchronous :: recv
       integer(sc_count_kind), value :: count
       integer(c_int), value :: dtype, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_ireduce_scatter_block(send, recv, count, dtype, op, comm, req) &
         bind(C, name="sc_fortran_ireduce_scatter_block")
@@ -463,7 +466,7 @@ module sidecore
       type(*), dimension(..), intent(inout), asynchronous :: recv
       integer(sc_count_kind), value :: count
       integer(c_int), value :: dtype, op, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_reduce_scatter_block(send, recv, count, dtype, op, comm) &
         bind(C, name="sc_fortran_reduce_scatter_block")
@@ -480,7 +483,7 @@ module sidecore
       type(*), dimension(..), intent(inout), asynchronous :: recv
       integer(sc_count_kind), value :: count
       integer(c_int), value :: dtype, op, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_iallgatherv(send, send_count, recv, recv_counts, recv_displs, dtype, comm, req) &
         bind(C, name="sc_fortran_iallgatherv")
@@ -491,7 +494,7 @@ module sidecore
       integer(sc_count_kind), intent(in), asynchronous :: recv_counts(:)
       integer(sc_count_kind), intent(in), asynchronous :: recv_displs(:)
       integer(c_int), value :: dtype, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_allgatherv(send, send_count, recv, recv_counts, recv_displs, dtype, comm) &
         bind(C, name="sc_fortran_allgatherv")
@@ -512,7 +515,7 @@ module sidecore
       integer(sc_count_kind), intent(in), asynchronous :: recv_counts(:)
       integer(sc_count_kind), intent(in), asynchronous :: recv_displs(:)
       integer(c_int), value :: dtype, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_ialltoallv(send, send_counts, send_displs, recv, recv_counts, recv_displs, &
         dtype, comm, req) &
@@ -525,7 +528,7 @@ module sidecore
       integer(sc_count_kind), intent(in), asynchronous :: recv_counts(:)
       integer(sc_count_kind), intent(in), asynchronous :: recv_displs(:)
       integer(c_int), value :: dtype, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
     integer(c_int) function sc_alltoallv(send, send_counts, send_displs, recv, recv_counts, recv_displs, &
         dtype, comm) &
@@ -550,7 +553,7 @@ module sidecore
       integer(sc_count_kind), intent(in), asynchronous :: recv_counts(:)
       integer(sc_count_kind), intent(in), asynchronous :: recv_displs(:)
       integer(c_int), value :: dtype, comm
-      integer(sc_request_kind), intent(out) :: req
+      integer(sc_request_kind), intent(inout) :: req
     end function
   end interface
 
@@ -562,9 +565,9 @@ contains
 
   ! Writes up to `capacity` ranks of the world communicator found dead to `ranks`, their number to `count`.
   integer(c_int) function sc_failed_ranks(ranks, capacity, count) result(code)
-    integer(c_int), intent(out) :: ranks(:)
+    integer(c_int), intent(inout) :: ranks(:)
     integer(c_int), intent(in) :: capacity
-    integer(c_int), intent(out) :: count
+    integer(c_int), intent(inout) :: count
     code = c_failed_ranks(ranks, size(ranks, kind=c_int64_t), capacity, count)
   end function
 
@@ -578,18 +581,18 @@ contains
   integer(c_int) function sc_testall(count, reqs, flag, statuses) result(code)
     integer(c_int), intent(in) :: count
     integer(sc_request_kind), intent(inout) :: reqs(:)
-    integer(c_int), intent(out) :: flag
+    integer(c_int), intent(inout) :: flag
     type(sc_status), intent(inout), optional :: statuses(:)
     code = c_testall(count, reqs, size(reqs, kind=c_int64_t), flag, statuses, entries(statuses))
   end function
 
   ! The index counts from 1, as MPI's Fortran ones: SC_UNDEFINED when no request of reqs(1:count) is active. A
-  ! refusal leaves it as it was (hence intent(inout)).
+  ! refusal leaves it as it was.
   integer(c_int) function sc_waitany(count, reqs, index, status) result(code)
     integer(c_int), intent(in) :: count
     integer(sc_request_kind), intent(inout) :: reqs(:)
     integer(c_int), intent(inout) :: index
-    type(sc_status), intent(out), optional :: status
+    type(sc_status), intent(inout), optional :: status
     code = c_waitany(count, reqs, size(reqs, kind=c_int64_t), index, status)
   end function
 
@@ -599,8 +602,8 @@ contains
     integer(c_int), intent(in) :: count
     integer(sc_request_kind), intent(inout) :: reqs(:)
     integer(c_int), intent(inout) :: index
-    integer(c_int), intent(out) :: flag
-    type(sc_status), intent(out), optional :: status
+    integer(c_int), intent(inout) :: flag
+    type(sc_status), intent(inout), optional :: status
     code = c_testany(count, reqs, size(reqs, kind=c_int64_t), index, flag, status)
   end function
 
@@ -622,7 +625,7 @@ contains
   integer(c_int) function sc_op_create(fn, commutative, op, ctx) result(code)
     procedure(sc_user_function) :: fn
     logical, intent(in) :: commutative
-    integer(c_int), intent(out) :: op
+    integer(c_int), intent(inout) :: op
     type(c_ptr), intent(in), optional :: ctx
     type(c_ptr) :: context
     integer(c_int) :: commute

@@ -65,6 +65,9 @@ module sidecore
   public :: sc_wait, sc_test, sc_waitall, sc_waitany, sc_testall, sc_testany, sc_cancel
   public :: sc_start, sc_startall, sc_request_free
   public :: sc_op_create, sc_op_free
+  interface sc_op_create
+    module procedure op_create_l1, op_create_l4, op_create_l8
+  end interface
   public :: sc_ibarrier, sc_barrier, sc_barrier_init, sc_ibcast, sc_bcast, sc_bcast_init
   public :: sc_ireduce, sc_reduce, sc_reduce_init, sc_iallreduce, sc_allreduce, sc_allreduce_init
   public :: sc_igather, sc_gather, sc_gather_init, sc_iscatter, sc_scatter, sc_scatter_init
@@ -622,7 +625,30 @@ contains
 
   ! Registers a user operator (MPI_Op_create): `op` receives its id, usable wherever an SC_SUM goes, until
   ! sc_op_free. `ctx` (optional) is given to fn at each call. commutative .false.: results are in rank order.
-  integer(c_int) function sc_op_create(fn, commutative, op, ctx) result(code)
+  ! One function per logical kind (sc_op_create is their generic name), so that the program's default logical is
+  ! taken whatever its size: kind 4, or 8 under -fdefault-integer-8; kind 1 is logical(c_bool).
+  integer(c_int) function op_create_l1(fn, commutative, op, ctx) result(code)
+    procedure(sc_user_function) :: fn
+    logical(1), intent(in) :: commutative
+    integer(c_int), intent(inout) :: op
+    type(c_ptr), intent(in), optional :: ctx
+    code = op_create(fn, logical(commutative), op, ctx)
+  end function
+  integer(c_int) function op_create_l4(fn, commutative, op, ctx) result(code)
+    procedure(sc_user_function) :: fn
+    logical(4), intent(in) :: commutative
+    integer(c_int), intent(inout) :: op
+    type(c_ptr), intent(in), optional :: ctx
+    code = op_create(fn, logical(commutative), op, ctx)
+  end function
+  integer(c_int) function op_create_l8(fn, commutative, op, ctx) result(code)
+    procedure(sc_user_function) :: fn
+    logical(8), intent(in) :: commutative
+    integer(c_int), intent(inout) :: op
+    type(c_ptr), intent(in), optional :: ctx
+    code = op_create(fn, logical(commutative), op, ctx)
+  end function
+  integer(c_int) function op_create(fn, commutative, op, ctx) result(code)
     procedure(sc_user_function) :: fn
     logical, intent(in) :: commutative
     integer(c_int), intent(inout) :: op

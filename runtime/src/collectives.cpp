@@ -58,10 +58,13 @@ std::vector<std::uint64_t> v_array(const char* call, const char* name, std::span
     bad(call, std::string(name) + " has " + std::to_string(a.size()) + " entries; accepted: one per rank of the "
               "communicator (" + std::to_string(size) + ")");
   std::vector<std::uint64_t> out(a.size());
+  // No entry's bytes may pass 2^63 (16 bytes, a value_index<double> pair, is the largest element): a larger one
+  // would wrap, and be taken for a few elements.
+  const std::uint64_t most = (std::uint64_t{1} << 59) / scale;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i] < 0)
-      bad(call, std::string(name) + "[" + std::to_string(i) + "] is " + std::to_string(a[i]) +
-                    "; accepted: 0 or more elements");
+    if (a[i] < 0 || static_cast<std::uint64_t>(a[i]) > most)
+      bad(call, std::string(name) + "[" + std::to_string(i) + "] is " + std::to_string(a[i]) + "; accepted: 0 .. " +
+                    std::to_string(most) + " elements");
     out[i] = static_cast<std::uint64_t>(a[i]) * scale;
   }
   return out;
@@ -104,7 +107,9 @@ coll::spec make_spec(const char* call, const coll_args& a, const detail::comm_en
     scale = coll::element_size(s.type, coll::reduce_op::minloc);
     s.type = coll::dtype::byte;
   }
-  if (a.count < 0) bad(call, "count is " + std::to_string(a.count) + "; accepted: 0 or more elements");
+  const std::uint64_t most = (std::uint64_t{1} << 59) / scale;  // as v_array's entries
+  if (a.count < 0 || static_cast<std::uint64_t>(a.count) > most)
+    bad(call, "count is " + std::to_string(a.count) + "; accepted: 0 .. " + std::to_string(most) + " elements");
   s.count = static_cast<std::uint64_t>(a.count) * scale;
   if (rooted(s.k)) {
     if (static_cast<unsigned>(a.root) >= static_cast<unsigned>(e.size))

@@ -743,6 +743,19 @@ TEST(Coll, BadInputNamesTheArgument) {
   expect([&] { set_coll_algorithm("allreduce", "bruck"); }, "algorithm", "accepted: auto");
   expect([&] { set_coll_algorithm("allsum", "auto"); }, "kind", "accepted: barrier");
   expect([&] { set_coll_segment(10); }, "segment", "1024");
+  // A count whose bytes pass 2^63 is refused by name, not wrapped (a value_index pair moves as 16 bytes: 2^60 + 1
+  // of them wrapped to one).
+  {
+    const std::size_t p = static_cast<std::size_t>(w.size());
+    std::vector<value_index<double>> vs(p), vr(p);
+    std::vector<std::int64_t> ones(p, 1), displs(p), huge(p, 1);
+    for (std::size_t k = 0; k < p; ++k) displs[k] = static_cast<std::int64_t>(k);
+    huge[0] = (std::int64_t{1} << 60) + 1;
+    expect([&] {
+      (void)ialltoallv<value_index<double>>(std::span<const value_index<double>>(vs), ones, displs,
+                                            std::span<value_index<double>>(vr), huge, displs, w);
+    }, "huge v entry", "recv_counts[0] is 1152921504606846977");
+  }
   comm d = w.dup();
   comm copy = d;
   d.free();

@@ -480,7 +480,8 @@ int sc_recv(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_stat
   return guarded([&] {
     check_not_in_place("sc_recv", buf);
     check_limit("sc_recv", "buf", bytes, limits.recv);
-    const sidecore::status s = sidecore::recv(buf, bytes, source, tag, comm_of(comm));
+    const sidecore::status s =
+        sidecore::detail::blocking_recv(buf, bytes, source, tag, comm_of(comm), "sidecore::recv");
     to_c(s, status);
     return status_code(s, "sc_recv");
   });

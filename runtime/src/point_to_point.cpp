@@ -131,22 +131,37 @@ request detail::irecv_as(void* buf, std::int64_t bytes, int source, int t, const
   return r;
 }
 
+namespace {
+
+// A blocking call's failure of the transport or of its peer, thrown (errc::peer_failed's contract); what the status
+// says of the message itself (truncated, canceled) stays in it.
+void throw_failure(const status& st, const char* call, const char* dir, int peer) {
+  if (st.error == errc::transport)
+    throw error(errc::transport, std::string(call) + " " + dir + " rank " + std::to_string(peer) +
+                                     " failed in the transport: " + detail::last_transport_error());
+  if (st.error == errc::peer_failed)
+    throw error(errc::peer_failed, std::string(call) + " " + dir + " rank " + std::to_string(peer) +
+                                       " failed: " + detail::last_transport_error());
+}
+
+}  // namespace
+
 void send(const void* buf, std::int64_t bytes, int dest, int t, const comm& c) {
   const call_scope scope(category::blocking, "sidecore::send");
   request r = isend_impl(buf, bytes, dest, t, c, true, "sidecore::send");
-  const status st = wait(r);
-  if (st.error == errc::transport)
-    throw error(errc::transport, "sidecore::send to rank " + std::to_string(dest) +
-                                     " failed in the transport: " + detail::last_transport_error());
-  if (st.error == errc::peer_failed)
-    throw error(errc::peer_failed,
-                "sidecore::send to rank " + std::to_string(dest) + " failed: " + detail::last_transport_error());
+  throw_failure(wait(r), "sidecore::send", "to", dest);
+}
+
+status detail::blocking_recv(void* buf, std::int64_t bytes, int source, int t, const comm& c, const char* call) {
+  const call_scope scope(category::blocking, call);
+  request r = detail::irecv_as(buf, bytes, source, t, c, call);
+  return wait(r);
 }
 
 status recv(void* buf, std::int64_t bytes, int source, int t, const comm& c) {
-  const call_scope scope(category::blocking, "sidecore::recv");
-  request r = detail::irecv_as(buf, bytes, source, t, c, "sidecore::recv");
-  return wait(r);
+  const status st = detail::blocking_recv(buf, bytes, source, t, c, "sidecore::recv");
+  throw_failure(st, "sidecore::recv", "from", source);
+  return st;
 }
 
 }  // namespace sidecore

@@ -152,6 +152,8 @@ request isend_with_slot(const void* buf, std::int64_t bytes, int dest, int t, co
                         const char* call = "sidecore::isend");
 /// irecv, naming `call` when the request limit refuses the start (sidecore::recv, sidecore::start).
 request irecv_as(void* buf, std::int64_t bytes, int source, int t, const comm& c, const char* call);
+/// sidecore::recv without its throw on a failed transport or peer: the status says it (sc_recv returns it so).
+status blocking_recv(void* buf, std::int64_t bytes, int source, int t, const comm& c, const char* call);
 
 /// The sentence of this thread's last request that completed with an error that has one (transport; a collective's
 /// invalid_argument): what send(), the blocking collectives and the C API's sc_last_error report.

@@ -5,8 +5,9 @@
 // receive whose ready-to-send rank 1 sends just before it dies (the transfer is cut off after its clear-to-send), an
 // any-source receive nobody sends to, a rendezvous send rank 1 never receives; ranks 0 and 2 start an allreduce rank
 // 1 never joins. Each completes with errc::peer_failed, never canceled, within a few seconds; later requests
-// involving rank 1 (a receive from it, an eager and a rendezvous send to it, a blocking send, a new collective) fail
-// at once; rank 2 still exchanges 8 B and 1 MiB with rank 0 both ways; finalize returns; failed_ranks() is {1}.
+// involving rank 1 (a receive from it, an eager and a rendezvous send to it, a blocking send and receive, a new
+// collective) fail at once; rank 2 still exchanges 8 B and 1 MiB with rank 0 both ways; finalize returns;
+// failed_ranks() is {1}.
 // Each survivor prints "peer_failure: rank R: passed" and ends with exit(0) without MPI_Finalize (MPICH's waits
 // for the dead rank: docs/failures.md). Every failed check prints a line with FAILED.
 #include <mpi.h>
@@ -118,6 +119,14 @@ void survivor(int nranks) {
   } catch (const sidecore::error& e) {
     check(e.code() == errc::peer_failed && std::string(e.what()).find("peer rank 1 failed") != std::string::npos,
           std::string("a blocking send to the dead rank threw ") + sidecore::errc_name(e.code()) + ": " + e.what());
+  }
+  try {  // the blocking receive throws as the blocking send does (errc::peer_failed's contract)
+    (void)sidecore::recv(small.data(), 64, 1, 11);
+    check(false, "a blocking receive from the dead rank returned");
+  } catch (const sidecore::error& e) {
+    check(e.code() == errc::peer_failed && std::string(e.what()).find("peer rank 1 failed") != std::string::npos,
+          std::string("a blocking receive from the dead rank threw ") + sidecore::errc_name(e.code()) + ": " +
+              e.what());
   }
   sidecore::request c2 = sidecore::iallreduce(red_in.data(), red_out.data(), 8, sidecore::dtype::float64,
                                               sidecore::op::sum);

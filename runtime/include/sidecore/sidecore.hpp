@@ -224,9 +224,10 @@ SIDECORE_API void step();
 /// a message that arrived before it was posted, and truncating a message above 4 KiB hangs in the provider;
 /// on tcp;ofi_rxm a truncation can stop later traffic between the pair.
 [[nodiscard]] SIDECORE_API request irecv(void* buf, std::int64_t bytes, int source, int tag, const comm& c = world());
-/// Blocking send: isend + wait. Throws as isend.
+/// Blocking send: isend + wait. Throws as isend, and errc::transport or errc::peer_failed when the send fails so.
 SIDECORE_API void send(const void* buf, std::int64_t bytes, int dest, int tag, const comm& c = world());
-/// Blocking receive: irecv + wait; returns the status (check status.ok() for truncation). Throws as irecv.
+/// Blocking receive: irecv + wait; returns the status (check status.ok() for truncation). Throws as irecv, and
+/// errc::transport or errc::peer_failed when the receive fails so.
 [[nodiscard]] SIDECORE_API status recv(void* buf, std::int64_t bytes, int source, int tag, const comm& c = world());
 
 /// Waits for `r`, consumes it and returns its status. Throws errc::invalid_request for a consumed or

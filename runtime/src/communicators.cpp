@@ -27,7 +27,9 @@ namespace tag = progress::tag;
 }
 
 detail::comm_entry* detail::make_comm_entry(MPI_Comm mpi, MPI_Comm world, int id, std::size_t coll_cache) {
+  static std::atomic<std::uint64_t> serials{0};
   auto* e = new detail::comm_entry;
+  e->serial = ++serials;
   e->mpi = mpi;
   MPI_Comm_rank(mpi, &e->rank);
   MPI_Comm_size(mpi, &e->size);

@@ -108,6 +108,7 @@ request make_p2p(detail::persistent_op::what w, void* buf, std::int64_t bytes, i
   op->peer = peer;
   op->tag = tag;
   op->comm_id = c.id();
+  op->comm_serial = e.serial;
   return request_access::make(detail::g_state->persistent.add(std::move(op)));
 }
 
@@ -136,6 +137,15 @@ void start(request& r) {
   if (op->running != 0)
     throw error(errc::invalid_request, "sidecore::start: the persistent request is still active; complete its run "
                                        "with wait or test before starting it again");
+  if (op->w != detail::persistent_op::what::coll) {
+    const detail::comm_entry* e = s.comms[static_cast<std::size_t>(op->comm_id)].load(std::memory_order_acquire);
+    if (e == nullptr || e->serial != op->comm_serial)
+      throw error(errc::invalid_argument,
+                  std::string("sidecore::start: the communicator this persistent ") +
+                      (op->w == detail::persistent_op::what::send ? "send_init" : "recv_init") +
+                      " was made on is freed (comm::free); accepted: a start before its communicator's free, or a "
+                      "new request made on a live communicator");
+  }
   switch (op->w) {
     case detail::persistent_op::what::send: {
       request x = detail::isend_with_slot(op->buf, op->bytes, op->peer, op->tag, comm_access::make(op->comm_id),

@@ -23,6 +23,7 @@ struct persistent_op {
   int peer = 0;
   int tag = 0;
   int comm_id = 0;
+  std::uint64_t comm_serial = 0;  // the communicator's comm_entry::serial: freed when it no longer matches
   // collective: the executor's persistent collective
   progress::coll_persistent* coll = nullptr;
   /// The engine handle of the run in flight; 0 while inactive. Read and written by the thread that owns the

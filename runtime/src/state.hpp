@@ -52,6 +52,9 @@ struct comm_entry {
   int size = 0;
   std::vector<int> to_world;     // comm rank -> rank in the init communicator (engine address index)
   std::shared_ptr<progress::coll_comm> coll;  // the communicator as its collectives see it
+  // This process's serial of the entry, never reused: an id serves another communicator once this one is freed,
+  // and a persistent send or receive made on this one must not start on that one.
+  std::uint64_t serial = 0;
 };
 
 struct runtime_state {

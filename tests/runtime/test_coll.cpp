@@ -707,6 +707,23 @@ TEST(Coll, PersistentPointToPointRing) {
   sctest::expect_error(errc::invalid_argument, [&] { (void)send_init(&out, 8, w.size(), 9, w); }, "send_init dest");
 }
 
+// A persistent send or receive whose communicator was freed is refused at start, naming why: its id may serve a
+// later communicator (once the id space is used up), where it would match that communicator's messages.
+TEST(Coll, PersistentPointToPointRefusedOnceItsCommunicatorIsFreed) {
+  const comm& w = world();
+  comm d = w.dup();
+  std::int64_t out = 0, in = -1;
+  request s = send_init(&out, 8, sctest::right(d.rank(), d.size()), 9, d);
+  request rq = recv_init(&in, 8, sctest::left(d.rank(), d.size()), 9, d);
+  d.free();
+  for (request* r : {&s, &rq}) {
+    const std::string m = sctest::expect_error(errc::invalid_argument, [&] { start(*r); }, "start after free");
+    EXPECT_NE(m.find("was made on is freed (comm::free)"), std::string::npos) << m;
+  }
+  request_free(s);
+  request_free(rq);
+}
+
 // ---- bad input -----------------------------------------------------------------------------------------------------
 
 TEST(Coll, BadInputNamesTheArgument) {

@@ -104,7 +104,10 @@ class SIDECORE_API comm {
   [[nodiscard]] comm dup() const;
   /// Collective: split by color (>= 0, or -1 to take no part: returns a null comm), ordered by key then rank.
   [[nodiscard]] comm split(int color, int key) const;
-  /// Collective: release a communicator made by dup()/split(); the handle becomes null. world() cannot be freed.
+  /// Collective: release a communicator made by dup()/split(); the handle becomes null. Throws
+  /// errc::invalid_argument for world() (it cannot be freed) or a null or freed handle. Requests in flight on it
+  /// complete; persistent collectives made on it keep working; persistent sends and receives are refused at their
+  /// next start. Copies of the handle are stale (as MPI's): calls refuse them until the id serves a new communicator.
   void free();
   /// True for a null communicator (default-constructed, freed, or split with color -1).
   [[nodiscard]] bool null() const noexcept { return id_ < 0; }
@@ -261,6 +264,9 @@ SIDECORE_API void cancel(request& r);
 /// Starts an inactive persistent request: it becomes active, and a wait or test completes this run. Throws
 /// errc::invalid_request for a request that is not persistent, was freed, or is still active (started and not yet
 /// completed); a persistent collective's starts must come in the same order on every rank, as collectives do.
+/// errc::invalid_argument for a persistent send or receive whose communicator was freed (unlike MPI, where the
+/// request keeps it: free such requests first; a persistent collective keeps its communicator, as in MPI), and
+/// when SIDECORE_MAX_REQUESTS requests are in flight.
 SIDECORE_API void start(request& r);
 /// start() of each request, in order; on an error the ones before it are started, the rest not: the error names the
 /// element ("sidecore::startall: reqs[1]: ...") and says which were started.

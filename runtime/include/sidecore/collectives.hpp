@@ -41,8 +41,10 @@
 // wait to receive; a count of 0 where the rank with it would have sent first (the root of a bcast or scatter, a
 // non-root of a gather or reduce, recursive doubling's rank 0 on 3 ranks); a rank that runs nothing and makes no
 // sidecore call afterwards (in mode off its refusal goes out inside its calls). And a rank that only sends in the
-// call (a non-root of a bcast, the root of a scatter) can complete with success before a notice reaches it: the
-// ranks that received report the mismatch.
+// call (the root of a bcast or scatter, a non-root of a gather or reduce) can complete with success before a notice
+// reaches it: the ranks that received report the mismatch. Where every rank only sends (a bcast or scatter on 2
+// ranks, each naming itself the root), every rank completes with success and nothing is received: no rank receives,
+// so none can see it.
 #pragma once
 
 #include <cstddef>

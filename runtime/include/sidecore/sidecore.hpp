@@ -189,9 +189,10 @@ SIDECORE_API void finalize();
 [[nodiscard]] SIDECORE_API int rank();
 [[nodiscard]] SIDECORE_API int size();
 
-/// The mode in force ("off" or "core"), the provider chosen, the reserved core (logical hwloc core index,
-/// -1 in off mode), the cores available to this rank (N_core: SIDECORE_NCORE when set, else the cores of the
-/// process's cpuset; the profile's n_core) and the number of OpenMP threads the application was given.
+/// The mode in force ("off" or "core"), the provider chosen, the reserved core (logical hwloc core index;
+/// -1 in mode off; in mode auto the core a switch would take, -1 when the cpuset has none to spare), the cores
+/// available to this rank (N_core: SIDECORE_NCORE when set, else the cores of the process's cpuset; the profile's
+/// n_core) and the number of OpenMP threads the application was given.
 struct runtime_info {
   std::string mode;  ///< the mode now: "off" or "core" (with SIDECORE_PROGRESS=auto, the one auto switched to)
   bool auto_mode = false;  ///< SIDECORE_PROGRESS=auto: the mode is decided at run time (step())
@@ -200,6 +201,7 @@ struct runtime_info {
   int n_core = 0;
   int omp_threads = 0;
 };
+/// This rank's runtime_info. Throws errc::not_initialized outside init..finalize.
 [[nodiscard]] SIDECORE_API runtime_info info();
 
 /// Marks the end of one iteration of the application's main loop, for SIDECORE_PROGRESS=auto with

@@ -153,14 +153,16 @@ bool take_inline(request& r, status* st) noexcept {
 
 request& request::operator=(request&& other) noexcept {
   if (this != &other) {
-    this->~request();
+    release();
     handle_ = other.handle_;
     other.handle_ = 0;
   }
   return *this;
 }
 
-request::~request() {
+request::~request() { release(); }
+
+void request::release() noexcept {
   if (handle_ == 0 || handle_ == request_access::consumed || progress::is_inline(handle_) || !initialized()) return;
   if (detail::is_persistent(handle_)) (void)detail::free_persistent(*g_state, handle_);
   else g_state->eng->orphan(handle_);

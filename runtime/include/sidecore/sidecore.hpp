@@ -136,6 +136,8 @@ class SIDECORE_API request {
  public:
   request() = default;
   request(request&& other) noexcept : handle_(other.handle_) { other.handle_ = 0; }
+  /// Releases this handle's operation as the destructor does (one in flight completes in the background), then
+  /// takes other's; other is left default-constructed.
   request& operator=(request&& other) noexcept;
   request(const request&) = delete;
   request& operator=(const request&) = delete;
@@ -153,6 +155,7 @@ class SIDECORE_API request {
  private:
   friend struct request_access;
   explicit request(std::uint64_t h) : handle_(h) {}
+  void release() noexcept;  // the destructor's work, for it and for move assignment
   std::uint64_t handle_ = 0;
 };
 

@@ -8,6 +8,16 @@ sidecore=$1 md=$2 mpiexec=$3 work=$4
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*"; exit 1; }
 app="$md --size 6 --steps 30 --reneigh 10"
+# Waits until a process of md runs with the arguments $1 (its command line starts with md's path, unlike the study's
+# and the launcher's, which hold the same words): the study is then inside that run. At most 30 s.
+wait_for_md() {
+  i=0
+  until pgrep -f -- "^$md $1" > /dev/null; do
+    i=$((i + 1))
+    [ $i -le 300 ] || fail "md $1 did not start"
+    sleep 0.1
+  done
+}
 
 # One rank has every core of the host: nothing oversubscribed.
 "$sidecore" study -n 1 --reps 1 --mpiexec "$mpiexec" --out "$work/one" -- $app > "$work/one.txt" 2>&1
@@ -90,7 +100,7 @@ grep -q "steps" "$work/bad.txt" || fail "the app's stderr not shown"
 "$sidecore" study -n 1 --reps 1 --mpiexec "$mpiexec" --out "$work/int" -- $md --size 6 --steps 10000000 \
   > "$work/int.txt" 2>&1 &
 pid=$!
-sleep 3
+wait_for_md "--size 6 --steps 10000000"
 "$sidecore" study -n 1 --reps 1 --mpiexec "$mpiexec" --out "$work/int" -- $app > "$work/twice.txt" 2>&1
 st=$?; cat "$work/twice.txt"
 [ $st -eq 2 ] && grep -q -- "--out: '$work/int' is not accepted; accepted: a folder no other study is using" \
@@ -106,7 +116,7 @@ grep -q 'interrupted by signal 2 during c0.calibration.r0' "$work/int.txt" || fa
 "$sidecore" study -n 1 --reps 1 --mpiexec "$mpiexec" --out "$work/hup" -- $md --size 6 --steps 9999999 \
   > "$work/hup.txt" 2>&1 &
 pid=$!
-sleep 3
+wait_for_md "--size 6 --steps 9999999"
 kill -HUP $pid
 wait $pid
 st=$?; cat "$work/hup.txt"
@@ -115,10 +125,10 @@ sleep 1
 pgrep -f -- '--steps 9999999' > /dev/null && fail "a rank outlived the study's hangup"
 
 # A run longer than --run-timeout is stopped and fails, naming the limit.
-"$sidecore" study -n 1 --reps 1 --run-timeout 2 --mpiexec "$mpiexec" --out "$work/slow" -- $md --size 6 \
+"$sidecore" study -n 1 --reps 1 --run-timeout 0.5 --mpiexec "$mpiexec" --out "$work/slow" -- $md --size 6 \
   --steps 10000000 > "$work/slow.txt" 2>&1
 st=$?; cat "$work/slow.txt"
-[ $st -eq 1 ] && grep -q 'run c0.calibration.r0 failed: stopped after 2 s (--run-timeout 2)' "$work/slow.txt" ||
+[ $st -eq 1 ] && grep -q 'run c0.calibration.r0 failed: stopped after 0.5 s (--run-timeout 0.5)' "$work/slow.txt" ||
   fail "a run past --run-timeout was not stopped"
 
 # Standard output closed early (| head): the runs are made and recorded; the study says its output was lost.

@@ -276,7 +276,7 @@ void auto_controller::decide(bool apply) {
   // The vetoing rank says it in its own words (its numbers): its cpuset, its node.
   if (jv.veto != auto_veto::none && jv.veto_rank == rank_ && !veto_text_.empty() && !jd.forced)
     d.reason += ": " + veto_text_;
-  // A rank in finalize votes with no window of its own: the others decided without it.
+  // A rank in finalize voted its last window's figures or none: said, since it will not apply the verdict.
   if (!finalizing_ && agreed_[at_final].value != 0)
     d.reason += "; rank " + std::to_string(agreed_[at_final].rank) + " had reached finalize";
   const bool core = jd.core;

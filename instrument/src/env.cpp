@@ -35,15 +35,20 @@ std::uint64_t parse_unsigned(std::string_view name, const std::string& value, st
   return n;
 }
 
+std::uint64_t parse_power_of_two(std::string_view name, const std::string& value, std::uint64_t lo,
+                                 std::uint64_t hi) {
+  const std::string accepted = "a power of two " + std::to_string(lo) + ".." + std::to_string(hi);
+  const std::uint64_t n = parse_unsigned(name, value, lo, hi, accepted);
+  if ((n & (n - 1)) != 0) reject(name, value, accepted);
+  return n;
+}
+
 std::uint64_t parse_trace_max_events(const std::string& value) {
   return parse_unsigned("SIDECORE_TRACE_MAX_EVENTS", value, 1, 1000000000);
 }
 
 std::size_t parse_ring_events(const std::string& value) {
-  constexpr std::string_view accepted = "a power of two 16..16777216";
-  const std::uint64_t n = parse_unsigned("SIDECORE_RING_EVENTS", value, 16, 1U << 24, accepted);
-  if ((n & (n - 1)) != 0) reject("SIDECORE_RING_EVENTS", value, accepted);
-  return static_cast<std::size_t>(n);
+  return static_cast<std::size_t>(parse_power_of_two("SIDECORE_RING_EVENTS", value, 16, 1U << 24));
 }
 
 std::vector<std::size_t> parse_size_bins(const std::string& value) {
@@ -69,10 +74,7 @@ std::vector<std::size_t> parse_size_bins(const std::string& value) {
 }
 
 std::size_t parse_coll_samples(const std::string& value) {
-  constexpr std::string_view accepted = "a power of two 16..65536";
-  const std::uint64_t n = parse_unsigned("SIDECORE_COLL_SAMPLES", value, 16, 65536, accepted);
-  if ((n & (n - 1)) != 0) reject("SIDECORE_COLL_SAMPLES", value, accepted);
-  return static_cast<std::size_t>(n);
+  return static_cast<std::size_t>(parse_power_of_two("SIDECORE_COLL_SAMPLES", value, 16, 65536));
 }
 
 int parse_ncore(const std::string& value) {

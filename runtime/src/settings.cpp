@@ -258,9 +258,8 @@ std::vector<setting_def> make_table() {
                "Entries in the submission queue from application threads to the progress engine. When it is full, "
                "submitters wait for the engine to drain it (and a warning is printed once).",
                [](settings& s, const std::string& v) {
-                 const auto n = parse_unsigned("SIDECORE_SUBMIT_QUEUE", v, 2, 1U << 20, "a power of two 2..1048576");
-                 if (n & (n - 1)) reject("SIDECORE_SUBMIT_QUEUE", v, "a power of two 2..1048576");
-                 s.submit_queue = n;
+                 s.submit_queue = shared_parser(
+                     [&] { return instrument::env::parse_power_of_two("SIDECORE_SUBMIT_QUEUE", v, 2, 1U << 20); });
                },
                [](const settings& s) { return std::to_string(s.submit_queue); }});
   t.push_back({"SIDECORE_CQ_BATCH", "16", "an integer 1..64",

@@ -23,6 +23,9 @@ class bad_value : public std::invalid_argument {
 /// "accepted: an integer lo..hi", or `accepted` when given (a setting that takes only some of those integers).
 [[nodiscard]] std::uint64_t parse_unsigned(std::string_view name, const std::string& value, std::uint64_t lo,
                                            std::uint64_t hi, std::string_view accepted = {});
+/// A power of two lo..hi (lo and hi powers of two), refused as "accepted: a power of two lo..hi" whatever is wrong.
+[[nodiscard]] std::uint64_t parse_power_of_two(std::string_view name, const std::string& value, std::uint64_t lo,
+                                               std::uint64_t hi);
 
 /// SIDECORE_TRACE_MAX_EVENTS: an integer 1..1000000000.
 [[nodiscard]] std::uint64_t parse_trace_max_events(const std::string& value);

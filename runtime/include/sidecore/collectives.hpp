@@ -26,11 +26,15 @@
 // conventions").
 //
 // Errors. Arguments one rank can check throw sidecore::error(errc::invalid_argument) from the call, naming the
-// argument, the bad value and what is accepted: a null buffer with a non-zero count, a negative count, a root
-// outside the communicator, an unknown dtype or op, an operator the type does not take (bitwise on float64, sum on
-// byte), v-variant arrays of the wrong length or with negative entries or overlapping receive blocks, a typed span of
-// the wrong size, a freed or null communicator, a send buffer that overlaps the receive buffer outside in_place (not
-// checked for the v-variants, whose blocks may interleave in one array). What only the ranks together see — counts, types, operators or roots
+// argument, the bad value and what is accepted: a null buffer that this rank's part needs (one of a non-zero size;
+// a reduce's or gather's recv off the root and a scatter's send off the root are not needed), a negative count, a
+// root outside the communicator, an unknown dtype or op, an operator the type does not take (bitwise on float64, sum
+// on byte), a null user function, in_place where the kind or this rank does not take it, v-variant arrays of the
+// wrong length or with negative entries or overlapping receive blocks, an allgatherv send_count other than
+// recv_counts[rank], an alltoallv send_counts[rank] other than recv_counts[rank], a typed span of the wrong size, a
+// freed or null communicator, a send buffer that overlaps the receive buffer outside in_place (not checked for the
+// v-variants, whose blocks may interleave in one array). Outside init..finalize every call throws
+// errc::not_initialized. What only the ranks together see — counts, types, operators or roots
 // that differ between ranks — completes the request with status error errc::invalid_argument (the blocking form
 // throws it): every message of a collective carries its call's signature, and a receive that gets another signature
 // or another size fails the collective instead of hanging or overrunning a buffer; the C API's sc_last_error and the
@@ -73,15 +77,23 @@ using user_fn = void (*)(const void* in, void* inout, std::size_t count, void* c
 /// What a reduction combines with: a built-in operator (implicitly, from sidecore::op) or a user function.
 class reduction {
  public:
+  /// The built-in operator `o` (commutative). The collective refuses, with errc::invalid_argument, a value outside
+  /// op and an operator the call's type does not take.
   constexpr reduction(op o) noexcept : op_(o) {}  // NOLINT: implicit, so that calls pass op::sum
-  /// `commutative` false: every rank's result is x_0 op x_1 op ... op x_{p-1} in rank order (the algorithms that
-  /// reorder operands are not used for it).
+  /// The user function `fn`, called with `ctx` as its last argument. `commutative` false: every rank's result is
+  /// x_0 op x_1 op ... op x_{p-1} in rank order (the algorithms that reorder operands are not used for it). A null
+  /// `fn` is refused by the collective that takes it (errc::invalid_argument).
   constexpr explicit reduction(user_fn fn, void* ctx = nullptr, bool commutative = true) noexcept
       : fn_(fn), ctx_(ctx), commutative_(commutative), user_(true) {}
+  /// True for a user function, false for a built-in operator.
   [[nodiscard]] constexpr bool user() const noexcept { return user_; }
+  /// The built-in operator; op::sum (unused) for a user function.
   [[nodiscard]] constexpr op builtin() const noexcept { return op_; }
+  /// The user function; nullptr for a built-in operator.
   [[nodiscard]] constexpr user_fn function() const noexcept { return fn_; }
+  /// The `ctx` given with the user function; nullptr for a built-in operator.
   [[nodiscard]] constexpr void* context() const noexcept { return ctx_; }
+  /// False only for a user function constructed with commutative = false (the built-in operators all are).
   [[nodiscard]] constexpr bool commutative() const noexcept { return commutative_; }
 
  private:
@@ -211,7 +223,10 @@ inline std::int64_t elems(std::size_t n) noexcept { return static_cast<std::int6
 
 // ---- barrier ---------------------------------------------------------------------------------------------------
 
-/// Completes once every rank of `c` has started it (dissemination or recursive doubling).
+/// Barrier: completes on this rank once every rank of `c` has started it (dissemination or recursive doubling). The
+/// three forms follow: ibarrier returns its request, barrier returns once every rank has entered, barrier_init
+/// returns an inactive persistent request whose every start() is one barrier. Bad input (a null or freed `c`):
+/// errc::invalid_argument, as "Errors." above says.
 [[nodiscard]] inline request ibarrier(const comm& c = world()) {
   return detail::coll_call({.kind = detail::coll_op_kind::barrier}, c);
 }
@@ -222,8 +237,13 @@ inline void barrier(const comm& c = world()) {
   return detail::coll_call({.kind = detail::coll_op_kind::barrier, .form = detail::coll_form::persistent}, c);
 }
 
-// ---- bcast: buf (count elements) from `root` to every rank ------------------------------------------------------
+// ---- bcast ------------------------------------------------------------------------------------------------------
 
+/// Broadcast: the `count` elements of type `t` at `buf` on rank `root` (0 .. c.size() - 1) are copied into `buf` on
+/// every other rank of `c`. buf holds count elements on every rank: the input at the root, the output elsewhere. No
+/// in-place form (in_place as buf is refused). The three forms follow: ibcast returns its request, bcast returns when
+/// this rank's part is done, bcast_init returns an inactive persistent request. Bad input: errc::invalid_argument, as
+/// "Errors." above says.
 [[nodiscard]] inline request ibcast(void* buf, std::int64_t count, dtype t, int root, const comm& c = world()) {
   return detail::coll_call({.kind = detail::coll_op_kind::bcast, .recv = buf, .count = count, .type = t, .root = root}, c);
 }
@@ -236,9 +256,15 @@ inline void bcast(void* buf, std::int64_t count, dtype t, int root, const comm& 
                             .count = count, .type = t, .root = root}, c);
 }
 
-// ---- reduce: recv (at the root, count elements) = send of rank 0 (op) send of rank 1 (op) ... ------------------
-// recv is ignored on the other ranks; in place: the root passes in_place as send, its input in recv.
+// ---- reduce -----------------------------------------------------------------------------------------------------
 
+/// Reduce: recv on rank `root` (0 .. c.size() - 1) gets, element by element, send of rank 0 (r) send of rank 1 (r) ...
+/// (r) send of rank p - 1, p = c.size() (rank order matters only for a non-commutative user reduction; `r` must be an
+/// operator that `t` takes, see op). send holds `count` elements of type `t` on every rank; recv holds count elements
+/// at the root and is ignored elsewhere (null allowed). In place: the root passes in_place as send, its input in recv,
+/// which receives the result; the other ranks pass their send as usual (in_place on them is refused). The three forms
+/// follow: ireduce returns its request, reduce returns when this rank's part is done, reduce_init returns an inactive
+/// persistent request. Bad input: errc::invalid_argument, as "Errors." above says.
 [[nodiscard]] inline request ireduce(const void* send, void* recv, std::int64_t count, dtype t, reduction r, int root,
                                      const comm& c = world()) {
   return detail::coll_call({.kind = detail::coll_op_kind::reduce, .send = send, .recv = recv, .count = count,
@@ -255,8 +281,13 @@ inline void reduce(const void* send, void* recv, std::int64_t count, dtype t, re
                             .recv = recv, .count = count, .type = t, .red = &r, .root = root}, c);
 }
 
-// ---- allreduce: recv (count elements, every rank) = the reduction of every rank's send ------------------------
+// ---- allreduce --------------------------------------------------------------------------------------------------
 
+/// Allreduce: recv on every rank of `c` gets, element by element, the reduction by `r` of every rank's send, as reduce
+/// computes it (rank order for a non-commutative user reduction). send and recv hold `count` elements of type `t`. In
+/// place: in_place as send, recv holds the input and receives the result. The three forms follow: iallreduce returns
+/// its request, allreduce returns when this rank's result is in recv, allreduce_init returns an inactive persistent
+/// request. Bad input: errc::invalid_argument, as "Errors." above says.
 [[nodiscard]] inline request iallreduce(const void* send, void* recv, std::int64_t count, dtype t, reduction r,
                                         const comm& c = world()) {
   return detail::coll_call({.kind = detail::coll_op_kind::allreduce, .send = send, .recv = recv, .count = count,
@@ -272,8 +303,14 @@ inline void allreduce(const void* send, void* recv, std::int64_t count, dtype t,
                             .send = send, .recv = recv, .count = count, .type = t, .red = &r}, c);
 }
 
-// ---- gather: recv at the root (size x count elements, block i from rank i) --------------------------------------
+// ---- gather -----------------------------------------------------------------------------------------------------
 
+/// Gather: every rank's send (`count` elements of type `t`) goes to block i (elements i * count .. (i + 1) * count - 1)
+/// of recv on rank `root` (0 .. c.size() - 1), i being the sender's rank. recv holds c.size() x count elements at the
+/// root and is ignored elsewhere (null allowed). In place: the root passes in_place as send, its own block already in
+/// recv block `root`; the other ranks pass their send as usual (in_place on them is refused). The three forms follow:
+/// igather returns its request, gather returns when this rank's part is done, gather_init returns an inactive
+/// persistent request. Bad input: errc::invalid_argument, as "Errors." above says.
 [[nodiscard]] inline request igather(const void* send, void* recv, std::int64_t count, dtype t, int root,
                                      const comm& c = world()) {
   return detail::coll_call({.kind = detail::coll_op_kind::gather, .send = send, .recv = recv, .count = count,
@@ -289,9 +326,14 @@ inline void gather(const void* send, void* recv, std::int64_t count, dtype t, in
                             .recv = recv, .count = count, .type = t, .root = root}, c);
 }
 
-// ---- scatter: block i of the root's send (size x count elements) to rank i's recv (count) ------------------------
-// In place: the root passes in_place as recv (its block stays in send).
+// ---- scatter ----------------------------------------------------------------------------------------------------
 
+/// Scatter: block i (`count` elements of type `t`, elements i * count .. (i + 1) * count - 1) of send on rank `root`
+/// (0 .. c.size() - 1) goes to recv on rank i. send holds c.size() x count elements at the root and is ignored
+/// elsewhere (null allowed); recv holds count elements. In place: the root passes in_place as recv (the in_place_t
+/// overloads after the three forms), its own block staying in send; in_place as send, or as recv on another rank,
+/// is refused. The three forms follow: iscatter returns its request, scatter returns when this rank's part is done,
+/// scatter_init returns an inactive persistent request. Bad input: errc::invalid_argument, as "Errors." above says.
 [[nodiscard]] inline request iscatter(const void* send, void* recv, std::int64_t count, dtype t, int root,
                                       const comm& c = world()) {
   return detail::coll_call({.kind = detail::coll_op_kind::scatter, .send = send, .recv = recv, .count = count,
@@ -306,7 +348,8 @@ inline void scatter(const void* send, void* recv, std::int64_t count, dtype t, i
   return detail::coll_call({.kind = detail::coll_op_kind::scatter, .form = detail::coll_form::persistent, .send = send,
                             .recv = recv, .count = count, .type = t, .root = root}, c);
 }
-/// In-place scatter at the root (MPI_IN_PLACE as recvbuf): its own block stays where it is in send.
+/// In-place scatter at the root (MPI_IN_PLACE as recvbuf), in the three forms: its own block stays where it is in
+/// send. As the scatter above otherwise.
 [[nodiscard]] inline request iscatter(const void* send, in_place_t, std::int64_t count, dtype t, int root,
                                       const comm& c = world()) {
   return iscatter(send, const_cast<void*>(static_cast<const void*>(in_place)), count, t, root, c);
@@ -319,8 +362,13 @@ inline void scatter(const void* send, in_place_t, std::int64_t count, dtype t, i
   return scatter_init(send, const_cast<void*>(static_cast<const void*>(in_place)), count, t, root, c);
 }
 
-// ---- allgather: recv (size x count elements, every rank) with block i from rank i --------------------------------
+// ---- allgather --------------------------------------------------------------------------------------------------
 
+/// Allgather: every rank's send (`count` elements of type `t`) goes to block i (elements i * count .. (i + 1) * count
+/// - 1) of recv on every rank of `c`, i being the sender's rank; recv holds c.size() x count elements. In place:
+/// in_place as send, this rank's block already in recv block `rank`. The three forms follow: iallgather returns its
+/// request, allgather returns when this rank's recv is complete, allgather_init returns an inactive persistent
+/// request. Bad input: errc::invalid_argument, as "Errors." above says.
 [[nodiscard]] inline request iallgather(const void* send, void* recv, std::int64_t count, dtype t,
                                         const comm& c = world()) {
   return detail::coll_call({.kind = detail::coll_op_kind::allgather, .send = send, .recv = recv, .count = count,
@@ -336,8 +384,13 @@ inline void allgather(const void* send, void* recv, std::int64_t count, dtype t,
                             .send = send, .recv = recv, .count = count, .type = t}, c);
 }
 
-// ---- alltoall: block j of send (count elements each) to rank j, block i of recv from rank i ---------------------
+// ---- alltoall ---------------------------------------------------------------------------------------------------
 
+/// Alltoall: block j of send (`count` elements of type `t`, elements j * count .. (j + 1) * count - 1) goes to rank j,
+/// and block i of recv comes from rank i; send and recv hold c.size() x count elements. In place: in_place as send,
+/// recv holds the input in the same layout and receives the output. The three forms follow: ialltoall returns its
+/// request, alltoall returns when this rank's recv is complete, alltoall_init returns an inactive persistent request.
+/// Bad input: errc::invalid_argument, as "Errors." above says.
 [[nodiscard]] inline request ialltoall(const void* send, void* recv, std::int64_t count, dtype t,
                                        const comm& c = world()) {
   return detail::coll_call({.kind = detail::coll_op_kind::alltoall, .send = send, .recv = recv, .count = count,
@@ -353,9 +406,15 @@ inline void alltoall(const void* send, void* recv, std::int64_t count, dtype t, 
                             .send = send, .recv = recv, .count = count, .type = t}, c);
 }
 
-// ---- reduce_scatter_block: recv (count elements) of rank i = block i of the reduction of every send (size x count)
-// In place: the input in recv (size x count), the result in its first count elements.
+// ---- reduce_scatter_block ---------------------------------------------------------------------------------------
 
+/// Reduce_scatter_block: the reduction by `r`, element by element, of every rank's send (c.size() x count elements of
+/// type `t`, rank order for a non-commutative user reduction) is cut into c.size() blocks of `count` elements, and
+/// rank i's recv (count elements) gets block i. In place: in_place as send, recv holding the input (c.size() x count
+/// elements); the result goes to its first count elements, the rest is left as it was. The three forms follow:
+/// ireduce_scatter_block returns its request, reduce_scatter_block returns when this rank's block is in recv,
+/// reduce_scatter_block_init returns an inactive persistent request. Bad input: errc::invalid_argument, as "Errors."
+/// above says.
 [[nodiscard]] inline request ireduce_scatter_block(const void* send, void* recv, std::int64_t count, dtype t,
                                                    reduction r, const comm& c = world()) {
   return detail::coll_call({.kind = detail::coll_op_kind::reduce_scatter_block, .send = send, .recv = recv,
@@ -372,10 +431,15 @@ inline void reduce_scatter_block(const void* send, void* recv, std::int64_t coun
                             .send = send, .recv = recv, .count = count, .type = t, .red = &r}, c);
 }
 
-// ---- allgatherv: rank i's send_count elements to recv + recv_displs[i] on every rank -----------------------------
-// recv_counts and recv_displs have one entry per rank (elements), the same on every rank; send_count must equal
-// recv_counts[rank]. In place: the own block is already at recv_displs[rank] (send_count ignored).
+// ---- allgatherv -------------------------------------------------------------------------------------------------
 
+/// Allgatherv: rank i's send (send_count elements of type `t`) goes to recv + recv_displs[i] elements on every rank of
+/// `c`. recv_counts and recv_displs have one non-negative entry per rank (elements), the same on every rank;
+/// send_count must equal recv_counts[rank]; the receive blocks must not overlap, and recv must reach the end of the
+/// furthest non-empty block (bytes between blocks are left as they were). In place: in_place as send, this rank's block
+/// already at recv_displs[rank] (send_count ignored). The three forms follow: iallgatherv returns its request,
+/// allgatherv returns when this rank's recv is complete, allgatherv_init returns an inactive persistent request. Bad
+/// input: errc::invalid_argument, as "Errors." above says.
 [[nodiscard]] inline request iallgatherv(const void* send, std::int64_t send_count, void* recv,
                                          std::span<const std::int64_t> recv_counts,
                                          std::span<const std::int64_t> recv_displs, dtype t, const comm& c = world()) {
@@ -397,10 +461,16 @@ inline void allgatherv(const void* send, std::int64_t send_count, void* recv, st
                             .recv_counts = recv_counts, .recv_displs = recv_displs}, c);
 }
 
-// ---- alltoallv: send_counts[j] elements at send + send_displs[j] to rank j; recv_counts[i] at recv_displs[i] from i
-// One entry per rank in each array; what rank i sends j must be what j expects from i. In place: the input is in
-// recv with the receive layout (recv_counts symmetric, as MPI requires); the send arrays are ignored.
+// ---- alltoallv --------------------------------------------------------------------------------------------------
 
+/// Alltoallv: send_counts[j] elements of type `t` at send + send_displs[j] go to rank j, and recv_counts[i] elements
+/// from rank i arrive at recv + recv_displs[i] (elements). Each array has one non-negative entry per rank; send blocks
+/// may overlap, receive blocks must not; send_counts[rank] must equal recv_counts[rank]; what rank i sends j must be
+/// what j expects from i (a message of another size fails the collective, as "Errors." above says). In place:
+/// in_place as send, the input in recv with the receive layout (recv_counts symmetric, as MPI requires), the send
+/// arrays ignored (may be empty). The three forms follow: ialltoallv returns its request, alltoallv returns when this
+/// rank's recv is complete, alltoallv_init returns an inactive persistent request. Bad input: errc::invalid_argument,
+/// as "Errors." above says.
 [[nodiscard]] inline request ialltoallv(const void* send, std::span<const std::int64_t> send_counts,
                                         std::span<const std::int64_t> send_displs, void* recv,
                                         std::span<const std::int64_t> recv_counts,
@@ -433,7 +503,11 @@ inline void alltoallv(const void* send, std::span<const std::int64_t> send_count
 // recv = count at the root (ignored elsewhere); allreduce: send = recv = count; gather: send = count, recv = size x
 // count at the root; scatter: send = size x count at the root, recv = count; allgather: send = count, recv = size x
 // count; alltoall: send = recv = size x count; reduce_scatter_block: send = size x count, recv = count; allgatherv /
-// alltoallv: as the counts and displacements say. Each kind's three forms: detail::coll_form.
+// alltoallv: as the counts and displacements say. Each kind comes in the untyped calls' three forms (i<name> returns
+// a request, <name> returns when this rank's part is done, <name>_init returns an inactive persistent request), with
+// the same semantics, root and in_place rules; the in_place_t overloads follow a kind's three forms, and only
+// allreduce has a typed in-place _init (for the others, the untyped _init takes in_place as its pointer). Bad input:
+// errc::invalid_argument as "Errors." above says, a span of another size included.
 
 namespace detail {
 template <coll_element T, class F>
@@ -506,7 +580,8 @@ request typed_alltoallv(coll_form f, const void* send, std::int64_t send_elems, 
 SIDECORE_API std::int64_t per_rank(std::size_t n, const comm& c, coll_op_kind k);
 }  // namespace detail
 
-/// Typed bcast: buf.size() elements from `root`.
+/// Typed bcast (three forms follow): buf's elements on rank `root` are copied into buf on every other rank; count =
+/// buf.size(), the same on every rank. No in-place form.
 template <coll_element T>
 [[nodiscard]] request ibcast(std::span<T> buf, int root, const comm& c = world()) {
   return detail::typed_bcast<T>(detail::coll_form::nonblocking, buf, root, c);
@@ -520,7 +595,9 @@ template <coll_element T>
   return detail::typed_bcast<T>(detail::coll_form::persistent, buf, root, c);
 }
 
-/// Typed reduce: count = send.size(); recv (count) at the root, ignored elsewhere (may be empty).
+/// Typed reduce (three forms follow): recv at `root` gets the element-wise reduction by `r` of every rank's send.
+/// count = send.size(); recv.size() must be count at the root and is ignored elsewhere (may be empty). value_index
+/// elements take minloc and maxloc only, and those take only them.
 template <coll_element T>
 [[nodiscard]] request ireduce(std::span<const T> send, std::span<T> recv, reduction r, int root,
                               const comm& c = world()) {
@@ -541,7 +618,8 @@ template <coll_element T>
                                     detail::elems(send.size()), recv.data(), detail::elems(recv.size()),
                                     detail::elems(send.size()), r, root, c);
 }
-/// Typed in-place reduce, at the root: the input in buf, the result there too.
+/// Typed in-place reduce, at the root only (two forms: nonblocking, blocking): buf holds the input (count =
+/// buf.size()) and receives the result; the other ranks call the reduce above with send.size() = count.
 template <coll_element T>
 [[nodiscard]] request ireduce(in_place_t, std::span<T> buf, reduction r, int root, const comm& c = world()) {
   return detail::typed_reduction<T>(detail::coll_op_kind::reduce, detail::coll_form::nonblocking, in_place, -1,
@@ -553,7 +631,8 @@ void reduce(in_place_t, std::span<T> buf, reduction r, int root, const comm& c =
                                    detail::elems(buf.size()), detail::elems(buf.size()), r, root, c);
 }
 
-/// Typed allreduce: count = recv.size() = send.size().
+/// Typed allreduce (three forms follow): recv on every rank gets the element-wise reduction by `r` of every rank's
+/// send; send.size() and recv.size() must both be count. value_index elements take minloc and maxloc only.
 template <coll_element T>
 [[nodiscard]] request iallreduce(std::span<const T> send, std::span<T> recv, reduction r, const comm& c = world()) {
   return detail::typed_reduction<T>(detail::coll_op_kind::allreduce, detail::coll_form::nonblocking, send.data(),
@@ -572,7 +651,7 @@ template <coll_element T>
                                     detail::elems(send.size()), recv.data(), detail::elems(recv.size()),
                                     detail::elems(recv.size()), r, 0, c);
 }
-/// Typed in-place allreduce: buf holds the input and receives the result.
+/// Typed in-place allreduce (three forms follow): buf holds the input (count = buf.size()) and receives the result.
 template <coll_element T>
 [[nodiscard]] request iallreduce(in_place_t, std::span<T> buf, reduction r, const comm& c = world()) {
   return detail::typed_reduction<T>(detail::coll_op_kind::allreduce, detail::coll_form::nonblocking, in_place, -1,
@@ -589,7 +668,9 @@ template <coll_element T>
                                     buf.data(), detail::elems(buf.size()), detail::elems(buf.size()), r, 0, c);
 }
 
-/// Typed reduce_scatter_block: count = recv.size(); send holds size x count.
+/// Typed reduce_scatter_block (nonblocking and blocking follow; reduce_scatter_block_init after the in-place pair):
+/// rank i's recv gets block i of the element-wise reduction by `r` of every rank's send. count = recv.size();
+/// send.size() must be p x count, p = c.size(). value_index elements take minloc and maxloc only.
 template <coll_element T>
 [[nodiscard]] request ireduce_scatter_block(std::span<const T> send, std::span<T> recv, reduction r,
                                             const comm& c = world()) {
@@ -603,7 +684,8 @@ void reduce_scatter_block(std::span<const T> send, std::span<T> recv, reduction 
                                    send.data(), detail::elems(send.size()), recv.data(), detail::elems(recv.size()),
                                    detail::elems(recv.size()), r, 0, c);
 }
-/// Typed in-place reduce_scatter_block: buf holds size x count elements of input; the result goes to its first count.
+/// Typed in-place reduce_scatter_block (nonblocking, blocking): buf holds p x count elements of input (buf.size() a
+/// multiple of p, else errc::invalid_argument); the result goes to its first count, the rest is left as it was.
 template <coll_element T>
 [[nodiscard]] request ireduce_scatter_block(in_place_t, std::span<T> buf, reduction r, const comm& c = world()) {
   return detail::typed_reduction<T>(detail::coll_op_kind::reduce_scatter_block, detail::coll_form::nonblocking,
@@ -623,7 +705,8 @@ template <coll_element T>
                                     detail::elems(recv.size()), r, 0, c);
 }
 
-/// Typed gather: count = send.size(); recv holds size x count at the root (ignored elsewhere).
+/// Typed gather (igather and gather follow; gather_init after the in-place pair): block i of recv at `root` gets rank
+/// i's send. count = send.size(); recv.size() must be p x count at the root, p = c.size(), and is ignored elsewhere.
 template <coll_element T>
 [[nodiscard]] request igather(std::span<const T> send, std::span<T> recv, int root, const comm& c = world()) {
   return detail::typed_move<T>(detail::coll_op_kind::gather, detail::coll_form::nonblocking, send.data(),
@@ -636,7 +719,8 @@ void gather(std::span<const T> send, std::span<T> recv, int root, const comm& c 
                               detail::elems(send.size()), recv.data(), detail::elems(recv.size()),
                               detail::elems(send.size()), root, c);
 }
-/// Typed in-place gather, at the root: its own block already in recv (size x count).
+/// Typed in-place gather, at the root only (nonblocking, blocking): its own block already in recv block `root`;
+/// recv.size() = p x count (a multiple of p, else errc::invalid_argument). The other ranks call the gather above.
 template <coll_element T>
 [[nodiscard]] request igather(in_place_t, std::span<T> recv, int root, const comm& c = world()) {
   return detail::typed_move<T>(detail::coll_op_kind::gather, detail::coll_form::nonblocking, in_place, -1,
@@ -654,7 +738,9 @@ template <coll_element T>
                                detail::elems(send.size()), root, c);
 }
 
-/// Typed scatter: count = recv.size(); send holds size x count at the root (ignored elsewhere).
+/// Typed scatter (iscatter and scatter follow; scatter_init after the in-place pair): rank i's recv gets block i of
+/// send at `root`. count = recv.size(); send.size() must be p x count at the root, p = c.size(), and is ignored
+/// elsewhere.
 template <coll_element T>
 [[nodiscard]] request iscatter(std::span<const T> send, std::span<T> recv, int root, const comm& c = world()) {
   return detail::typed_move<T>(detail::coll_op_kind::scatter, detail::coll_form::nonblocking, send.data(),
@@ -667,7 +753,8 @@ void scatter(std::span<const T> send, std::span<T> recv, int root, const comm& c
                               detail::elems(send.size()), recv.data(), detail::elems(recv.size()),
                               detail::elems(recv.size()), root, c);
 }
-/// Typed in-place scatter, at the root: its own block stays in send (size x count).
+/// Typed in-place scatter, at the root only (nonblocking, blocking): its own block stays in send; send.size() = p x
+/// count (a multiple of p, else errc::invalid_argument). The other ranks call the scatter above.
 template <coll_element T>
 [[nodiscard]] request iscatter(std::span<const T> send, in_place_t, int root, const comm& c = world()) {
   return detail::typed_move<T>(detail::coll_op_kind::scatter, detail::coll_form::nonblocking, send.data(),
@@ -687,7 +774,8 @@ template <coll_element T>
                                detail::elems(recv.size()), root, c);
 }
 
-/// Typed allgather: count = send.size(); recv holds size x count.
+/// Typed allgather (three forms follow): block i of recv on every rank gets rank i's send. count = send.size();
+/// recv.size() must be p x count, p = c.size().
 template <coll_element T>
 [[nodiscard]] request iallgather(std::span<const T> send, std::span<T> recv, const comm& c = world()) {
   return detail::typed_move<T>(detail::coll_op_kind::allgather, detail::coll_form::nonblocking, send.data(),
@@ -706,7 +794,8 @@ template <coll_element T>
                                detail::elems(send.size()), recv.data(), detail::elems(recv.size()),
                                detail::elems(send.size()), 0, c);
 }
-/// Typed in-place allgather: recv (size x count) holds this rank's block at block `rank`.
+/// Typed in-place allgather (nonblocking, blocking): recv holds this rank's block at block `rank`; recv.size() = p x
+/// count (a multiple of p, else errc::invalid_argument).
 template <coll_element T>
 [[nodiscard]] request iallgather(in_place_t, std::span<T> recv, const comm& c = world()) {
   return detail::typed_move<T>(detail::coll_op_kind::allgather, detail::coll_form::nonblocking, in_place, -1,
@@ -718,7 +807,9 @@ void allgather(in_place_t, std::span<T> recv, const comm& c = world()) {
                               detail::elems(recv.size()), detail::per_rank(recv.size(), c, detail::coll_op_kind::allgather), 0, c);
 }
 
-/// Typed alltoall: send and recv hold size x count, count = send.size() / size.
+/// Typed alltoall (three forms follow): block j of send goes to rank j, block i of recv comes from rank i.
+/// send.size() and recv.size() must both be p x count, p = c.size() (send.size() a multiple of p, else
+/// errc::invalid_argument); count = send.size() / p.
 template <coll_element T>
 [[nodiscard]] request ialltoall(std::span<const T> send, std::span<T> recv, const comm& c = world()) {
   return detail::typed_move<T>(detail::coll_op_kind::alltoall, detail::coll_form::nonblocking, send.data(),
@@ -737,7 +828,8 @@ template <coll_element T>
                                detail::elems(send.size()), recv.data(), detail::elems(recv.size()),
                                detail::per_rank(send.size(), c, detail::coll_op_kind::alltoall), 0, c);
 }
-/// Typed in-place alltoall: recv holds the input with the same layout.
+/// Typed in-place alltoall (nonblocking, blocking): recv holds the input in the same layout and receives the output;
+/// recv.size() = p x count (a multiple of p, else errc::invalid_argument).
 template <coll_element T>
 [[nodiscard]] request ialltoall(in_place_t, std::span<T> recv, const comm& c = world()) {
   return detail::typed_move<T>(detail::coll_op_kind::alltoall, detail::coll_form::nonblocking, in_place, -1,
@@ -749,7 +841,10 @@ void alltoall(in_place_t, std::span<T> recv, const comm& c = world()) {
                               detail::elems(recv.size()), detail::per_rank(recv.size(), c, detail::coll_op_kind::alltoall), 0, c);
 }
 
-/// Typed allgatherv: send.size() must be counts[rank]; recv must span the blocks exactly (the end of the furthest).
+/// Typed allgatherv (nonblocking and blocking, the in-place pair, then allgatherv_init): rank i's send goes to recv at
+/// displs[i] on every rank. counts and displs as the untyped allgatherv's recv_counts and recv_displs; send.size()
+/// must be counts[rank] (not checked in place, where this rank's block is already in recv); recv.size() must be
+/// exactly the end of the furthest non-empty block (max of displs[i] + counts[i]), where there is one.
 template <coll_element T>
 [[nodiscard]] request iallgatherv(std::span<const T> send, std::span<T> recv, std::span<const std::int64_t> counts,
                                   std::span<const std::int64_t> displs, const comm& c = world()) {
@@ -779,7 +874,9 @@ template <coll_element T>
                                      counts, displs, c);
 }
 
-/// Typed alltoallv: send and recv must span their blocks exactly.
+/// Typed alltoallv (three forms follow): as the untyped alltoallv, with counts and displacements in elements.
+/// send.size() must be exactly the end of the furthest non-empty send block (max of send_displs[j] + send_counts[j]),
+/// recv.size() that of the furthest non-empty receive block (where there is one: empty blocks need no elements).
 template <coll_element T>
 [[nodiscard]] request ialltoallv(std::span<const T> send, std::span<const std::int64_t> send_counts,
                                  std::span<const std::int64_t> send_displs, std::span<T> recv,
@@ -803,7 +900,8 @@ template <coll_element T>
   return detail::typed_alltoallv<T>(detail::coll_form::persistent, send.data(), detail::elems(send.size()),
                                     send_counts, send_displs, recv, recv_counts, recv_displs, c);
 }
-/// Typed in-place alltoallv: the input in recv with the receive layout.
+/// Typed in-place alltoallv (nonblocking, blocking): the input in recv with the receive layout (recv_counts
+/// symmetric, as MPI requires), replaced by the output; recv.size() as for the alltoallv above.
 template <coll_element T>
 [[nodiscard]] request ialltoallv(in_place_t, std::span<T> recv, std::span<const std::int64_t> recv_counts,
                                  std::span<const std::int64_t> recv_displs, const comm& c = world()) {

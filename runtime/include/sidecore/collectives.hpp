@@ -245,7 +245,8 @@ inline void barrier(const comm& c = world()) {
 /// this rank's part is done, bcast_init returns an inactive persistent request. Bad input: errc::invalid_argument, as
 /// "Errors." above says.
 [[nodiscard]] inline request ibcast(void* buf, std::int64_t count, dtype t, int root, const comm& c = world()) {
-  return detail::coll_call({.kind = detail::coll_op_kind::bcast, .recv = buf, .count = count, .type = t, .root = root}, c);
+  return detail::coll_call({.kind = detail::coll_op_kind::bcast, .recv = buf,
+                            .count = count, .type = t, .root = root}, c);
 }
 inline void bcast(void* buf, std::int64_t count, dtype t, int root, const comm& c = world()) {
   (void)detail::coll_call({.kind = detail::coll_op_kind::bcast, .form = detail::coll_form::blocking, .recv = buf,
@@ -575,8 +576,8 @@ request typed_alltoallv(coll_form f, const void* send, std::int64_t send_elems, 
   return coll_call(a, c);
 }
 // The count per rank of a span of n elements that holds one block per rank of c. Throws errc::invalid_argument,
-// naming the collective `k` (as its blocking form), when n is not a multiple of c's size (a block would be cut off), or c is not a live
-// communicator.
+// naming the collective `k` (as its blocking form), when n is not a multiple of c's size (a block would be cut off),
+// or c is not a live communicator.
 SIDECORE_API std::int64_t per_rank(std::size_t n, const comm& c, coll_op_kind k);
 }  // namespace detail
 
@@ -690,12 +691,15 @@ template <coll_element T>
 [[nodiscard]] request ireduce_scatter_block(in_place_t, std::span<T> buf, reduction r, const comm& c = world()) {
   return detail::typed_reduction<T>(detail::coll_op_kind::reduce_scatter_block, detail::coll_form::nonblocking,
                                     in_place, -1, buf.data(), detail::elems(buf.size()),
-                                    detail::per_rank(buf.size(), c, detail::coll_op_kind::reduce_scatter_block), r, 0, c);
+                                    detail::per_rank(buf.size(), c, detail::coll_op_kind::reduce_scatter_block), r,
+                                    0, c);
 }
 template <coll_element T>
 void reduce_scatter_block(in_place_t, std::span<T> buf, reduction r, const comm& c = world()) {
   (void)detail::typed_reduction<T>(detail::coll_op_kind::reduce_scatter_block, detail::coll_form::blocking, in_place,
-                                   -1, buf.data(), detail::elems(buf.size()), detail::per_rank(buf.size(), c, detail::coll_op_kind::reduce_scatter_block), r, 0, c);
+                                   -1, buf.data(), detail::elems(buf.size()),
+                                   detail::per_rank(buf.size(), c, detail::coll_op_kind::reduce_scatter_block), r,
+                                   0, c);
 }
 template <coll_element T>
 [[nodiscard]] request reduce_scatter_block_init(std::span<const T> send, std::span<T> recv, reduction r,
@@ -724,12 +728,14 @@ void gather(std::span<const T> send, std::span<T> recv, int root, const comm& c 
 template <coll_element T>
 [[nodiscard]] request igather(in_place_t, std::span<T> recv, int root, const comm& c = world()) {
   return detail::typed_move<T>(detail::coll_op_kind::gather, detail::coll_form::nonblocking, in_place, -1,
-                               recv.data(), detail::elems(recv.size()), detail::per_rank(recv.size(), c, detail::coll_op_kind::gather), root, c);
+                               recv.data(), detail::elems(recv.size()),
+                               detail::per_rank(recv.size(), c, detail::coll_op_kind::gather), root, c);
 }
 template <coll_element T>
 void gather(in_place_t, std::span<T> recv, int root, const comm& c = world()) {
   (void)detail::typed_move<T>(detail::coll_op_kind::gather, detail::coll_form::blocking, in_place, -1, recv.data(),
-                              detail::elems(recv.size()), detail::per_rank(recv.size(), c, detail::coll_op_kind::gather), root, c);
+                              detail::elems(recv.size()),
+                              detail::per_rank(recv.size(), c, detail::coll_op_kind::gather), root, c);
 }
 template <coll_element T>
 [[nodiscard]] request gather_init(std::span<const T> send, std::span<T> recv, int root, const comm& c = world()) {
@@ -799,12 +805,14 @@ template <coll_element T>
 template <coll_element T>
 [[nodiscard]] request iallgather(in_place_t, std::span<T> recv, const comm& c = world()) {
   return detail::typed_move<T>(detail::coll_op_kind::allgather, detail::coll_form::nonblocking, in_place, -1,
-                               recv.data(), detail::elems(recv.size()), detail::per_rank(recv.size(), c, detail::coll_op_kind::allgather), 0, c);
+                               recv.data(), detail::elems(recv.size()),
+                               detail::per_rank(recv.size(), c, detail::coll_op_kind::allgather), 0, c);
 }
 template <coll_element T>
 void allgather(in_place_t, std::span<T> recv, const comm& c = world()) {
   (void)detail::typed_move<T>(detail::coll_op_kind::allgather, detail::coll_form::blocking, in_place, -1, recv.data(),
-                              detail::elems(recv.size()), detail::per_rank(recv.size(), c, detail::coll_op_kind::allgather), 0, c);
+                              detail::elems(recv.size()),
+                              detail::per_rank(recv.size(), c, detail::coll_op_kind::allgather), 0, c);
 }
 
 /// Typed alltoall (three forms follow): block j of send goes to rank j, block i of recv comes from rank i.
@@ -833,12 +841,14 @@ template <coll_element T>
 template <coll_element T>
 [[nodiscard]] request ialltoall(in_place_t, std::span<T> recv, const comm& c = world()) {
   return detail::typed_move<T>(detail::coll_op_kind::alltoall, detail::coll_form::nonblocking, in_place, -1,
-                               recv.data(), detail::elems(recv.size()), detail::per_rank(recv.size(), c, detail::coll_op_kind::alltoall), 0, c);
+                               recv.data(), detail::elems(recv.size()),
+                               detail::per_rank(recv.size(), c, detail::coll_op_kind::alltoall), 0, c);
 }
 template <coll_element T>
 void alltoall(in_place_t, std::span<T> recv, const comm& c = world()) {
   (void)detail::typed_move<T>(detail::coll_op_kind::alltoall, detail::coll_form::blocking, in_place, -1, recv.data(),
-                              detail::elems(recv.size()), detail::per_rank(recv.size(), c, detail::coll_op_kind::alltoall), 0, c);
+                              detail::elems(recv.size()),
+                              detail::per_rank(recv.size(), c, detail::coll_op_kind::alltoall), 0, c);
 }
 
 /// Typed allgatherv (nonblocking and blocking, the in-place pair, then allgatherv_init): rank i's send goes to recv at

@@ -61,7 +61,9 @@ enum class errc : int {
 /// the bad value and what is accepted.
 class SIDECORE_API error : public std::runtime_error {
  public:
+  /// An error of kind `code` whose what() is `message`.
   error(errc code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  /// Which kind of error (never errc::success for an error sidecore threw).
   [[nodiscard]] errc code() const noexcept { return code_; }
 
  private:
@@ -82,7 +84,9 @@ struct status {
   /// success, truncated, canceled, transport (the provider failed the operation; send() throws with why, and
   /// the C API's sc_last_error says it), or peer_failed (the rank it involves died; likewise)
   errc error = errc::success;
+  /// True when the operation completed without error (error == errc::success).
   [[nodiscard]] bool ok() const noexcept { return error == errc::success; }
+  /// True when a cancel() won: the receive matched no message (error == errc::canceled).
   [[nodiscard]] bool canceled() const noexcept { return error == errc::canceled; }
 };
 
@@ -90,6 +94,8 @@ struct status {
 /// Cheap to copy. world() is every rank of the communicator given to init().
 class SIDECORE_API comm {
  public:
+  /// A null communicator (null() is true): between init and finalize every call that takes it throws
+  /// errc::invalid_argument.
   comm() = default;
   /// This process's rank in the communicator. Throws errc::not_initialized / invalid_argument (null comm).
   [[nodiscard]] int rank() const;
@@ -113,6 +119,8 @@ class SIDECORE_API comm {
   [[nodiscard]] bool null() const noexcept { return id_ < 0; }
   /// The MPI communicator with the same ranks (owned by sidecore; valid until free()/finalize()).
   [[nodiscard]] MPI_Comm mpi() const;
+  /// sidecore's id of the communicator, the C API's sc_comm: 0 for world(), -1 for a null one. A freed
+  /// communicator's id is given to a later dup() or split().
   [[nodiscard]] int id() const noexcept { return id_; }
 
  private:
@@ -134,13 +142,17 @@ class SIDECORE_API comm {
 /// completes first, in the background).
 class SIDECORE_API request {
  public:
+  /// A handle that holds no operation (MPI_REQUEST_NULL): wait and test throw errc::invalid_request on it; the array
+  /// calls (waitall, ...) skip it.
   request() = default;
+  /// Takes other's operation; other is left default-constructed.
   request(request&& other) noexcept : handle_(other.handle_) { other.handle_ = 0; }
   /// Releases this handle's operation as the destructor does (one in flight completes in the background), then
   /// takes other's; other is left default-constructed.
   request& operator=(request&& other) noexcept;
   request(const request&) = delete;
   request& operator=(const request&) = delete;
+  /// Releases the operation: one in flight completes in the background, a persistent one is freed (request_free).
   ~request();
   /// True while the handle refers to an operation not yet waited for (a persistent request: while started and
   /// not yet completed by a wait or test).
@@ -199,10 +211,10 @@ SIDECORE_API void finalize();
 struct runtime_info {
   std::string mode;  ///< the mode now: "off" or "core" (with SIDECORE_PROGRESS=auto, the one auto switched to)
   bool auto_mode = false;  ///< SIDECORE_PROGRESS=auto: the mode is decided at run time (step())
-  std::string provider;
-  int reserved_core = -1;
-  int n_core = 0;
-  int omp_threads = 0;
+  std::string provider;     ///< the libfabric provider in use, e.g. "shm" or "tcp;ofi_rxm"
+  int reserved_core = -1;   ///< the reserved core, or -1, as the struct's comment says
+  int n_core = 0;           ///< N_core: the cores available to this rank
+  int omp_threads = 0;      ///< the OpenMP threads the application was given
 };
 /// This rank's runtime_info. Throws errc::not_initialized outside init..finalize.
 [[nodiscard]] SIDECORE_API runtime_info info();
@@ -287,7 +299,9 @@ SIDECORE_API void request_free(request& r);
 /// when profiling is off.
 class SIDECORE_API region {
  public:
+  /// Enters region `name` on the calling thread (nested in the thread's open regions).
   explicit region(std::string_view name);
+  /// Leaves it.
   ~region();
   region(const region&) = delete;
   region& operator=(const region&) = delete;

@@ -178,10 +178,11 @@ class SIDECORE_API request {
 /// errc::already_initialized if called twice, errc::bad_setting for a rejected variable, errc::topology when
 /// core mode cannot reserve a core, errc::transport when no provider fits (or, with SIDECORE_PEER_TIMEOUT set, when
 /// the start-up exchange with a rank of this node does not complete within it: the message names that rank),
-/// errc::mpi when MPI is not initialized or already finalized, errc::invalid_argument when `comm` is MPI_COMM_NULL, an intercommunicator or
-/// no communicator MPI knows (SC_COMM_WORLD, sidecore's own id, is a natural slip: MPI would abort on it; the
-/// question is asked with MPI's error handlers set to return). After a transport failure the MPI objects init made
-/// stay allocated (freeing them is collective with ranks that may not answer): end the job (MPI_Abort).
+/// errc::mpi when MPI is not initialized or already finalized, errc::invalid_argument when `comm` is MPI_COMM_NULL,
+/// an intercommunicator or no communicator MPI knows (SC_COMM_WORLD, sidecore's own id, is a natural slip: MPI would
+/// abort on it; the question is asked with MPI's error handlers set to return). After a transport failure the MPI
+/// objects init made stay allocated (freeing them is collective with ranks that may not answer): end the job
+/// (MPI_Abort).
 SIDECORE_API void init(MPI_Comm comm = MPI_COMM_WORLD);
 /// Collective: waits for every rank, stops the progress thread, writes the profile/trace when asked, and
 /// closes the endpoint. Operations still in flight are dropped, with a warning saying how many; their buffers
@@ -237,7 +238,8 @@ SIDECORE_API void step();
 /// buf == nullptr with bytes > 0, tag outside [0, tag_max], a null communicator, or bytes above the
 /// provider's largest message; errc::not_initialized outside init/finalize. A small message (one provider
 /// inject) is usually sent before isend returns: the request is then already complete (wait/test return at once).
-[[nodiscard]] SIDECORE_API request isend(const void* buf, std::int64_t bytes, int dest, int tag, const comm& c = world());
+[[nodiscard]] SIDECORE_API request isend(const void* buf, std::int64_t bytes, int dest, int tag,
+                                         const comm& c = world());
 /// Starts receiving at most `bytes` bytes into `buf` from `source` (or any_source) with `tag` (or any_tag).
 /// A longer message completes with status error errc::truncated and nothing written past `bytes`. Throws as
 /// isend. Known provider limits (libfabric 1.17, see docs/runtime.md): on shm an any_tag receive does not match

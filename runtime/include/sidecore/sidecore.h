@@ -26,6 +26,8 @@
 extern "C" {
 #endif
 
+/* Return codes: the values of sidecore::errc (sidecore.hpp says what each means), and SC_ERR_INTERNAL for an
+ * unexpected exception inside the library (sc_last_error gives its message). */
 enum {
   SC_SUCCESS = 0,
   SC_ERR_INVALID_ARGUMENT = 1,
@@ -42,14 +44,15 @@ enum {
   SC_ERR_INTERNAL = 99
 };
 
-#define SC_ANY_SOURCE (-1)
-#define SC_ANY_TAG (-1)
-#define SC_REQUEST_NULL 0
+#define SC_ANY_SOURCE (-1) /* sc_irecv / sc_recv: match a message from any rank */
+#define SC_ANY_TAG (-1)    /* sc_irecv / sc_recv: match a message with any tag */
+#define SC_REQUEST_NULL 0  /* no request */
 
-typedef uint64_t sc_request;
+typedef uint64_t sc_request; /* a request handle (sidecore::request::handle()) */
 typedef int sc_comm; /* 0 is the world communicator */
 #define SC_COMM_WORLD 0
 
+/* What a completed request reports, as sidecore::status. */
 typedef struct sc_status {
   int source;     /* -1 for sends */
   int tag;        /* -1 for sends */
@@ -88,7 +91,8 @@ SIDECORE_C_API int sc_irecv(void* buf, int64_t bytes, int source, int tag, sc_co
 SIDECORE_C_API int sc_send(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm);
 SIDECORE_C_API int sc_recv(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_status* status);
 /** Completion. status may be NULL. sc_wait returns the request's own error (SC_ERR_TRUNCATED,
- *  SC_ERR_CANCELED, SC_ERR_PEER_FAILED, ...) as well as filling status.error. *index is -1 when no request is active / completed. */
+ *  SC_ERR_CANCELED, SC_ERR_PEER_FAILED, ...) as well as filling status.error. *index is -1 when no request is
+ *  active / completed. */
 SIDECORE_C_API int sc_wait(sc_request* req, sc_status* status);
 SIDECORE_C_API int sc_test(sc_request* req, int* flag, sc_status* status);
 SIDECORE_C_API int sc_waitall(int count, sc_request* reqs, sc_status* statuses);
@@ -100,6 +104,8 @@ SIDECORE_C_API int sc_testall(int count, sc_request* reqs, int* flag, sc_status*
 /** As MPI_Testany: *flag 1 and *index the request that completed (its handle SC_REQUEST_NULL, its error returned),
  *  or *flag 1 and *index -1 when no request is active; *flag 0 and *index -1 while none completed. */
 SIDECORE_C_API int sc_testany(int count, sc_request* reqs, int* index, int* flag, sc_status* status);
+/** As sidecore::cancel, with its errors (SC_ERR_INVALID_ARGUMENT for a send or a collective), and
+ *  SC_ERR_INVALID_ARGUMENT for a NULL req: asks to cancel a posted receive, which must still be waited. */
 SIDECORE_C_API int sc_cancel(sc_request* req);
 
 /** Persistent requests (MPI 4.0), as sidecore::send_init / recv_init / start / startall / request_free. A
@@ -117,6 +123,7 @@ SIDECORE_C_API int sc_request_free(sc_request* req);
  *  arguments return SC_ERR_INVALID_ARGUMENT and sc_last_error names the argument, its value and what is accepted;
  *  arguments that differ between ranks complete the collective with SC_ERR_INVALID_ARGUMENT (status.error and the
  *  wait's return), sc_last_error saying which rank passed what. */
+/* Element types of collective buffers, as sidecore::dtype. */
 enum sc_dtype { SC_BYTE = 0, SC_INT32 = 1, SC_INT64 = 2, SC_UINT64 = 3, SC_FLOAT = 4, SC_DOUBLE = 5 };
 /** Built-in operators; minloc/maxloc take pairs {value of dtype; int32_t index} (MPI_2INT's layout and friends). */
 enum sc_op {
@@ -130,8 +137,12 @@ typedef void (*sc_user_fn)(const void* in, void* inout, size_t count, void* ctx)
 /** Registers a user operator (MPI_Op_create); *op receives its id, usable wherever an sc_op goes, until sc_op_free.
  *  commutative 0: every rank's result is in rank order. */
 SIDECORE_C_API int sc_op_create(sc_user_fn fn, void* ctx, int commutative, int* op);
+/** Releases an operator of sc_op_create and sets *op to -1. SC_ERR_INVALID_ARGUMENT for a NULL op or an *op that
+ *  is not a live operator of sc_op_create. */
 SIDECORE_C_API int sc_op_free(int* op);
 
+/** The collectives, each as its C++ namesake in collectives.hpp (what moves where, the buffer sizes, root and
+ *  SC_IN_PLACE), in the three forms described above; `op` is an sc_op or an id from sc_op_create. */
 SIDECORE_C_API int sc_ibarrier(sc_comm comm, sc_request* req);
 SIDECORE_C_API int sc_barrier(sc_comm comm);
 SIDECORE_C_API int sc_barrier_init(sc_comm comm, sc_request* req);

@@ -33,7 +33,7 @@ struct overlap_bound {
   std::uint64_t min_ns = 0;   ///< minimum overlapped transfer time
   std::uint64_t max_ns = 0;   ///< maximum overlapped transfer time
   std::uint64_t xfer_ns = 0;  ///< the transfer time the bounds were computed against
-  bound_case which = bound_case::one_known;
+  bound_case which = bound_case::one_known;  ///< the case that decided them
 };
 
 /// Seed 000, Section 2.2, cases 1 and 2, for a transfer whose XFER_BEGIN and XFER_END are both known.
@@ -92,14 +92,17 @@ struct overlap_bound {
 /// Below the first point the first value is used; above the last, the last segment is extended (bandwidth term).
 class xfer_time_table {
  public:
+  /// An empty table: no a-priori time (seconds() 0, nanoseconds() -1), source "none".
   xfer_time_table() = default;
   /// Points (bytes, seconds). Throws std::invalid_argument, naming the bad point, when a value is negative or not
   /// finite, or when sizes repeat; the points are sorted by size.
   xfer_time_table(std::vector<std::pair<std::size_t, double>> points, std::string source);
 
+  /// True when the table has no point.
   [[nodiscard]] bool empty() const noexcept { return points_.empty(); }
   /// Where the table came from, as written in the profile ("none" when empty).
   [[nodiscard]] const std::string& source() const noexcept { return source_; }
+  /// The points (bytes, seconds), sorted by size.
   [[nodiscard]] const std::vector<std::pair<std::size_t, double>>& points() const noexcept { return points_; }
   /// Interpolated transfer time in seconds (0 when the table is empty).
   [[nodiscard]] double seconds(std::size_t bytes) const noexcept;
@@ -125,11 +128,15 @@ class size_bins {
   /// Edges must be strictly increasing; a missing 0 edge is added so every size has a bin.
   /// Throws std::invalid_argument naming the offending edge otherwise.
   explicit size_bins(std::vector<std::size_t> edges = default_size_bin_edges());
+  /// Number of bins (one per edge).
   [[nodiscard]] std::size_t count() const noexcept { return edges_.size(); }
+  /// The bin that holds a message of `bytes` bytes.
   [[nodiscard]] std::size_t index(std::size_t bytes) const noexcept;
+  /// Inclusive lower edge of bin i (i < count()).
   [[nodiscard]] std::size_t lo(std::size_t i) const noexcept { return edges_[i]; }
   /// Exclusive upper edge, or 0 for the last (unbounded) bin; see `bounded`.
   [[nodiscard]] std::size_t hi(std::size_t i) const noexcept { return i + 1 < edges_.size() ? edges_[i + 1] : 0; }
+  /// False for the last bin, which has no upper edge.
   [[nodiscard]] bool bounded(std::size_t i) const noexcept { return i + 1 < edges_.size(); }
 
  private:

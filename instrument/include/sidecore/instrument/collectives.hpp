@@ -27,8 +27,8 @@ namespace sidecore::instrument {
 /// executor keeps it in its schedule. An instance is identified by its communicator and sequence number alone, so
 /// the handle needs no state of the monitor (and costs nothing while collection is off).
 struct coll_instance {
-  std::uint64_t comm_key = 0;
-  std::uint64_t seq = 0;
+  std::uint64_t comm_key = 0;  ///< the communicator's key, as given to coll_arrive()
+  std::uint64_t seq = 0;       ///< the instance's sequence number on it
 };
 
 namespace detail {

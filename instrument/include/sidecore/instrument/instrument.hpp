@@ -147,13 +147,14 @@ void start(const config& cfg, int rank, int nranks);
 /// stop()), the one taken at its end (final_fit); before that the second point is the latest one taken while
 /// folding (provisional). With the monotonic clock: the identity.
 struct clock_calibration {
-  bool tsc = false;
-  bool final_fit = false;
-  double ns_per_tick = 1.0;
+  bool tsc = false;           ///< the event clock is the TSC (false: monotonic, the fit is the identity)
+  bool final_fit = false;     ///< the second point is the window's end (false: the latest fold's, provisional)
+  double ns_per_tick = 1.0;   ///< the fit's slope
   std::uint64_t tick0 = 0, ns0 = 0;  ///< start point
   std::uint64_t tick1 = 0, ns1 = 0;  ///< end (or latest) point
   std::uint64_t spread0 = 0, spread1 = 0;  ///< ticks between the two TSC reads around each now_ns() (uncertainty)
 };
+/// The current fit (see clock_calibration).
 [[nodiscard]] clock_calibration calibration() noexcept;
 /// Converts an event-clock reading to the now_ns() time base with the current fit.
 [[nodiscard]] std::uint64_t ticks_to_ns(std::uint64_t ticks) noexcept;
@@ -165,6 +166,7 @@ struct clock_calibration {
 inline void call_enter(category c, const char* name = nullptr) noexcept {
   if (enabled()) detail::call_enter_at(c, 0, name);
 }
+/// The CALL_EXIT matching a call_enter(c) of the same thread.
 inline void call_exit(category c) noexcept {
   if (enabled()) detail::call_exit_at(c, 0);
 }
@@ -234,6 +236,7 @@ void mark_progress_thread() noexcept;
 inline void region_enter(std::string_view name) noexcept {
   if (enabled()) detail::region_enter_at(name, detail::ticks());
 }
+/// Leaves the calling thread's innermost open region.
 inline void region_exit() noexcept {
   if (enabled()) detail::region_exit_at(detail::ticks());
 }

@@ -149,17 +149,35 @@ coll::spec make_spec(const char* call, const coll_args& a, const detail::comm_en
   return s;
 }
 
-// A buffer the plan needs: not null when it must hold bytes; a typed span of exactly the size needed; no larger
-// than the buffer where its size is known (capacity >= 0).
-void check_buffer(const char* call, const char* name, const void* p, std::uint64_t need, std::int64_t elems,
-                  std::size_t elem_bytes, std::int64_t capacity) {
+// Whether this rank's part of a collective reads its send buffer (send = true) or writes its receive buffer, for
+// any count: a typed span the part uses must hold exactly what the count asks, 0 included, while a span the part
+// ignores (a reduce's recv off the root) may have any size. The v-variants' extents follow their counts instead.
+bool role_uses(coll::kind k, bool send, bool at_root) {
+  switch (k) {
+    case coll::kind::reduce:
+    case coll::kind::gather: return send || at_root;
+    case coll::kind::scatter: return !send || at_root;
+    case coll::kind::bcast: return !send;
+    case coll::kind::barrier:
+    case coll::kind::allgatherv:
+    case coll::kind::alltoallv: return false;
+    default: return true;
+  }
+}
+
+// A buffer the plan needs: not null when it must hold bytes; a typed span of exactly the size needed where the
+// rank's part uses it (`used`: also when that size is 0, so that an empty span making the count 0 does not leave
+// the other span's data silently unsent or unreceived); no larger than the buffer where its size is known
+// (capacity >= 0).
+void check_buffer(const char* call, const char* name, const void* p, std::uint64_t need, bool used,
+                  std::int64_t elems, std::size_t elem_bytes, std::int64_t capacity) {
   if (p == in_place_ptr) return;
   if (capacity >= 0 && need > static_cast<std::uint64_t>(capacity))
     bad(call, std::string(name) + " holds " + std::to_string(capacity) + " bytes; this rank needs " +
                   std::to_string(need) + " (the counts, the type and the communicator's size given)");
   if (need > 0 && p == nullptr)
     bad(call, std::string(name) + " is null but must hold " + std::to_string(need) + " bytes on this rank");
-  if (elems >= 0 && need > 0 && static_cast<std::uint64_t>(elems) * elem_bytes != need)
+  if (elems >= 0 && (need > 0 || used) && static_cast<std::uint64_t>(elems) * elem_bytes != need)
     bad(call, std::string(name) + " has " + std::to_string(elems) + " elements; this rank needs " +
                   std::to_string(need / elem_bytes));
 }
@@ -223,8 +241,11 @@ request detail::coll_call(const coll_args& a, const comm& c) {
                                                                              : spec.type,
                                                                          coll::reduce_op::minloc)
                                                    : coll::element_size(spec.type, coll::reduce_op::none);
-  check_buffer(call, "send", a.send, info.send_bytes, a.send_elems, elem, a.send_capacity);
-  check_buffer(call, "recv", a.recv, info.recv_bytes, a.recv_elems, elem, a.recv_capacity);
+  const bool at_root = e.rank == spec.root;
+  check_buffer(call, "send", a.send, info.send_bytes, role_uses(spec.k, true, at_root), a.send_elems, elem,
+               a.send_capacity);
+  check_buffer(call, "recv", a.recv, info.recv_bytes, role_uses(spec.k, false, at_root), a.recv_elems, elem,
+               a.recv_capacity);
   check_disjoint(call, spec.k, a.send, info.send_bytes, a.recv, info.recv_bytes);
   progress::coll_buffers b;
   b.send = a.send == in_place_ptr ? nullptr : a.send;

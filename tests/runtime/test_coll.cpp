@@ -505,6 +505,23 @@ TEST(Coll, TypedSpanFormsMatchTheUntypedOnes) {
   const std::string msg = sctest::expect_error(errc::invalid_argument, [&] { allreduce<double>(x, small, op::sum, c); },
                                                "allreduce span");
   EXPECT_NE(msg.find("send has 10 elements; this rank needs 3"), std::string::npos) << msg;
+  // An empty span makes the count 0; the other span, holding data, would be silently neither sent nor received.
+  std::vector<double> none;
+  std::vector<std::int32_t> none32;
+  const std::string empty_recv = sctest::expect_error(
+      errc::invalid_argument, [&] { allreduce<double>(x, none, op::sum, c); }, "allreduce empty recv");
+  EXPECT_NE(empty_recv.find("send has 10 elements; this rank needs 0"), std::string::npos) << empty_recv;
+  sctest::expect_error(errc::invalid_argument, [&] { reduce_scatter_block<double>(x, none, op::sum, c); },
+                       "reduce_scatter_block empty recv");
+  sctest::expect_error(errc::invalid_argument, [&] { allgather<std::int32_t>(none32, all, c); },
+                       "allgather empty send");
+  if (r == 0)
+    sctest::expect_error(errc::invalid_argument, [&] { gather<std::int32_t>(none32, all, 0, c); },
+                         "gather empty send at the root");
+  // Where this rank's role does not use a span, its size stays free (the same code on every rank): a reduce's recv
+  // off the root, of any size, with a count of 0.
+  if (r != 0) reduce<double>(none, x, op::sum, 0, c);
+  else reduce<double>(none, none, op::sum, 0, c);
   // The forms whose count is a span's size divided by the ranks (they did not link: per_rank had no definition).
   const auto n = static_cast<std::size_t>(p);
   std::vector<std::int64_t> out(2 * n), in(2 * n, -1);

@@ -11,8 +11,10 @@
  * the Fortran runtime. */
 #include <ISO_Fortran_binding.h>
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sidecore/sidecore.h>
@@ -26,11 +28,27 @@ typedef struct {
   int64_t bytes;
 } fbuf;
 
+/* Fails with `code` and the printf-formatted message, made at its full length: a message cut to a buffer's size
+ * would lose what it names last (what is accepted). Should no memory be left for it, the call's code still
+ * returns, with the format itself as the message. */
+__attribute__((format(printf, 2, 3))) static int fail_with(int code, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  const int n = vsnprintf(NULL, 0, format, args);
+  va_end(args);
+  char* message = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (!message) return sc_binding_fail(code, format);
+  va_start(args, format);
+  vsnprintf(message, (size_t)n + 1, format, args);
+  va_end(args);
+  const int rc = sc_binding_fail(code, message);
+  free(message);
+  return rc;
+}
+
 /* Refuses argument `name` of `call`, saying why; returns the code. */
 static int refuse(const char* call, const char* name, const char* why) {
-  char message[512];
-  snprintf(message, sizeof message, "%s: %s %s", call, name, why);
-  return sc_binding_fail(SC_ERR_INVALID_ARGUMENT, message);
+  return fail_with(SC_ERR_INVALID_ARGUMENT, "%s: %s %s", call, name, why);
 }
 
 /* Reads one choice buffer into *out; 0, or a refusal's code. An absent buffer (NULL: the call has none) is
@@ -110,12 +128,10 @@ static int counts(const char* call, const char* name, const CFI_cdesc_t* d, int 
   *out = (const int64_t*)d->base_addr;
   if (sc_comm_size(comm, &size) != SC_SUCCESS) return 0;
   const int64_t extent = (int64_t)d->dim[0].extent;
-  char why[256];
-  if (extent < size) {
-    snprintf(why, sizeof why, "has %lld entries; accepted: one per rank of the communicator (%d)",
-             (long long)extent, size);
-    return refuse(call, name, why);
-  }
+  if (extent < size)
+    return fail_with(SC_ERR_INVALID_ARGUMENT,
+                     "%s: %s has %lld entries; accepted: one per rank of the communicator (%d)", call, name,
+                     (long long)extent, size);
   if (extent > 1 && (int64_t)d->dim[0].sm != (int64_t)sizeof(int64_t))
     return refuse(call, name, "is not contiguous (an array section with a stride); accepted: a contiguous array");
   return 0;
@@ -142,24 +158,29 @@ static int begin_v(const char* call, const CFI_cdesc_t* send, const CFI_cdesc_t*
 int sc_fortran_init(const int* comm) { return sc_init(MPI_Comm_f2c((MPI_Fint)*comm)); }
 
 /* The request-array calls: a failure's message names a request as the program does, reqs(i) from 1, where the C
- * API writes reqs[i - 1]. */
+ * API writes reqs[i - 1]. The message is rewritten whole, however long. Each "reqs[i]" (7 characters or more)
+ * grows by one character at most (i + 1 may have one digit more), which bounds the copy's size. */
 static int fortran_indices(int rc) {
   const char* in = sc_last_error();
   if (rc == SC_SUCCESS || !strstr(in, "reqs[")) return rc;
-  char message[2048];
+  const size_t room = strlen(in) + strlen(in) / 7 + 1;
+  char* message = malloc(room);
+  if (!message) return rc; /* the C API's message stays, with its indices from 0 */
   size_t n = 0;
-  while (*in && n + 24 < sizeof message) {
+  while (*in) {
     long long i = -1;
     int used = 0;
     if (sscanf(in, "reqs[%lld]%n", &i, &used) == 1 && used > 0) {
-      n += (size_t)snprintf(message + n, sizeof message - n, "reqs(%lld)", i + 1);
+      n += (size_t)snprintf(message + n, room - n, "reqs(%lld)", i + 1);
       in += used;
     } else {
       message[n++] = *in++;
     }
   }
   message[n] = '\0';
-  return sc_binding_fail(rc, message);
+  rc = sc_binding_fail(rc, message);
+  free(message);
+  return rc;
 }
 
 /* The module's arrays of requests, statuses and ranks arrive with their sizes (`size`: entries; -1: the optional
@@ -168,10 +189,8 @@ static int fortran_indices(int rc) {
 static int within(const char* call, const char* count_name, int count, const char* name, int64_t size,
                   const char* unit, const char* units, const char* also) {
   if (size < 0 || count <= size) return 0;
-  char message[512];
-  snprintf(message, sizeof message, "%s: %s=%d reaches beyond %s, which holds %lld %s; accepted: 0..%lld%s", call,
-           count_name, count, name, (long long)size, size == 1 ? unit : units, (long long)size, also);
-  return sc_binding_fail(SC_ERR_INVALID_ARGUMENT, message);
+  return fail_with(SC_ERR_INVALID_ARGUMENT, "%s: %s=%d reaches beyond %s, which holds %lld %s; accepted: 0..%lld%s",
+                   call, count_name, count, name, (long long)size, size == 1 ? unit : units, (long long)size, also);
 }
 static int within_reqs(const char* call, int count, int64_t nreqs) {
   return within(call, "count", count, "reqs", nreqs, "request", "requests", "");

@@ -204,7 +204,10 @@ SIDECORE_C_API int sc_alltoallv_init(const void* send, const int64_t* send_count
 SIDECORE_C_API int sc_region_begin(const char* name);
 SIDECORE_C_API int sc_region_end(void);
 
-/** Lower-case name of an error code; the calling thread's last error message (empty when none). */
+/** Lower-case name of an error code; the calling thread's last error message (empty when none). The message is
+ *  whole, NUL-terminated, at whatever length it has: there is no fixed limit (one naming every rank of a large
+ *  communicator, or a long path, runs to kilobytes), so measure it (strlen) rather than copy it into a fixed array.
+ *  The pointer and its text stay valid until the calling thread's next call of this API: copy it to keep it. */
 SIDECORE_C_API const char* sc_error_name(int code);
 SIDECORE_C_API const char* sc_last_error(void);
 

@@ -74,11 +74,15 @@ void check_limit(const char* call, const char* buffer, int64_t bytes, int64_t li
 }
 
 // A message of the C++ API in the C API's words: its calls (sidecore::isend -> sc_isend, sidecore::comm::free ->
-// sc_comm_free) and constants (world(), in_place, any_source, any_tag), which a C or Fortran program cannot write.
+// sc_comm_free), constants (world(), in_place, any_source, any_tag) and element types ("dtype float64", as the
+// collectives name a count's unit), which a C or Fortran program cannot write.
 std::string in_c_terms(std::string m) {
   static constexpr std::pair<std::string_view, std::string_view> words[] = {
       {"sidecore::world()", "SC_COMM_WORLD"}, {"world()", "SC_COMM_WORLD"}, {"sidecore::comm::", "sc_comm_"},
-      {"sidecore::in_place", "SC_IN_PLACE"}, {"sidecore::", "sc_"}, {"in_place", "SC_IN_PLACE"}, {"any_source", "SC_ANY_SOURCE"}, {"any_tag", "SC_ANY_TAG"}};
+      {"sidecore::in_place", "SC_IN_PLACE"}, {"sidecore::", "sc_"}, {"in_place", "SC_IN_PLACE"},
+      {"any_source", "SC_ANY_SOURCE"}, {"any_tag", "SC_ANY_TAG"}, {"dtype byte", "SC_BYTE"},
+      {"dtype int32", "SC_INT32"}, {"dtype int64", "SC_INT64"}, {"dtype uint64", "SC_UINT64"},
+      {"dtype float32", "SC_FLOAT"}, {"dtype float64", "SC_DOUBLE"}};
   for (const auto& [cpp, c] : words)
     for (std::size_t at = m.find(cpp); at != std::string::npos; at = m.find(cpp, at + c.size()))
       m.replace(at, cpp.size(), c);

@@ -165,18 +165,81 @@ bool role_uses(coll::kind k, bool send, bool at_root) {
   }
 }
 
+// What the caller counts in: its element (a value of the dtype, or a {value; int32 index} pair) and that element's
+// size. The buffers are measured in bytes, the counts in these; a message about both says both. "dtype float64"
+// is the C API's SC_DOUBLE in its messages (c_api.cpp's in_c_terms).
+struct call_unit {
+  std::size_t bytes = 1;
+  std::string one;   // "element", "{value; int32 index} pair"
+  std::string type;  // "dtype float64"
+  [[nodiscard]] std::string of(std::uint64_t n) const {
+    return std::to_string(n) + " " + one + (n == 1 ? "" : "s") + " of " + type;
+  }
+};
+call_unit unit_of(const coll_args& a, const coll::spec& spec) {
+  const bool pairs = (a.typed && a.typed_pair) || spec.op == coll::reduce_op::minloc ||
+                     spec.op == coll::reduce_op::maxloc;
+  // Pairs that are only moved travel as bytes (make_spec): their value's type is the call's.
+  const coll::dtype value = a.typed && a.typed_pair && spec.type == coll::dtype::byte
+                                ? static_cast<coll::dtype>(a.type)
+                                : spec.type;
+  return {coll::element_size(value, pairs ? coll::reduce_op::minloc : coll::reduce_op::none),
+          pairs ? "{value; int32 index} pair" : "element", "dtype " + std::string(coll::dtype_name(value))};
+}
+// `bytes` in the caller's unit too: "800 bytes (100 elements of dtype float64)".
+std::string bytes_and_elements(std::uint64_t bytes, const call_unit& u) {
+  std::string out = std::to_string(bytes) + " bytes (" + u.of(bytes / u.bytes);
+  if (bytes % u.bytes != 0) out += " and " + std::to_string(bytes % u.bytes) + " bytes more";
+  return out + ")";
+}
+
+// The input that sizes the send or the receive buffer of a collective of kind `k`, as the caller named it.
+const char* sizing_input(coll::kind k, bool send) {
+  if (k == coll::kind::allgatherv) return send ? "send_count" : "recv_counts and recv_displs";
+  if (k == coll::kind::alltoallv) return send ? "send_counts and send_displs" : "recv_counts and recv_displs";
+  return "count";
+}
+
 // A buffer the plan needs: not null when it must hold bytes; a typed span of exactly the size needed where the
 // rank's part uses it (`used`: also when that size is 0, so that an empty span making the count 0 does not leave
 // the other span's data silently unsent or unreceived); no larger than the buffer where its size is known
-// (capacity >= 0).
+// (capacity >= 0: a language binding's, whose caller counts elements and sees its variable, not bytes: the refusal
+// names the count, the buffer in both units, and the counts accepted).
 void check_buffer(const char* call, const char* name, const void* p, std::uint64_t need, bool used,
-                  std::int64_t elems, std::size_t elem_bytes, std::int64_t capacity) {
+                  std::int64_t elems, std::size_t elem_bytes, std::int64_t capacity, const coll_args& a,
+                  const coll::spec& spec) {
   if (p == in_place_ptr) return;
-  if (capacity >= 0 && need > static_cast<std::uint64_t>(capacity))
-    bad(call, std::string(name) + " holds " + std::to_string(capacity) + " bytes; this rank needs " +
-                  std::to_string(need) + " (the counts, the type and the communicator's size given)");
+  const bool send = name[0] == 's';
+  if (capacity >= 0 && need > static_cast<std::uint64_t>(capacity)) {
+    const call_unit u = unit_of(a, spec);
+    const auto cap = static_cast<std::uint64_t>(capacity);
+    const std::string input = sizing_input(spec.k, send);
+    const bool v_blocks = spec.k == coll::kind::alltoallv || (spec.k == coll::kind::allgatherv && !send);
+    std::string m = input;
+    if (v_blocks)
+      m += " reach";
+    else
+      m += " is " + std::to_string(spec.k == coll::kind::allgatherv ? a.send_count : a.count) + ", which reaches";
+    m += std::string(" beyond ") + name + ": this rank's " + name + " must hold " + bytes_and_elements(need, u) +
+         " and holds " + bytes_and_elements(cap, u) + "; accepted: ";
+    if (v_blocks) {
+      m += input + " whose blocks end within " + name + " (" + u.of(cap / u.bytes) + ")";
+    } else if (spec.k == coll::kind::allgatherv) {
+      m += "send_count 0 .. " + std::to_string(cap / u.bytes);
+    } else {
+      // Every other kind's buffer holds count elements, or count for each rank of the communicator: need is a
+      // multiple of count (count > 0, as need > capacity >= 0).
+      const std::uint64_t per_count = need / static_cast<std::uint64_t>(a.count);
+      m += "count 0 .. " + std::to_string(cap / per_count);
+      if (per_count != u.bytes)
+        m += " (" + std::string(name) + " holds a block of count " + u.one + "s for each of the communicator's " +
+             std::to_string(per_count / u.bytes) + " ranks)";
+    }
+    bad(call, m);
+  }
   if (need > 0 && p == nullptr)
-    bad(call, std::string(name) + " is null but must hold " + std::to_string(need) + " bytes on this rank");
+    bad(call, std::string(name) + " is null but must hold " + bytes_and_elements(need, unit_of(a, spec)) +
+                  " on this rank, given its " + sizing_input(spec.k, send));
   if (elems >= 0 && (need > 0 || used) && static_cast<std::uint64_t>(elems) * elem_bytes != need)
     bad(call, std::string(name) + " has " + std::to_string(elems) + " elements; this rank needs " +
                   std::to_string(need / elem_bytes));
@@ -243,9 +306,10 @@ request detail::coll_call(const coll_args& a, const comm& c) {
                                                    : coll::element_size(spec.type, coll::reduce_op::none);
   const bool at_root = e.rank == spec.root;
   check_buffer(call, "send", a.send, info.send_bytes, role_uses(spec.k, true, at_root), a.send_elems, elem,
-               a.send_capacity);
-  check_buffer(call, "recv", a.recv, info.recv_bytes, role_uses(spec.k, false, at_root), a.recv_elems, elem,
-               a.recv_capacity);
+               a.send_capacity, a, spec);
+  // bcast's one buffer, its recv here, is buf to its caller.
+  check_buffer(call, spec.k == coll::kind::bcast ? "buf" : "recv", a.recv, info.recv_bytes,
+               role_uses(spec.k, false, at_root), a.recv_elems, elem, a.recv_capacity, a, spec);
   check_disjoint(call, spec.k, a.send, info.send_bytes, a.recv, info.recv_bytes);
   progress::coll_buffers b;
   b.send = a.send == in_place_ptr ? nullptr : a.send;

@@ -346,13 +346,26 @@ program fortran_api
   call refused(sc_irecv(x, 16_sc_count_kind, left, 12, SC_COMM_WORLD, r), "holds 8 bytes", __LINE__)
   call refused(sc_isend(grid(2, :), 24_sc_count_kind, right, 12, SC_COMM_WORLD, r), &
                "sc_isend: buf is not contiguous", __LINE__)
+  ! A collective's count is elements of its dtype: a count beyond a buffer is refused in those, naming the count,
+  ! the buffer's size in bytes and in elements, and the counts accepted.
   call refused(sc_allreduce(x, y, 2_sc_count_kind, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), &
-               "send holds 8 bytes; this rank needs 16", __LINE__)
+               "sc_allreduce: count is 2, which reaches beyond send: this rank's send must hold 16 bytes (2 elements " &
+               // "of SC_DOUBLE) and holds 8 bytes (1 element of SC_DOUBLE); accepted: count 0 .. 1", __LINE__)
   call refused(sc_allreduce(a, y, 2_sc_count_kind, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), &
-               "recv holds 8 bytes; this rank needs 16", __LINE__)
+               "count is 2, which reaches beyond recv: this rank's recv must hold 16 bytes", __LINE__)
+  call refused(sc_allreduce(a(1:100), b, 200_sc_count_kind, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), &
+               "count is 200, which reaches beyond send: this rank's send must hold 1600 bytes (200 elements of " &
+               // "SC_DOUBLE) and holds 800 bytes (100 elements of SC_DOUBLE); accepted: count 0 .. 100", __LINE__)
+  call refused(sc_allreduce(vi, best, 2_sc_count_kind, SC_DOUBLE, SC_MAXLOC, SC_COMM_WORLD), &
+               "holds 16 bytes (1 {value; int32 index} pair of SC_DOUBLE); accepted: count 0 .. 1", __LINE__)
+  call refused(sc_bcast(x, 2_sc_count_kind, SC_DOUBLE, 0, SC_COMM_WORLD), &
+               "sc_bcast: count is 2, which reaches beyond buf: this rank's buf must hold 16 bytes", __LINE__)
   if (size > 1) then
-    call refused(sc_allgather(x, mine(1:1), 1_sc_count_kind, SC_DOUBLE, SC_COMM_WORLD), "recv holds 8 bytes", &
-                 __LINE__)
+    call refused(sc_allgather(x, mine(1:1), 1_sc_count_kind, SC_DOUBLE, SC_COMM_WORLD), &
+                 "holds 8 bytes (1 element of SC_DOUBLE); accepted: count 0 .. 0 (recv holds a block of count " &
+                 // "elements for each of the communicator's", __LINE__)
+    call refused(sc_allgatherv(x, 1_sc_count_kind, gathered(1:1), counts, displs, SC_INT64, SC_COMM_WORLD), &
+                 "recv_counts and recv_displs reach beyond recv", __LINE__)
   end if
   allocate (short(size - 1))
   call refused(sc_allgatherv(x, 1_sc_count_kind, gathered, short, displs, SC_INT64, SC_COMM_WORLD), &

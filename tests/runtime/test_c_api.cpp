@@ -382,10 +382,31 @@ TEST_F(CApi, BindingLimitsRefuseACountBeyondTheBuffer) {
   EXPECT_THAT(std::string(sc_last_error()), HasSubstr("sc_recv: bytes=32 reaches beyond buf, which holds 24"));
   ASSERT_EQ(sc_binding_limits(32, 8), SC_SUCCESS);
   EXPECT_EQ(sc_allreduce(x, y, 4, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
-  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("recv holds 8 bytes; this rank needs 32"));
+  // The count is elements of the dtype: the refusal says so, and gives the buffer in bytes and in elements.
+  EXPECT_THAT(std::string(sc_last_error()),
+              HasSubstr("sc_allreduce: count is 4, which reaches beyond recv: this rank's recv must hold 32 bytes (4 "
+                        "elements of SC_DOUBLE) and holds 8 bytes (1 element of SC_DOUBLE); accepted: count 0 .. 1"));
   ASSERT_EQ(sc_binding_limits(8, 32), SC_SUCCESS);
   EXPECT_EQ(sc_allreduce(x, y, 4, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
-  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("send holds 8 bytes; this rank needs 32"));
+  EXPECT_THAT(std::string(sc_last_error()),
+              HasSubstr("send must hold 32 bytes (4 elements of SC_DOUBLE) and holds 8 bytes (1 element of "
+                        "SC_DOUBLE)"));
+  // A size that is no whole number of elements, and a rooted kind whose buffer holds a block per rank.
+  ASSERT_EQ(sc_binding_limits(-1, 12), SC_SUCCESS);
+  EXPECT_EQ(sc_allreduce(x, y, 2, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()),
+              HasSubstr("holds 12 bytes (1 element of SC_DOUBLE and 4 bytes more); accepted: count 0 .. 1"));
+  if (size > 1) {
+    ASSERT_EQ(sc_binding_limits(-1, 8), SC_SUCCESS);
+    EXPECT_EQ(sc_allgather(x, y, 1, SC_DOUBLE, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
+    EXPECT_THAT(std::string(sc_last_error()),
+                HasSubstr("accepted: count 0 .. 0 (recv holds a block of count elements for each of the "
+                          "communicator's " + std::to_string(size) + " ranks)"));
+  }
+  // Without a binding's limits: a NULL buffer that must hold the count.
+  EXPECT_EQ(sc_allreduce(nullptr, y, 4, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(sc_last_error()),
+              HasSubstr("send is null but must hold 32 bytes (4 elements of SC_DOUBLE) on this rank, given its count"));
   // Limits that hold, and a call after a limited one: both run.
   ASSERT_EQ(sc_binding_limits(32, 32), SC_SUCCESS);
   ASSERT_EQ(sc_allreduce(x, y, 4, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), SC_SUCCESS) << sc_last_error();
@@ -398,7 +419,8 @@ TEST_F(CApi, BindingLimitsRefuseACountBeyondTheBuffer) {
   ASSERT_EQ(sc_binding_limits(-1, 16), SC_SUCCESS);
   const void* in_place = reinterpret_cast<const void*>(std::uintptr_t{1});  // SC_IN_PLACE, without its C cast
   EXPECT_EQ(sc_allreduce(in_place, y, 4, SC_DOUBLE, SC_SUM, SC_COMM_WORLD), SC_ERR_INVALID_ARGUMENT);
-  EXPECT_THAT(std::string(sc_last_error()), HasSubstr("recv holds 16 bytes; this rank needs 32"));
+  EXPECT_THAT(std::string(sc_last_error()),
+              HasSubstr("holds 16 bytes (2 elements of SC_DOUBLE); accepted: count 0 .. 2"));
   EXPECT_EQ(sc_binding_limits(-2, 0), SC_ERR_INVALID_ARGUMENT);
   EXPECT_THAT(std::string(sc_last_error()), HasSubstr("send_bytes=-2"));
 }

@@ -222,7 +222,8 @@ SIDECORE_C_API int sc_info_print(FILE* out);
  *  (sc_isend's buf, a collective's send), `recv_bytes` the one it writes (sc_irecv's buf, sc_bcast's buf, a
  *  collective's recv); -1 for unknown. That call takes them before anything else and refuses, with
  *  SC_ERR_INVALID_ARGUMENT naming the buffer, its size and the bytes needed, a count that would read or write
- *  beyond them. Returns SC_SUCCESS, or SC_ERR_INVALID_ARGUMENT for a size below -1 (then no limit is set).
+ *  beyond them (a collective's refusal gives the count, and both sizes in bytes and in elements of dtype, with the
+ *  counts accepted). Returns SC_SUCCESS, or SC_ERR_INVALID_ARGUMENT for a size below -1 (then no limit is set).
  *  sc_binding_fail: makes `message` the calling thread's sc_last_error() and returns `code`; SC_ERR_INVALID_ARGUMENT
  *  (and a message saying so) for a NULL message or a code that is no SC_ERR_* value. */
 SIDECORE_C_API int sc_binding_limits(int64_t send_bytes, int64_t recv_bytes);

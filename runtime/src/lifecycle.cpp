@@ -299,6 +299,10 @@ void init(MPI_Comm user_comm) {
   };
   agree("settings and topology");
   agree_shared_settings(s->cfg, user_comm);
+  if (int me = 0; MPI_Comm_rank(user_comm, &me) == MPI_SUCCESS && me == 0) {
+    const std::string w = detail::ignored_auto_settings_warning(s->cfg);
+    if (!w.empty()) std::fputs(w.c_str(), stderr);
+  }
 
   MPI_Comm world = MPI_COMM_NULL;
   mpi_check(MPI_Comm_dup(user_comm, &world), "MPI_Comm_dup");

@@ -136,7 +136,9 @@ std::vector<setting_def> make_table() {
                "OpenMP is fenced off that core. auto: starts as off, profiles a window (SIDECORE_AUTO_STEPS iterations "
                "marked with sidecore::step(), or SIDECORE_AUTO_WINDOW seconds), applies the dedicated-core model on "
                "every rank, and switches every rank to core when the job's slowest rank is predicted faster with it "
-               "(auto must be every rank's or none's: init checks).",
+               "(auto must be every rank's or none's: init checks). The SIDECORE_AUTO_* settings apply in mode auto "
+               "only: in another mode they are still checked (a malformed one is refused), and rank 0 warns at init "
+               "that they are ignored.",
                [](settings& s, const std::string& v) {
                  s.mode = parse_enum<progress_mode>(
                      "SIDECORE_PROGRESS", v,
@@ -504,6 +506,25 @@ void check_auto_settings(const settings& s) {
     throw error(errc::bad_setting, "SIDECORE_AUTO_RECHECK='" + fmt_seconds(s.auto_recheck_every.every) +
                                        "s' with SIDECORE_AUTO_STEPS: accepted: a period in steps (e.g. 100steps), so "
                                        "that every rank re-checks at the same iteration");
+}
+
+std::string ignored_auto_settings_warning(const settings& s) {
+  if (s.mode == progress_mode::automatic) return {};
+  constexpr std::string_view prefix = "SIDECORE_AUTO_";
+  std::vector<std::string> named;
+  std::string mode = "SIDECORE_PROGRESS is not set (mode off)";
+  for (const auto& [name, value] : s.set_by_user) {
+    if (name.compare(0, prefix.size(), prefix) == 0) named.push_back(name + "='" + value + "'");
+    if (name == "SIDECORE_PROGRESS") mode = "SIDECORE_PROGRESS='" + value + "'";
+  }
+  if (named.empty()) return {};
+  std::string list;
+  for (std::size_t i = 0; i < named.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == named.size() ? " and " : ", ") + named[i];
+  const bool one = named.size() == 1;
+  return "sidecore: warning: " + list + (one ? " only applies" : " only apply") + " with SIDECORE_PROGRESS=auto, and " +
+         mode + ": " + (one ? "it is" : "they are") + " ignored; accepted: SIDECORE_PROGRESS=auto to use " +
+         (one ? "it" : "them") + ", or leave " + (one ? "it" : "them") + " unset\n";
 }
 
 settings read_settings() {

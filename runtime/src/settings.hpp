@@ -109,6 +109,11 @@ inline constexpr const char* pmpi_progress_var = "SIDECORE_PMPI_PROGRESS";
 /// time window, or a re-check in seconds with a step window. Throws sidecore::error(errc::bad_setting).
 void check_auto_settings(const settings& s);
 
+/// The warning init prints once (rank 0) when SIDECORE_AUTO_* variables are set and SIDECORE_PROGRESS is not auto:
+/// they are read and checked in every mode (a malformed one is refused as in mode auto), but only mode auto uses
+/// them. Names each one with its value, and the mode. Empty in mode auto, or when none is set.
+[[nodiscard]] std::string ignored_auto_settings_warning(const settings& s);
+
 /// Parses one value (used by read_settings and by the unit tests). Throws as read_settings.
 void parse_setting(settings& s, std::string_view name, const std::string& value);
 

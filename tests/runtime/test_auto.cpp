@@ -21,6 +21,9 @@
 //   nostep   SIDECORE_AUTO_STEPS=3, no step() calls: no window, mode off throughout, and said at finalize.
 //   onecore  SIDECORE_AUTO_STEPS=2 on a one-core cpuset (taskset): no core to reserve, so off, and the reason says
 //            why in mode auto's terms (not mode core's advice to set SIDECORE_PROGRESS=off).
+//   ignored  SIDECORE_AUTO_* set without SIDECORE_PROGRESS=auto (the mode in SIDECORE_PROGRESS, off when unset):
+//            the mode stays as given, step() does nothing, and rank 0 warns once at init (the test's regular
+//            expressions check stderr).
 #include <mpi.h>
 #include <omp.h>
 #include <hwloc.h>
@@ -258,6 +261,20 @@ int run(const std::string& scenario, int rank, int size) {
     }
     CHECK(seen_core && seen_back_off, "core %d, back off for a re-check %d", seen_core, seen_back_off);
     CHECK(sidecore::info().mode == "core", "mode %s at the end", sidecore::info().mode.c_str());
+    return 0;
+  }
+  if (scenario == "ignored") {
+    const char* given = std::getenv("SIDECORE_PROGRESS");
+    const std::string want = given && std::string(given) == "core" ? "core" : "off";
+    CHECK(!sidecore::info().auto_mode, "info().auto_mode without SIDECORE_PROGRESS=auto");
+    for (int it = 0; it < 6; ++it) {
+      app.post(it);
+      (void)app.compute();
+      sidecore::step();
+      CHECK(sidecore::info().mode == want, "iteration %d: mode %s, expected %s", it, sidecore::info().mode.c_str(),
+            want.c_str());
+      app.finish(it);
+    }
     return 0;
   }
   if (scenario == "uneven" || scenario == "ncore1" || scenario == "nostep" || scenario == "onecore") {

@@ -408,6 +408,36 @@ TEST_F(ReadSettings, StepAndTimeWindowsTogetherAreRefused) {
   }
 }
 
+// The SIDECORE_AUTO_* settings are read and checked in every mode, and said to be ignored outside mode auto.
+TEST_F(ReadSettings, AutoSettingsOutsideModeAutoAreCheckedAndSaidToBeIgnored) {
+  setenv("SIDECORE_AUTO_FORCE", "core", 1);
+  EXPECT_EQ(d::ignored_auto_settings_warning(d::read_settings()),
+            "sidecore: warning: SIDECORE_AUTO_FORCE='core' only applies with SIDECORE_PROGRESS=auto, and "
+            "SIDECORE_PROGRESS is not set (mode off): it is ignored; accepted: SIDECORE_PROGRESS=auto to use it, or "
+            "leave it unset\n");
+  setenv("SIDECORE_PROGRESS", "off", 1);
+  setenv("SIDECORE_AUTO_WINDOW", " 2.5", 1);
+  const std::string w = d::ignored_auto_settings_warning(d::read_settings());
+  EXPECT_THAT(w, HasSubstr("SIDECORE_AUTO_WINDOW=' 2.5' and SIDECORE_AUTO_FORCE='core' only apply with "
+                           "SIDECORE_PROGRESS=auto, and SIDECORE_PROGRESS='off': they are ignored"));
+  setenv("SIDECORE_PROGRESS", "core", 1);
+  EXPECT_THAT(d::ignored_auto_settings_warning(d::read_settings()), HasSubstr("SIDECORE_PROGRESS='core'"));
+  setenv("SIDECORE_PROGRESS", "auto", 1);
+  EXPECT_EQ(d::ignored_auto_settings_warning(d::read_settings()), "");
+  // Malformed or contradictory, they are refused whatever the mode (as in mode auto).
+  setenv("SIDECORE_PROGRESS", "off", 1);
+  setenv("SIDECORE_AUTO_FORCE", "maybe", 1);
+  EXPECT_THROW((void)d::read_settings(), sidecore::error);
+  setenv("SIDECORE_AUTO_FORCE", "core", 1);
+  setenv("SIDECORE_AUTO_STEPS", "5", 1);
+  EXPECT_THROW((void)d::read_settings(), sidecore::error);
+  unsetenv("SIDECORE_PROGRESS");
+  unsetenv("SIDECORE_AUTO_WINDOW");
+  EXPECT_THAT(d::ignored_auto_settings_warning(d::read_settings()),
+              HasSubstr("warning: SIDECORE_AUTO_STEPS='5' and SIDECORE_AUTO_FORCE='core' only apply"));
+  EXPECT_EQ(d::ignored_auto_settings_warning(d::settings{}), "");
+}
+
 TEST_F(ReadSettings, BadValueInTheEnvironmentThrows) {
   setenv("SIDECORE_PROGRESS", "fast", 1);
   try {

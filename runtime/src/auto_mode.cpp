@@ -59,15 +59,15 @@ auto_controller::auto_controller(runtime_state& s, MPI_Comm world, int rank) : s
   MPI_Allreduce(&mine, &node_sum, 1, MPI_INT, MPI_SUM, s.node);
   MPI_Comm_size(s.node, &node_ranks);
   if (s.reserved_core < 0) {
-    veto_local_ = static_cast<int>(auto_veto::no_core);
-    veto_text_ = s.no_core_reason;
+    veto_local_.why = auto_veto::no_core;
+    veto_local_.cores = mine;
   } else if (node_sum > s.topo->machine_cores()) {
-    veto_local_ = static_cast<int>(auto_veto::oversubscribed);
-    veto_text_ = "its node runs " + std::to_string(node_ranks) + " ranks whose cpusets hold " +
-                 std::to_string(node_sum) + " cores in all, on " + std::to_string(s.topo->machine_cores()) + " cores";
+    veto_local_.why = auto_veto::oversubscribed;
+    veto_local_.node_ranks = node_ranks;
+    veto_local_.node_cores = node_sum;
+    veto_local_.machine_cores = s.topo->machine_cores();
   } else if (s.cfg.n_core == 1) {
-    veto_local_ = static_cast<int>(auto_veto::one_core);
-    veto_text_ = "SIDECORE_NCORE=1";
+    veto_local_.why = auto_veto::one_core;
   }
   int level = MPI_THREAD_SINGLE;
   MPI_Query_thread(&level);
@@ -220,15 +220,16 @@ void auto_controller::close_window(const char* trigger) {
   pending_.t_dedicated_s = t_dedicated;
   pending_.n_core = std::max(1, n_core);
 
-  int v = veto_local_;
-  if (v == 0 && in.t_comp_s < min_comp_share * t_nop) v = static_cast<int>(auto_veto::no_computation);
+  rank_veto v = veto_local_;
+  if (v.why == auto_veto::none && in.t_comp_s < min_comp_share * t_nop)
+    v = {.why = auto_veto::no_computation, .comp_share = t_nop > 0 ? in.t_comp_s / t_nop : 0.0};
   const auto f = static_cast<int>(s_.cfg.auto_forced == auto_force::core  ? auto_forced_vote::core
                                   : s_.cfg.auto_forced == auto_force::off ? auto_forced_vote::off
                                                                           : auto_forced_vote::none);
   vote mine = neutral_vote();
   mine[at_t_noprogress].value = t_nop;
   mine[at_t_dedicated].value = t_dedicated;
-  mine[at_veto].value = static_cast<double>(v);
+  mine[at_veto].value = pack_veto(v);
   mine[at_force].value = static_cast<double>(f);
   post(mine);
   phase_ = phase::agreeing;
@@ -262,7 +263,7 @@ void auto_controller::decide(bool apply) {
   jv.slowest_rank_off = agreed_[at_t_noprogress].rank;
   jv.t_dedicated_s = agreed_[at_t_dedicated].value;
   jv.slowest_rank_core = agreed_[at_t_dedicated].rank;
-  jv.veto = static_cast<auto_veto>(static_cast<int>(agreed_[at_veto].value));
+  jv.veto = unpack_veto(agreed_[at_veto].value);
   jv.veto_rank = agreed_[at_veto].rank;
   jv.force = static_cast<auto_forced_vote>(static_cast<int>(agreed_[at_force].value));
   const job_verdict jd = judge(jv);
@@ -273,9 +274,6 @@ void auto_controller::decide(bool apply) {
   d.speedup = jd.speedup;
   d.forced = jd.forced;
   d.reason = jd.reason;
-  // The vetoing rank says it in its own words (its numbers): its cpuset, its node.
-  if (jv.veto != auto_veto::none && jv.veto_rank == rank_ && !veto_text_.empty() && !jd.forced)
-    d.reason += ": " + veto_text_;
   // A rank in finalize voted its last window's figures or none: said, since it will not apply the verdict.
   if (!finalizing_ && agreed_[at_final].value != 0)
     d.reason += "; rank " + std::to_string(agreed_[at_final].rank) + " had reached finalize";

@@ -15,6 +15,8 @@
 #include <sidecore/common/common.hpp>
 #include <sidecore/common/profile.hpp>
 
+#include "auto_verdict.hpp"
+
 namespace sidecore::detail {
 
 struct runtime_state;
@@ -62,8 +64,9 @@ class auto_controller {
     double value;
     int rank;
   };
-  // t_noprogress, t_dedicated, veto, force; then the rank's state at finalize: 1 while not in finalize (the maximum
-  // is 0 once every rank is), 1 in finalize (the maximum names a rank there), 1 for a step window never opened.
+  // t_noprogress, t_dedicated, veto (pack_veto: its code and the vetoing rank's figures), force; then the rank's
+  // state at finalize: 1 while not in finalize (the maximum is 0 once every rank is), 1 in finalize (the maximum
+  // names a rank there), 1 for a step window never opened.
   static constexpr int vote_size = 7;
   enum slot : std::size_t {
     at_t_noprogress = 0, at_t_dedicated, at_veto, at_force, at_not_final, at_final, at_no_step
@@ -84,8 +87,7 @@ class auto_controller {
   runtime_state& s_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
-  int veto_local_ = 0;  // a reason this rank cannot take core mode, or the model cannot judge it (vetoes)
-  std::string veto_text_;
+  rank_veto veto_local_;  // a reason this rank cannot take core mode, or the model cannot judge it (vetoes)
   phase phase_ = phase::idle;
   std::uint64_t init_ns_ = 0;
   // the window

@@ -272,10 +272,6 @@ void init(MPI_Comm user_comm) {
         s->reserved_core = s->topo->choose_reserved(s->cfg.progress_core);
       } catch (const error& e) {
         if (e.code() != errc::topology) throw;
-        const int n = s->topo->cores();
-        s->no_core_reason = "its cpuset holds " + std::to_string(n) + (n == 1 ? " core" : " cores") + " (cpuset " +
-                            s->topo->allowed_list() + "): give each rank at least 2 cores (e.g. mpiexec -bind-to "
-                            "core:2) for mode auto to consider a dedicated one";
       }
     }
     if (!s->cfg.xfer_table.empty()) {

@@ -64,7 +64,6 @@ struct runtime_state {
   std::unique_ptr<node_segment> node_shm;
   std::unique_ptr<progress::engine> eng;
   int reserved_core = -1;
-  std::string no_core_reason;  // mode auto: why no core could be reserved (reserved_core < 0)
   omp_fence_report fence;
   int off_threads = 0;         // OpenMP threads of mode off (omp_get_max_threads at init)
   bool core_active = false;    // the progress thread runs: mode core now (mode_switch.hpp)

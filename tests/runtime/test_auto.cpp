@@ -21,6 +21,8 @@
 //   nostep   SIDECORE_AUTO_STEPS=3, no step() calls: no window, mode off throughout, and said at finalize.
 //   onecore  SIDECORE_AUTO_STEPS=2 on a one-core cpuset (taskset): no core to reserve, so off, and the reason says
 //            why in mode auto's terms (not mode core's advice to set SIDECORE_PROGRESS=off).
+//   vetoed   SIDECORE_AUTO_STEPS=2, rank 1 on a one-core cpuset (taskset), rank 0 not: rank 1 vetoes, and every
+//            rank's decision (rank 0's printed line, each rank's profile, the job profile) names rank 1 and why.
 //   ignored  SIDECORE_AUTO_* set without SIDECORE_PROGRESS=auto (the mode in SIDECORE_PROGRESS, off when unset):
 //            the mode stays as given, step() does nothing, and rank 0 warns once at init (the test's regular
 //            expressions check stderr).
@@ -277,8 +279,9 @@ int run(const std::string& scenario, int rank, int size) {
     }
     return 0;
   }
-  if (scenario == "uneven" || scenario == "ncore1" || scenario == "nostep" || scenario == "onecore") {
-    const bool stepping = scenario == "ncore1" || scenario == "onecore";
+  if (scenario == "uneven" || scenario == "ncore1" || scenario == "nostep" || scenario == "onecore" ||
+      scenario == "vetoed") {
+    const bool stepping = scenario == "ncore1" || scenario == "onecore" || scenario == "vetoed";
     const int iterations = stepping ? 5 : 4;
     for (int it = 0; it < iterations; ++it) {
       app.post(it);
@@ -319,6 +322,20 @@ void check_uneven_profiles(const char* pattern, int rank, const std::string& sce
         CHECK(ds[0].t_dedicated_s >= ds[0].window_s, "predicted %g s with a dedicated core, window %g s",
               ds[0].t_dedicated_s, ds[0].window_s);
       }
+    } else if (scenario == "vetoed") {
+      // Every rank records rank 1's veto in rank 1's terms, not only rank 1 itself.
+      CHECK(ds.size() == 1, "%zu decisions", ds.size());
+      if (!ds.empty()) {
+        CHECK(ds[0].verdict == "off" && !ds[0].forced, "verdict %s", ds[0].verdict.c_str());
+        for (const char* why : {"rank 1 cannot reserve a core", "its cpuset holds 1 core"})
+          CHECK(ds[0].reason.find(why) != std::string::npos, "reason lacks '%s': %s", why, ds[0].reason.c_str());
+      }
+      if (rank == 0 && !ds.empty()) {
+        const sidecore::profile job = sidecore::read_profile_file(path_for(pattern, "job"));
+        CHECK(job.auto_mode && job.auto_mode->decisions.size() == 1 &&
+                  job.auto_mode->decisions[0].reason == ds[0].reason,
+              "the job profile's decision differs from rank 0's");
+      }
     } else {
       CHECK(ds.empty(), "%zu decisions", ds.size());
     }
@@ -351,7 +368,8 @@ int main(int argc, char** argv) {
   if (const char* prof = std::getenv("SIDECORE_PROFILE"); prof && (scenario == "steps" || scenario == "model"))
     check_profile(prof, g_rank, scenario == "steps", scenario == "steps" ? 3 : 2);
   if (const char* prof = std::getenv("SIDECORE_PROFILE");
-      prof && (scenario == "uneven" || scenario == "ncore1" || scenario == "nostep" || scenario == "onecore"))
+      prof && (scenario == "uneven" || scenario == "ncore1" || scenario == "nostep" || scenario == "onecore" ||
+               scenario == "vetoed"))
     check_uneven_profiles(prof, g_rank, scenario);
   int failures = 0;
   MPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

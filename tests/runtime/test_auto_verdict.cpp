@@ -40,7 +40,9 @@ d::job_vote agree(const std::vector<rank_window>& ranks) {
     const double t_ded = ded::predict(in).t_dedicated_s;
     if (r == 0 || w.window_s > v.t_noprogress_s) v.t_noprogress_s = w.window_s, v.slowest_rank_off = r;
     if (r == 0 || t_ded > v.t_dedicated_s) v.t_dedicated_s = t_ded, v.slowest_rank_core = r;
-    if (r == 0 || static_cast<int>(w.veto) > static_cast<int>(v.veto)) v.veto = w.veto, v.veto_rank = r;
+    // As the runtime: the packed veto, the largest wins (the lowest rank among equals).
+    const double packed = d::pack_veto({.why = w.veto});
+    if (r == 0 || packed > d::pack_veto(v.veto)) v.veto = d::unpack_veto(packed), v.veto_rank = r;
     if (static_cast<int>(w.force) > static_cast<int>(v.force)) v.force = w.force;
   }
   return v;
@@ -111,6 +113,46 @@ TEST(AutoVerdict, AModelWithOneCoreCannotBeJudged) {
   const d::job_verdict f = d::judge(agree({{10.0, 0.01, 9.99, 16, d::auto_veto::no_computation},
                                            {10.0, 6.0, 4.0, 16, d::auto_veto::one_core}}));
   EXPECT_THAT(f.reason, HasSubstr("rank 1's model has one core"));
+}
+
+// A veto travels as one value of the MAXLOC vote with the vetoing rank's figures, so that every rank (rank 0's line,
+// the job profile) says which rank vetoed and why in that rank's terms.
+TEST(AutoVerdict, AVetoCarriesItsRanksFiguresAndKeepsItsPrecedence) {
+  const d::rank_veto over{.why = d::auto_veto::oversubscribed, .node_ranks = 3, .node_cores = 12, .machine_cores = 8};
+  const d::rank_veto back = d::unpack_veto(d::pack_veto(over));
+  EXPECT_EQ(back.why, d::auto_veto::oversubscribed);
+  EXPECT_EQ(back.node_ranks, 3);
+  EXPECT_EQ(back.node_cores, 12);
+  EXPECT_EQ(back.machine_cores, 8);
+  EXPECT_EQ(d::unpack_veto(d::pack_veto({.why = d::auto_veto::no_core, .cores = 1})).cores, 1);
+  EXPECT_NEAR(d::unpack_veto(d::pack_veto({.why = d::auto_veto::no_computation, .comp_share = 0.0042})).comp_share,
+              0.0042, 1e-6);
+  EXPECT_EQ(d::unpack_veto(0.0).why, d::auto_veto::none);
+  EXPECT_EQ(d::unpack_veto(d::pack_veto({})).why, d::auto_veto::none);
+  // Figures never lift a veto above one of higher precedence, however large.
+  const d::rank_veto huge{.why = d::auto_veto::oversubscribed, .node_ranks = 1 << 30, .node_cores = 1 << 30,
+                          .machine_cores = 1 << 30};
+  EXPECT_LT(d::pack_veto({.why = d::auto_veto::no_computation, .comp_share = 1.0}),
+            d::pack_veto({.why = d::auto_veto::one_core}));
+  EXPECT_LT(d::pack_veto({.why = d::auto_veto::one_core}), d::pack_veto({.why = d::auto_veto::oversubscribed}));
+  EXPECT_LT(d::pack_veto(huge), d::pack_veto({.why = d::auto_veto::no_core, .cores = 0}));
+  EXPECT_EQ(d::unpack_veto(d::pack_veto(huge)).node_cores, (1 << 18) - 1);
+
+  d::job_vote v;
+  v.t_noprogress_s = 10.0;
+  v.t_dedicated_s = 8.0;
+  v.veto_rank = 3;
+  v.veto = over;
+  EXPECT_THAT(d::judge(v).reason, HasSubstr("rank 3 is oversubscribed: its node runs 3 ranks whose cpusets hold 12 "
+                                            "cores in all, on 8 cores"));
+  v.veto = d::unpack_veto(d::pack_veto(huge));
+  EXPECT_THAT(d::judge(v).reason, HasSubstr("65535 or more ranks whose cpusets hold 262143 or more cores"));
+  v.veto = {.why = d::auto_veto::no_core, .cores = 1};
+  EXPECT_THAT(d::judge(v).reason, HasSubstr("rank 3 cannot reserve a core: its cpuset holds 1 core,"));
+  v.veto = {.why = d::auto_veto::one_core};
+  EXPECT_THAT(d::judge(v).reason, HasSubstr("rank 3's model has one core (SIDECORE_NCORE=1)"));
+  v.veto = {.why = d::auto_veto::no_computation, .comp_share = 0.0042};
+  EXPECT_THAT(d::judge(v).reason, HasSubstr("rank 3 computed 0.42 % of its window, less than 1 %"));
 }
 
 TEST(AutoVerdict, ForcedVerdictOverridesTheModelButKeepsItsNumbers) {

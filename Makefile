@@ -37,8 +37,11 @@ ASAN_CTEST_ARGS ?= --exclude-regex '\.np4|^(runtime\.(p2p|api|auto|peer_failure)
 # line, a debugger sees no variables) and compiles each target's files in a few combined units (CMAKE_UNITY_BUILD):
 # a fresh clone's `make test` took 25 min instead of 50 on a 2-core machine (docs/results.md). A developer's build
 # keeps full -g and one object per file (a change recompiles one file, not its unity group).
+# The main project's builds also compile the tests' own code at -O0 and the model at -O1 (SIDECORE_QUICK_BUILD,
+# CMakeLists.txt); the runtime, the apps and the benchmarks keep -O2.
 ifeq ($(CI),true)
 CI_CMAKE ?= -DSIDECORE_DEBUG_INFO=-g1 -DCMAKE_UNITY_BUILD=ON
+CI_MAIN_CMAKE ?= -DSIDECORE_QUICK_BUILD=ON
 endif
 
 # A new build folder is configured for Ninja, which keeps both cores of a 2-core machine busier than make's recursive
@@ -69,7 +72,7 @@ deps:
 	fi
 
 configure: deps
-	cmake $(call generator,$(BUILD)) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CI_CMAKE) $(CMAKE_EXTRA)
+	cmake $(call generator,$(BUILD)) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CI_CMAKE) $(CI_MAIN_CMAKE) $(CMAKE_EXTRA)
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)

@@ -108,8 +108,9 @@ int guarded(F&& f) noexcept {
 
 sidecore::comm comm_of(sc_comm c) {
   if (c == SC_COMM_WORLD) return sidecore::world();
-  // Non-world communicators are identified by their id; comm_or_throw validates it.
-  return sidecore::comm_access::make(c);
+  // An integer carries no serial: it names whichever communicator holds the id now (MPI's semantics), and
+  // comm_or_throw refuses an id that serves none.
+  return sidecore::detail::live_comm(c);
 }
 
 void to_c(const sidecore::status& s, sc_status* out) {

@@ -21,15 +21,24 @@ namespace tag = progress::tag;
   if (c.id() == comm().id())
     throw error(errc::invalid_argument, std::string("sidecore::") + what + ": the communicator is null (default-"
                                         "constructed, freed, or split with color -1); pass world() or a live one");
+  // Called after state_or_throw: the state is there. An entry under the id is another communicator's.
+  const auto id = static_cast<unsigned>(c.id());
+  if (id < static_cast<unsigned>(tag::max_comms) && g_state->comms[id].load(std::memory_order_acquire) != nullptr)
+    throw error(errc::invalid_argument, std::string("sidecore::") + what + ": communicator id " +
+                                            std::to_string(c.id()) + " is a copy of a communicator that was freed, "
+                                            "and the id now serves another one (made since by dup or split); pass "
+                                            "world() or a live one, not a copy kept past its free()");
   throw error(errc::invalid_argument, std::string("sidecore::") + what + ": communicator id " +
                                           std::to_string(c.id()) + " is not a live communicator (freed, or never "
                                           "made by dup or split); pass world() or a live one");
 }
 
 detail::comm_entry* detail::make_comm_entry(MPI_Comm mpi, MPI_Comm world, int id, std::size_t coll_cache) {
+  // Not reset by finalize: a handle kept from an earlier init..finalize is refused as well. world() has serial 0,
+  // which its handles carry whether made before or after init.
   static std::atomic<std::uint64_t> serials{0};
   auto* e = new detail::comm_entry;
-  e->serial = ++serials;
+  e->serial = id == 0 ? 0 : ++serials;
   e->mpi = mpi;
   MPI_Comm_rank(mpi, &e->rank);
   MPI_Comm_size(mpi, &e->size);
@@ -52,9 +61,10 @@ using detail::call_scope;
 
 // Collective over the parent: an id that no member uses. Ids are handed out in increasing order first (a rank's
 // next_comm_id is above every id it ever held, so the largest over the members is free at all of them), which
-// keeps a freed id unused for as long as possible: a stale copy of a freed comm is reported as freed, not taken
-// for a newer one. Once the id space is used up, the lowest id free at every member is reused (one more
-// allreduce, of the members' in-use bitmaps); only the communicators alive at once are limited.
+// keeps a freed id unused for as long as possible: a message left unreceived on a freed communicator meets no newer
+// one meanwhile. (A stale copy of a freed comm's handle is refused either way: its serial is not the new entry's.)
+// Once the id space is used up, the lowest id free at every member is reused (one more allreduce, of the members'
+// in-use bitmaps); only the communicators alive at once are limited.
 int agree_comm_id(detail::runtime_state& s, MPI_Comm parent) {
   int mine = s.next_comm_id, id = 0;
   mpi_check(MPI_Allreduce(&mine, &id, 1, MPI_INT, MPI_MAX, parent), "MPI_Allreduce (communicator id)");
@@ -90,9 +100,9 @@ comm comm::dup() const {
   const int id = agree_comm_id(s, parent.mpi);
   MPI_Comm m;
   mpi_check(MPI_Comm_dup(parent.mpi, &m), "MPI_Comm_dup");
-  s.comms[static_cast<std::size_t>(id)].store(detail::make_comm_entry(m, s.comms[0].load()->mpi, id, s.cfg.coll_cache),
-                                              std::memory_order_release);
-  return comm_access::make(id);
+  detail::comm_entry* e = detail::make_comm_entry(m, s.comms[0].load()->mpi, id, s.cfg.coll_cache);
+  s.comms[static_cast<std::size_t>(id)].store(e, std::memory_order_release);
+  return comm_access::make(id, e->serial);
 }
 
 comm comm::split(int color, int key) const {
@@ -107,9 +117,9 @@ comm comm::split(int color, int key) const {
   MPI_Comm m;
   mpi_check(MPI_Comm_split(parent.mpi, color < 0 ? MPI_UNDEFINED : color, key, &m), "MPI_Comm_split");
   if (m == MPI_COMM_NULL) return comm();
-  s.comms[static_cast<std::size_t>(id)].store(detail::make_comm_entry(m, s.comms[0].load()->mpi, id, s.cfg.coll_cache),
-                                              std::memory_order_release);
-  return comm_access::make(id);
+  detail::comm_entry* e = detail::make_comm_entry(m, s.comms[0].load()->mpi, id, s.cfg.coll_cache);
+  s.comms[static_cast<std::size_t>(id)].store(e, std::memory_order_release);
+  return comm_access::make(id, e->serial);
 }
 
 void comm::free() {
@@ -123,7 +133,7 @@ void comm::free() {
   if (s.coll) s.coll->comm_freed(id_);  // before any member can agree on this id for a new communicator
   MPI_Comm_free(&owned->mpi);
   delete owned;
-  id_ = -1;
+  *this = comm();
 }
 
 }  // namespace sidecore

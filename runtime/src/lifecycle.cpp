@@ -397,7 +397,7 @@ void init(MPI_Comm user_comm) {
   g_phase.store(static_cast<int>(phase::running), std::memory_order_release);
   detail::watch_mpi_finalize();
   try {
-    detail::instrument_start(*g_state, comm_access::make(0));
+    detail::instrument_start(*g_state, comm_access::make(0, 0));
   } catch (...) {
     finalize();
     g_phase.store(static_cast<int>(phase::before_init), std::memory_order_release);
@@ -464,7 +464,7 @@ void finalize() {
                  w->rank, left);
   // The profiles' exchange watches the peers (a rank may die after the barrier above, in it); t_total: the measured
   // window, as t_comp.
-  detail::instrument_finish(s, comm_access::make(0), -1.0, s.eng->failed_peers());
+  detail::instrument_finish(s, comm_access::make(0, 0), -1.0, s.eng->failed_peers());
   if (!peer_died) {
     // A second barrier, watched as the first: a rank that died since (in the exchange above) is found here. A rank
     // that ends after this barrier ends normally: nothing below waits for another rank.
@@ -488,7 +488,7 @@ bool initialized() noexcept { return g_phase.load(std::memory_order_acquire) == 
 
 // A handle only: it does not throw, so that a call such as isend(..., c = world()) before init reports
 // itself (isend), not world(). Using the handle checks the state.
-comm world() { return comm_access::make(0); }
+comm world() { return comm_access::make(0, 0); }
 
 int rank() { return detail::comm_or_throw(world(), "rank").rank; }
 int size() { return detail::comm_or_throw(world(), "size").size; }

@@ -148,14 +148,14 @@ void start(request& r) {
   }
   switch (op->w) {
     case detail::persistent_op::what::send: {
-      request x = detail::isend_with_slot(op->buf, op->bytes, op->peer, op->tag, comm_access::make(op->comm_id),
-                                          "sidecore::start");
+      request x = detail::isend_with_slot(op->buf, op->bytes, op->peer, op->tag,
+                                          comm_access::make(op->comm_id, op->comm_serial), "sidecore::start");
       op->running = request_access::detach(x);
       break;
     }
     case detail::persistent_op::what::recv: {
-      request x = detail::irecv_as(op->buf, op->bytes, op->peer, op->tag, comm_access::make(op->comm_id),
-                                   "sidecore::start");
+      request x = detail::irecv_as(op->buf, op->bytes, op->peer, op->tag,
+                                   comm_access::make(op->comm_id, op->comm_serial), "sidecore::start");
       op->running = request_access::detach(x);
       break;
     }

@@ -25,7 +25,9 @@ namespace sidecore {
 
 // Friends of comm/request that build handles from internal ids.
 struct comm_access {
-  static comm make(int id) { return comm(id); }
+  /// The handle of the communicator with `id` whose entry has `serial` (comm_entry::serial; 0 for world()).
+  static comm make(int id, std::uint64_t serial) { return comm(id, serial); }
+  static std::uint64_t serial(const comm& c) noexcept { return c.serial_; }
 };
 struct request_access {
   static request make(std::uint64_t h) { return request(h); }
@@ -52,8 +54,9 @@ struct comm_entry {
   int size = 0;
   std::vector<int> to_world;     // comm rank -> rank in the init communicator (engine address index)
   std::shared_ptr<progress::coll_comm> coll;  // the communicator as its collectives see it
-  // This process's serial of the entry, never reused: an id serves another communicator once this one is freed,
-  // and a persistent send or receive made on this one must not start on that one.
+  // This process's serial of the entry, never reused (0 for world(), which is never freed): an id serves another
+  // communicator once this one is freed, and neither a copy of this one's handle nor a persistent send or receive
+  // made on it may reach that one. The comm handle carries it.
   std::uint64_t serial = 0;
 };
 
@@ -85,6 +88,8 @@ extern std::atomic<int> g_phase;
 extern runtime_state* g_state;
 
 [[noreturn]] void throw_not_running(const char* what);
+/// `what` refused `c`: null, an id that serves no communicator, or a copy of a freed communicator whose id serves
+/// a newer one.
 [[noreturn]] void throw_bad_comm(const comm& c, const char* what);
 
 /// The state, or throws error(errc::not_initialized) naming `what` (the function called). Inline: every call
@@ -168,16 +173,29 @@ bool free_persistent(runtime_state& s, std::uint64_t handle) noexcept;
 /// The model category of a call form, and the public name of a collective call ("sidecore::iallreduce").
 const char* coll_call_name(coll_op_kind k, coll_form f) noexcept;
 
-/// The communicator entry for c, or throws error(errc::invalid_argument) for a null/freed communicator (and
-/// errc::not_initialized outside init..finalize).
+/// The communicator entry for c, or throws error(errc::invalid_argument) for a null/freed communicator, or a copy
+/// of a freed one whose id now serves another (its serial differs), and errc::not_initialized outside
+/// init..finalize.
 inline comm_entry& comm_or_throw(const comm& c, const char* what) {
   runtime_state& s = state_or_throw(what);
   const auto id = static_cast<unsigned>(c.id());
   comm_entry* e = id < static_cast<unsigned>(progress::tag::max_comms) ? s.comms[id].load(std::memory_order_acquire)
                                                                        : nullptr;
-  if (!e) [[unlikely]]
+  if (!e || e->serial != comm_access::serial(c)) [[unlikely]]
     throw_bad_comm(c, what);
   return *e;
+}
+
+/// The handle of whichever communicator holds `id` now (the serial of its live entry), for the C API and Fortran,
+/// whose integer ids cannot carry a serial: MPI's semantics. With no live entry (or outside init..finalize) the
+/// handle has serial 0, which no entry but world()'s has, so a call refuses it as comm_or_throw says.
+inline comm live_comm(int id) {
+  const auto i = static_cast<unsigned>(id);
+  const comm_entry* e = g_phase.load(std::memory_order_acquire) == static_cast<int>(phase::running) &&
+                                i < static_cast<unsigned>(progress::tag::max_comms)
+                            ? g_state->comms[i].load(std::memory_order_acquire)
+                            : nullptr;
+  return comm_access::make(id, e ? e->serial : 0);
 }
 
 /// A C API call refused before it reached the C++ API: sets sc_last_error() to `message`, returns `code` (c_api.cpp).

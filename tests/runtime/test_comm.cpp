@@ -1,5 +1,8 @@
-// Communicators: dup (a separate matching context), split (by parity, ordered by key), free, and use after
-// free.
+// Communicators: dup (a separate matching context), split (by parity, ordered by key), free, use after free, and
+// a copy of a freed communicator whose id serves a newer one.
+#include <sidecore/sidecore.h>
+
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -149,6 +152,74 @@ TEST_F(Comm, FreedIdsAreReused) {
   EXPECT_EQ(got, static_cast<std::uint64_t>(left(rank, size)));
   (void)sidecore::wait(s);
   kept.free();
+}
+
+// A copy of a freed communicator must be refused even once its id serves a newer communicator: a call on it would
+// otherwise address the newer one (its messages matching the newer one's, its collectives joining the newer one's).
+// dup() reuses an id only once every id has been handed out: right after FreedIdsAreReused in the same run, at
+// once; run alone, after some 16,400 dup/free cycles. The C API's integer ids keep MPI's semantics: the id
+// addresses whichever communicator holds it.
+TEST_F(Comm, ACopyOfAFreedCommunicatorIsRefusedOnceItsIdServesANewOne) {
+  if (size != 2 || sidecore::info().mode != "off" || sidecore::info().provider != "shm")
+    GTEST_SKIP() << "runs at 2 ranks, mode off, shm only (as FreedIdsAreReused)";
+  sidecore::comm a = sidecore::world().dup();
+  sidecore::comm copy = a;
+  const int id = a.id();
+  a.free();
+  // Before the ids run out, dup() hands out higher ones (freed at once); after, the lowest id free at every member:
+  // those below A's are held until A's comes.
+  std::vector<sidecore::comm> held;
+  sidecore::comm b;
+  for (int i = 0; i < 20000 && b.null(); ++i) {
+    sidecore::comm d = sidecore::world().dup();
+    ASSERT_FALSE(d.null()) << "cycle " << i;
+    if (d.id() == id)
+      b = d;
+    else if (d.id() < id)
+      held.push_back(d);
+    else
+      d.free();
+  }
+  ASSERT_FALSE(b.null()) << "no dup reused id " << id;
+  ASSERT_EQ(copy.id(), b.id());
+
+  // Each refused call is made by both ranks alike, so that where one is not refused the ranks stay in step.
+  const std::string m = SCTEST_EXPECT_ERROR(errc::invalid_argument, (void)copy.rank());
+  EXPECT_THAT(m, HasSubstr("communicator id " + std::to_string(id)));
+  EXPECT_THAT(m, HasSubstr("freed"));
+  EXPECT_THAT(m, HasSubstr("another"));
+  SCTEST_EXPECT_ERROR(errc::invalid_argument, (void)copy.size());
+  SCTEST_EXPECT_ERROR(errc::invalid_argument, (void)copy.mpi());
+  static std::uint64_t out = 0, in = 0;  // static: a send that is not refused may complete after this test
+  out = static_cast<std::uint64_t>(rank);
+  SCTEST_EXPECT_ERROR(errc::invalid_argument, (void)sidecore::isend(&out, 8, right(rank, size), 4, copy));
+  SCTEST_EXPECT_ERROR(errc::invalid_argument, (void)sidecore::recv(&in, 8, left(rank, size), 4, copy));
+  SCTEST_EXPECT_ERROR(errc::invalid_argument, (void)sidecore::send_init(&out, 8, right(rank, size), 4, copy));
+  std::int64_t one = 1, sum = 0;
+  SCTEST_EXPECT_ERROR(errc::invalid_argument,
+                      sidecore::allreduce(&one, &sum, 1, sidecore::dtype::int64, sidecore::op::sum, copy));
+  SCTEST_EXPECT_ERROR(errc::invalid_argument, sidecore::barrier(copy));
+  SCTEST_EXPECT_ERROR(errc::invalid_argument, (void)copy.dup());
+  SCTEST_EXPECT_ERROR(errc::invalid_argument, (void)copy.split(0, 0));
+  SCTEST_EXPECT_ERROR(errc::invalid_argument, copy.free());
+
+  // The C API's integer names B now.
+  int c_rank = -1;
+  EXPECT_EQ(sc_comm_rank(id, &c_rank), SC_SUCCESS) << sc_last_error();
+  EXPECT_EQ(c_rank, rank);
+
+  // B itself works: a ring message and a collective.
+  EXPECT_EQ(b.rank(), rank);
+  std::uint64_t mine = 0xC0u + static_cast<std::uint64_t>(rank), got = 0;
+  request s = sidecore::isend(&mine, 8, right(rank, size), 4, b);
+  EXPECT_TRUE(sidecore::recv(&got, 8, left(rank, size), 4, b).ok());
+  EXPECT_EQ(got, 0xC0u + static_cast<std::uint64_t>(left(rank, size)));
+  (void)sidecore::wait(s);
+  sum = 0;
+  sidecore::allreduce(&one, &sum, 1, sidecore::dtype::int64, sidecore::op::sum, b);
+  EXPECT_EQ(sum, size);
+  b.free();
+  for (sidecore::comm& h : held) h.free();
 }
 
 // Dup/free cycles and a split of a dup.

@@ -49,7 +49,11 @@ enum {
 #define SC_REQUEST_NULL 0  /* no request */
 
 typedef uint64_t sc_request; /* a request handle (sidecore::request::handle()) */
-typedef int sc_comm; /* 0 is the world communicator */
+/* A communicator's id (sidecore::comm::id()); 0 is the world communicator. Freed ids are reused by later dups and
+ * splits, and an integer cannot carry more: as in MPI, a copy of a freed communicator's id names the communicator
+ * given that id later, if any (a C++ sidecore::comm handle, which carries its communicator's serial, refuses such a
+ * copy instead). */
+typedef int sc_comm;
 #define SC_COMM_WORLD 0
 
 /* What a completed request reports, as sidecore::status. */
@@ -79,7 +83,8 @@ SIDECORE_C_API int sc_size(int* size);
  *  never made) or a NULL output. */
 SIDECORE_C_API int sc_comm_rank(sc_comm comm, int* rank);
 SIDECORE_C_API int sc_comm_size(sc_comm comm, int* size);
-/** Communicators: dup/split/free of a communicator (collective). A split with color -1 gives *out = -1. */
+/** Communicators: dup/split/free of a communicator (collective). A split with color -1 gives *out = -1, and
+ *  sc_comm_free sets *comm = -1 (copies of the id: see sc_comm). */
 SIDECORE_C_API int sc_comm_dup(sc_comm comm, sc_comm* out);
 SIDECORE_C_API int sc_comm_split(sc_comm comm, int color, int key, sc_comm* out);
 SIDECORE_C_API int sc_comm_free(sc_comm* comm);

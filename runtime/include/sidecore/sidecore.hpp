@@ -91,7 +91,8 @@ struct status {
 };
 
 /// A communicator: a group of ranks and a matching context (messages in one never match the other).
-/// Cheap to copy. world() is every rank of the communicator given to init().
+/// Cheap to copy: the communicator's id and the serial of the communicator that id served when the handle was made
+/// (never reused within the process). world() is every rank of the communicator given to init().
 class SIDECORE_API comm {
  public:
   /// A null communicator (null() is true): between init and finalize every call that takes it throws
@@ -113,20 +114,25 @@ class SIDECORE_API comm {
   /// Collective: release a communicator made by dup()/split(); the handle becomes null. Throws
   /// errc::invalid_argument for world() (it cannot be freed) or a null or freed handle. Requests in flight on it
   /// complete; persistent collectives made on it keep working; persistent sends and receives are refused at their
-  /// next start. Copies of the handle are stale (as MPI's): calls refuse them until the id serves a new communicator.
+  /// next start. Copies of the handle are stale: every call refuses them with errc::invalid_argument, also once a
+  /// later dup() or split() has given their id() to a new communicator (the handle carries the serial of the
+  /// communicator it names, which MPI's handles do not; the C API's and Fortran's integer ids, which cannot, keep
+  /// MPI's semantics and name whichever communicator holds the id).
   void free();
   /// True for a null communicator (default-constructed, freed, or split with color -1).
   [[nodiscard]] bool null() const noexcept { return id_ < 0; }
   /// The MPI communicator with the same ranks (owned by sidecore; valid until free()/finalize()).
   [[nodiscard]] MPI_Comm mpi() const;
   /// sidecore's id of the communicator, the C API's sc_comm: 0 for world(), -1 for a null one. A freed
-  /// communicator's id is given to a later dup() or split().
+  /// communicator's id is given to a later dup() or split(), so the id alone does not tell a handle of a freed
+  /// communicator from one of the newer communicator given its id (the handle's serial does).
   [[nodiscard]] int id() const noexcept { return id_; }
 
  private:
   friend struct comm_access;
-  explicit comm(int id) : id_(id) {}
+  comm(int id, std::uint64_t serial) : id_(id), serial_(serial) {}
   int id_ = -1;
+  std::uint64_t serial_ = 0;  // the serial of the communicator's entry in the runtime (0: world(), or null)
 };
 
 /// A nonblocking operation in flight: point-to-point or collective, waited and tested alike. Move-only. After a

@@ -72,7 +72,8 @@ deps:
 	fi
 
 configure: deps
-	cmake $(call generator,$(BUILD)) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CI_CMAKE) $(CI_MAIN_CMAKE) $(CMAKE_EXTRA)
+	cmake $(call generator,$(BUILD)) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  $(CI_CMAKE) $(CI_MAIN_CMAKE) $(CMAKE_EXTRA)
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)

@@ -887,6 +887,42 @@ int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int
   return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
 }
 
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request) {
+  const call_scope scope(category::other, "MPI_Ssend_init");
+  return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+}
+
+int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                     MPI_Request *request) {
+  const call_scope scope(category::other, "MPI_Ssend_init_c");
+  return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
+}
+
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request) {
+  const call_scope scope(category::other, "MPI_Bsend_init");
+  return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+}
+
+int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                     MPI_Request *request) {
+  const call_scope scope(category::other, "MPI_Bsend_init_c");
+  return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
+}
+
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request) {
+  const call_scope scope(category::other, "MPI_Rsend_init");
+  return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+}
+
+int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                     MPI_Request *request) {
+  const call_scope scope(category::other, "MPI_Rsend_init_c");
+  return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
+}
+
 int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::other, "MPI_Recv_init");
   return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);

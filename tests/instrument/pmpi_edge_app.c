@@ -30,6 +30,11 @@
  *   threads N  N threads, one after the other, each making one MPI_Isend, MPI_Irecv and MPI_Waitall on
  *              MPI_COMM_SELF, then the main thread makes one MPI_Barrier: per rank init 2N, wait N, blocking 1, and
  *              N + 1 calling threads.
+ *   requests   (2 ranks) request handling the profile must count exactly: MPI_Waitall with MPI_REQUEST_NULL entries
+ *              and MPI_STATUSES_IGNORE, a send freed by MPI_Request_free, persistent requests of every send mode
+ *              (Send/Ssend/Bsend/Rsend_init and their _c twins, Recv_init) started by MPI_Start and MPI_Startall,
+ *              MPI_Waitsome and MPI_Testsome (also on requests that are all null), communicators freed after use.
+ *              Per rank blocking 5, init 17, test 1, wait 11, other 23; barrier 2 and allreduce 1 instances.
  * Prints "pmpi_edge_app: <case> done" on rank 0 when the case ran to its end. */
 #include <mpi.h>
 #include <pthread.h>
@@ -199,6 +204,76 @@ static int idup_case(void) {
   return 0;
 }
 
+// Every line's calls are counted in the comment at its end (blocking b, init i, test t, wait w, other o).
+static int requests_case(int rank) {
+  // MPI_STATUSES_IGNORE through a volatile: GCC takes the literal (a null pointer) for an array too small for the
+  // statuses (-Wstringop-overflow), while MPI reads it as "no statuses".
+  MPI_Status* volatile ignore_statuses = MPI_STATUSES_IGNORE;
+  const int peer = rank ^ 1;
+  int a = rank, b = -1, got = 0, out = 0, idx[3];
+  MPI_Request r[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  MPI_Irecv(&b, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, &r[1]);  // i1
+  MPI_Isend(&a, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, &r[3]);  // i2
+  MPI_Waitall(4, r, ignore_statuses);                      // w1
+  got += b == peer;
+  MPI_Request f;
+  MPI_Isend(&a, 1, MPI_INT, peer, 2, MPI_COMM_WORLD, &f);  // i3
+  MPI_Request_free(&f);                                    // o1
+  MPI_Recv(&b, 1, MPI_INT, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);  // b1
+  got += b == peer;
+  MPI_Request p[2];
+  MPI_Send_init(&a, 1, MPI_INT, peer, 3, MPI_COMM_WORLD, &p[0]);  // o2
+  MPI_Recv_init(&b, 1, MPI_INT, peer, 3, MPI_COMM_WORLD, &p[1]);  // o3
+  for (int i = 0; i < 5; ++i) {
+    MPI_Start(&p[1]);                        // i4..i8
+    MPI_Start(&p[0]);                        // i9..i13
+    MPI_Waitall(2, p, ignore_statuses);  // w2..w6
+  }
+  MPI_Startall(2, p);                      // i14
+  MPI_Waitall(2, p, ignore_statuses);  // w7
+  got += b == peer;
+  MPI_Request_free(&p[0]);  // o4
+  MPI_Request_free(&p[1]);  // o5
+  MPI_Request q[6];
+  MPI_Ssend_init(&a, 1, MPI_INT, peer, 4, MPI_COMM_WORLD, &q[0]);    // o6
+  MPI_Bsend_init(&a, 1, MPI_INT, peer, 9, MPI_COMM_WORLD, &q[1]);    // o7
+  MPI_Rsend_init(&a, 1, MPI_INT, peer, 9, MPI_COMM_WORLD, &q[2]);    // o8
+  MPI_Ssend_init_c(&a, 1, MPI_INT, peer, 9, MPI_COMM_WORLD, &q[3]);  // o9
+  MPI_Bsend_init_c(&a, 1, MPI_INT, peer, 9, MPI_COMM_WORLD, &q[4]);  // o10
+  MPI_Rsend_init_c(&a, 1, MPI_INT, peer, 9, MPI_COMM_WORLD, &q[5]);  // o11
+  MPI_Start(&q[0]);                                                     // i15
+  MPI_Recv(&b, 1, MPI_INT, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);  // b2
+  MPI_Wait(&q[0], MPI_STATUS_IGNORE);                                   // w8
+  got += b == peer;
+  for (int i = 0; i < 6; ++i) MPI_Request_free(&q[i]);  // o12..o17
+  MPI_Request s[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  MPI_Request send;
+  MPI_Irecv(&b, 1, MPI_INT, peer, 5, MPI_COMM_WORLD, &s[1]);  // i16
+  MPI_Isend(&a, 1, MPI_INT, peer, 5, MPI_COMM_WORLD, &send);  // i17
+  MPI_Waitsome(3, s, &out, idx, ignore_statuses);         // w9: the receive, the only active request
+  got += out == 1 && idx[0] == 1 && b == peer;
+  MPI_Wait(&send, MPI_STATUS_IGNORE);                  // w10
+  MPI_Testsome(3, s, &out, idx, ignore_statuses);  // t1: none active
+  got += out == MPI_UNDEFINED;
+  MPI_Waitsome(3, s, &out, idx, ignore_statuses);  // w11: none active
+  got += out == MPI_UNDEFINED;
+  MPI_Comm d, e;
+  MPI_Comm_dup(MPI_COMM_WORLD, &d);  // o18
+  MPI_Barrier(d);                    // b3
+  MPI_Comm_split(d, 0, rank, &e);    // o19
+  MPI_Comm_free(&d);                 // o20
+  MPI_Allreduce(&a, &b, 1, MPI_INT, MPI_SUM, e);  // b4
+  MPI_Comm_free(&e);                 // o21
+  MPI_Comm_dup(MPI_COMM_WORLD, &d);  // o22: may get the freed communicators' handle back
+  MPI_Barrier(d);                    // b5
+  MPI_Comm_free(&d);                 // o23
+  if (got != 7) {
+    fprintf(stderr, "pmpi_edge_app: requests: rank %d: %d of 7 checks passed\n", rank, got);
+    return 1;
+  }
+  return 0;
+}
+
 static void* one_exchange(void* arg) {
   (void)arg;
   int out = 1, in = 0;
@@ -318,6 +393,8 @@ int main(int argc, char** argv) {
     return 4;
   } else if (strcmp(which, "create_group") == 0 && size >= 2) {
     rc = create_group_case(rank, size);
+  } else if (strcmp(which, "requests") == 0 && size == 2) {
+    rc = requests_case(rank);
   } else if (strcmp(which, "idup") == 0) {
     rc = idup_case();
   } else if (strcmp(which, "merge") == 0 && size >= 2) {
@@ -355,7 +432,7 @@ int main(int argc, char** argv) {
     }
   } else {
     fprintf(stderr, "usage: pmpi_edge_app intercomm | noexit | helper_first | errors_return | errstatus | getstatus | merge | "
-                    "create_group | idup | plain ... | chdir DIR | pmpi_init | "
+                    "create_group | idup | requests | plain ... | chdir DIR | pmpi_init | "
                     "threads N | nbc_threads THREADS ITERATIONS\n");
     rc = 2;
   }

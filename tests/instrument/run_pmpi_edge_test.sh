@@ -130,6 +130,16 @@ nbc_threads)
     for r in 0 1; do "$check" "$dir/nt_$mode.$r.json" coll:barrier=1800 wait=1800 unmatched=0 || fail=1; done
   done
   ;;
+requests)
+  # Request handling counted exactly: null entries, MPI_STATUSES_IGNORE, freed and persistent requests of every send
+  # mode, Waitsome and Testsome, communicators freed after their collectives.
+  run requests 0 -n 2 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/rq.%r.json" "$app" requests
+  expect "$dir/requests.out" "pmpi_edge_app: requests done" "requests: the program ran to its end"
+  for r in 0 1; do
+    "$check" "$dir/rq.$r.json" blocking=5 init=17 test=1 wait=11 other=23 coll:barrier=2 coll:allreduce=1 \
+      unmatched=0 || fail=1
+  done
+  ;;
 idup)
   # Barriers on a communicator made by MPI_Comm_idup (keyed by this rank alone): counted, not sampled, not unmatched.
   run idup 0 -n 2 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/id.%r.json" "$app" idup

@@ -155,6 +155,14 @@ profile rank_profile() {
         open_regions.emplace_back(st->f_region_id[d], st->f_region_t[d]);
       }
     }
+    for (std::size_t c = 0; c < category_count; ++c) {
+      category_acc acc;  // threads past the thread table (threads.hpp)
+      acc.time_ns = g_overflow.time[c].load(relaxed);
+      acc.count = g_overflow.count[c].load(relaxed);
+      acc.min_ns = g_overflow.min[c].load(relaxed);
+      cats[c].merge(acc);
+    }
+    calling += static_cast<int>(g_overflow.callers.load(relaxed));
     p.calling_threads = calling;
   }
   for (std::size_t c = 0; c < category_count; ++c) p.categories[c] = totals_of(cats[c], f);

@@ -19,7 +19,10 @@ hot_state g_hot;
 
 void call_enter_at(category c, std::uint64_t t, const char* name) noexcept {
   thread_state* st = self();
-  if (st == nullptr) return;
+  if (st == nullptr) [[unlikely]] {
+    if (t_slot.table_full) overflow_call_enter(c, t);
+    return;
+  }
   if (st->depth++ != 0) return;  // nested: only the outermost call counts
   if (t == 0) t = ticks();
   st->outer = c;
@@ -43,7 +46,11 @@ void call_enter_at(category c, std::uint64_t t, const char* name) noexcept {
 
 void call_exit_at(category /*c*/, std::uint64_t t) noexcept {
   thread_state* st = self();
-  if (st == nullptr || st->depth == 0) return;
+  if (st == nullptr) [[unlikely]] {
+    if (t_slot.table_full) overflow_call_exit(t);
+    return;
+  }
+  if (st->depth == 0) return;
   if (--st->depth != 0) return;
   if (t == 0) t = ticks();
   const std::uint64_t d = t > st->enter_t ? t - st->enter_t : 0;

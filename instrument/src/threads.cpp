@@ -17,8 +17,19 @@ std::array<std::atomic<thread_state*>, max_threads + 1> g_threads{};
 std::atomic<std::uint32_t> g_nthreads{0};
 std::vector<std::unique_ptr<thread_state>> g_states;
 constinit thread_local thread_slot t_slot __attribute__((tls_model("initial-exec")));
+overflow_counters g_overflow;
 
 namespace {
+// A thread's outermost call while it has no state (the table was full), for the collection `gen`.
+struct overflow_slot {
+  std::uint64_t gen = 0;
+  std::uint64_t enter_t = 0;
+  std::uint32_t depth = 0;
+  category outer = category::other;
+  bool called = false;  // counted in g_overflow.callers
+};
+constinit thread_local overflow_slot t_over;
+
 std::uint64_t g_ring_cap = 4096;  // records per ring of the current collection (g_registry_mu)
 bool g_warned_threads = false;
 // States of the current collection whose threads have exited (g_registry_mu): a thread that registers once the
@@ -62,6 +73,37 @@ void reset_registry(std::uint64_t ring_cap) {
   g_nthreads.store(0, relaxed);
   g_ring_cap = ring_cap;
   g_warned_threads = false;
+  for (std::size_t c = 0; c < category_count; ++c) {
+    g_overflow.time[c].store(0, relaxed);
+    g_overflow.count[c].store(0, relaxed);
+    g_overflow.min[c].store(UINT64_MAX, relaxed);
+  }
+  g_overflow.callers.store(0, relaxed);
+}
+
+void overflow_call_enter(category c, std::uint64_t t) noexcept {
+  const std::uint64_t gen = detail::g_hot.generation.load(relaxed);
+  if (t_over.gen != gen) t_over = overflow_slot{gen};
+  if (t_over.depth++ != 0) return;  // nested: only the outermost call counts
+  t_over.outer = c;
+  t_over.enter_t = t != 0 ? t : detail::ticks();
+}
+
+void overflow_call_exit(std::uint64_t t) noexcept {
+  if (t_over.gen != detail::g_hot.generation.load(relaxed) || t_over.depth == 0) return;
+  if (--t_over.depth != 0) return;
+  if (t == 0) t = detail::ticks();
+  const std::uint64_t d = t > t_over.enter_t ? t - t_over.enter_t : 0;
+  const auto ci = static_cast<std::size_t>(t_over.outer);
+  g_overflow.time[ci].fetch_add(d, relaxed);
+  g_overflow.count[ci].fetch_add(1, relaxed);
+  std::uint64_t m = g_overflow.min[ci].load(relaxed);
+  while (d < m && !g_overflow.min[ci].compare_exchange_weak(m, d, relaxed)) {
+  }
+  if (!t_over.called) {
+    t_over.called = true;
+    g_overflow.callers.fetch_add(1, relaxed);
+  }
 }
 
 thread_state* register_slow() noexcept {
@@ -95,12 +137,14 @@ thread_state* register_slow() noexcept {
   }
   if (st == nullptr && !g_warned_threads) {
     g_warned_threads = true;
-    std::fprintf(stderr, "sidecore: instrument: more than %u threads recorded events at once (or out of memory); "
-                 "events of the further threads are not recorded\n", max_threads);
+    std::fprintf(stderr, "sidecore: instrument: more than %u threads recorded events at once (or out of memory): "
+                 "the further threads' calls are counted in their categories, but not their regions, transfers or "
+                 "trace events\n", max_threads);
   }
   if (const pthread_key_t* key = exit_key(); st != nullptr && key != nullptr) pthread_setspecific(*key, st);
   t_slot.gen = gen;
   t_slot.st = st;
+  t_slot.table_full = st == nullptr;
   return st;
 }
 

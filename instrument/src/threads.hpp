@@ -153,6 +153,21 @@ extern std::vector<std::unique_ptr<thread_state>> g_states;  // owned until the 
 /// Empties the registry for a new collection whose rings hold `ring_cap` records (start(), g_registry_mu held).
 void reset_registry(std::uint64_t ring_cap);
 
+/// The outermost calls of threads that found the table full (more than max_threads alive at once, none exited whose
+/// state they could take over: an OpenMP team of 1100 threads), so that the categories' counts and calling_threads
+/// stay exact. Shared, with atomic read-modify-writes: only such threads pay for them. Their regions, transfers and
+/// trace events are not recorded (said on stderr once).
+struct overflow_counters {
+  std::array<std::atomic<std::uint64_t>, category_count> time{};
+  std::array<std::atomic<std::uint64_t>, category_count> count{};
+  std::array<std::atomic<std::uint64_t>, category_count> min{};  // UINT64_MAX when none (reset_registry)
+  std::atomic<std::uint32_t> callers{0};
+};
+extern overflow_counters g_overflow;
+/// CALL_ENTER / CALL_EXIT of a thread without a state because the table was full (t_slot.table_full).
+void overflow_call_enter(category c, std::uint64_t t) noexcept;
+void overflow_call_exit(std::uint64_t t) noexcept;
+
 /// The calls counted in a state's category counters, all threads that held it together.
 inline std::uint64_t calls_counted(const thread_state& st) noexcept {
   std::uint64_t n = 0;
@@ -168,6 +183,7 @@ inline std::uint32_t callers_of(const thread_state& st) noexcept {
 struct thread_slot {
   std::uint64_t gen = 0;
   thread_state* st = nullptr;
+  bool table_full = false;  // st is null because the table was full: calls go to g_overflow
 };
 // Initial-exec TLS: one %fs-relative load, no __tls_get_addr call from the shared library. constinit: no dynamic
 // initialisation, so other translation units read it directly rather than through a TLS wrapper function.

@@ -759,6 +759,37 @@ TEST(Collection, ThreadsPastTheTableTakeOverExitedThreadsStates) {
   si::stop();
 }
 
+TEST(Collection, ThreadsAliveAtOncePastTheTableStillCountEveryCall) {
+  // More threads alive at once than the table has slots (an OpenMP team of 1100 threads): none has exited, so none
+  // can take a state over. Every call still counts in its category, nested ones once, and so does every thread.
+  si::config c;
+  c.profile = true;
+  si::start(c, 0, 1);
+  constexpr int kThreads = static_cast<int>(si::max_threads) + 76;
+  std::atomic<int> called{0};
+  std::vector<std::thread> threads;
+  threads.reserve(kThreads);
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&called] {
+      si::call_enter(category::wait);
+      si::call_enter(category::test);  // nested: counted once, under the outermost call
+      si::call_exit(category::test);
+      si::call_exit(category::wait);
+      si::call_enter(category::blocking);
+      si::call_exit(category::blocking);
+      called.fetch_add(1);
+      while (called.load() < kThreads) std::this_thread::yield();  // nobody exits before every thread has called
+    });
+  }
+  for (auto& t : threads) t.join();
+  const json p = json::parse(si::rank_profile_json());
+  si::stop();
+  EXPECT_EQ(p["categories"]["wait"]["count"], kThreads);
+  EXPECT_EQ(p["categories"]["blocking"]["count"], kThreads);
+  EXPECT_EQ(p["categories"]["test"]["count"], 0);
+  EXPECT_EQ(p["calling_threads"], kThreads);
+}
+
 TEST(Profile, CommandLineThatIsNotUtf8IsWrittenWithReplacements) {
   // JSON holds UTF-8 only: a Latin-1 byte, a truncated sequence, an overlong form and a surrogate each become
   // U+FFFD; well-formed multi-byte characters are kept.

@@ -1,5 +1,6 @@
 // Communicators: world(), dup, split and free, each with a sidecore id agreed by its members (the id is part of
 // every message's tag, so that traffic on different communicators never matches).
+#include <algorithm>
 #include <array>
 #include <mutex>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "call_scope.hpp"
 #include "state.hpp"
+#include "watched_wait.hpp"
 
 namespace sidecore {
 
@@ -59,15 +61,47 @@ namespace {
 
 using detail::call_scope;
 
+// A communicator's creation and free are MPI collectives over its parent's ranks, which a dead rank never joins:
+// MPICH's wait would last for ever. `call` names the sidecore call, `then` what it means for the caller.
+[[noreturn, gnu::cold]] void throw_dead_member(const detail::runtime_state& s, const detail::comm_entry& c,
+                                               int world_rank, const char* call, const char* then) {
+  const auto at = std::find(c.to_world.begin(), c.to_world.end(), world_rank);
+  progress::completion why{};
+  why.result = progress::req_result::peer_failed;
+  why.peer_index = world_rank;
+  throw error(errc::peer_failed, std::string("sidecore::") + call + ": rank " +
+                                     std::to_string(at - c.to_world.begin()) + " of the communicator (rank " +
+                                     std::to_string(world_rank) + " of sidecore::world()) is dead: " +
+                                     s.eng->describe(why) + "; " + then);
+}
+
+constexpr const char* make_needs_all =
+    "dup and split need every rank of the communicator alive: the survivors can still dup or split a communicator "
+    "made before the death without the dead rank";
+
+// Completes r, the runtime's own MPI collective over c, watching c's ranks: throws errc::peer_failed (`call`,
+// `then`: throw_dead_member) once one is found dead, r then left to the end of the process.
+void complete_watched(const detail::runtime_state& s, const detail::comm_entry& c, MPI_Request& r, const char* call,
+                      const char* then) {
+  if (const int dead = detail::complete_unless_member_died(*s.eng, r, c.to_world); dead >= 0)
+    throw_dead_member(s, c, dead, call, then);
+}
+
 // Collective over the parent: an id that no member uses. Ids are handed out in increasing order first (a rank's
 // next_comm_id is above every id it ever held, so the largest over the members is free at all of them), which
 // keeps a freed id unused for as long as possible: a message left unreceived on a freed communicator meets no newer
 // one meanwhile. (A stale copy of a freed comm's handle is refused either way: its serial is not the new entry's.)
 // Once the id space is used up, the lowest id free at every member is reused (one more allreduce, of the members'
-// in-use bitmaps); only the communicators alive at once are limited.
-int agree_comm_id(detail::runtime_state& s, MPI_Comm parent) {
+// in-use bitmaps); only the communicators alive at once are limited. A dead rank of the parent makes it throw
+// errc::peer_failed (`call`), found before or while agreeing: MPI's own collective that follows (MPI_Comm_dup,
+// MPI_Comm_split) would wait for that rank for ever.
+int agree_comm_id(detail::runtime_state& s, const detail::comm_entry& parent, const char* call) {
+  if (const int dead = detail::dead_member(*s.eng, parent.to_world); dead >= 0)
+    throw_dead_member(s, parent, dead, call, make_needs_all);
   int mine = s.next_comm_id, id = 0;
-  mpi_check(MPI_Allreduce(&mine, &id, 1, MPI_INT, MPI_MAX, parent), "MPI_Allreduce (communicator id)");
+  MPI_Request r;
+  mpi_check(MPI_Iallreduce(&mine, &id, 1, MPI_INT, MPI_MAX, parent.mpi, &r), "MPI_Iallreduce (communicator id)");
+  complete_watched(s, parent, r, call, make_needs_all);
   if (id < tag::max_comms) {
     s.next_comm_id = id + 1;
     return id;
@@ -77,8 +111,9 @@ int agree_comm_id(detail::runtime_state& s, MPI_Comm parent) {
   for (int i = 0; i < tag::max_comms; ++i)
     if (s.comms[static_cast<std::size_t>(i)].load(std::memory_order_relaxed))
       used[static_cast<std::size_t>(i / 64)] |= std::uint64_t{1} << (i % 64);
-  mpi_check(MPI_Allreduce(used.data(), any.data(), words, MPI_UINT64_T, MPI_BOR, parent),
-            "MPI_Allreduce (communicator ids in use)");
+  mpi_check(MPI_Iallreduce(used.data(), any.data(), words, MPI_UINT64_T, MPI_BOR, parent.mpi, &r),
+            "MPI_Iallreduce (communicator ids in use)");
+  complete_watched(s, parent, r, call, make_needs_all);
   for (int i = 1; i < tag::max_comms; ++i)
     if ((any[static_cast<std::size_t>(i / 64)] >> (i % 64) & 1) == 0) return i;
   throw error(errc::invalid_argument, "too many communicators alive at once: sidecore supports " +
@@ -97,7 +132,7 @@ comm comm::dup() const {
   detail::comm_entry& parent = detail::comm_or_throw(*this, "comm::dup");
   detail::runtime_state& s = *g_state;
   std::lock_guard<std::mutex> lock(s.comm_mutex);
-  const int id = agree_comm_id(s, parent.mpi);
+  const int id = agree_comm_id(s, parent, "comm::dup");
   MPI_Comm m;
   mpi_check(MPI_Comm_dup(parent.mpi, &m), "MPI_Comm_dup");
   detail::comm_entry* e = detail::make_comm_entry(m, s.comms[0].load()->mpi, id, s.cfg.coll_cache);
@@ -113,7 +148,7 @@ comm comm::split(int color, int key) const {
                                             " is not accepted; accepted: 0 or more, or -1 to take no part");
   detail::runtime_state& s = *g_state;
   std::lock_guard<std::mutex> lock(s.comm_mutex);
-  const int id = agree_comm_id(s, parent.mpi);
+  const int id = agree_comm_id(s, parent, "comm::split");
   MPI_Comm m;
   mpi_check(MPI_Comm_split(parent.mpi, color < 0 ? MPI_UNDEFINED : color, key, &m), "MPI_Comm_split");
   if (m == MPI_COMM_NULL) return comm();
@@ -128,7 +163,15 @@ void comm::free() {
   if (id_ == 0) throw error(errc::invalid_argument, "sidecore::comm::free: world() cannot be freed");
   detail::runtime_state& s = *g_state;
   std::lock_guard<std::mutex> lock(s.comm_mutex);
-  mpi_check(MPI_Barrier(e.mpi), "MPI_Barrier (comm::free)");
+  // Every member has stopped using the id before any can agree on it for a new communicator. A dead member never
+  // reaches the barrier: the communicator then stays (its point-to-point with the live members still works).
+  constexpr const char* stays = "free waits for every rank of the communicator, so it stays allocated (point-to-point "
+                                "with its live ranks still works) until the process ends";
+  if (const int dead = detail::dead_member(*s.eng, e.to_world); dead >= 0)
+    throw_dead_member(s, e, dead, "comm::free", stays);
+  MPI_Request barrier;
+  mpi_check(MPI_Ibarrier(e.mpi, &barrier), "MPI_Ibarrier (comm::free)");
+  complete_watched(s, e, barrier, "comm::free", stays);
   detail::comm_entry* owned = s.comms[static_cast<std::size_t>(id_)].exchange(nullptr);
   if (s.coll) s.coll->comm_freed(id_);  // before any member can agree on this id for a new communicator
   MPI_Comm_free(&owned->mpi);

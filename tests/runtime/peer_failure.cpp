@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -211,6 +212,67 @@ void ended_case() {
   check(dead.size() == 1 && dead[0] == 1, "failed_ranks() says {" + said + " }, expected { 1 }");
 }
 
+// PEER_FAILURE_CASE=comm, 3 ranks: communicators made before rank 1 dies: `live` (split: ranks 0 and 2 only) and
+// `both` (a dup of world()). After the death, world().dup(), world().split() and both.free() need the dead rank:
+// each throws errc::peer_failed naming it within the deadline (a watchdog reports a hang), and `both` stays usable
+// for point-to-point between the survivors; `live` has no dead rank: its dup, an allreduce on that dup and its free
+// work as before.
+void expect_comm_peer_failed(const char* what, const std::function<void()>& f) {
+  const auto t0 = clk::now();
+  try {
+    f();
+    check(false, std::string(what) + " over the dead rank returned");
+  } catch (const sidecore::error& e) {
+    const bool names_it = std::string(e.what()).find("rank 1 of sidecore::world()") != std::string::npos;
+    check(e.code() == errc::peer_failed && names_it,
+          std::string(what) + " over the dead rank threw " + sidecore::errc_name(e.code()) + ": " + e.what());
+  }
+  const double s = std::chrono::duration<double>(clk::now() - t0).count();
+  check(s < deadline_s, std::string(what) + " took " + std::to_string(s) + " s");
+}
+
+void comm_case(int nranks) {
+  if (nranks != 3) {
+    check(false, "PEER_FAILURE_CASE=comm needs 3 ranks");
+    return;
+  }
+  sidecore::comm live = sidecore::world().split(g_rank == 1 ? -1 : 0, g_rank);
+  sidecore::comm both = sidecore::world().dup();
+  MPI_Barrier(MPI_COMM_WORLD);  // rank 1 dies after this
+  if (g_rank == 1) std::raise(SIGKILL);
+  std::thread([] {  // a survivor stuck in an MPI collective never returns to report it
+    std::this_thread::sleep_for(std::chrono::duration<double>(3 * deadline_s));
+    check(false, "a communicator call still waits after " + std::to_string(3 * deadline_s) + " s");
+    std::fflush(stderr);
+    std::_Exit(3);
+  }).detach();
+  expect_comm_peer_failed("world().dup()", [] { (void)sidecore::world().dup(); });
+  expect_comm_peer_failed("world().split()", [] { (void)sidecore::world().split(0, g_rank); });
+  expect_comm_peer_failed("free() of a dup of world()", [&] { both.free(); });
+  check(!both.null(), "the communicator whose free() failed became null");
+  const int other = g_rank == 0 ? 2 : 0;
+  std::int64_t out = g_rank, in = -1;
+  sidecore::request rr = sidecore::irecv(&in, 8, other, 50, both);
+  sidecore::request sr = sidecore::isend(&out, 8, other, 50, both);
+  expect_ok(sr, "a send to the live rank on the communicator whose free() failed");
+  expect_ok(rr, "a receive from the live rank on the communicator whose free() failed");
+  check(in == other, "the message from the live rank says " + std::to_string(in));
+  try {
+    sidecore::comm again = live.dup();
+    std::int64_t one = 1, sum = 0;
+    sidecore::allreduce(&one, &sum, 1, sidecore::dtype::int64, sidecore::op::sum, again);
+    check(again.size() == 2 && sum == 2, "the dup of the survivors' communicator: size " +
+                                             std::to_string(again.size()) + ", allreduce " + std::to_string(sum));
+    again.free();
+    live.free();
+  } catch (const sidecore::error& e) {
+    check(false, std::string("the survivors' communicator: ") + e.what());
+  }
+  sidecore::finalize();
+  const std::vector<int> dead = sidecore::failed_ranks();
+  check(dead.size() == 1 && dead[0] == 1, "failed_ranks() does not say {1}");
+}
+
 // PEER_FAILURE_CASE=steps (mode auto, SIDECORE_AUTO_STEPS=3): rank 1 dies after its first step(); the others'
 // third step() closes the window and waits for the agreement of every rank, which the dead rank never joins: it
 // gives the decision up and returns (the run stays in mode off), and finalize returns.
@@ -319,12 +381,13 @@ int main(int argc, char** argv) {
   const char* which = std::getenv("PEER_FAILURE_CASE");
   const std::string which_case = which ? which : "";
   const bool stream = which_case == "stream", ended = which_case == "ended", steps = which_case == "steps",
-             in_finalize = which_case == "in_finalize", after_barrier = which_case == "after_barrier";
+             in_finalize = which_case == "in_finalize", after_barrier = which_case == "after_barrier",
+             comms = which_case == "comm";
   const char* mode = std::getenv("SIDECORE_PROGRESS");
   if (g_rank == 1 && !(mode && std::string(mode) == "auto")) setenv("SIDECORE_PROGRESS", "off", 1);
   try {
     sidecore::init();
-    if (g_rank == 1 && !stream && !ended && !steps && !in_finalize && !after_barrier) {
+    if (g_rank == 1 && !stream && !ended && !steps && !in_finalize && !after_barrier && !comms) {
       // A 16 MiB send to rank 0: its ready-to-send goes out inside isend, then this rank dies.
       std::vector<char> big(std::size_t{16} << 20, 'x');
       sidecore::request r = sidecore::isend(big.data(), static_cast<std::int64_t>(big.size()), 0, 2);
@@ -337,6 +400,7 @@ int main(int argc, char** argv) {
     else if (steps) steps_case();
     else if (in_finalize) in_finalize_case();
     else if (after_barrier) after_barrier_case();
+    else if (comms) comm_case(nranks);
     else survivor(nranks);
   } catch (const std::exception& e) {
     check(false, std::string("exception: ") + e.what());

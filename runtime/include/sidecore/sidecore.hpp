@@ -107,9 +107,12 @@ class SIDECORE_API comm {
   /// communicators besides world() are alive at once. An MPI library may run out first (MPICH: about 2000 per
   /// process, the application's own included): its error handler then decides (MPICH's default aborts the job with
   /// "Too many communicators"). sidecore does not turn that into an error of dup(): MPICH finds it on one rank before
-  /// the others, which would then wait inside MPI_Comm_dup for ever.
+  /// the others, which would then wait inside MPI_Comm_dup for ever. A rank of this communicator found dead
+  /// (failed_ranks()) before or while the ranks agree on the new id: throws errc::peer_failed naming it (a rank that
+  /// dies later, inside MPI_Comm_dup itself, leaves the others waiting there: docs/failures.md).
   [[nodiscard]] comm dup() const;
-  /// Collective: split by color (>= 0, or -1 to take no part: returns a null comm), ordered by key then rank.
+  /// Collective: split by color (>= 0, or -1 to take no part: returns a null comm), ordered by key then rank. A dead
+  /// rank of this communicator: as dup().
   [[nodiscard]] comm split(int color, int key) const;
   /// Collective: release a communicator made by dup()/split(); the handle becomes null. Throws
   /// errc::invalid_argument for world() (it cannot be freed) or a null or freed handle. Requests in flight on it
@@ -117,7 +120,9 @@ class SIDECORE_API comm {
   /// next start. Copies of the handle are stale: every call refuses them with errc::invalid_argument, also once a
   /// later dup() or split() has given their id() to a new communicator (the handle carries the serial of the
   /// communicator it names, which MPI's handles do not; the C API's and Fortran's integer ids, which cannot, keep
-  /// MPI's semantics and name whichever communicator holds the id).
+  /// MPI's semantics and name whichever communicator holds the id). A rank of the communicator found dead before
+  /// or while every rank reaches the free: throws errc::peer_failed naming it, and the communicator stays (the
+  /// handle is not made null; point-to-point with its live ranks still works).
   void free();
   /// True for a null communicator (default-constructed, freed, or split with color -1).
   [[nodiscard]] bool null() const noexcept { return id_ < 0; }

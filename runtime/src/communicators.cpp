@@ -133,8 +133,11 @@ comm comm::dup() const {
   detail::runtime_state& s = *g_state;
   std::lock_guard<std::mutex> lock(s.comm_mutex);
   const int id = agree_comm_id(s, parent, "comm::dup");
+  // Nonblocking and watched as the agreement: a rank that dies after agreeing never joins the duplication either.
   MPI_Comm m;
-  mpi_check(MPI_Comm_dup(parent.mpi, &m), "MPI_Comm_dup");
+  MPI_Request r;
+  mpi_check(MPI_Comm_idup(parent.mpi, &m, &r), "MPI_Comm_idup");
+  complete_watched(s, parent, r, "comm::dup", make_needs_all);
   detail::comm_entry* e = detail::make_comm_entry(m, s.comms[0].load()->mpi, id, s.cfg.coll_cache);
   s.comms[static_cast<std::size_t>(id)].store(e, std::memory_order_release);
   return comm_access::make(id, e->serial);

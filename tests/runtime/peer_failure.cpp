@@ -273,6 +273,26 @@ void comm_case(int nranks) {
   check(dead.size() == 1 && dead[0] == 1, "failed_ranks() does not say {1}");
 }
 
+// PEER_FAILURE_CASE=in_dup: every rank calls world().dup(); rank 1 dies inside MPI's duplication (MPI_Comm_dup or
+// MPI_Comm_idup, after the ranks agreed on the new id). The others' dup throws errc::peer_failed naming it within
+// the deadline (a watchdog reports a hang); finalize returns.
+bool g_die_in_dup = false;
+
+void in_dup_case() {
+  MPI_Barrier(MPI_COMM_WORLD);
+  g_die_in_dup = g_rank == 1;
+  std::thread([] {
+    std::this_thread::sleep_for(std::chrono::duration<double>(3 * deadline_s));
+    check(false, "dup still waits after " + std::to_string(3 * deadline_s) + " s");
+    std::fflush(stderr);
+    std::_Exit(3);
+  }).detach();
+  expect_comm_peer_failed("world().dup()", [] { (void)sidecore::world().dup(); });
+  sidecore::finalize();
+  const std::vector<int> dead = sidecore::failed_ranks();
+  check(dead.size() == 1 && dead[0] == 1, "failed_ranks() does not say {1}");
+}
+
 // PEER_FAILURE_CASE=steps (mode auto, SIDECORE_AUTO_STEPS=3): rank 1 dies after its first step(); the others'
 // third step() closes the window and waits for the agreement of every rank, which the dead rank never joins: it
 // gives the decision up and returns (the run stays in mode off), and finalize returns.
@@ -342,6 +362,17 @@ extern "C" __attribute__((visibility("default"))) int MPI_Ibarrier(MPI_Comm comm
   return PMPI_Ibarrier(comm, request);
 }
 
+extern "C" __attribute__((visibility("default"))) int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* out) {
+  if (g_die_in_dup) std::raise(SIGKILL);
+  return PMPI_Comm_dup(comm, out);
+}
+
+extern "C" __attribute__((visibility("default"))) int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* out,
+                                                                    MPI_Request* request) {
+  if (g_die_in_dup) std::raise(SIGKILL);
+  return PMPI_Comm_idup(comm, out, request);
+}
+
 extern "C" __attribute__((visibility("default"))) int MPI_Win_free(MPI_Win* win) {
   die_if_past_second_barrier();
   return PMPI_Win_free(win);
@@ -382,12 +413,13 @@ int main(int argc, char** argv) {
   const std::string which_case = which ? which : "";
   const bool stream = which_case == "stream", ended = which_case == "ended", steps = which_case == "steps",
              in_finalize = which_case == "in_finalize", after_barrier = which_case == "after_barrier",
-             comms = which_case == "comm";
+             comms = which_case == "comm", in_dup = which_case == "in_dup";
   const char* mode = std::getenv("SIDECORE_PROGRESS");
   if (g_rank == 1 && !(mode && std::string(mode) == "auto")) setenv("SIDECORE_PROGRESS", "off", 1);
   try {
     sidecore::init();
-    if (g_rank == 1 && !stream && !ended && !steps && !in_finalize && !after_barrier && !comms) {
+    if (g_rank == 1 && !stream && !ended && !steps && !in_finalize && !after_barrier && !comms &&
+        !in_dup) {
       // A 16 MiB send to rank 0: its ready-to-send goes out inside isend, then this rank dies.
       std::vector<char> big(std::size_t{16} << 20, 'x');
       sidecore::request r = sidecore::isend(big.data(), static_cast<std::int64_t>(big.size()), 0, 2);
@@ -401,6 +433,7 @@ int main(int argc, char** argv) {
     else if (in_finalize) in_finalize_case();
     else if (after_barrier) after_barrier_case();
     else if (comms) comm_case(nranks);
+    else if (in_dup) in_dup_case();
     else survivor(nranks);
   } catch (const std::exception& e) {
     check(false, std::string("exception: ") + e.what());

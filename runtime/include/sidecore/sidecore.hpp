@@ -108,11 +108,12 @@ class SIDECORE_API comm {
   /// process, the application's own included): its error handler then decides (MPICH's default aborts the job with
   /// "Too many communicators"). sidecore does not turn that into an error of dup(): MPICH finds it on one rank before
   /// the others, which would then wait inside MPI_Comm_dup for ever. A rank of this communicator found dead
-  /// (failed_ranks()) before or while the ranks agree on the new id: throws errc::peer_failed naming it (a rank that
-  /// dies later, inside MPI_Comm_dup itself, leaves the others waiting there: docs/failures.md).
+  /// (failed_ranks()) before or during the call: throws errc::peer_failed naming it.
   [[nodiscard]] comm dup() const;
-  /// Collective: split by color (>= 0, or -1 to take no part: returns a null comm), ordered by key then rank. A dead
-  /// rank of this communicator: as dup().
+  /// Collective: split by color (>= 0, or -1 to take no part: returns a null comm), ordered by key then rank. A rank
+  /// of this communicator found dead before or while the ranks agree on the new id: throws errc::peer_failed naming
+  /// it (MPI_Comm_split, which follows, has no nonblocking form: a rank that dies inside it leaves the others
+  /// waiting there, docs/failures.md).
   [[nodiscard]] comm split(int color, int key) const;
   /// Collective: release a communicator made by dup()/split(); the handle becomes null. Throws
   /// errc::invalid_argument for world() (it cannot be freed) or a null or freed handle. Requests in flight on it

@@ -1,6 +1,7 @@
 // Endpoint: opening the libfabric objects the engine needs, naming shm's region, and filling the address vector
 // (from an MPI exchange of endpoint names in connect(), or from names given directly).
 #include "endpoint.hpp"
+#include "fd_room.hpp"
 #include "shm_space.hpp"
 
 #include <rdma/fi_cm.h>
@@ -56,8 +57,11 @@ const char* provider_refusal(const std::string& provider) noexcept {
 }
 
 [[noreturn]] void throw_fi(const char* call, int rc, const std::string& provider) {
+  // Near the descriptor limit a provider's call fails with EMFILE, or with a code that hides it (EIO from
+  // fi_endpoint on tcp;ofi_rxm): the room is what tells.
+  const std::string fds = fd_room_note(fd_margin);
   throw transport_error(std::string("libfabric ") + call + " failed on provider '" + provider + "': " +
-                        fi_strerror(-rc) + " (" + std::to_string(rc) + ")");
+                        fi_strerror(-rc) + " (" + std::to_string(rc) + ")" + (fds.empty() ? "" : "; " + fds));
 }
 
 int query_provider(const std::string& provider, fi_info** info) {

@@ -9,6 +9,7 @@
 #include <sidecore/progress/tag.hpp>
 
 #include "engine_core.hpp"
+#include "fd_room.hpp"
 
 namespace sidecore::progress {
 
@@ -74,19 +75,27 @@ void engine::connect_peers(int me, const std::vector<int>& node_peers, int nrank
     for (std::size_t i = 0; i < hs.size(); ++i) {
       completion c;
       if (is_inline(hs[i])) continue;  // a send the provider took at once has nothing to wait for
-      if (deadline == 0) {
-        (void)wait(hs[i], c);
-        continue;
-      }
-      // The thread is not started yet (init): this thread progresses.
+      // The thread is not started yet (init): this thread progresses. A connection the provider could not accept
+      // for want of a file descriptor is never reported: a stall with the descriptors used up is taken for that,
+      // also without a deadline (SIDECORE_PEER_TIMEOUT 0), where init would otherwise wait for ever.
+      const std::uint64_t since = now_ns();
+      std::uint64_t next_look = since + fd_stall_ns;
       while (test(hs[i], c) == test_result::pending) {
-        if (!progress() && now_ns() > deadline) {
+        (void)progress();  // may report work while none gets done: a send retried from the backlog
+        const std::uint64_t now = now_ns();
+        if (deadline != 0 && now > deadline) {
           char secs[32];
           std::snprintf(secs, sizeof secs, "%g", timeout_s);
           throw transport_error("no exchange with peer rank " + std::to_string(peer_of[i]) + " completed within " +
                                 secs + " s (SIDECORE_PEER_TIMEOUT) on provider '" + provider_ +
                                 "': is the link to that rank's host up?");
         }
+        if (now < next_look) continue;
+        next_look = now + fd_stall_ns / 4;
+        if (const std::string fds = fd_room_note(fd_stall_margin); !fds.empty())
+          throw transport_error("no exchange with peer rank " + std::to_string(peer_of[i]) + " completed within " +
+                                std::to_string((now - since) / 1000000000) + " s on provider '" + provider_ +
+                                "', and " + fds);
       }
     }
     hs.clear();

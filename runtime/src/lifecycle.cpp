@@ -383,11 +383,19 @@ void init(MPI_Comm user_comm) {
     s->coll_algorithm[k].store(static_cast<std::uint8_t>(s->cfg.coll_algorithm[k]), std::memory_order_relaxed);
   s->coll_segment.store(s->cfg.coll_segment, std::memory_order_relaxed);
   // Nothing runs yet when the node's set-up fails: what init made is let go (MPI_Comm_free waits for no rank).
+  // The connection of a node's ranks can fail on some ranks only (one out of file descriptors): the others must
+  // not go on into the collectives that follow, so every rank agrees on the outcome.
   try {
-    detail::setup_doorbells(*s, world);
-  } catch (const progress::transport_error& e) {
-    release_runtime(*s, true);
-    throw error(errc::transport, std::string("sidecore::init: ") + e.what());
+    try {
+      detail::setup_doorbells(*s, world);
+    } catch (const progress::transport_error& e) {
+      local_error = std::string("sidecore::init: ") + e.what();
+      local_code = errc::transport;
+    } catch (const error& e) {
+      local_error = e.what();
+      local_code = e.code();
+    }
+    agree("the connection of each node's ranks");
   } catch (...) {
     release_runtime(*s, true);
     throw;

@@ -45,6 +45,7 @@ node_segment::node_segment(MPI_Comm node, std::size_t part_bytes, const std::str
 
   made_object made{};
   std::string why;  // this rank's failure
+  bool out_of_fds = false;
   int fd = -1;
   if (me == 0) {
     const std::string name = progress::unique_shm_name("-node");
@@ -67,7 +68,10 @@ node_segment::node_segment(MPI_Comm node, std::size_t part_bytes, const std::str
   }
   mpi_check(MPI_Bcast(&made, sizeof(made), MPI_BYTE, 0, node), "MPI_Bcast (node shared memory)");
   if (made.err == 0) {
-    if (me != 0 && (fd = ::shm_open(made.name, O_RDWR, 0)) < 0) why = shm_failure("shm_open", made.name, errno);
+    if (me != 0 && (fd = ::shm_open(made.name, O_RDWR, 0)) < 0) {
+      out_of_fds = errno == EMFILE || errno == ENFILE;
+      why = shm_failure("shm_open", made.name, errno);
+    }
     if (fd >= 0) {
       void* p = ::mmap(nullptr, total_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
       if (p == MAP_FAILED) why = shm_failure("mmap", made.name, errno);
@@ -87,7 +91,12 @@ node_segment::node_segment(MPI_Comm node, std::size_t part_bytes, const std::str
   if (made.err != 0) message += shm_failure(made.step, made.name, made.err) + " on the node's first rank";
   else if (!why.empty()) message += why;
   else message += "another rank of the node could not map it (its own message says why)";
-  message += "; sidecore needs a writable /dev/shm (tmpfs) with that much room";
+  // Out of file descriptors, /dev/shm is not the cause: the remedy is the limit.
+  if (out_of_fds || made.err == EMFILE || made.err == ENFILE)
+    message += "; opening it takes a file descriptor, and the process (EMFILE) or the system (ENFILE) has no "
+               "file descriptors left: raise the limit (ulimit -n) or open fewer files before sidecore::init";
+  else
+    message += "; sidecore needs a writable /dev/shm (tmpfs) with that much room";
   if (!remedy.empty()) message += "; " + remedy;
   throw error(errc::transport, message);
 }

@@ -1,21 +1,25 @@
-// Lifecycle scenarios, one per run (argv[1]), each a tiny program at 1 or 2 ranks: calls before init, init
+// Lifecycle scenarios, one per run (argv[1]), each a tiny program at 1 or 2 ranks (or 3): calls before init, init
 // twice, calls after finalize, init after finalize, a bad setting on one rank only, core mode on one core,
 // SIDECORE_PROGRESS_CORE out of range, a provider that does not exist, finalize with a receive still posted (and
 // with a collective: the warning's count), no shm region name left in /dev/shm once init returns, a program that
 // forgets sidecore::finalize(), starts beyond SIDECORE_MAX_REQUESTS, a relative profile path kept where init ran
 // though the program changes directory, a first call made by a thread other than init's, /dev/shm full at init,
-// receive buffers that would fill the provider's receive queue, or more memory than the process may have.
+// receive buffers that would fill the provider's receive queue, more memory than the process may have, or file
+// descriptors used up (at up to 3 ranks).
 // Exit status 0 when every check of the scenario held on this rank; every failed check prints a line.
 #include <dirent.h>
 #include <fcntl.h>
 #include <mpi.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -472,6 +476,58 @@ int run(const std::string& scenario) {
     expect_error(errc::bad_setting, [] { sidecore::init(); }, "init out of memory",
                  {"out of memory opening the engine", "SIDECORE_RECV_BUFFERS=2047", "SIDECORE_EAGER_MAX=65536"});
     check(!sidecore::initialized(), "not initialized after a failed init");
+  } else if (scenario == "fds_used_up") {
+    // Run on tcp (ctest): init with the process's file descriptors used up but for `keep`, for keep = 0, 1, ...
+    // until init works (each rank opens /dev/null up to its RLIMIT_NOFILE, lowered to 64 above what is open).
+    // Depending on the room, the endpoint, the node's shared memory or the connection of the ranks runs out; the
+    // last failed without a word in the provider and init waited for ever (SIDECORE_PEER_TIMEOUT 0). Every
+    // failure must name the file descriptors and the remedy, on every rank or as another rank's failure, and
+    // init must work once the room suffices.
+    int open_now = 0;
+    if (DIR* d = ::opendir("/proc/self/fd")) {
+      while (::readdir(d) != nullptr) ++open_now;
+      ::closedir(d);
+      open_now -= 3;  // ".", ".." and the directory's own descriptor
+    }
+    struct rlimit lim {};
+    check(::getrlimit(RLIMIT_NOFILE, &lim) == 0, "getrlimit(RLIMIT_NOFILE)");
+    lim.rlim_cur = std::min<rlim_t>(lim.rlim_cur, static_cast<rlim_t>(open_now) + 64);
+    check(::setrlimit(RLIMIT_NOFILE, &lim) == 0, "setrlimit(RLIMIT_NOFILE)");
+    int stalled = 0;  // failures found in the connection of the ranks (the case that hung)
+    bool works = false;
+    for (int keep = 0; keep <= 32 && !works; ++keep) {
+      std::vector<int> held;
+      for (;;) {
+        const int fd = ::open("/dev/null", O_RDONLY);
+        if (fd < 0) break;
+        held.push_back(fd);
+      }
+      for (int k = 0; k < keep && !held.empty(); ++k) {
+        ::close(held.back());
+        held.pop_back();
+      }
+      try {
+        sidecore::init();
+        works = true;
+      } catch (const sidecore::error& e) {
+        const std::string m = e.what();
+        const bool own = contains(m, "file descriptors") && contains(m, "ulimit -n");
+        check(own || contains(m, "failed on another rank"),
+              "init with " + std::to_string(keep) + " descriptors free: " + m);
+        if (contains(m, "no exchange with peer rank")) ++stalled;
+        std::fprintf(stderr, "[rank %d] %d free: %.160s\n", g_rank, keep, m.c_str());
+        check(!sidecore::initialized(), "not initialized after a failed init");
+      }
+      for (const int fd : held) ::close(fd);
+    }
+    check(works, "init works once the process has room for its descriptors");
+    int stalled_anywhere = 0;
+    MPI_Allreduce(&stalled, &stalled_anywhere, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    check(stalled_anywhere > 0, "some rank ran out in the connection of the ranks");
+    if (works) {
+      ring_once();
+      sidecore::finalize();
+    }
   } else if (scenario == "forget_finalize") {
     sidecore::init();
     ring_once();

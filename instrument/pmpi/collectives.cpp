@@ -16,6 +16,7 @@ struct comm_state {
   std::uint64_t key = 0;
   std::uint64_t next_seq = 0;  // the next collective instance's sequence number
   std::uint64_t children = 0;  // communicators made from this one so far
+  std::uint64_t persistent = 0;  // persistent collectives initialized on it so far (monitored kinds)
   std::uint32_t size = 0;
   bool inter = false;  // collectives on intercommunicators are not monitored
 };
@@ -29,6 +30,21 @@ std::atomic<std::uint64_t> g_local_keys{0};
 std::mutex g_requests_mu;
 std::unordered_map<MPI_Request, coll_instance> g_requests;
 std::atomic<std::size_t> g_watched{0};
+
+// A registered persistent collective: what each of its starts arrives with.
+struct persistent_req {
+  op_kind kind = op_kind::barrier;
+  std::uint32_t size = 0;
+  std::uint64_t key = 0;
+  std::uint64_t seq_base = 0;  // persistent_seq_bit and the request's place among its communicator's persistent ones
+  std::uint64_t starts = 0;
+  std::uint64_t bytes = 0;
+};
+// Its instances' sequence numbers: this bit, the request's place in bits 32 to 62 and its start count in bits 0 to
+// 31, apart from the communicator's count of its other collectives (which never reaches 2^63).
+constexpr std::uint64_t persistent_seq_bit = std::uint64_t{1} << 63;
+std::unordered_map<MPI_Request, persistent_req> g_persistent;  // under g_requests_mu
+std::atomic<std::size_t> g_persistent_n{0};
 
 int delete_state(MPI_Comm, int, void* value, void*) {
   delete static_cast<comm_state*>(value);
@@ -105,6 +121,8 @@ void collectives_end() {
   std::lock_guard lk(g_requests_mu);
   g_requests.clear();
   g_watched.store(0, std::memory_order_relaxed);
+  g_persistent.clear();
+  g_persistent_n.store(0, std::memory_order_relaxed);
 }
 
 void communicator_created(MPI_Comm parent, MPI_Comm child) {
@@ -214,6 +232,64 @@ int nonblocking_coll::started(int rc, const MPI_Request* request) noexcept {
   return rc;
 }
 
+int persistent_coll::registered(int rc, const MPI_Request* request) noexcept {
+  if (st_ == nullptr || rc != MPI_SUCCESS || request == nullptr || *request == MPI_REQUEST_NULL) return rc;
+  persistent_req r;
+  r.kind = kind_;
+  r.size = st_->size;
+  r.key = st_->key;
+  r.seq_base = persistent_seq_bit | (st_->persistent++ & 0x7FFFFFFFULL) << 32;
+  r.bytes = bytes_;
+  std::lock_guard lk(g_requests_mu);
+  try {
+    if (g_persistent.insert_or_assign(*request, r).second) g_persistent_n.fetch_add(1, std::memory_order_relaxed);
+  } catch (...) {
+    // Out of memory: its starts are not monitored.
+  }
+  return rc;
+}
+
+persistent_start::persistent_start(int count, const MPI_Request* requests) noexcept {
+  if (g_persistent_n.load(std::memory_order_relaxed) == 0 || count <= 0 || requests == nullptr) return;
+  starts_ = count <= inline_count ? inline_ : new (std::nothrow) start[static_cast<std::size_t>(count)];
+  if (starts_ == nullptr) return;
+  requests_ = requests;
+  {
+    std::lock_guard lk(g_requests_mu);
+    for (int i = 0; i < count; ++i) {
+      const auto it = g_persistent.find(requests[i]);
+      if (it == g_persistent.end()) continue;
+      persistent_req& r = it->second;
+      start& s = starts_[n_++];
+      s.index = i;
+      s.kind = r.kind;
+      s.size = r.size;
+      s.bytes = r.bytes;
+      s.instance = {r.key, r.seq_base | (r.starts++ & 0xFFFFFFFFULL)};
+    }
+  }
+  for (int k = 0; k < n_; ++k) {  // recorded outside the lock, as a nonblocking collective's arrival
+    start& s = starts_[k];
+    s.instance = coll_arrive(s.kind, s.instance.comm_key, s.instance.seq, s.bytes, s.size);
+  }
+}
+
+persistent_start::~persistent_start() {
+  if (starts_ != inline_) delete[] starts_;
+}
+
+int persistent_start::started(int rc) noexcept {
+  if (rc != MPI_SUCCESS) return rc;  // an instance that arrived but never departs is left out of every figure
+  for (int k = 0; k < n_; ++k) watch(requests_[starts_[k].index], starts_[k].instance);
+  return rc;
+}
+
+void persistent_freed(MPI_Request request) noexcept {
+  if (g_persistent_n.load(std::memory_order_relaxed) == 0 || request == MPI_REQUEST_NULL) return;
+  std::lock_guard lk(g_requests_mu);
+  if (g_persistent.erase(request) != 0) g_persistent_n.fetch_sub(1, std::memory_order_relaxed);
+}
+
 bool requests_watched() noexcept { return g_watched.load(std::memory_order_relaxed) != 0; }
 
 void request_seen_complete(MPI_Request request) noexcept {
@@ -252,10 +328,10 @@ void request_watch::put_back() noexcept {
   n_ = 0;
 }
 
-void request_watch::settle() noexcept {
+void request_watch::depart_completed() noexcept {
   int kept = 0;
   for (int k = 0; k < n_; ++k) {
-    if (requests_[taken_[k].index] == MPI_REQUEST_NULL) {
+    if (requests_[taken_[k].index] == MPI_REQUEST_NULL || taken_[k].reported) {
       coll_depart(taken_[k].node.mapped());
       taken_[k].node = {};
     } else if (kept != k) {

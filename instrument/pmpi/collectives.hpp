@@ -1,7 +1,8 @@
 // libsidecore-pmpi.so — monitoring of the MPI collectives of unmodified programs (instrument/collectives.hpp): each
 // communicator gets a key that every member derives alike, with no extra communication, and a sequence number per
 // collective instance; blocking collectives arrive at the call's entry and depart at its return, nonblocking ones
-// arrive at the initiation and depart at the return of the wait or test that reported them complete.
+// arrive at the initiation and depart at the return of the wait or test that reported them complete, and each start
+// of a persistent collective (MPI 4.0, MPI_<Coll>_init) is an instance of its own, like a nonblocking collective.
 #pragma once
 
 #include <mpi.h>
@@ -120,6 +121,66 @@ class nonblocking_coll {
   bool on_ = false;
 };
 
+/// A persistent collective's initialization (MPI_<Coll>_init, MPI 4.0): nothing arrives yet; registered() records
+/// its request with the kind, communicator and bytes (fixed at the initialization), and every MPI_Start of it arrives
+/// at an instance (persistent_start). The instances of one request are numbered apart from the communicator's other
+/// collectives, by the request's place among the persistent collectives initialized on the communicator (the
+/// initializations are collective calls, ordered alike on every member) and its starts (each member starts it as
+/// often): MPI does not require the members to start different persistent collectives in the same order, so the
+/// communicator's running count could number one instance differently on two members.
+class persistent_coll {
+ public:
+  /// `bytes()` as for blocking_coll, called at the initialization only.
+  template <class Bytes>
+  persistent_coll(op_kind kind, MPI_Comm comm, const Bytes& bytes) noexcept : kind_(kind) {
+    st_ = monitored(comm);
+    if (st_ != nullptr) bytes_ = bytes();
+  }
+  /// `rc` of the initialization; on success, *request is registered. Returns rc.
+  int registered(int rc, const MPI_Request* request) noexcept;
+  persistent_coll(const persistent_coll&) = delete;
+  persistent_coll& operator=(const persistent_coll&) = delete;
+
+ private:
+  op_kind kind_;
+  comm_state* st_ = nullptr;
+  std::uint64_t bytes_ = 0;
+};
+
+/// MPI_Start or MPI_Startall: each registered persistent collective among the requests arrives at its next instance
+/// on construction (before the call); started() watches those the call started, whose completion in a wait or test
+/// is the departure, as a nonblocking collective's. Takes nothing while no persistent collective is registered (one
+/// relaxed load): persistent point-to-point starts pay no more.
+class persistent_start {
+ public:
+  /// Arrivals of the registered requests among requests[0, count).
+  persistent_start(int count, const MPI_Request* requests) noexcept;
+  ~persistent_start();
+  /// `rc` of the start; on success the started instances are watched. Returns rc.
+  int started(int rc) noexcept;
+  persistent_start(const persistent_start&) = delete;
+  persistent_start& operator=(const persistent_start&) = delete;
+
+ private:
+  // A start of a registered request, with its slot in the caller's array.
+  struct start {
+    int index = 0;
+    op_kind kind = op_kind::barrier;
+    std::uint32_t size = 0;
+    std::uint64_t bytes = 0;
+    coll_instance instance;  // the communicator's key and the instance's number, then what coll_arrive() gave
+  };
+  static constexpr int inline_count = 16;
+  start inline_[inline_count];
+  start* starts_ = nullptr;  // inline_ or a heap array of the call's count; nullptr: nothing arrived
+  int n_ = 0;                // entries of starts_ in use
+  const MPI_Request* requests_ = nullptr;
+};
+
+/// Request `request` is being freed (MPI_Request_free, before the call: MPI may hand the handle to another thread's
+/// next request once it is freed): a persistent collective's registration ends.
+void persistent_freed(MPI_Request request) noexcept;
+
 /// Whether a nonblocking collective's request is watched (one relaxed load: the waits' and tests' fast path).
 [[nodiscard]] bool requests_watched() noexcept;
 
@@ -130,9 +191,10 @@ void request_seen_complete(MPI_Request request) noexcept;
 /// The watched requests among those a wait or test was given, taken out of the watch before the call, so that the
 /// ones it completed depart after it and the others go back. Taken out, not looked up again after the call: once
 /// the call has freed a request, MPI may hand its handle to another thread's next nonblocking collective (and that
-/// thread's watch) while this thread is still inside the call. A watched request (a nonblocking collective's: never
-/// persistent) completed exactly when the call set its slot to MPI_REQUEST_NULL, whatever the call returned: a wait
-/// or test failing with MPI_ERR_IN_STATUS has still completed (and freed) the requests whose status holds no error.
+/// thread's watch) while this thread is still inside the call. A nonblocking collective's request completed exactly
+/// when the call set its slot to MPI_REQUEST_NULL, whatever the call returned: a wait or test failing with
+/// MPI_ERR_IN_STATUS has still completed (and freed) the requests whose status holds no error. A persistent
+/// collective's request stays allocated (inactive) when it completes: the call's own report says which completed.
 /// Takes nothing while no request is watched (one relaxed load).
 class request_watch {
  public:
@@ -141,8 +203,14 @@ class request_watch {
   ~request_watch();
   request_watch(const request_watch&) = delete;
   request_watch& operator=(const request_watch&) = delete;
-  /// After the wait or test: the taken requests whose slots it set to MPI_REQUEST_NULL depart, the others go back.
-  void settle() noexcept;
+  /// After the wait or test: the taken requests it completed depart, the others go back. Request i completed when
+  /// the call set slot i to MPI_REQUEST_NULL, or when `reported(i)` is true: the call reported slot i complete (its
+  /// return code, flag, index or indices, as each call reports).
+  template <class Reported>
+  void settle(const Reported& reported) noexcept {
+    for (int k = 0; k < n_; ++k) taken_[k].reported = reported(taken_[k].index);
+    depart_completed();
+  }
   /// Request i is being freed (MPI_Request_free): it will not depart.
   void freed(int i) noexcept;
 
@@ -150,8 +218,10 @@ class request_watch {
   // A request taken out of the watch, with its slot in the caller's array.
   struct taken {
     int index = 0;
+    bool reported = false;  // the call reported it complete
     std::unordered_map<MPI_Request, coll_instance>::node_type node;
   };
+  void depart_completed() noexcept;
   void put_back() noexcept;
   static constexpr int inline_count = 16;
   taken inline_[inline_count];

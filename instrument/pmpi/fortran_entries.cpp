@@ -1,9 +1,11 @@
 // libsidecore-pmpi.so — the PMPI_* entries of MPICH's mpi_f08 bindings.
 // MPICH's `use mpi` and mpif.h bindings call the C MPI_* functions, which the wrappers intercept. Its `use mpi_f08`
 // bindings (libmpichfort) do so only for the calls that take a buffer: MPI_Init, MPI_Init_thread, MPI_Finalize, the
-// waits, tests, probes, Barrier, Ibarrier, Start(all), Cancel, Request_free and the communicator calls call PMPI_*
-// themselves (MPICH 4.0.2, read from libmpichfort's relocations). Such a program's MPI would be initialized past the
-// profiler, which then writes no profile and starts no progress core.
+// waits, tests, probes, Barrier, Ibarrier, Barrier_init, Start(all), Cancel, Request_free, the partitioned calls
+// without a buffer (Pready, Pready_range, Pready_list, Parrived) and the communicator calls call PMPI_* themselves
+// (MPICH 4.0.2, read from libmpichfort's relocations; the other persistent collectives' initializations call
+// MPI_*). Such a program's MPI would be initialized past the profiler, which then writes no profile and starts no
+// progress core.
 // This library therefore defines those PMPI_* functions too. A call that comes from MPICH's Fortran bindings library
 // is the program's call: it goes through the wrapper (MPI_*), as a C program's does. Any other caller — the wrappers
 // themselves, MPICH's own library (ROMIO calls PMPI_Barrier, PMPI_Waitall, ...), another tool — reaches the next
@@ -105,6 +107,7 @@ SIDECORE_PMPI_ENTRY(Init_thread, (int* argc, char*** argv, int required, int* pr
 SIDECORE_PMPI_ENTRY(Finalize, (void), ())
 SIDECORE_PMPI_ENTRY(Barrier, (MPI_Comm comm), (comm))
 SIDECORE_PMPI_ENTRY(Ibarrier, (MPI_Comm comm, MPI_Request* request), (comm, request))
+SIDECORE_PMPI_ENTRY(Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request* request), (comm, info, request))
 SIDECORE_PMPI_ENTRY(Start, (MPI_Request* request), (request))
 SIDECORE_PMPI_ENTRY(Startall, (int count, MPI_Request array_of_requests[]), (count, array_of_requests))
 SIDECORE_PMPI_ENTRY(Wait, (MPI_Request* request, MPI_Status* status), (request, status))
@@ -132,6 +135,12 @@ SIDECORE_PMPI_ENTRY(Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message* me
 SIDECORE_PMPI_ENTRY(Improbe, (int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
                               MPI_Status* status),
                     (source, tag, comm, flag, message, status))
+SIDECORE_PMPI_ENTRY(Pready, (int partition, MPI_Request request), (partition, request))
+SIDECORE_PMPI_ENTRY(Pready_range, (int partition_low, int partition_high, MPI_Request request),
+                    (partition_low, partition_high, request))
+SIDECORE_PMPI_ENTRY(Pready_list, (int length, int array_of_partitions[], MPI_Request request),
+                    (length, array_of_partitions, request))
+SIDECORE_PMPI_ENTRY(Parrived, (MPI_Request request, int partition, int* flag), (request, partition, flag))
 SIDECORE_PMPI_ENTRY(Cancel, (MPI_Request* request), (request))
 SIDECORE_PMPI_ENTRY(Request_free, (MPI_Request* request), (request))
 SIDECORE_PMPI_ENTRY(Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm), (comm, newcomm))

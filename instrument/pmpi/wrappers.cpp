@@ -19,6 +19,8 @@ using sidecore::instrument::pmpi::call_scope;
 using sidecore::instrument::pmpi::group_communicator_created;
 using sidecore::instrument::pmpi::merged_communicator_created;
 using sidecore::instrument::pmpi::nonblocking_coll;
+using sidecore::instrument::pmpi::persistent_coll;
+using sidecore::instrument::pmpi::persistent_start;
 using sidecore::instrument::pmpi::request_watch;
 using sidecore::instrument::pmpi::sum_bytes;
 using sidecore::instrument::pmpi::times_size;
@@ -28,6 +30,24 @@ namespace {
 int created(int rc, MPI_Comm parent, const MPI_Comm* child) {
   if (rc == MPI_SUCCESS && child != nullptr) sidecore::instrument::pmpi::communicator_created(parent, *child);
   return rc;
+}
+
+// Whether a wait or test of every request (Waitall; Testall with `all` its flag) that returned rc reported slot i
+// complete: all of them on success; under MPI_ERR_IN_STATUS those whose status holds no error.
+bool all_reported(int rc, bool all, const MPI_Status* statuses, int i) {
+  if (rc == MPI_SUCCESS) return all;
+  return rc == MPI_ERR_IN_STATUS && statuses != MPI_STATUSES_IGNORE && statuses[i].MPI_ERROR == MPI_SUCCESS;
+}
+
+// Whether Waitsome or Testsome reported slot i complete: among its indices (under MPI_ERR_IN_STATUS, with no error in
+// the status beside it).
+bool some_reported(int rc, const int* outcount, const int* indices, const MPI_Status* statuses, int i) {
+  if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || *outcount == MPI_UNDEFINED) return false;
+  for (int j = 0; j < *outcount; ++j) {
+    if (indices[j] != i) continue;
+    return rc == MPI_SUCCESS || (statuses != MPI_STATUSES_IGNORE && statuses[j].MPI_ERROR == MPI_SUCCESS);
+  }
+  return false;
 }
 }  // namespace
 
@@ -695,14 +715,17 @@ int MPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
   return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 }
 
+// A persistent collective's start is a nonblocking collective's initiation, and one instance of it (collectives.hpp).
 int MPI_Start(MPI_Request *request) {
   const call_scope scope(category::init, "MPI_Start");
-  return PMPI_Start(request);
+  persistent_start starts(1, request);
+  return starts.started(PMPI_Start(request));
 }
 
 int MPI_Startall(int count, MPI_Request array_of_requests[]) {
   const call_scope scope(category::init, "MPI_Startall");
-  return PMPI_Startall(count, array_of_requests);
+  persistent_start starts(count, array_of_requests);
+  return starts.started(PMPI_Startall(count, array_of_requests));
 }
 
 // ---- Tests and nonblocking probes (category "test": they poll, they initiate nothing).
@@ -715,7 +738,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   const call_scope scope(category::test, "MPI_Test");
   request_watch watch(1, request);
   const int rc = PMPI_Test(request, flag, status);
-  watch.settle();
+  watch.settle([&](int) { return rc == MPI_SUCCESS && *flag != 0; });
   return rc;
 }
 
@@ -723,7 +746,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
   const call_scope scope(category::test, "MPI_Testall");
   request_watch watch(count, array_of_requests);
   const int rc = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
-  watch.settle();
+  watch.settle([&](int i) { return all_reported(rc, *flag != 0, array_of_statuses, i); });
   return rc;
 }
 
@@ -731,7 +754,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag
   const call_scope scope(category::test, "MPI_Testany");
   request_watch watch(count, array_of_requests);
   const int rc = PMPI_Testany(count, array_of_requests, indx, flag, status);
-  watch.settle();
+  watch.settle([&](int i) { return rc == MPI_SUCCESS && *flag != 0 && *indx == i; });
   return rc;
 }
 
@@ -739,7 +762,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, in
   const call_scope scope(category::test, "MPI_Testsome");
   request_watch watch(incount, array_of_requests);
   const int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-  watch.settle();
+  watch.settle([&](int i) { return some_reported(rc, outcount, array_of_indices, array_of_statuses, i); });
   return rc;
 }
 
@@ -761,7 +784,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status) {
   const call_scope scope(category::wait, "MPI_Wait");
   request_watch watch(1, request);
   const int rc = PMPI_Wait(request, status);
-  watch.settle();
+  watch.settle([&](int) { return rc == MPI_SUCCESS; });
   return rc;
 }
 
@@ -769,7 +792,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
   const call_scope scope(category::wait, "MPI_Waitall");
   request_watch watch(count, array_of_requests);
   const int rc = PMPI_Waitall(count, array_of_requests, array_of_statuses);
-  watch.settle();
+  watch.settle([&](int i) { return all_reported(rc, true, array_of_statuses, i); });
   return rc;
 }
 
@@ -777,7 +800,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Statu
   const call_scope scope(category::wait, "MPI_Waitany");
   request_watch watch(count, array_of_requests);
   const int rc = PMPI_Waitany(count, array_of_requests, indx, status);
-  watch.settle();
+  watch.settle([&](int i) { return rc == MPI_SUCCESS && *indx == i; });
   return rc;
 }
 
@@ -785,7 +808,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, in
   const call_scope scope(category::wait, "MPI_Waitsome");
   request_watch watch(incount, array_of_requests);
   const int rc = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-  watch.settle();
+  watch.settle([&](int i) { return some_reported(rc, outcount, array_of_indices, array_of_statuses, i); });
   return rc;
 }
 
@@ -874,6 +897,7 @@ int MPI_Request_free(MPI_Request *request) {
   const call_scope scope(category::other, "MPI_Request_free");
   request_watch watch(1, request);
   watch.freed(0);  // a freed collective's completion is never seen: the instance is left out
+  if (request != nullptr) sidecore::instrument::pmpi::persistent_freed(*request);
   return PMPI_Request_free(request);
 }
 
@@ -931,6 +955,164 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
 int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) {
   const call_scope scope(category::other, "MPI_Recv_init_c");
   return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
+}
+
+// ---- MPI 4.0 persistent collectives. The initialization starts nothing: "other", as MPI_Send_init's. Each start
+// (MPI_Start, MPI_Startall: "init") is a nonblocking collective's initiation and, for the monitored kinds, one
+// instance on the request's communicator (collectives.hpp). Scan, exscan and the neighbourhood collectives are
+// counted but not monitored, as their nonblocking forms are.
+//
+// Their parameter lists come in shapes, each written once for both twins: SIDECORE_<SHAPE>(C, D) gives the parameter
+// list and the argument list, with C the count type and D the displacement type: int and int for MPI_<Name>_init,
+// MPI_Count and MPI_Aint for the large-count MPI_<Name>_init_c.
+#define SIDECORE_ROOTLESS_REDUCE(C, D)                                                                           \
+  (const void *sendbuf, void *recvbuf, C count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,   \
+   MPI_Request *request), (sendbuf, recvbuf, count, datatype, op, comm, info, request)
+#define SIDECORE_REDUCE(C, D)                                                                                    \
+  (const void *sendbuf, void *recvbuf, C count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,        \
+   MPI_Info info, MPI_Request *request), (sendbuf, recvbuf, count, datatype, op, root, comm, info, request)
+#define SIDECORE_BCAST(C, D)                                                                                     \
+  (void *buffer, C count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request),   \
+      (buffer, count, datatype, root, comm, info, request)
+#define SIDECORE_ROOTED(C, D)                                                                                    \
+  (const void *sendbuf, C sendcount, MPI_Datatype sendtype, void *recvbuf, C recvcount, MPI_Datatype recvtype,    \
+   int root, MPI_Comm comm, MPI_Info info, MPI_Request *request),                                                 \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request)
+#define SIDECORE_ROOTLESS(C, D)                                                                                  \
+  (const void *sendbuf, C sendcount, MPI_Datatype sendtype, void *recvbuf, C recvcount, MPI_Datatype recvtype,    \
+   MPI_Comm comm, MPI_Info info, MPI_Request *request),                                                           \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request)
+#define SIDECORE_GATHERV(C, D)                                                                                   \
+  (const void *sendbuf, C sendcount, MPI_Datatype sendtype, void *recvbuf, const C recvcounts[], const D displs[], \
+   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request),                          \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request)
+#define SIDECORE_SCATTERV(C, D)                                                                                  \
+  (const void *sendbuf, const C sendcounts[], const D displs[], MPI_Datatype sendtype, void *recvbuf, C recvcount, \
+   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request),                          \
+      (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request)
+#define SIDECORE_ALLGATHERV(C, D)                                                                                \
+  (const void *sendbuf, C sendcount, MPI_Datatype sendtype, void *recvbuf, const C recvcounts[], const D displs[], \
+   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request),                                    \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request)
+#define SIDECORE_ALLTOALLV(C, D)                                                                                 \
+  (const void *sendbuf, const C sendcounts[], const D sdispls[], MPI_Datatype sendtype, void *recvbuf,            \
+   const C recvcounts[], const D rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,                  \
+   MPI_Request *request),                                                                                         \
+      (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request)
+#define SIDECORE_ALLTOALLW(C, D)                                                                                 \
+  (const void *sendbuf, const C sendcounts[], const D sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,   \
+   const C recvcounts[], const D rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,         \
+   MPI_Request *request),                                                                                         \
+      (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request)
+// MPI_Neighbor_alltoallw's displacements are MPI_Aint in both twins.
+#define SIDECORE_NEIGHBOR_ALLTOALLW(C, D) SIDECORE_ALLTOALLW(C, MPI_Aint)
+#define SIDECORE_REDUCE_SCATTER(C, D)                                                                            \
+  (const void *sendbuf, void *recvbuf, const C recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,     \
+   MPI_Info info, MPI_Request *request), (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request)
+#define SIDECORE_REDUCE_SCATTER_BLOCK(C, D)                                                                      \
+  (const void *sendbuf, void *recvbuf, C recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,              \
+   MPI_Info info, MPI_Request *request), (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request)
+
+// MPI_<name> of a monitored kind (`kind`, an op_kind): counted in "other"; a successful initialization registers its
+// request with `bytes`, an expression of the parameters.
+#define SIDECORE_MONITORED_INIT(name, kind, bytes, params, args)        \
+  int MPI_##name params {                                               \
+    const call_scope scope(category::other, "MPI_" #name);              \
+    persistent_coll coll(op_kind::kind, comm, [&] { return bytes; });   \
+    return coll.registered(PMPI_##name args, request);                  \
+  }
+// MPI_<name> of a kind not monitored: counted in "other".
+#define SIDECORE_COUNTED_INIT(name, params, args)                       \
+  int MPI_##name params {                                               \
+    const call_scope scope(category::other, "MPI_" #name);              \
+    return PMPI_##name args;                                            \
+  }
+// Expands `shape` before `macro` splits it into its parameter and argument lists.
+#define SIDECORE_APPLY(macro, ...) macro(__VA_ARGS__)
+// MPI_<name>_init and its large-count twin MPI_<name>_init_c, by `init` (SIDECORE_MONITORED_INIT with the kind and
+// the bytes, or SIDECORE_COUNTED_INIT).
+#define SIDECORE_TWINS(init, name, shape, ...)                                                                 \
+  SIDECORE_APPLY(init, name##_init, __VA_ARGS__ __VA_OPT__(, ) shape(int, int))                              \
+  SIDECORE_APPLY(init, name##_init_c, __VA_ARGS__ __VA_OPT__(, ) shape(MPI_Count, MPI_Aint))
+#define SIDECORE_PERSISTENT_TWINS(name, kind, bytes, shape) \
+  SIDECORE_TWINS(SIDECORE_MONITORED_INIT, name, shape, kind, bytes)
+#define SIDECORE_COUNTED_TWINS(name, shape) SIDECORE_TWINS(SIDECORE_COUNTED_INIT, name, shape)
+
+// The bytes of the gathers (a rank's contribution; in place, the receive count's) and scatters (what a rank gets).
+#define SIDECORE_SENT_BYTES \
+  (sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype))
+#define SIDECORE_SENT_BYTES_V (sendbuf == MPI_IN_PLACE ? 0 : bytes_of(sendcount, sendtype))
+#define SIDECORE_RECEIVED_BYTES \
+  (recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype))
+#define SIDECORE_RECEIVED_BYTES_V (recvbuf == MPI_IN_PLACE ? 0 : bytes_of(recvcount, recvtype))
+
+SIDECORE_MONITORED_INIT(Barrier_init, barrier, 0, (MPI_Comm comm, MPI_Info info, MPI_Request *request),
+                        (comm, info, request))
+SIDECORE_PERSISTENT_TWINS(Bcast, bcast, bytes_of(count, datatype), SIDECORE_BCAST)
+SIDECORE_PERSISTENT_TWINS(Reduce, reduce, bytes_of(count, datatype), SIDECORE_REDUCE)
+SIDECORE_PERSISTENT_TWINS(Allreduce, allreduce, bytes_of(count, datatype), SIDECORE_ROOTLESS_REDUCE)
+SIDECORE_PERSISTENT_TWINS(Gather, gather, SIDECORE_SENT_BYTES, SIDECORE_ROOTED)
+SIDECORE_PERSISTENT_TWINS(Gatherv, gather, SIDECORE_SENT_BYTES_V, SIDECORE_GATHERV)
+SIDECORE_PERSISTENT_TWINS(Scatter, scatter, SIDECORE_RECEIVED_BYTES, SIDECORE_ROOTED)
+SIDECORE_PERSISTENT_TWINS(Scatterv, scatter, SIDECORE_RECEIVED_BYTES_V, SIDECORE_SCATTERV)
+SIDECORE_PERSISTENT_TWINS(Allgather, allgather, SIDECORE_SENT_BYTES, SIDECORE_ROOTLESS)
+SIDECORE_PERSISTENT_TWINS(Allgatherv, allgatherv, SIDECORE_SENT_BYTES_V, SIDECORE_ALLGATHERV)
+SIDECORE_PERSISTENT_TWINS(Alltoall, alltoall, times_size(comm, SIDECORE_SENT_BYTES), SIDECORE_ROOTLESS)
+SIDECORE_PERSISTENT_TWINS(Alltoallv, alltoallv,
+                          sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtype, comm)
+                                                  : sum_bytes(sendcounts, sendtype, comm),
+                          SIDECORE_ALLTOALLV)
+SIDECORE_PERSISTENT_TWINS(Alltoallw, alltoallv,
+                          sendbuf == MPI_IN_PLACE ? sum_bytes(recvcounts, recvtypes, comm)
+                                                  : sum_bytes(sendcounts, sendtypes, comm),
+                          SIDECORE_ALLTOALLW)
+SIDECORE_PERSISTENT_TWINS(Reduce_scatter, reduce_scatter_block, sum_bytes(recvcounts, datatype, comm),
+                          SIDECORE_REDUCE_SCATTER)
+SIDECORE_PERSISTENT_TWINS(Reduce_scatter_block, reduce_scatter_block,
+                          times_size(comm, bytes_of(recvcount, datatype)), SIDECORE_REDUCE_SCATTER_BLOCK)
+SIDECORE_COUNTED_TWINS(Scan, SIDECORE_ROOTLESS_REDUCE)
+SIDECORE_COUNTED_TWINS(Exscan, SIDECORE_ROOTLESS_REDUCE)
+SIDECORE_COUNTED_TWINS(Neighbor_allgather, SIDECORE_ROOTLESS)
+SIDECORE_COUNTED_TWINS(Neighbor_allgatherv, SIDECORE_ALLGATHERV)
+SIDECORE_COUNTED_TWINS(Neighbor_alltoall, SIDECORE_ROOTLESS)
+SIDECORE_COUNTED_TWINS(Neighbor_alltoallv, SIDECORE_ALLTOALLV)
+SIDECORE_COUNTED_TWINS(Neighbor_alltoallw, SIDECORE_NEIGHBOR_ALLTOALLW)
+
+// ---- MPI 4.0 partitioned communication. MPI_Psend_init and MPI_Precv_init make a persistent request ("other", as
+// MPI_Send_init and MPI_Recv_init); MPI_Start(all) starts it. MPI_Pready, MPI_Pready_range and MPI_Pready_list hand
+// partitions to MPI for sending: initiations ("init"; the progress core's engine then moves them in the background).
+// MPI_Parrived polls for a partition without completing anything: a test ("test"). The wait or test that completes
+// the request counts as for any other.
+int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  const call_scope scope(category::other, "MPI_Psend_init");
+  return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
+}
+
+int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                   MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  const call_scope scope(category::other, "MPI_Precv_init");
+  return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
+}
+
+int MPI_Pready(int partition, MPI_Request request) {
+  const call_scope scope(category::init, "MPI_Pready");
+  return PMPI_Pready(partition, request);
+}
+
+int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request) {
+  const call_scope scope(category::init, "MPI_Pready_range");
+  return PMPI_Pready_range(partition_low, partition_high, request);
+}
+
+int MPI_Pready_list(int length, int array_of_partitions[], MPI_Request request) {
+  const call_scope scope(category::init, "MPI_Pready_list");
+  return PMPI_Pready_list(length, array_of_partitions, request);
+}
+
+int MPI_Parrived(MPI_Request request, int partition, int *flag) {
+  const call_scope scope(category::test, "MPI_Parrived");
+  return PMPI_Parrived(request, partition, flag);
 }
 
 }  // extern "C"

@@ -135,11 +135,12 @@ int main(int argc, char** argv) {
   } while (!flag);
   MPI_Wait(&p[0], MPI_STATUS_IGNORE);          // w15: already complete
   MPI_Barrier(comm);                           // b4
-  for (int k = 0; k < 7; ++k) MPI_Request_free(&p[k]);  // o11..o17
-  MPI_Request_free(&mix[0]);                   // o18
-  MPI_Request_free(&mix[2]);                   // o19
+  MPI_Request_free(&mix[0]);                   // o11
+  MPI_Request_free(&mix[2]);                   // o12
+  for (int k = 6; k >= 0; --k) MPI_Request_free(&p[k]);  // o13..o19
 
-  // Persistent point-to-point requests made after the collectives' were freed (MPI may give their handles back).
+  // Persistent point-to-point requests made after the collectives' were freed: MPICH gives the last freed handles
+  // back first, the allreduce's and the bcast's.
   MPI_Request pp[2];
   MPI_Recv_init(&from, 1, MPI_INT, left, 8, comm, &pp[0]);   // o20
   MPI_Send_init(&rank, 1, MPI_INT, right, 8, comm, &pp[1]);  // o21

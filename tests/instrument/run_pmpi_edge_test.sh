@@ -164,7 +164,7 @@ f08)
     expect "$dir/f08_$mode.out" "pmpi_f08_app: f08 done" "f08, mode $mode: the program ran to its end"
     refuse "$dir/f08_$mode.err" "initialized past" "f08, mode $mode: MPI_Init was seen"
     for r in 0 1; do
-      "$check" "$dir/f08_$mode.$r.json" blocking=2 init=4 wait=3 test=1 other=2 coll:barrier=2 coll:allreduce=2 \
+      "$check" "$dir/f08_$mode.$r.json" blocking=2 init=9 wait=7 test=1 other=8 coll:barrier=4 coll:allreduce=2 \
         unmatched=0 || fail=1
     done
     [ "$mode" = core ] && expect "$dir/f08_core.err" "reserved Core" "f08, mode core: the progress core was reserved"

@@ -1,6 +1,7 @@
 // sidecore instrument — named regions: REGION_ENTER/EXIT on the calling thread, and region paths ("solve/halo")
 // interned to 16-bit ids. The first use of a name takes a short lock and allocates; later uses hit the thread's
 // caches (by the name's pointer, then by a hash of its contents), with no lock.
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -19,6 +20,8 @@ namespace {
 
 std::unordered_map<std::string, std::uint16_t> g_region_ids;  // key: 2 bytes of parent id + name (g_region_mu)
 bool g_warned_regions = false;
+// Set by the first entry past max_region_depth (any thread: the entry hooks take no lock, so an atomic).
+std::atomic<bool> g_warned_depth{false};
 
 // Equal names, compared inline for short ones (region names are; memcmp through the PLT was 7 % of a region event).
 inline bool same_name(const std::string& a, std::string_view b) noexcept {
@@ -64,6 +67,23 @@ std::uint16_t intern_region(std::uint16_t parent, std::string_view name, const r
   }
 }
 
+/// The first entry past max_region_depth of the collection says so: the region is not tracked, and where its time,
+/// calls and transfers go (the innermost tracked path, `enclosing`). Out of line: entries that deep are rare.
+[[gnu::cold, gnu::noinline]] void warn_too_deep(std::string_view name, std::uint16_t enclosing) noexcept {
+  if (g_warned_depth.load(std::memory_order_relaxed) || g_warned_depth.exchange(true)) return;
+  std::string path;
+  try {
+    std::lock_guard lk(g_region_mu);
+    path = enclosing != 0 && enclosing < g_region_info.size() ? g_region_info[enclosing].path : std::string();
+  } catch (...) {  // out of memory: the warning without the path
+  }
+  std::fprintf(stderr, "sidecore: instrument: region '%.*s' is entered inside %u nested regions, the most that are "
+               "tracked: it and the regions inside it get no path of their own; their time, calls and transfers "
+               "count for the enclosing region '%s'\n",
+               static_cast<int>(name.size()), name.empty() ? "" : name.data(), max_region_depth,
+               path.empty() ? "(none)" : path.c_str());
+}
+
 }  // namespace
 
 void reset_regions() {
@@ -72,6 +92,7 @@ void reset_regions() {
   g_region_info.emplace_back();
   g_region_ids.clear();
   g_warned_regions = false;
+  g_warned_depth.store(false, std::memory_order_relaxed);
 }
 
 std::string region_leaf(std::uint16_t id) {
@@ -89,6 +110,7 @@ void region_enter_at(std::string_view name, std::uint64_t t) noexcept {
   thread_state* st = self();
   if (st == nullptr) return;
   if (st->region_depth >= max_region_depth) {
+    if (st->region_depth == max_region_depth) warn_too_deep(name, st->region);
     ++st->region_depth;  // too deep: tracked as depth only, attributed to the enclosing region
     return;
   }

@@ -614,6 +614,69 @@ TEST(Regions, APathThatCannotBeInternedIsNotCountedTwiceInItsParent) {
   si::stop();
 }
 
+TEST(Regions, DeeperThanTheDepthLimitWarnsOnceAndCountsForTheDeepestTrackedRegion) {
+  // 70 nested regions r0 .. r69 (the limit is 64): r64 .. r69 have no path of their own; their time and the call made
+  // in r69 count for r0/../r63, the deepest tracked path, which stays entered once. One warning names the limit, the
+  // region past it and where its time goes. The exits unwind to depth 0, and a region entered afterwards is tracked.
+  //   r_d entered at 10 d, left at 2000 + 10 (69 - d): time 2690 - 20 d; wait call [1000, 1010] inside r69.
+  constexpr int kDepth = 70;
+  si::config cfg;
+  cfg.profile = true;
+  cfg.clock = si::event_clock::monotonic;
+  si::start(cfg, 0, 1);
+  sd::set_window_start(T0);
+  ::testing::internal::CaptureStderr();
+  for (int d = 0; d < kDepth; ++d) {
+    sd::region_enter_at("r" + std::to_string(d), T0 + 10 * static_cast<std::uint64_t>(d));
+  }
+  sd::call_enter_at(category::wait, T0 + 1000);
+  sd::call_exit_at(category::wait, T0 + 1010);
+  sd::region_exit_at(T0 + 1500);  // r69 left and entered again: too deep again, no second warning
+  sd::region_enter_at("again", T0 + 1600);
+  for (int d = kDepth - 1; d >= 0; --d) {
+    sd::region_exit_at(T0 + 2000 + 10 * static_cast<std::uint64_t>(kDepth - 1 - d));
+  }
+  sd::region_exit_at(T0 + 2900);  // one exit too many: ignored
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  sd::region_enter_at("after", T0 + 3000);
+  sd::call_enter_at(category::test, T0 + 3010);
+  sd::call_exit_at(category::test, T0 + 3013);
+  sd::region_exit_at(T0 + 3100);
+  sd::set_window_end(T0 + 4000);
+  std::size_t warnings = 0;
+  for (std::size_t at = err.find("sidecore: instrument:"); at != std::string::npos;
+       at = err.find("sidecore: instrument:", at + 1)) {
+    ++warnings;
+  }
+  EXPECT_EQ(warnings, 1u) << err;
+  EXPECT_NE(err.find("64 nested regions"), std::string::npos) << err;
+  EXPECT_NE(err.find("'r64'"), std::string::npos) << err;
+  std::string deepest = "r0";
+  for (int d = 1; d < 64; ++d) deepest += "/r" + std::to_string(d);
+  EXPECT_NE(err.find("'" + deepest + "'"), std::string::npos) << err;
+  const json p = json::parse(si::rank_profile_json());
+  std::map<std::string, json> by_name;
+  for (const auto& r : p["regions"]) by_name[r["name"].get<std::string>()] = r;
+  EXPECT_EQ(by_name.size(), 65u);  // r0 .. r63's paths and "after"
+  std::string path;
+  for (int d = 0; d < 64; ++d) {
+    path += (d == 0 ? "" : "/") + ("r" + std::to_string(d));
+    ASSERT_EQ(by_name.count(path), 1u) << path;
+    const json& r = by_name[path];
+    EXPECT_EQ(r["entries"], 1) << path;
+    EXPECT_NEAR(r["time_s"].get<double>(), (2690.0 - 20.0 * d) * 1e-9, 1e-18) << path;
+    EXPECT_EQ(r["categories"]["wait"]["count"], 1) << path;
+    EXPECT_NEAR(r["categories"]["wait"]["time_s"].get<double>(), 10e-9, 1e-18) << path;
+  }
+  ASSERT_EQ(by_name.count("after"), 1u);
+  EXPECT_EQ(by_name["after"]["entries"], 1);
+  EXPECT_NEAR(by_name["after"]["time_s"].get<double>(), 100e-9, 1e-18);
+  EXPECT_EQ(by_name["after"]["categories"]["test"]["count"], 1);
+  EXPECT_EQ(by_name["after"]["categories"]["wait"]["count"], 0);
+  EXPECT_EQ(p["categories"]["wait"]["count"], 1);
+  si::stop();
+}
+
 TEST(Regions, ManyEntriesThroughTheRealHooks) {
   // The public hooks with the real clock: 1000 entries of a region holding a call, name cache included
   // (a std::string buffer reused with different contents must not alias).

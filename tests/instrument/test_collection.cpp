@@ -18,6 +18,7 @@
 #include "sidecore/common/profile.hpp"
 #include "sidecore/instrument/instrument.hpp"
 #include "synthetic_time.hpp"
+#include "threads.hpp"  // the call sequence number and the seqlock's version, started near their wrap
 
 namespace si = sidecore::instrument;
 namespace sd = sidecore::instrument::detail;
@@ -143,6 +144,82 @@ TEST(Collection, ManyThreadsAndAProgressThread) {
   EXPECT_LE(tot["min_s"].get<double>(), tot["max_s"].get<double>() + 1e-12);
   EXPECT_LE(tot["max_s"].get<double>(), tot["xfer_time_s"].get<double>() + 1e-12);
   si::stop();
+}
+
+namespace {
+// One owner's calls and transfers, with its outermost-call sequence number and its seqlock's version started at
+// `seq0` and `version0` (synthetic ns, xfer_time 10 ns). Outermost calls: A init [10, 20], B wait [100, 130],
+// C test [200, 210], D blocking [300, 320], E other [400, 420], F wait [500, 530].
+//   xfer 1: owner, begin 11 in A, end 105 in B: noncomputation 9 + 5 = 14 of a window of 94: max 10, min 0
+//   xfer 2: owner, begin 110 and end 120 in B (adjacent records: paired without the table): case 1, x 10
+//   xfer 3: owner, begin 112 in B, end 205 in C: noncomputation 18 + 5 = 23 of 93: max 10, min 0
+//   xfer 4: another thread, begin 301 and end 310 while the owner is in D (its seqlock read): case 1, x 9
+//   xfer 5: another thread, begin 315 in D; a third thread, end 410 in E: noncomputation 5 + 10 = 15 of 95:
+//           max 10, min 0
+//   xfer 6: owner, begin 419 in E, end 501 in F: noncomputation 1 + 1 = 2 of 82: max 10, min 8
+// Total: min 8, max 40, xfer 59, count 6.
+json run_owner_from_seq(std::uint32_t seq0, std::uint32_t version0) {
+  namespace in = sidecore::instrument::internal;
+  si::config cfg;
+  cfg.profile = true;
+  cfg.clock = si::event_clock::monotonic;
+  si::start(cfg, 0, 1);
+  si::set_xfer_time_table({{0, 10e-9}}, "test");
+  const auto me = si::current_thread_id();
+  in::thread_state* st = in::self();
+  st->pub_seq.store(seq0, in::relaxed);
+  st->version.store(version0, in::relaxed);
+  sd::set_window_start(T0);
+  sd::call_enter_at(category::init, T0 + 10);
+  sd::xfer_begin_at(1, 64, 1, me, T0 + 11);
+  sd::call_exit_at(category::init, T0 + 20);
+  sd::call_enter_at(category::wait, T0 + 100);
+  sd::xfer_end_at(1, me, T0 + 105);
+  sd::xfer_begin_at(2, 64, 1, me, T0 + 110);
+  sd::xfer_end_at(2, me, T0 + 120);
+  sd::xfer_begin_at(3, 64, 1, me, T0 + 112);
+  sd::call_exit_at(category::wait, T0 + 130);
+  sd::call_enter_at(category::test, T0 + 200);
+  sd::xfer_end_at(3, me, T0 + 205);
+  sd::call_exit_at(category::test, T0 + 210);
+  sd::call_enter_at(category::blocking, T0 + 300);
+  std::thread([me] {
+    sd::xfer_begin_at(4, 64, 1, me, T0 + 301);
+    sd::xfer_end_at(4, me, T0 + 310);
+    sd::xfer_begin_at(5, 64, 1, me, T0 + 315);
+  }).join();
+  sd::call_exit_at(category::blocking, T0 + 320);
+  sd::call_enter_at(category::other, T0 + 400);
+  std::thread([me] { sd::xfer_end_at(5, me, T0 + 410); }).join();
+  sd::xfer_begin_at(6, 64, 1, me, T0 + 419);
+  sd::call_exit_at(category::other, T0 + 420);
+  sd::call_enter_at(category::wait, T0 + 500);
+  sd::xfer_end_at(6, me, T0 + 501);
+  sd::call_exit_at(category::wait, T0 + 530);
+  sd::set_window_end(T0 + 1000);
+  json p = json::parse(si::rank_profile_json());
+  si::stop();
+  return p;
+}
+}  // namespace
+
+TEST(Collection, CallSequenceNumberWrapChangesNoBoundAndNoCount) {
+  // The owner's 32-bit outermost-call number tells "begin and end in one call" (case 1) by equality: it may wrap
+  // (2^32 calls of one thread) between or inside the calls of a transfer, and the seqlock's version with it.
+  const json base = run_owner_from_seq(0, 0);
+  const json& total = base["overlap"]["total"];
+  EXPECT_NEAR(total["min_s"].get<double>(), 8e-9, 1e-18);
+  EXPECT_NEAR(total["max_s"].get<double>(), 40e-9, 1e-18);
+  EXPECT_NEAR(total["xfer_time_s"].get<double>(), 59e-9, 1e-18);
+  EXPECT_EQ(total["count"], 6);
+  EXPECT_EQ(base["categories"]["wait"]["count"], 2);
+  for (std::uint32_t before = 1; before <= 6; ++before) {  // the wrap just before call A, B, ... F
+    const std::uint32_t seq0 = static_cast<std::uint32_t>(0) - before;
+    const json p = run_owner_from_seq(seq0, static_cast<std::uint32_t>(0) - 2 * before);
+    EXPECT_EQ(p["overlap"], base["overlap"]) << "sequence number started at " << seq0;
+    EXPECT_EQ(p["categories"], base["categories"]) << "sequence number started at " << seq0;
+    EXPECT_EQ(p["t_comp_s"], base["t_comp_s"]) << "sequence number started at " << seq0;
+  }
 }
 
 TEST(Collection, EndWindowBoundsTotalAndComputationAlike) {

@@ -83,6 +83,33 @@ std::optional<collectives_section> collectives_of(int rank) {
   return c;
 }
 
+// The regions of threads past the thread table (regions.hpp): entries and time (open entries up to t_end) added to
+// `stats`, their calls to `calls_excl`. Read while such threads may still add: the open entries' sums are clamped.
+void add_shared_regions(std::vector<region_stat>& stats,
+                        std::vector<std::array<call_sum, category_count>>& calls_excl, std::size_t npaths,
+                        std::uint64_t t_end) {
+  for (std::size_t k = 0; k < g_shared_regions.size() && k * region_chunk < npaths; ++k) {
+    const shared_region_counts* chunk = g_shared_regions[k].load(std::memory_order_acquire);
+    if (chunk == nullptr) continue;
+    for (std::size_t id = k * region_chunk; id < std::min(npaths, (k + 1) * region_chunk); ++id) {
+      const shared_region_counts& c = chunk[id % region_chunk];
+      const std::uint64_t entries = c.entries.load(relaxed);
+      if (entries == 0) continue;
+      const std::uint64_t open_until_end = c.open.load(relaxed) * t_end;
+      const std::uint64_t open_t = c.open_t.load(relaxed);
+      stats[id].entries += entries;
+      stats[id].time += c.time.load(relaxed) + (open_until_end > open_t ? open_until_end - open_t : 0);
+      for (std::size_t ci = 0; ci < category_count; ++ci) {
+        const std::uint64_t n = c.call_count[ci].load(relaxed);
+        if (n == 0) continue;
+        if (calls_excl.size() <= id) calls_excl.resize(id + 1);
+        calls_excl[id][ci].count += n;
+        calls_excl[id][ci].time += c.call_time[ci].load(relaxed);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 profile rank_profile() {
@@ -221,6 +248,7 @@ profile rank_profile() {
     for (const auto& [id, t0] : open_regions) {
       if (id < stats.size()) stats[id].time += t_end > t0 ? t_end - t0 : 0;
     }
+    add_shared_regions(stats, region_calls_excl, npaths, t_end);
     std::vector<std::array<call_sum, category_count>> incl(npaths);
     for (std::size_t id = 1; id < std::min(npaths, region_calls_excl.size()); ++id) {
       for (std::size_t a = id; a != 0; a = g_region_info[a].parent) {

@@ -1,6 +1,7 @@
 // sidecore instrument — named regions: REGION_ENTER/EXIT on the calling thread, and region paths ("solve/halo")
 // interned to 16-bit ids. The first use of a name takes a short lock and allocates; later uses hit the thread's
 // caches (by the name's pointer, then by a hash of its contents), with no lock.
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +16,7 @@ namespace internal {
 
 std::mutex g_region_mu;
 std::deque<region_path> g_region_info(1);
+std::array<std::atomic<shared_region_counts*>, max_region_paths / region_chunk> g_shared_regions{};
 
 namespace {
 
@@ -84,7 +86,87 @@ std::uint16_t intern_region(std::uint16_t parent, std::string_view name, const r
                path.empty() ? "(none)" : path.c_str());
 }
 
+// The calling thread has no state because the table was full (not because collection is off), and a region stack
+// (none when memory was short at its registration). Checked here, not in the hooks: their hot path keeps no more
+// registers live across self().
+bool has_region_stack() noexcept {
+  return t_slot.table_full && t_slot.gen == detail::g_hot.generation.load(relaxed) && t_slot.regions != nullptr;
+}
+
 }  // namespace
+
+shared_region_counts* shared_counts_of(std::uint16_t id) noexcept {
+  std::atomic<shared_region_counts*>& slot = g_shared_regions[id / region_chunk];
+  shared_region_counts* chunk = slot.load(std::memory_order_acquire);
+  if (chunk == nullptr) {
+    // Kept for the process's life (a later collection zeroes it): a late thread of the previous collection may
+    // still add to it.
+    auto* made = new (std::nothrow) shared_region_counts[region_chunk]();
+    if (made == nullptr) return nullptr;
+    if (slot.compare_exchange_strong(chunk, made, std::memory_order_acq_rel)) {
+      chunk = made;
+    } else {
+      delete[] made;  // another thread's came first
+    }
+  }
+  return &chunk[id % region_chunk];
+}
+
+// Both out of line and cold: region_enter_at/region_exit_at keep their hot path as it was.
+[[gnu::cold, gnu::noinline]] void overflow_region_enter(std::string_view name, std::uint64_t t) noexcept {
+  if (!has_region_stack()) return;
+  overflow_regions& o = *t_slot.regions;
+  const std::uint16_t parent = o.depth == 0 ? 0 : o.path[std::min(o.depth, max_region_depth) - 1];
+  if (o.depth >= max_region_depth) {
+    if (o.depth == max_region_depth) warn_too_deep(name, parent);
+    ++o.depth;
+    return;
+  }
+  thread_state::cached_ptr& c =
+      o.cache[((reinterpret_cast<std::uintptr_t>(name.data()) >> 3) ^ (parent * 0x9E3779B1u)) % o.cache.size()];
+  std::uint16_t id = 0;
+  if (c.info != nullptr && c.ptr == name.data() && c.info->parent == parent && same_name(c.info->leaf, name)) {
+    id = c.id;
+  } else {
+    const region_path* info = nullptr;
+    id = intern_region(parent, name, &info);
+    if (id != 0) c = {name.data(), info, id};
+  }
+  shared_region_counts* sc = id != 0 ? shared_counts_of(id) : nullptr;
+  if (sc == nullptr) {  // no path of its own: counts for the parent, which is not entered again
+    o.untracked |= std::uint64_t{1} << o.depth;
+    o.path[o.depth++] = parent;
+    return;
+  }
+  sc->entries.fetch_add(1, relaxed);
+  sc->open.fetch_add(1, relaxed);
+  sc->open_t.fetch_add(t, relaxed);
+  o.t[o.depth] = t;
+  o.path[o.depth++] = id;
+}
+
+[[gnu::cold, gnu::noinline]] void overflow_region_exit(std::uint64_t t) noexcept {
+  if (!has_region_stack() || t_slot.regions->depth == 0) return;
+  overflow_regions& o = *t_slot.regions;
+  const bool tracked = o.depth <= max_region_depth;
+  --o.depth;
+  if (!tracked) return;
+  if (const std::uint64_t bit = std::uint64_t{1} << o.depth; (o.untracked & bit) != 0) {
+    o.untracked &= ~bit;
+    return;
+  }
+  shared_region_counts* sc = shared_counts_of(o.path[o.depth]);  // made at the entry
+  const std::uint64_t t0 = o.t[o.depth];
+  sc->time.fetch_add(t > t0 ? t - t0 : 0, relaxed);
+  sc->open.fetch_sub(1, relaxed);
+  sc->open_t.fetch_sub(t0, relaxed);
+}
+
+std::uint16_t overflow_region() noexcept {
+  if (!has_region_stack()) return 0;
+  const overflow_regions& o = *t_slot.regions;
+  return o.depth == 0 ? 0 : o.path[std::min(o.depth, max_region_depth) - 1];
+}
 
 void reset_regions() {
   std::lock_guard lr(g_region_mu);
@@ -93,6 +175,16 @@ void reset_regions() {
   g_region_ids.clear();
   g_warned_regions = false;
   g_warned_depth.store(false, std::memory_order_relaxed);
+  for (auto& slot : g_shared_regions) {
+    shared_region_counts* chunk = slot.load(std::memory_order_acquire);
+    if (chunk == nullptr) continue;
+    for (std::size_t i = 0; i < region_chunk; ++i) {
+      shared_region_counts& c = chunk[i];
+      for (auto* a : {&c.entries, &c.time, &c.open, &c.open_t}) a->store(0, relaxed);
+      for (auto& a : c.call_time) a.store(0, relaxed);
+      for (auto& a : c.call_count) a.store(0, relaxed);
+    }
+  }
 }
 
 std::string region_leaf(std::uint16_t id) {
@@ -108,7 +200,10 @@ using namespace internal;
 
 void region_enter_at(std::string_view name, std::uint64_t t) noexcept {
   thread_state* st = self();
-  if (st == nullptr) return;
+  if (st == nullptr) [[unlikely]] {
+    overflow_region_enter(name, t);
+    return;
+  }
   if (st->region_depth >= max_region_depth) {
     if (st->region_depth == max_region_depth) warn_too_deep(name, st->region);
     ++st->region_depth;  // too deep: tracked as depth only, attributed to the enclosing region
@@ -160,7 +255,10 @@ void region_enter_at(std::string_view name, std::uint64_t t) noexcept {
 
 void region_exit_at(std::uint64_t t) noexcept {
   thread_state* st = self();
-  if (st == nullptr || st->region_depth == 0) return;
+  if (st == nullptr || st->region_depth == 0) {
+    if (st == nullptr) overflow_region_exit(t);
+    return;
+  }
   const bool tracked = st->region_depth <= max_region_depth;
   const std::uint16_t id = st->region;
   --st->region_depth;

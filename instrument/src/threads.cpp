@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "regions.hpp"
 #include "threads.hpp"
 
 namespace sidecore::instrument {
@@ -26,6 +27,7 @@ struct overflow_slot {
   std::uint64_t enter_t = 0;
   std::uint32_t depth = 0;
   category outer = category::other;
+  std::uint16_t region = 0;  // the region path current at the outermost call's entry
   bool called = false;  // counted in g_overflow.callers
 };
 constinit thread_local overflow_slot t_over;
@@ -37,6 +39,26 @@ bool g_warned_threads = false;
 // threads (one per task) keeps every call counted. Never the communicating (first calling) thread's state, whose
 // calls the window's t_comp is measured against, nor a progress thread's.
 std::vector<thread_state*> g_exited;
+// The open-region stacks of threads without a state (g_registry_mu): owned here for the collection, and those of
+// exited threads handed to the next such thread.
+std::vector<std::unique_ptr<overflow_regions>> g_region_stacks;
+std::vector<overflow_regions*> g_free_region_stacks;
+
+// A region stack for a thread without a state, or null when memory is short (its regions are then not counted).
+overflow_regions* take_region_stack() noexcept {
+  try {
+    if (!g_free_region_stacks.empty()) {
+      overflow_regions* r = g_free_region_stacks.back();
+      g_free_region_stacks.pop_back();
+      *r = overflow_regions{};  // a thread that exited inside regions left them open: they stay open in the counts
+      return r;
+    }
+    g_region_stacks.push_back(std::make_unique<overflow_regions>());
+    return g_region_stacks.back().get();
+  } catch (...) {
+    return nullptr;
+  }
+}
 
 // The calling thread is exiting (a pthread key's destructor: it runs once the thread's function has returned, with
 // its thread-local storage still in place). Its state goes to g_exited unless it is still inside a call or region
@@ -44,8 +66,17 @@ std::vector<thread_state*> g_exited;
 void on_thread_exit(void*) {
   std::lock_guard lk(g_registry_mu);
   thread_state* st = t_slot.st;
+  overflow_regions* regions = t_slot.regions;
   t_slot.st = nullptr;  // a later event of this thread (another key's destructor) is not recorded
-  if (st == nullptr || t_slot.gen != detail::g_hot.generation.load(relaxed)) return;
+  t_slot.regions = nullptr;
+  if (t_slot.gen != detail::g_hot.generation.load(relaxed)) return;
+  if (regions != nullptr) {
+    try {
+      g_free_region_stacks.push_back(regions);
+    } catch (...) {  // out of memory: the stack is not reused
+    }
+  }
+  if (st == nullptr) return;
   if (st->depth != 0 || st->region_depth != 0 || st->progress || st->id == detail::g_hot.main_thread.load(relaxed))
     return;
   const std::uint64_t calls = calls_counted(*st);
@@ -70,6 +101,8 @@ void reset_registry(std::uint64_t ring_cap) {
   for (auto& slot : g_threads) slot.store(nullptr, relaxed);
   g_exited.clear();
   g_states.clear();
+  g_free_region_stacks.clear();
+  g_region_stacks.clear();
   g_nthreads.store(0, relaxed);
   g_ring_cap = ring_cap;
   g_warned_threads = false;
@@ -86,6 +119,7 @@ void overflow_call_enter(category c, std::uint64_t t) noexcept {
   if (t_over.gen != gen) t_over = overflow_slot{gen};
   if (t_over.depth++ != 0) return;  // nested: only the outermost call counts
   t_over.outer = c;
+  t_over.region = overflow_region();
   t_over.enter_t = t != 0 ? t : detail::ticks();
 }
 
@@ -99,6 +133,12 @@ void overflow_call_exit(std::uint64_t t) noexcept {
   g_overflow.count[ci].fetch_add(1, relaxed);
   std::uint64_t m = g_overflow.min[ci].load(relaxed);
   while (d < m && !g_overflow.min[ci].compare_exchange_weak(m, d, relaxed)) {
+  }
+  if (t_over.region != 0) {
+    if (shared_region_counts* sc = shared_counts_of(t_over.region)) {
+      sc->call_time[ci].fetch_add(d, relaxed);
+      sc->call_count[ci].fetch_add(1, relaxed);
+    }
   }
   if (!t_over.called) {
     t_over.called = true;
@@ -138,12 +178,18 @@ thread_state* register_slow() noexcept {
   if (st == nullptr && !g_warned_threads) {
     g_warned_threads = true;
     std::fprintf(stderr, "sidecore: instrument: more than %u threads recorded events at once (or out of memory): "
-                 "the further threads' calls are counted in their categories, but not their regions, transfers or "
-                 "trace events\n", max_threads);
+                 "the further threads' calls and regions are counted (entries, time and the calls inside them), but "
+                 "not their transfers or trace events\n", max_threads);
   }
-  if (const pthread_key_t* key = exit_key(); st != nullptr && key != nullptr) pthread_setspecific(*key, st);
+  const pthread_key_t* key = exit_key();
+  // Without the exit key a region stack could not be handed back: the thread's regions are not counted.
+  overflow_regions* regions = st == nullptr && key != nullptr ? take_region_stack() : nullptr;
+  if (key != nullptr && (st != nullptr || regions != nullptr)) {
+    pthread_setspecific(*key, st != nullptr ? static_cast<void*>(st) : static_cast<void*>(regions));
+  }
   t_slot.gen = gen;
   t_slot.st = st;
+  t_slot.regions = regions;
   t_slot.table_full = st == nullptr;
   return st;
 }

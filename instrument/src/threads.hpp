@@ -70,7 +70,8 @@ struct region_calls {
   std::array<std::atomic<std::uint64_t>, category_count> count{};
 };
 
-struct region_path;  // regions.hpp
+struct region_path;       // regions.hpp
+struct overflow_regions;  // regions.hpp
 
 struct thread_state {
   // ---- the owning thread's hot state: one cache line, written by the owner only ----
@@ -155,8 +156,8 @@ void reset_registry(std::uint64_t ring_cap);
 
 /// The outermost calls of threads that found the table full (more than max_threads alive at once, none exited whose
 /// state they could take over: an OpenMP team of 1100 threads), so that the categories' counts and calling_threads
-/// stay exact. Shared, with atomic read-modify-writes: only such threads pay for them. Their regions, transfers and
-/// trace events are not recorded (said on stderr once).
+/// stay exact. Shared, with atomic read-modify-writes: only such threads pay for them. Their regions are counted the
+/// same way (regions.hpp); their transfers and trace events are not recorded (said on stderr once).
 struct overflow_counters {
   std::array<std::atomic<std::uint64_t>, category_count> time{};
   std::array<std::atomic<std::uint64_t>, category_count> count{};
@@ -183,6 +184,7 @@ inline std::uint32_t callers_of(const thread_state& st) noexcept {
 struct thread_slot {
   std::uint64_t gen = 0;
   thread_state* st = nullptr;
+  overflow_regions* regions = nullptr;  // with table_full: the thread's open regions (null: memory was short)
   bool table_full = false;  // st is null because the table was full: calls go to g_overflow
 };
 // Initial-exec TLS: one %fs-relative load, no __tls_get_addr call from the shared library. constinit: no dynamic

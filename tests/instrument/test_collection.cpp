@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -928,6 +929,54 @@ TEST(Collection, ThreadsAliveAtOncePastTheTableStillCountEveryCall) {
   EXPECT_EQ(p["categories"]["blocking"]["count"], kThreads);
   EXPECT_EQ(p["categories"]["test"]["count"], 0);
   EXPECT_EQ(p["calling_threads"], kThreads);
+}
+
+TEST(Collection, ThreadsAliveAtOncePastTheTableStillCountTheirRegions) {
+  // As above, with regions (synthetic ns): the threads past the table count their regions' entries, time and calls
+  // in shared counters, so every thread's are in the profile, an entry still open at the window's end included.
+  //   team [100, 300] > inner [110, 190] > wait call [120, 150]; open [400, ...) left open, the window ends at 1000.
+  si::config c;
+  c.profile = true;
+  c.clock = si::event_clock::monotonic;
+  si::start(c, 0, 1);
+  sd::set_window_start(T0);
+  constexpr int kThreads = static_cast<int>(si::max_threads) + 76;
+  std::atomic<int> done{0};
+  std::vector<std::thread> threads;
+  threads.reserve(kThreads);
+  ::testing::internal::CaptureStderr();
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&done] {
+      sd::region_enter_at("team", T0 + 100);
+      sd::region_enter_at("inner", T0 + 110);
+      sd::call_enter_at(category::wait, T0 + 120);
+      sd::call_exit_at(category::wait, T0 + 150);
+      sd::region_exit_at(T0 + 190);
+      sd::region_exit_at(T0 + 300);
+      sd::region_enter_at("open", T0 + 400);
+      done.fetch_add(1);
+      while (done.load() < kThreads) std::this_thread::yield();  // nobody exits before every thread has entered
+    });
+  }
+  for (auto& t : threads) t.join();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("regions are counted"), std::string::npos) << err;
+  sd::set_window_end(T0 + 1000);
+  const json p = json::parse(si::rank_profile_json());
+  si::stop();
+  std::map<std::string, json> by_name;
+  for (const auto& r : p["regions"]) by_name[r["name"].get<std::string>()] = r;
+  ASSERT_EQ(by_name.size(), 3u);
+  const double n = kThreads;
+  for (const auto& [name, ns, calls] : {std::tuple{"team", 200.0, 1}, std::tuple{"team/inner", 80.0, 1},
+                                        std::tuple{"open", 600.0, 0}}) {
+    const json& r = by_name[name];
+    EXPECT_EQ(r["entries"], kThreads) << name;
+    EXPECT_NEAR(r["time_s"].get<double>(), n * ns * 1e-9, 1e-15) << name;
+    EXPECT_EQ(r["categories"]["wait"]["count"], calls * kThreads) << name;
+    EXPECT_NEAR(r["categories"]["wait"]["time_s"].get<double>(), calls * n * 30e-9, 1e-15) << name;
+  }
+  EXPECT_EQ(p["categories"]["wait"]["count"], kThreads);
 }
 
 TEST(Profile, CommandLineThatIsNotUtf8IsWrittenWithReplacements) {

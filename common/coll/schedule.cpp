@@ -16,14 +16,6 @@ namespace {
 
 using detail::build_fn;
 
-constexpr std::array<std::string_view, dtype_count> dtype_names = {"byte",   "int32",   "int64",
-                                                                   "uint64", "float32", "float64"};
-constexpr std::array<std::string_view, reduce_op_count> reduce_op_names = {
-    "none", "sum", "prod", "min", "max", "land", "lor", "band", "bor", "bxor", "minloc", "maxloc", "user"};
-constexpr std::array<std::string_view, algorithm_count> algorithm_names = {
-    "auto",      "linear",       "binomial", "dissemination", "recursive_doubling", "ring",
-    "rabenseifner", "scatter_allgather", "bruck", "pairwise", "recursive_halving"};
-
 // Every (kind, algorithm) pair that exists, each kind's in the order `sidecore info` lists them.
 struct implementation {
   kind k;

@@ -6,11 +6,14 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <string_view>
 
 #include <sidecore/progress/tag.hpp>
 
 #include "../src/copy.hpp"
+#include "../src/wire.hpp"
 #include "reduce.hpp"
+#include "sentence.hpp"
 #include "signature.hpp"
 
 namespace sidecore::progress {
@@ -19,6 +22,53 @@ namespace {
 constexpr std::uint64_t done_mark = ~std::uint64_t{0};
 // The token of a notice's send (an operation's token is its index, below 2^32 - 1).
 constexpr std::uint64_t notice_token = ~std::uint32_t{0};
+
+// The sentences of a failed run (sentence.hpp): its own, each of which must travel whole in a notice (text_max),
+// and those that put a peer's notice text after the rank and collective it came from (coll_reason_max).
+constexpr char every_fmt[] =
+    "%s; every rank must call the same collective with the same type, operator, root and count";
+constexpr char truncated_fmt[] =
+    "rank %d sent more than the %llu bytes this rank's %.*s expects in message %u: the counts, types or segment "
+    "sizes (set_coll_segment) differ between ranks; every rank must pass the same count and segment size";
+constexpr char sized_fmt[] =
+    "rank %d sent %llu bytes where this rank's %.*s expects %llu in message %u: the counts, types or segment sizes "
+    "(set_coll_segment) differ between ranks; every rank must pass the same count and segment size";
+constexpr char no_slot_fmt[] = "no request slot left for a %s rank %d";
+constexpr char transport_fmt[] = "the %.*s's %s rank %d failed in the transport: %s";
+constexpr char died_fmt[] = "the %.*s's %s rank %d failed: that rank died (rank %d of sidecore::world())";
+constexpr char gone_fmt[] =
+    "the %.*s could not complete: rank %d of its communicator (rank %d of sidecore::world()) died";
+constexpr char failed_at_fmt[] = "rank %d of the communicator could not go on with the %.*s: %.*s";
+constexpr char abort_by_fmt[] = "rank %d found that the ranks' %.*s calls differ: %.*s";
+// What a notice that came without a sentence (a header-only one, or an eager size too small for any) stands for.
+constexpr char no_sentence[] = "(its notice came without its sentence)";
+
+constexpr std::size_t kind_chars = longest(coll::kind_names);
+constexpr std::size_t dir_chars = std::string_view("receive from").size();  // or "send to"
+static_assert(printed(every_fmt, explain_max - 1) <= mismatches::text_max &&
+                  printed(truncated_fmt, int_chars + u64_chars + kind_chars + u32_chars) <= mismatches::text_max &&
+                  printed(sized_fmt, int_chars + 2 * u64_chars + kind_chars + u32_chars) <= mismatches::text_max,
+              "a rank's own sentence of a mismatch travels whole in its notices");
+// A rank told by the engine that its message came after the other rank's run had ended passes its sentence on.
+static_assert(printed(abort_by_fmt, int_chars + kind_chars + sizeof run_ended_text - 1) <= mismatches::text_max,
+              "a sentence passed on travels whole");
+static_assert(printed(failed_at_fmt, int_chars + kind_chars + mismatches::text_max) < coll_reason_max &&
+                  printed(abort_by_fmt, int_chars + kind_chars + mismatches::text_max) < coll_reason_max &&
+                  printed(died_fmt, kind_chars + dir_chars + 2 * int_chars) < coll_reason_max &&
+                  printed(gone_fmt, kind_chars + 2 * int_chars) < coll_reason_max,
+              "a run's sentence with a peer's notice text in it is whole");
+constexpr std::size_t no_slot_max = printed(no_slot_fmt, dir_chars + int_chars) + 1;
+
+// Pointer and length of a kind's name for "%.*s".
+int name_len(coll::kind k) noexcept { return static_cast<int>(coll::kind_name(k).size()); }
+const char* name_of(coll::kind k) noexcept { return coll::kind_name(k).data(); }
+
+// The sentence of a signature that is not this run's, from rank `peer`.
+void explain_mismatch(char* out, std::size_t n, const coll_plan& p, std::uint64_t theirs, int peer) noexcept {
+  char what[explain_max];
+  explain_signature(what, sizeof what, p.sig, theirs, p.spec, peer);
+  write_sentence(out, n, every_fmt, what);
+}
 }  // namespace
 
 void coll_instance::prepare(const std::shared_ptr<coll_comm>& c, const std::shared_ptr<const coll_plan>& p,
@@ -115,7 +165,7 @@ void coll_instance::fail(req_result why) noexcept {
 // of a failed send for its data: the failure notice names the send).
 void coll_instance::fail_here(const char* sentence) noexcept {
   if (!ended()) {
-    std::snprintf(text_, sizeof text_, "%s", sentence);
+    write_sentence(text_, sizeof text_, "%s", sentence);
     fail(req_result::transport);
   }
   queue_notices(notice_kind::failure, sentence);
@@ -138,26 +188,25 @@ void coll_instance::queue_notices(notice_kind k, const char* sentence) noexcept 
   queued_ = k;
   char* text = failure ? failure_text_ : abort_text_;
   std::size_t& len = failure ? failure_len_ : abort_len_;
-  len = std::min(std::strlen(sentence), mismatches::text_max);
-  std::memcpy(text, sentence, len);
+  const std::size_t whole = std::strlen(sentence);
+  std::memcpy(text, sentence, std::min(whole, mismatches::text_max));
+  len = cut_to(text, whole, mismatches::text_max);
 }
 
 void coll_instance::mismatch_with(int src_rank, std::uint64_t theirs) noexcept {
-  if (!failed_) {
-    char what[224];
-    explain_signature(what, sizeof what, plan_->sig, theirs, plan_->spec, src_rank);
-    std::snprintf(text_, sizeof text_, "%s; every rank must call the same collective with the same type, operator, "
-                  "root and count", what);
-  }
+  if (!failed_) explain_mismatch(text_, sizeof text_, *plan_, theirs, src_rank);
   mismatch();
   if (eng_) core_of(*eng_).ready.push(this);
 }
 
 void coll_instance::failed_at(int src_rank, std::uint64_t failed_send, const char* text, std::size_t len) noexcept {
   if (!ended()) {
-    std::snprintf(text_, sizeof text_, "rank %d of the communicator could not go on with the %s: %.*s", src_rank,
-                  std::string(coll::kind_name(plan_->spec.k)).c_str(),
-                  static_cast<int>(std::min<std::size_t>(len, mismatches::text_max)), text);
+    if (len == 0) {
+      text = no_sentence;
+      len = sizeof no_sentence - 1;
+    }
+    write_sentence(text_, sizeof text_, failed_at_fmt, src_rank, name_len(plan_->spec.k), name_of(plan_->spec.k),
+                   static_cast<int>(std::min(len, mismatches::text_max)), text);
     fail(req_result::transport);
   }
   // Even after this run ended (given up already, by its own failure, say): the receive that waits for the failed
@@ -177,9 +226,12 @@ void coll_instance::failed_at(int src_rank, std::uint64_t failed_send, const cha
 
 void coll_instance::abort_by(int src_rank, const char* text, std::size_t len, bool pass_on) noexcept {
   if (!failed_) {
-    const std::string k(coll::kind_name(plan_->spec.k));
-    std::snprintf(text_, sizeof text_, "rank %d found that the ranks' %s calls differ: %.*s", src_rank, k.c_str(),
-                  static_cast<int>(std::min<std::size_t>(len, mismatches::text_max)), text);
+    if (len == 0) {
+      text = no_sentence;
+      len = sizeof no_sentence - 1;
+    }
+    write_sentence(text_, sizeof text_, abort_by_fmt, src_rank, name_len(plan_->spec.k), name_of(plan_->spec.k),
+                   static_cast<int>(std::min(len, mismatches::text_max)), text);
     fail(req_result::invalid);
   }
   ending_ = true;
@@ -187,17 +239,20 @@ void coll_instance::abort_by(int src_rank, const char* text, std::size_t len, bo
   if (eng_) core_of(*eng_).ready.push(this);
 }
 
-// Every other rank of the communicator gets the queued notice's sentence (as much as an eager message takes), best
-// effort: a notice that finds no request slot is not sent. The header carries the run's start number (where a
-// signature goes: a notice of one start of a persistent collective is told from one of the next), and a failure
-// notice the handle of this rank's failed send to that rank (cookie; 0: none), whose receive there waits for data
-// that will never come.
+// Every other rank of the communicator gets the queued notice's sentence, best effort: a notice that finds no request
+// slot is not sent. A notice goes as one eager message (a ready-to-send would wait for an answer no rank gives): a
+// sentence larger than the engine's eager size (SIDECORE_EAGER_MAX, or the provider's inject size) is cut to it.
+// The header carries the run's start number (where a signature goes: a notice of one start of a persistent
+// collective is told from one of the next), and a failure notice the handle of this rank's failed send to that rank
+// (cookie; 0: none), whose receive there waits for data that will never come.
 void coll_instance::send_notices(engine_core& e) noexcept {
   const bool failure = queued_ == notice_kind::failure;
   queued_ = notice_kind::none;
   (failure ? sent_failure_ : sent_abort_) = true;
-  const char* text = failure ? failure_text_ : abort_text_;
-  const std::size_t len = std::min(failure ? failure_len_ : abort_len_, e.cfg.eager_max);
+  char* text = failure ? failure_text_ : abort_text_;
+  std::size_t& kept = failure ? failure_len_ : abort_len_;
+  kept = cut_to(text, kept, e.eager_max());
+  const std::size_t len = kept;
   const std::uint32_t msg = failure ? tag::coll_fail_msg : tag::coll_abort_msg;
   const int me = comm_->rank();
   for (int r = 0; r < comm_->size(); ++r)
@@ -216,8 +271,9 @@ void coll_instance::notice_to(engine_core& e, int rank, const char* text, std::s
 // A failure notice of its own for each failed send the first notices did not name, to its receiver only (the same
 // sentence, the send's handle as the cookie): the receive there that took its ready-to-send is abandoned.
 void coll_instance::send_late_notices(engine_core& e) noexcept {
-  const std::size_t len = std::min(failure_len_, e.cfg.eager_max);
-  for (const auto& [rank, handle] : late_failed_) notice_to(e, rank, failure_text_, len, tag::coll_fail_msg, handle);
+  failure_len_ = cut_to(failure_text_, failure_len_, e.eager_max());
+  for (const auto& [rank, handle] : late_failed_)
+    notice_to(e, rank, failure_text_, failure_len_, tag::coll_fail_msg, handle);
   late_failed_.clear();
 }
 
@@ -241,8 +297,8 @@ schedule::step coll_instance::advance(engine_core& e) noexcept {
                                                    base_tag_ | o.tag, me, p.sig);
         if (h == 0) {
           --in_flight_;
-          char why[64];
-          std::snprintf(why, sizeof why, "no request slot left for a send to rank %d", o.peer);
+          char why[no_slot_max];
+          std::snprintf(why, sizeof why, no_slot_fmt, "send to", o.peer);
           fail_here(why);
         } else if (child_[i] != done_mark) {
           child_[i] = h;
@@ -255,8 +311,8 @@ schedule::step coll_instance::advance(engine_core& e) noexcept {
                                                    base_tag_ | o.tag, 0);
         if (h == 0) {
           --in_flight_;
-          char why[64];
-          std::snprintf(why, sizeof why, "no request slot left for a receive from rank %d", o.peer);
+          char why[no_slot_max];
+          std::snprintf(why, sizeof why, no_slot_fmt, "receive from", o.peer);
           fail_here(why);
         } else if (child_[i] != done_mark) {
           child_[i] = h;
@@ -324,7 +380,7 @@ void coll_instance::on_child_complete(const completion& c, std::uint64_t token) 
   child_[i] = done_mark;
   const coll_plan& p = *plan_;
   const coll::op& o = p.sched.ops[i];
-  const std::string_view kind = coll::kind_name(p.spec.k);
+  const char* dir = o.type == coll::op_type::send ? "send to" : "receive from";
   if (c.result == req_result::transport) {
     std::string why;
     try {
@@ -332,9 +388,9 @@ void coll_instance::on_child_complete(const completion& c, std::uint64_t token) 
     } catch (const std::exception&) {
       why.clear();
     }
+    // The provider's words have no bound: what does not fit is cut (the notices to the other ranks cut it shorter).
     char mine[sizeof text_];
-    std::snprintf(mine, sizeof mine, "the %s's %s rank %d failed in the transport: %s", std::string(kind).c_str(),
-                  o.type == coll::op_type::send ? "send to" : "receive from", o.peer, why.c_str());
+    write_sentence(mine, sizeof mine, transport_fmt, name_len(p.spec.k), name_of(p.spec.k), dir, o.peer, why.c_str());
     if (o.type == coll::op_type::send && handle != 0) {
       std::uint64_t& named = our_failed_[static_cast<std::size_t>(o.peer)];
       if (named == 0 && !sent_failure_) named = handle;  // goes with the failure notice to that rank
@@ -345,34 +401,23 @@ void coll_instance::on_child_complete(const completion& c, std::uint64_t token) 
   }
   if (ended()) return;
   if (c.result == req_result::peer_failed) {
-    std::snprintf(text_, sizeof text_, "the %s's %s rank %d failed: that rank died (rank %d of sidecore::world())",
-                  std::string(kind).c_str(), o.type == coll::op_type::send ? "send to" : "receive from", o.peer,
-                  c.peer_index);
+    write_sentence(text_, sizeof text_, died_fmt, name_len(p.spec.k), name_of(p.spec.k), dir, o.peer, c.peer_index);
     fail(req_result::peer_failed);
     return;
   }
   if (o.type == coll::op_type::recv && !failed_) {  // the first mismatch is the one reported
     if (c.sig != 0 && c.sig != p.sig) {
-      char what[224];
-      explain_signature(what, sizeof what, p.sig, c.sig, p.spec, o.peer);
-      std::snprintf(text_, sizeof text_, "%s; every rank must call the same collective with the same type, operator, "
-                    "root and count", what);
+      explain_mismatch(text_, sizeof text_, p, c.sig, o.peer);
       mismatch();
       return;
     }
     if (c.result == req_result::truncated || c.bytes != o.bytes) {
-      const std::string k(kind);
       if (c.result == req_result::truncated)
-        std::snprintf(text_, sizeof text_, "rank %d sent more than the %llu bytes this rank's %s expects in message %u: "
-                      "the counts, types or segment sizes (set_coll_segment) differ between ranks; every rank "
-                      "must pass the same count and segment size",
-                      o.peer, static_cast<unsigned long long>(o.bytes), k.c_str(), o.tag);
+        write_sentence(text_, sizeof text_, truncated_fmt, o.peer, static_cast<unsigned long long>(o.bytes),
+                       name_len(p.spec.k), name_of(p.spec.k), o.tag);
       else
-        std::snprintf(text_, sizeof text_, "rank %d sent %llu bytes where this rank's %s expects %llu in message %u: "
-                      "the counts, types or segment sizes (set_coll_segment) differ between ranks; every rank "
-                      "must pass the same count and segment size",
-                      o.peer, static_cast<unsigned long long>(c.bytes), k.c_str(),
-                      static_cast<unsigned long long>(o.bytes), o.tag);
+        write_sentence(text_, sizeof text_, sized_fmt, o.peer, static_cast<unsigned long long>(c.bytes),
+                       name_len(p.spec.k), name_of(p.spec.k), static_cast<unsigned long long>(o.bytes), o.tag);
       mismatch();
       return;
     }
@@ -385,8 +430,7 @@ bool coll_instance::on_peer_failed(int address) noexcept {
   for (int r = 0; r < c.size(); ++r) {
     if (c.world(r) != address) continue;
     if (!ended()) {
-      std::snprintf(text_, sizeof text_, "the %s could not complete: rank %d of its communicator (rank %d of "
-                    "sidecore::world()) died", std::string(coll::kind_name(plan_->spec.k)).c_str(), r, address);
+      write_sentence(text_, sizeof text_, gone_fmt, name_len(plan_->spec.k), name_of(plan_->spec.k), r, address);
       fail(req_result::peer_failed);
     }
     return true;

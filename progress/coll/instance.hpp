@@ -142,7 +142,7 @@ class coll_instance final : public schedule {
   coll_instance* watch_next_ = nullptr;
   req_result result_ = req_result::ok;
   engine* eng_ = nullptr;                 // for describing a child's transport failure
-  char text_[320] = {};                   // why it failed
+  char text_[coll_reason_max] = {};       // why it failed
 };
 
 }  // namespace sidecore::progress

@@ -7,6 +7,7 @@
 #include <sidecore/progress/tag.hpp>
 
 #include "instance.hpp"
+#include "sentence.hpp"
 #include "../src/wire.hpp"
 
 namespace sidecore::progress {
@@ -60,7 +61,18 @@ mismatches::which_run mismatches::run_of(const coll_instance& i, const notice& n
   return ahead < (sig_mask >> 1) ? which_run::later : which_run::earlier;
 }
 
+// A peer's text as this rank keeps it (`to`: text_max bytes): a rank sends no more, and more is cut visibly.
+std::size_t mismatches::keep(char* to, const char* text, std::size_t len) noexcept {
+  if (len != 0) std::memcpy(to, text, std::min(len, text_max));
+  return cut_to(to, len, text_max);
+}
+
 void mismatches::deliver(coll_instance& i, const notice& n, const char* text, std::size_t len) noexcept {
+  char kept[text_max];
+  if (len > text_max) {
+    len = keep(kept, text, len);
+    text = kept;
+  }
   const int src_rank = rank_of(i, n.src_index);
   if (n.failure) i.failed_at(src_rank, n.failed_send, text, len);
   else i.abort_by(src_rank, text, len, n.failed_send == notice_pass_on);
@@ -138,8 +150,7 @@ void mismatches::on_notice(void* ctx, const wire_hdr& h, const char* text) noexc
   e.comm = comm;
   e.instance = instance;
   e.n = n;
-  e.len = std::min<std::size_t>(h.size, text_max);
-  if (e.len) std::memcpy(e.text, text, e.len);
+  e.len = keep(e.text, text, h.size);
 }
 
 held_verdict mismatches::on_unexpected(void* ctx, std::uint64_t tag, std::uint32_t src_index,

@@ -38,8 +38,10 @@ enum class held_verdict : std::uint8_t;
 class mismatches {
  public:
   mismatches();
-  /// The room for a notice's text (the sentence of the rank that saw the mismatch).
-  static constexpr std::size_t text_max = 240;
+  /// The room for a notice's text (the sentence of the rank that saw the mismatch or failed), no terminator: the
+  /// longest sentence a rank makes of its own, or passes on (instance.cpp checks them against it). A rank sends no
+  /// more; it may send less, cut to its eager size (coll_instance::send_notices).
+  static constexpr std::size_t text_max = 576;
 
   /// `i` runs (its first advance): what came for it before is looked at now.
   void listed(coll_instance& i) noexcept;
@@ -88,6 +90,7 @@ class mismatches {
   [[nodiscard]] std::uint32_t epoch(int comm) const noexcept;
   static int rank_of(const coll_instance& i, std::uint32_t src_index) noexcept;
   static which_run run_of(const coll_instance& i, const notice& n) noexcept;
+  static std::size_t keep(char* to, const char* text, std::size_t len) noexcept;
   static void deliver(coll_instance& i, const notice& n, const char* text, std::size_t len) noexcept;
 
   coll_instance* running_ = nullptr;  // intrusive list through coll_instance::watch_next_

@@ -1,8 +1,11 @@
 // Collective signatures (signature.hpp).
 #include "signature.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <string_view>
+
+#include "sentence.hpp"
 
 namespace sidecore::progress {
 namespace {
@@ -17,6 +20,27 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
   h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
   return h * 0xff51afd7ed558ccdULL;
 }
+
+// explain_signature's formats, and the longest sentence they make (explain_max must hold it).
+constexpr char kind_fmt[] = "rank %d called %.*s where this rank called %.*s";
+constexpr char with_fmt[] = "rank %d called %.*s with ";
+constexpr char type_fmt[] = "%stype %.*s where this rank has %.*s";
+constexpr char op_fmt[] = "%soperator %.*s where this rank has %.*s";
+constexpr char alg_fmt[] =
+    "%salgorithm %.*s where this rank runs %.*s (the SIDECORE_COLL_* settings or set_coll_algorithm differ)";
+constexpr char root_fmt[] = "%sanother root (this rank has root %d)";
+constexpr char counts_fmt[] = "%sother receive counts";
+constexpr char count_fmt[] = "%sanother count (this rank has count %llu)";
+constexpr std::size_t sep_chars = 2;  // ", "
+constexpr std::size_t kind_chars = longest(coll::kind_names), dtype_chars = longest(coll::dtype_names),
+                      op_chars = longest(coll::reduce_op_names), alg_chars = longest(coll::algorithm_names);
+constexpr std::size_t longest_explanation =
+    std::max(printed(kind_fmt, int_chars + std::string_view("point-to-point").size() + kind_chars + kind_chars),
+             printed(with_fmt, int_chars + kind_chars) + printed(type_fmt, sep_chars + 2 * dtype_chars) +
+                 printed(op_fmt, sep_chars + 2 * op_chars) + printed(alg_fmt, sep_chars + 2 * alg_chars) +
+                 printed(root_fmt, sep_chars + int_chars) +
+                 std::max(printed(counts_fmt, sep_chars), printed(count_fmt, sep_chars + u64_chars)));
+static_assert(longest_explanation < explain_max, "explain_max holds every explanation, terminator included");
 
 // A name from a field, or "?" for a value that is none of ours.
 template <class E, class F>
@@ -59,18 +83,16 @@ void explain_signature(char* out, std::size_t n, std::uint64_t mine, std::uint64
     const auto k = [](coll::kind x) { return coll::kind_name(x); };
     const std::string_view ta = a == 0 ? std::string_view("point-to-point") : name_or<coll::kind>(a - 1, coll::kind_count, k);
     const std::string_view tb = name_or<coll::kind>(b - 1, coll::kind_count, k);
-    say("rank %d called %.*s where this rank called %.*s", peer, static_cast<int>(ta.size()), ta.data(),
-        static_cast<int>(tb.size()), tb.data());
+    say(kind_fmt, peer, static_cast<int>(ta.size()), ta.data(), static_cast<int>(tb.size()), tb.data());
     return;  // the other fields mean nothing across kinds
   }
   const char* sep = "";
-  say("rank %d called %.*s with ", peer, static_cast<int>(coll::kind_name(s.k).size()), coll::kind_name(s.k).data());
+  say(with_fmt, peer, static_cast<int>(coll::kind_name(s.k).size()), coll::kind_name(s.k).data());
   if (differs(type_shift, type_width)) {
     both(type_shift, type_width, a, b);
     const auto t = [](coll::dtype x) { return coll::dtype_name(x); };
     const std::string_view ta = name_or<coll::dtype>(a, coll::dtype_count, t), tb = name_or<coll::dtype>(b, coll::dtype_count, t);
-    say("%stype %.*s where this rank has %.*s", sep, static_cast<int>(ta.size()), ta.data(), static_cast<int>(tb.size()),
-        tb.data());
+    say(type_fmt, sep, static_cast<int>(ta.size()), ta.data(), static_cast<int>(tb.size()), tb.data());
     sep = ", ";
   }
   if (differs(op_shift, op_width)) {
@@ -78,8 +100,7 @@ void explain_signature(char* out, std::size_t n, std::uint64_t mine, std::uint64
     const auto o = [](coll::reduce_op x) { return coll::reduce_op_name(x); };
     const std::string_view ta = name_or<coll::reduce_op>(a, coll::reduce_op_count, o),
                            tb = name_or<coll::reduce_op>(b, coll::reduce_op_count, o);
-    say("%soperator %.*s where this rank has %.*s", sep, static_cast<int>(ta.size()), ta.data(),
-        static_cast<int>(tb.size()), tb.data());
+    say(op_fmt, sep, static_cast<int>(ta.size()), ta.data(), static_cast<int>(tb.size()), tb.data());
     sep = ", ";
   }
   if (differs(alg_shift, alg_width)) {
@@ -87,17 +108,16 @@ void explain_signature(char* out, std::size_t n, std::uint64_t mine, std::uint64
     const auto g = [](coll::algorithm x) { return coll::algorithm_name(x); };
     const std::string_view ta = name_or<coll::algorithm>(a, coll::algorithm_count, g),
                            tb = name_or<coll::algorithm>(b, coll::algorithm_count, g);
-    say("%salgorithm %.*s where this rank runs %.*s (the SIDECORE_COLL_* settings or set_coll_algorithm differ)", sep,
-        static_cast<int>(ta.size()), ta.data(), static_cast<int>(tb.size()), tb.data());
+    say(alg_fmt, sep, static_cast<int>(ta.size()), ta.data(), static_cast<int>(tb.size()), tb.data());
     sep = ", ";
   }
   if (differs(root_shift, root_width)) {
-    say("%sanother root (this rank has root %d)", sep, s.root);
+    say(root_fmt, sep, s.root);
     sep = ", ";
   }
   if (differs(count_shift, count_width)) {
-    if (s.k == coll::kind::allgatherv) say("%sother receive counts", sep);
-    else say("%sanother count (this rank has count %llu)", sep, static_cast<unsigned long long>(s.count));
+    if (s.k == coll::kind::allgatherv) say(counts_fmt, sep);
+    else say(count_fmt, sep, static_cast<unsigned long long>(s.count));
   }
 }
 

@@ -21,6 +21,10 @@
 
 namespace sidecore::progress {
 
+/// Room for explain_signature's longest sentence, its terminator included (signature.cpp checks its formats
+/// against it: every field differing, each value the longest name, the widest numbers).
+inline constexpr std::size_t explain_max = 480;
+
 [[nodiscard]] std::uint64_t coll_signature(const coll::spec& s, coll::algorithm chosen) noexcept;
 
 /// Writes to out (at most n bytes, terminated) which fields of `theirs` (the signature a message from rank

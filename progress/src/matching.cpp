@@ -117,9 +117,6 @@ bool engine_core::refuse_message(const wire_hdr& h) noexcept {
 }
 
 void engine_core::tell_run_ended(const wire_hdr& h) noexcept {
-  static constexpr char text[] =
-      "its run of the call had ended without a message this rank sent it: the calls differ (a count of 0 sends and "
-      "receives nothing)";
   const std::uint32_t dest = h.src_index;
   if (dest == self_index || peer_dead(static_cast<int>(dest))) return;
   // A send by a request nobody reads (the text is larger than some providers' inject size, 64 bytes on
@@ -128,9 +125,11 @@ void engine_core::tell_run_ended(const wire_hdr& h) noexcept {
   req* r = orphan_request(req_kind::send, static_cast<int>(dest), (h.tag & ~tag::coll_msg_bits) | tag::coll_abort_msg,
                           notice_pass_on);
   if (!r) return;
-  r->len = std::min(sizeof text - 1, eager_max_);  // eager (a notice is never a ready-to-send: spend_eager)
+  // Eager (a notice is never a ready-to-send: spend_eager). A text that an eager message cannot take goes not at
+  // all, which its receiver says, rather than cut where nothing shows it.
+  r->len = sizeof run_ended_text - 1 <= eager_max_ ? sizeof run_ended_text - 1 : 0;
   r->act = send_act(r->len, static_cast<int>(dest));
-  r->buf = const_cast<char*>(text);  // libfabric's send takes const; the slot is shared with receives
+  r->buf = const_cast<char*>(run_ended_text);  // libfabric's send takes const; the slot is shared with receives
   r->peer = static_cast<int>(dest);
   r->owner_thread = 0;
   r->data = 0;

@@ -97,6 +97,12 @@ inline wire_hdr rts_hdr(std::uint64_t tag, std::size_t len, std::uint64_t handle
 /// knows the communicator's ranks.
 inline constexpr std::uint64_t notice_pass_on = ~std::uint64_t{0};
 
+/// The sentence of that abort notice. Its receiver passes it on after its own words, whole
+/// (progress/coll/instance.cpp checks that it fits a notice).
+inline constexpr char run_ended_text[] =
+    "its run of the call had ended without a message this rank sent it: the calls differ (a count of 0 sends and "
+    "receives nothing)";
+
 /// What the collectives' hook (engine_core::coll_msgs) says of a collective message about to be held as unexpected.
 enum class held_verdict : std::uint8_t {
   hold,             ///< keep it for the receive to come

@@ -67,12 +67,18 @@ static_assert(kind_names[static_cast<std::size_t>(kind::alltoallv)] == "alltoall
 /// Element types of reductions (and of typed collectives); `byte` for data that is only moved.
 enum class dtype : std::uint8_t { byte, int32, int64, uint64, float32, float64 };
 inline constexpr int dtype_count = 6;
+/// The types' names in enum order (dtype_name() reads them; so does the longest sentence a collective makes of them).
+inline constexpr std::array<std::string_view, dtype_count> dtype_names = {"byte",   "int32",   "int64",
+                                                                          "uint64", "float32", "float64"};
 
 /// Reduction operators. minloc/maxloc work on pairs { T value; std::int32_t index; } laid out as the C struct of
 /// those two members (MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_2INT, MPI_LONG_INT have the same layouts); `user` is a
 /// callback the executor holds (the simulator charges it as any reduction).
 enum class reduce_op : std::uint8_t { none, sum, prod, min, max, land, lor, band, bor, bxor, minloc, maxloc, user };
 inline constexpr int reduce_op_count = 13;
+/// The operators' names in enum order (reduce_op_name() reads them).
+inline constexpr std::array<std::string_view, reduce_op_count> reduce_op_names = {
+    "none", "sum", "prod", "min", "max", "land", "lor", "band", "bor", "bxor", "minloc", "maxloc", "user"};
 
 /// Collective algorithms. Each kind supports a subset (supports()); `automatic` lets choose() pick by message size
 /// and communicator size.
@@ -90,6 +96,10 @@ enum class algorithm : std::uint8_t {
   recursive_halving,   ///< reduce_scatter_block
 };
 inline constexpr int algorithm_count = 11;
+/// The algorithms' names in enum order (algorithm_name() reads them).
+inline constexpr std::array<std::string_view, algorithm_count> algorithm_names = {
+    "auto",      "linear",       "binomial", "dissemination", "recursive_doubling", "ring",
+    "rabenseifner", "scatter_allgather", "bruck", "pairwise", "recursive_halving"};
 
 /// Which buffer an operation reads or writes.
 enum class buffer : std::uint8_t { send, recv, tmp };

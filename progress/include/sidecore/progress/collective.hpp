@@ -36,6 +36,10 @@ struct coll_monitor {
   void (*depart)(int comm_id, std::uint64_t seq) = nullptr;
 };
 
+/// Room for the sentence of a failed collective run, its terminator included: the longest a run makes, which puts
+/// another rank's notice text after the rank and collective it came from (progress/coll/instance.cpp checks it).
+inline constexpr std::size_t coll_reason_max = 672;
+
 class coll_plan;
 class coll_instance;
 struct req;
@@ -167,7 +171,7 @@ class coll_executor {
   // The last failures' descriptions, by the handle of their request (a small ring: read once by the waiter).
   struct failure_note {
     std::uint64_t handle = 0;
-    char text[320] = {};
+    char text[coll_reason_max] = {};
   };
   mutable std::mutex failures_mutex_;
   failure_note failures_[16];

@@ -1,0 +1,161 @@
+// The sentences a failed collective run reports (progress/coll/sentence.hpp), on two local shm engines in this
+// process, each the other's rank of a two-rank communicator (coll_pair.hpp). The longest sentences the ranks really
+// make come whole on both ranks: a mismatch in every field the signature carries, a message larger than the
+// receive expects (in the sentence that the other rank is told), and a transport failure with a long description
+// passed on to the other rank. Where a bound must hold (a notice is one eager message: a small SIDECORE_EAGER_MAX
+// cuts it), the sentence still names the rank and the collective first, and ends visibly with " (cut)" on a whole
+// UTF-8 sequence. Before, fixed buffers of 224, 240 and 320 bytes cut these sentences where they happened to end.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "coll_pair.hpp"
+
+namespace {
+
+using namespace sctest;
+
+// Whether `s` is well-formed UTF-8 (no sequence cut short, none out of place).
+bool valid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    const std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (std::size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    i += n;
+  }
+  return true;
+}
+
+bool ends_with(std::string_view s, std::string_view end) {
+  return s.size() >= end.size() && s.substr(s.size() - end.size()) == end;
+}
+
+// A ring allreduce of `count` doubles on both ranks whose rank 0 fails its first receive with the engine's failure
+// (its description: `fatal`, then "; the engine stopped while the request was in flight").
+coll_pair::outcome receive_fails_with(coll_pair& p, const std::string& fatal) {
+  coll::spec s = allreduce_of(16);
+  std::vector<double> in0(16, 1.0), out0(16, 0.0), in1(16, 2.0), out1(16, 0.0);
+  const std::uint64_t h0 =
+      p.x[0]->start(p.c[0], p.c[0]->plan(s, coll::algorithm::ring), {in0.data(), out0.data(), {}}, 0);
+  req* r = find_child(p.core(0), [](const req& q) {
+    return q.op == req_kind::recv && q.stage.load(std::memory_order_relaxed) == req_stage::posted;
+  });
+  if (!r) {
+    ADD_FAILURE() << "rank 0's first pass posted its receive from rank 1";
+    return {};
+  }
+  std::snprintf(p.core(0).fatal_text, sizeof p.core(0).fatal_text, "%s", fatal.c_str());
+  p.core(0).unlink_posted(r);
+  p.core(0).fail_request(r, failure::engine, 0);
+  const std::uint64_t h1 =
+      p.x[1]->start(p.c[1], p.c[1]->plan(s, coll::algorithm::ring), {in1.data(), out1.data(), {}}, 0);
+  EXPECT_TRUE(p.finish(h0, h1)) << "rank 1 must not wait for ever for rank 0's second message";
+  return p.results(h0, h1);
+}
+
+// 85 three-byte characters: as much as the engine's failure text holds, and most cuts fall inside one.
+std::string long_fatal() {
+  std::string f;
+  for (int i = 0; i < 85; ++i) f += "\xE2\x82\xAC";  // U+20AC
+  return f;
+}
+
+TEST(CollSentences, AMismatchInEveryFieldComesWholeOnBothRanks) {
+  coll_pair p;
+  ASSERT_NO_FATAL_FAILURE(p.open());
+  coll::spec s0 = allreduce_of(100000), s1 = allreduce_of(3);
+  s0.op = coll::reduce_op::maxloc;
+  s1.type = coll::dtype::float32;
+  s1.op = coll::reduce_op::minloc;
+  std::vector<double> in0(2 * 100000, 1.0), out0(in0.size());
+  std::vector<double> in1(8, 1.0), out1(8);
+  const std::uint64_t h0 =
+      p.x[0]->start(p.c[0], p.c[0]->plan(s0, coll::algorithm::ring), {in0.data(), out0.data(), {}}, 0);
+  const std::uint64_t h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s1, coll::algorithm::recursive_doubling),
+                                         {in1.data(), out1.data(), {}}, 0);
+  ASSERT_TRUE(p.finish(h0, h1));
+  const coll_pair::outcome o = p.results(h0, h1);
+  for (int r = 0; r < 2; ++r) {
+    const std::string& why = o.why[r];
+    EXPECT_EQ(o.c[r].result, req_result::invalid) << why;
+    EXPECT_TRUE(ends_with(why, "with the same type, operator, root and count")) << "rank " << r << ": " << why;
+    for (const char* part :
+         {"called allreduce with type ", ", operator ", ", algorithm ", ", another count (this rank"})
+      EXPECT_NE(why.find(part), std::string::npos) << "rank " << r << " (" << part << "): " << why;
+  }
+  EXPECT_TRUE(p.slots_back());
+}
+
+// alltoallv: rank 0 sends rank 1 more than rank 1 expects, and expects a block rank 1 never sends, so that rank 0's
+// run ends only with rank 1's notice, whose sentence it reports after rank 1's number.
+TEST(CollSentences, ATruncationComesWholeOnTheRankThatIsTold) {
+  coll_pair p;
+  ASSERT_NO_FATAL_FAILURE(p.open());
+  coll::spec s0, s1;
+  s0.k = s1.k = coll::kind::alltoallv;
+  s0.type = s1.type = coll::dtype::int32;
+  s0.send_counts = {0, 123456};
+  s0.send_displs = {0, 0};
+  s0.recv_counts = {0, 10};
+  s0.recv_displs = {0, 0};
+  s1.send_counts = {0, 0};
+  s1.send_displs = {0, 0};
+  s1.recv_counts = {10, 0};
+  s1.recv_displs = {0, 0};
+  std::vector<std::int32_t> in0(123456, 1), out0(10), in1(1), out1(10);
+  const std::uint64_t h0 =
+      p.x[0]->start(p.c[0], p.c[0]->plan(s0, coll::algorithm::automatic), {in0.data(), out0.data(), {}}, 0);
+  const std::uint64_t h1 =
+      p.x[1]->start(p.c[1], p.c[1]->plan(s1, coll::algorithm::automatic), {in1.data(), out1.data(), {}}, 0);
+  ASSERT_TRUE(p.finish(h0, h1));
+  const coll_pair::outcome o = p.results(h0, h1);
+  EXPECT_EQ(o.c[1].result, req_result::invalid) << o.why[1];
+  EXPECT_EQ(o.c[0].result, req_result::invalid) << o.why[0];
+  const std::string said = "rank 0 sent more than the 40 bytes this rank's alltoallv expects in message ";
+  EXPECT_EQ(o.why[1].rfind(said, 0), 0u) << o.why[1];
+  EXPECT_EQ(o.why[0].rfind("rank 1 found that the ranks' alltoallv calls differ: " + said, 0), 0u) << o.why[0];
+  for (int r = 0; r < 2; ++r)
+    EXPECT_TRUE(ends_with(o.why[r], "every rank must pass the same count and segment size")) << o.why[r];
+  EXPECT_TRUE(p.slots_back());
+}
+
+TEST(CollSentences, ALongTransportFailureComesWholeOnBothRanks) {
+  coll_pair p;
+  ASSERT_NO_FATAL_FAILURE(p.open());
+  const coll_pair::outcome o = receive_fails_with(p, long_fatal());
+  const std::string own = "the allreduce's receive from rank 1 failed in the transport: " + long_fatal() +
+                          "; the engine stopped while the request was in flight";
+  EXPECT_EQ(o.c[0].result, req_result::transport);
+  EXPECT_EQ(o.why[0], own);
+  EXPECT_EQ(o.c[1].result, req_result::transport);
+  EXPECT_EQ(o.why[1], "rank 0 of the communicator could not go on with the allreduce: " + own);
+  EXPECT_TRUE(p.slots_back());
+}
+
+// A notice is one eager message: with SIDECORE_EAGER_MAX at 129 bytes the failed rank's sentence reaches the other
+// rank cut, visibly and on a whole character, after the part that says who failed in what.
+TEST(CollSentences, ANoticeCutToTheEagerSizeEndsVisiblyOnAWholeCharacter) {
+  coll_pair p(local_config("shm", 129));
+  ASSERT_NO_FATAL_FAILURE(p.open());
+  const coll_pair::outcome o = receive_fails_with(p, long_fatal());
+  EXPECT_EQ(o.c[0].result, req_result::transport);
+  EXPECT_TRUE(ends_with(o.why[0], "; the engine stopped while the request was in flight")) << o.why[0];
+  const std::string& told = o.why[1];
+  EXPECT_EQ(o.c[1].result, req_result::transport);
+  EXPECT_EQ(told.rfind("rank 0 of the communicator could not go on with the allreduce: the allreduce's receive from "
+                       "rank 1 failed in the transport: \xE2\x82\xAC", 0),
+            0u)
+      << told;
+  EXPECT_TRUE(ends_with(told, "\xE2\x82\xAC (cut)")) << told;
+  EXPECT_TRUE(valid_utf8(told)) << told;
+  const std::size_t prefix = std::strlen("rank 0 of the communicator could not go on with the allreduce: ");
+  EXPECT_LE(told.size() - prefix, 129u) << told;
+  EXPECT_TRUE(p.slots_back());
+}
+
+}  // namespace

@@ -14,9 +14,15 @@ coll_plan::coll_plan(const coll_comm& c, coll::spec s, coll::algorithm req, coll
     : spec(std::move(s)), requested(req), sched(coll::build(spec, chosen, c.rank(), c.size())),
       sizes(coll::buffer_bytes(spec, c.rank(), c.size())) {
   if (sched.tags > tag::coll_first_notice) {
+    // In the caller's elements: value_index pairs that are only moved are counted in bytes here.
+    const std::string count =
+        spec.moved_pairs
+            ? std::to_string(spec.count / coll::element_size(*spec.moved_pairs, coll::reduce_op::minloc)) +
+                  " {value; int32 index} pairs"
+            : std::to_string(spec.count) + " elements";
     throw std::invalid_argument(
         "segment_bytes: " + std::to_string(spec.segment_bytes) + " cuts this " + std::string(coll::kind_name(spec.k)) +
-        " of " + std::to_string(spec.count) + " elements into " + std::to_string(sched.tags) +
+        " of " + count + " into " + std::to_string(sched.tags) +
         " messages, more than the wire tag numbers (" + std::to_string(tag::coll_first_notice) +
         "); give a larger segment size (SIDECORE_COLL_SEGMENT)");
   }
@@ -71,7 +77,7 @@ bool same_call(const coll::spec& a, const coll::spec& b) noexcept {
   return a.k == b.k && a.type == b.type && a.op == b.op && a.root == b.root && a.count == b.count &&
          a.in_place == b.in_place && a.segment_bytes == b.segment_bytes && a.commutative == b.commutative &&
          a.send_counts == b.send_counts && a.send_displs == b.send_displs && a.recv_counts == b.recv_counts &&
-         a.recv_displs == b.recv_displs;
+         a.recv_displs == b.recv_displs && a.moved_pairs == b.moved_pairs;
 }
 
 // The algorithm that runs for `a`: a forced algorithm that cannot run this call falls back to automatic (a setting

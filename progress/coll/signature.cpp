@@ -31,6 +31,8 @@ constexpr char alg_fmt[] =
 constexpr char root_fmt[] = "%sanother root (this rank has root %d)";
 constexpr char counts_fmt[] = "%sother receive counts";
 constexpr char count_fmt[] = "%sanother count (this rank has count %llu)";
+// value_index pairs that travel as bytes (coll::spec::moved_pairs): their caller counts pairs.
+constexpr char pairs_fmt[] = "%sanother count (this rank has count %llu, in {value; int32 index} pairs of dtype %.*s)";
 constexpr std::size_t sep_chars = 2;  // ", "
 constexpr std::size_t kind_chars = longest(coll::kind_names), dtype_chars = longest(coll::dtype_names),
                       op_chars = longest(coll::reduce_op_names), alg_chars = longest(coll::algorithm_names);
@@ -39,7 +41,8 @@ constexpr std::size_t longest_explanation =
              printed(with_fmt, int_chars + kind_chars) + printed(type_fmt, sep_chars + 2 * dtype_chars) +
                  printed(op_fmt, sep_chars + 2 * op_chars) + printed(alg_fmt, sep_chars + 2 * alg_chars) +
                  printed(root_fmt, sep_chars + int_chars) +
-                 std::max(printed(counts_fmt, sep_chars), printed(count_fmt, sep_chars + u64_chars)));
+                 std::max({printed(counts_fmt, sep_chars), printed(count_fmt, sep_chars + u64_chars),
+                           printed(pairs_fmt, sep_chars + u64_chars + dtype_chars)}));
 static_assert(longest_explanation < explain_max, "explain_max holds every explanation, terminator included");
 
 // A name from a field, or "?" for a value that is none of ours.
@@ -116,8 +119,15 @@ void explain_signature(char* out, std::size_t n, std::uint64_t mine, std::uint64
     sep = ", ";
   }
   if (differs(count_shift, count_width)) {
-    if (s.k == coll::kind::allgatherv) say(counts_fmt, sep);
-    else say(count_fmt, sep, static_cast<unsigned long long>(s.count));
+    if (s.k == coll::kind::allgatherv) {
+      say(counts_fmt, sep);
+    } else if (s.moved_pairs) {
+      const std::string_view v = coll::dtype_name(*s.moved_pairs);
+      const std::uint64_t pairs = s.count / coll::element_size(*s.moved_pairs, coll::reduce_op::minloc);
+      say(pairs_fmt, sep, static_cast<unsigned long long>(pairs), static_cast<int>(v.size()), v.data());
+    } else {
+      say(count_fmt, sep, static_cast<unsigned long long>(s.count));
+    }
   }
 }
 

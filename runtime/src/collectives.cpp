@@ -103,8 +103,9 @@ coll::spec make_spec(const char* call, const coll_args& a, const detail::comm_en
                              : "op: " + std::string(coll::reduce_op_name(s.op)) +
                                    " takes value_index<T> elements; pass a span of value_index pairs");
   } else if (a.typed && a.typed_pair) {
-    // Pairs that are only moved travel as bytes.
+    // Pairs that are only moved travel as bytes; the ranks' sentences about the count still speak of pairs.
     scale = coll::element_size(s.type, coll::reduce_op::minloc);
+    s.moved_pairs = s.type;
     s.type = coll::dtype::byte;
   }
   const std::uint64_t most = (std::uint64_t{1} << 59) / scale;  // as v_array's entries
@@ -180,9 +181,7 @@ call_unit unit_of(const coll_args& a, const coll::spec& spec) {
   const bool pairs = (a.typed && a.typed_pair) || spec.op == coll::reduce_op::minloc ||
                      spec.op == coll::reduce_op::maxloc;
   // Pairs that are only moved travel as bytes (make_spec): their value's type is the call's.
-  const coll::dtype value = a.typed && a.typed_pair && spec.type == coll::dtype::byte
-                                ? static_cast<coll::dtype>(a.type)
-                                : spec.type;
+  const coll::dtype value = spec.moved_pairs.value_or(spec.type);
   return {coll::element_size(value, pairs ? coll::reduce_op::minloc : coll::reduce_op::none),
           pairs ? "{value; int32 index} pair" : "element", "dtype " + std::string(coll::dtype_name(value))};
 }
@@ -299,11 +298,9 @@ request detail::coll_call(const coll_args& a, const comm& c) {
     bad(call, x.what());
   }
   const progress::coll_plan_info info = progress::plan_info(*plan);
-  const std::size_t elem = a.typed && a.typed_pair ? coll::element_size(spec.type == coll::dtype::byte
-                                                                             ? static_cast<coll::dtype>(a.type)
-                                                                             : spec.type,
-                                                                         coll::reduce_op::minloc)
-                                                   : coll::element_size(spec.type, coll::reduce_op::none);
+  const std::size_t elem = a.typed && a.typed_pair
+                               ? coll::element_size(spec.moved_pairs.value_or(spec.type), coll::reduce_op::minloc)
+                               : coll::element_size(spec.type, coll::reduce_op::none);
   const bool at_root = e.rank == spec.root;
   check_buffer(call, "send", a.send, info.send_bytes, role_uses(spec.k, true, at_root), a.send_elems, elem,
                a.send_capacity, a, spec);

@@ -819,6 +819,43 @@ TEST(Coll, CountsThatDifferBetweenRanksFailTheCollective) {
   d.free();
 }
 
+// value_index pairs that a collective only moves travel as bytes; a count that differs between ranks is still told
+// in the caller's pairs and their value's type, as a reduction of pairs tells it (it said "count 160", in bytes).
+TEST(Coll, MovedValueIndexCountsThatDifferAreToldInPairs) {
+  const comm& w = world();
+  if (w.size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  comm d = w.dup();
+  const std::size_t n = d.rank() == 0 ? 10 : 7, p = static_cast<std::size_t>(d.size());
+  const std::string mine =
+      "this rank has count " + std::to_string(n) + ", in {value; int32 index} pairs of dtype float64";
+  const auto in_pairs = [&](const std::string& why, const char* what) {
+    EXPECT_NE(why.find(", in {value; int32 index} pairs of dtype float64)"), std::string::npos) << what << ": " << why;
+    EXPECT_EQ(why.find("count 160"), std::string::npos) << what << ": " << why;
+    EXPECT_EQ(why.find("count 112"), std::string::npos) << what << ": " << why;
+  };
+  std::vector<value_index<double>> block(n, {1.0, d.rank()}), all(n * p);
+  const std::string gathered = sctest::expect_error(
+      errc::invalid_argument, [&] { allgather<value_index<double>>(block, all, d); }, "allgather of pairs");
+  in_pairs(gathered, "allgather");
+  // Only a rank that receives sees the mismatch (the root may complete first).
+  std::string told;
+  try {
+    bcast<value_index<double>>(block, 0, d);
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument) << e.what();
+    told = e.what();
+  }
+  if (d.rank() != 0) {
+    in_pairs(told, "bcast");
+    // A rank that saw it itself names its own count; one told by another names that rank's.
+    if (told.find("found that") == std::string::npos) {
+      EXPECT_NE(told.find(mine), std::string::npos) << told;
+    }
+  }
+  barrier(d);  // through sidecore: in mode off the notices go out inside its calls only
+  d.free();
+}
+
 // A count of 0 runs nothing on its rank: the others' messages of that call reach a run that had ended, whose rank
 // answers with an abort notice that its receiver passes on (before: the others waited for ever). The ring, where
 // every rank sends first; recursive doubling on 3 ranks sends nothing to rank 0 (collectives.hpp says so).

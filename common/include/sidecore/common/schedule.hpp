@@ -159,6 +159,10 @@ struct spec {
   /// every rank's result is x_0 op x_1 op ... op x_{p-1} in rank order: build() refuses the algorithms that
   /// reorder operands (keeps_rank_order()) and choose() never picks them.
   bool commutative = true;
+  /// Only for what the ranks are told of the call (build() ignores it): value_index pairs that a kind which reduces
+  /// nothing moves travel as bytes (type byte, counts in bytes), while their caller counts pairs whose value is of
+  /// this type; a sentence about the count gives it in those pairs. Empty: the caller counts in `type`.
+  std::optional<dtype> moved_pairs;
 };
 
 /// The segment size used when spec::segment_bytes is 0: large enough that a segment's per-message overhead is

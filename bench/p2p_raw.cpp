@@ -1,5 +1,5 @@
-// bench_p2p_raw — ping-pong latency and streaming bandwidth, 0 B to 16 MiB, over raw libfabric (fi_* directly; MPI only exchanges endpoint names).
-// Run: mpiexec -n 2 ./bench_p2p_raw [--quick] [--reps=N] [--summary=FILE] [--benchmark_*]
+// bench_p2p_raw — ping-pong latency and streaming bandwidth, 0 B to 16 MiB, over raw libfabric (fi_* directly; MPI only
+// exchanges endpoint names). Run: mpiexec -n 2 ./bench_p2p_raw [--quick] [--reps=N] [--summary=FILE] [--benchmark_*]
 #include "common/p2p.hpp"
 #include "common/transport_fabric.hpp"
 

@@ -1,5 +1,5 @@
-// bench_p2p_sidecore — ping-pong latency and streaming bandwidth, 0 B to 16 MiB, over sidecore (isend/irecv/wait; mode from SIDECORE_PROGRESS).
-// Run: mpiexec -n 2 ./bench_p2p_sidecore [--quick] [--reps=N] [--summary=FILE] [--benchmark_*]
+// bench_p2p_sidecore — ping-pong latency and streaming bandwidth, 0 B to 16 MiB, over sidecore (isend/irecv/wait; mode
+// from SIDECORE_PROGRESS). Run: mpiexec -n 2 ./bench_p2p_sidecore [--quick] [--reps=N] [--summary=FILE] [--benchmark_*]
 #include "common/p2p.hpp"
 #include "common/transport_sidecore.hpp"
 

@@ -28,7 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   require(!m.series.empty(), "a measurement without series accepted");
   std::vector<lg::series_fit> fits;
   for (const lg::prtt_series& s : m.series) {
-    if (s.points.size() > 128) return 0;  // large but valid: time (the splits fit ranges again and again), not correctness
+    if (s.points.size() > 128)
+      return 0;  // large but valid: time (the splits fit ranges again and again), not correctness
     try {
       fits.push_back(lg::fit(s));
     } catch (const std::invalid_argument&) {

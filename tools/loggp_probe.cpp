@@ -122,7 +122,8 @@ std::vector<std::uint64_t> sizes(const options& o) {
 
 double now_ns() {
   return static_cast<double>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 }
 
 void spin_for(double ns) {
@@ -144,11 +145,12 @@ struct transport {
 };
 
 transport sidecore_transport() {
-  return {[](const void* b, std::uint64_t s, int to, int tag) { sidecore::send(b, static_cast<std::int64_t>(s), to, tag); },
-          [](void* b, std::uint64_t s, int from, int tag) {
-            const sidecore::status st = sidecore::recv(b, static_cast<std::int64_t>(s), from, tag);
-            if (!st.ok()) usage_error("sidecore receive failed");
-          }};
+  return {
+      [](const void* b, std::uint64_t s, int to, int tag) { sidecore::send(b, static_cast<std::int64_t>(s), to, tag); },
+      [](void* b, std::uint64_t s, int from, int tag) {
+        const sidecore::status st = sidecore::recv(b, static_cast<std::int64_t>(s), from, tag);
+        if (!st.ok()) usage_error("sidecore receive failed");
+      }};
 }
 
 transport mpi_transport() {
@@ -350,7 +352,8 @@ int main(int argc, char** argv) {
       try {
         std::vector<lg::series_fit> fits;
         for (const lg::prtt_series& s : m.series) fits.push_back(lg::fit(s));
-        std::printf("fitted (sidecore loggp %s gives the files):\n%s", o.output.c_str(), lg::params_table(fits).c_str());
+        std::printf("fitted (sidecore loggp %s gives the files):\n%s", o.output.c_str(),
+                    lg::params_table(fits).c_str());
       } catch (const std::exception& e) {
         std::printf("no fit: %s\n", e.what());
       }

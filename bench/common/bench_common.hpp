@@ -259,7 +259,8 @@ class table_reporter : public benchmark::ConsoleReporter {
         if (r.repetitions != 1) continue;
         auto& by_value = results_[r.run_name.function_name];
         by_value["time"] = triple{r.GetAdjustedRealTime(), r.GetAdjustedRealTime(), r.GetAdjustedRealTime()};
-        for (const auto& [name, counter] : r.counters) by_value[name] = triple{counter.value, counter.value, counter.value};
+        for (const auto& [name, counter] : r.counters)
+          by_value[name] = triple{counter.value, counter.value, counter.value};
         continue;
       }
       const std::string& agg = r.aggregate_name;

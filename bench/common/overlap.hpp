@@ -367,7 +367,8 @@ int run_overlap(const options& o, const std::string& cmdline, T& t) {
     std::printf("\n");
   }
   if (o.verbose) {
-    std::printf("\nwhole sweep: pattern size factor t_comm t_comp t_total (us, medians) overlap %% median [min, max]\n");
+    std::printf(
+        "\nwhole sweep: pattern size factor t_comm t_comp t_total (us, medians) overlap %% median [min, max]\n");
     for (int p = 0; p < 3; ++p)
       for (std::size_t b : sizes)
         for (double f : factors) {

@@ -178,10 +178,11 @@ int run_p2p(int argc, char** argv, const std::string& cmdline, const std::string
   h.add("program", program + " (" + t.name() + ")");
   h.add("mode", per_rank(modes));
   h.add("provider", t.provider());
-  h.add("configuration", self ? "self: 1 rank sending to itself (no peer); latency = irecv + isend + both waits; "
-                                "bandwidth = windows of up to 64 receive/send pairs"
-                              : "2 ranks on one host; rank 0 measured (Google Benchmark), rank 1 responds; latency = "
-                                "ping-pong / 2 with pre-posted receive; bandwidth = windows of up to 64 messages + 0 B ack");
+  h.add("configuration",
+        self ? "self: 1 rank sending to itself (no peer); latency = irecv + isend + both waits; "
+               "bandwidth = windows of up to 64 receive/send pairs"
+             : "2 ranks on one host; rank 0 measured (Google Benchmark), rank 1 responds; latency = "
+               "ping-pong / 2 with pre-posted receive; bandwidth = windows of up to 64 messages + 0 B ack");
   h.add("pinning", "cpus allowed at start: " + per_rank(pinning));
   h.add("repetitions", std::to_string(o.reps()) + (o.quick ? " (--quick)" : ""));
   h.print();

@@ -75,7 +75,8 @@ class fabric_transport {
                   MPI_BYTE, MPI_COMM_WORLD);
     addrs_.resize(static_cast<std::size_t>(size));
     for (int r = 0; r < size; ++r) {
-      int n = fi_av_insert(av_, &names[static_cast<std::size_t>(r) * name.size()], 1, &addrs_[static_cast<std::size_t>(r)], 0, nullptr);
+      int n = fi_av_insert(av_, &names[static_cast<std::size_t>(r) * name.size()], 1,
+                           &addrs_[static_cast<std::size_t>(r)], 0, nullptr);
       if (n != 1) die("fi_av_insert of rank " + std::to_string(r) + " failed");
     }
     pool_.resize(pool_size);
@@ -95,7 +96,9 @@ class fabric_transport {
   [[nodiscard]] std::string name() const { return "raw libfabric"; }
   [[nodiscard]] std::string label() const { return "raw"; }
   [[nodiscard]] std::string mode() const { return "raw (application thread spins on fi_cq_read)"; }
-  [[nodiscard]] std::string provider() const { return provider_ + " (inject_size " + std::to_string(inject_size_) + ")"; }
+  [[nodiscard]] std::string provider() const {
+    return provider_ + " (inject_size " + std::to_string(inject_size_) + ")";
+  }
 
   request isend(const void* buf, std::size_t bytes, int peer, int tag) {
     const fi_addr_t dest = addrs_[static_cast<std::size_t>(peer)];

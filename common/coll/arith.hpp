@@ -8,7 +8,9 @@
 namespace sidecore::coll::detail {
 
 /// Largest power of two <= n (n >= 1).
-[[nodiscard]] constexpr int pof2_floor(int n) noexcept { return static_cast<int>(std::bit_floor(static_cast<unsigned>(n))); }
+[[nodiscard]] constexpr int pof2_floor(int n) noexcept {
+  return static_cast<int>(std::bit_floor(static_cast<unsigned>(n)));
+}
 
 /// log2 of a power of two.
 [[nodiscard]] constexpr int log2_exact(int pof2) noexcept { return std::countr_zero(static_cast<unsigned>(pof2)); }

@@ -34,7 +34,8 @@ void build_bcast_scatter_allgather(builder& b) {
   b.largest_message(static_cast<std::uint64_t>(tree.largest_child_subtree()) * largest_part);
 
   if (v != 0) b.recv(tree.rank_of(tree.parent(v)), 0, parts(v, v + tree.subtree(v)));
-  tree.children_descending(v, [&](int child) { b.send(tree.rank_of(child), 0, parts(child, child + tree.subtree(child))); });
+  tree.children_descending(
+      v, [&](int child) { b.send(tree.rank_of(child), 0, parts(child, child + tree.subtree(child))); });
 
   const int right = (v + 1) % p;
   const int left = (v - 1 + p) % p;

@@ -48,7 +48,8 @@ void build_reduce_scatter_block_recursive_halving(builder& b) {
   // position i of the work vector holds newrank-block bit_reverse(i)
   std::vector<std::uint64_t> offset(static_cast<std::size_t>(f.pof2) + 1, 0);
   for (int i = 0; i < f.pof2; ++i)
-    offset[static_cast<std::size_t>(i) + 1] = offset[static_cast<std::size_t>(i)] + original(bit_reverse(i, f.steps)).bytes;
+    offset[static_cast<std::size_t>(i) + 1] =
+        offset[static_cast<std::size_t>(i)] + original(bit_reverse(i, f.steps)).bytes;
   auto offset_of = [&](int i) { return offset[static_cast<std::size_t>(i)]; };
   const region work{buffer::tmp, 0, total};
   const region mirror{buffer::tmp, total, total};

@@ -245,7 +245,8 @@ algorithm choose(const spec& s, int size) noexcept {
     case kind::allreduce:
       if (bytes <= 2048 || s.count < pof2) return algorithm::recursive_doubling;
       if (p == 2 && bytes <= 128 * 1024) return algorithm::recursive_doubling;  // docs/collectives.md
-      if (commutative(s) && (p != pof2 || p == 2) && bytes >= 512 * 1024) return algorithm::ring;  // docs/collectives.md
+      if (commutative(s) && (p != pof2 || p == 2) && bytes >= 512 * 1024)
+        return algorithm::ring;  // docs/collectives.md
       return algorithm::rabenseifner;
     case kind::gather:
     case kind::scatter:
@@ -273,7 +274,8 @@ algorithm choose(const spec& s, int size) noexcept {
 void validate(const spec& s, algorithm a, int rank, int size) {
   if (size < 1) bad("size: communicator size " + std::to_string(size) + "; give at least 1");
   if (rank < 0 || rank >= size) {
-    bad("rank: " + std::to_string(rank) + " is outside [0, " + std::to_string(size) + "); give a rank of the communicator");
+    bad("rank: " + std::to_string(rank) + " is outside [0, " + std::to_string(size) +
+        "); give a rank of the communicator");
   }
   if (static_cast<int>(s.k) >= kind_count) {
     bad("kind: value " + std::to_string(static_cast<int>(s.k)) + " is not a collective kind; give one of 0 .. " +

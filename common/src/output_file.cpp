@@ -59,7 +59,8 @@ std::string output_path_problem(const std::string& path) {
     if (S_ISDIR(st.st_mode)) return "it is a directory";
     if (!S_ISREG(st.st_mode)) return "it is not a regular file (a FIFO, a device or a socket)";
     if (::access(path.c_str(), W_OK) != 0)
-      return "the existing file is not writable (" + error_text(errno) + "); sidecore does not replace a protected file";
+      return "the existing file is not writable (" + error_text(errno) +
+             "); sidecore does not replace a protected file";
     // access() says yes to root whatever the mode: a file nobody may write was protected on purpose.
     if ((st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0)
       return "the existing file is read-only (no write permission for anybody); sidecore does not replace a "
@@ -95,7 +96,8 @@ bool same_output_file(const std::string& a, const std::string& b) {
 output_file::output_file(std::string path) : path_(std::move(path)) {
   if (std::string why = output_path_problem(path_); !why.empty()) throw output_error(path_, why);
   const int fd = create_temp_beside(path_, temp_);
-  if (fd < 0) throw output_error(path_, "cannot create a file in directory '" + directory_of(path_) + "': " + error_text(errno));
+  if (fd < 0)
+    throw output_error(path_, "cannot create a file in directory '" + directory_of(path_) + "': " + error_text(errno));
   file_ = ::fdopen(fd, "wb");
   if (file_ == nullptr) {
     const int err = errno;

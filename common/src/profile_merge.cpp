@@ -95,7 +95,8 @@ void merge_duration_stats(duration_stats& into, const duration_stats& from) {
   // Chan et al.'s pairwise update of the mean and the sum of squared deviations.
   const double na = static_cast<double>(into.count), nb = static_cast<double>(from.count), n = na + nb;
   const double delta = from.mean_s - into.mean_s;
-  const double m2 = into.stddev_s * into.stddev_s * na + from.stddev_s * from.stddev_s * nb + delta * delta * na * nb / n;
+  const double m2 =
+      into.stddev_s * into.stddev_s * na + from.stddev_s * from.stddev_s * nb + delta * delta * na * nb / n;
   into.mean_s += delta * nb / n;
   into.stddev_s = std::sqrt(std::max(0.0, m2 / n));
   into.count += from.count;
@@ -133,7 +134,8 @@ profile make_job_profile(std::vector<profile> ranks) {
     if (r.mode != ranks.front().mode)
       throw input_error("make_job_profile", where + ".mode",
                         "mode \"" + std::string(progress_mode_name(r.mode)) + "\" differs from ranks[0]'s \"" +
-                            std::string(progress_mode_name(ranks.front().mode)) + "\": a job profile does not mix modes");
+                            std::string(progress_mode_name(ranks.front().mode)) +
+                            "\": a job profile does not mix modes");
     if (r.nranks != ranks.front().nranks)
       throw input_error("make_job_profile", where + ".nranks",
                         std::to_string(r.nranks) + " differs from ranks[0]'s nranks " +
@@ -144,8 +146,9 @@ profile make_job_profile(std::vector<profile> ranks) {
                             ranks[*run_at].run + "\": the profiles come from different runs");
     if (!r.run.empty() && !run_at) run_at = i;
     if (auto [it, fresh] = seen.emplace(r.rank, i); !fresh)
-      throw input_error("make_job_profile", where + ".rank",
-                        "rank " + std::to_string(r.rank) + " appears twice (also ranks[" + std::to_string(it->second) + "])");
+      throw input_error(
+          "make_job_profile", where + ".rank",
+          "rank " + std::to_string(r.rank) + " appears twice (also ranks[" + std::to_string(it->second) + "])");
   }
   std::string run = run_at ? ranks[*run_at].run : std::string();  // every recorded id is this one
   std::sort(ranks.begin(), ranks.end(), [](const profile& a, const profile& b) { return a.rank < b.rank; });
@@ -201,9 +204,9 @@ profile make_job_profile(std::vector<profile> ranks) {
       }
       add_bounds(job.overlap->total, r.overlap->total);
       for (const auto& b : r.overlap->by_size) {
-        auto it = std::find_if(job.overlap->by_size.begin(), job.overlap->by_size.end(), [&](const overlap_size_bin& x) {
-          return x.lo_bytes == b.lo_bytes && x.hi_bytes == b.hi_bytes;
-        });
+        auto it = std::find_if(
+            job.overlap->by_size.begin(), job.overlap->by_size.end(),
+            [&](const overlap_size_bin& x) { return x.lo_bytes == b.lo_bytes && x.hi_bytes == b.hi_bytes; });
         if (it == job.overlap->by_size.end()) job.overlap->by_size.push_back(b);
         else add_bounds(it->bounds, b.bounds);
       }

@@ -31,7 +31,8 @@ std::string g(double v) {
 bool within(double a, double b) { return a <= b * (1 + input_rounding) + 1e-9; }
 
 double sum_of_times(const std::array<category_totals, category_count>& cats) {
-  return std::accumulate(cats.begin(), cats.end(), 0.0, [](double s, const category_totals& t) { return s + t.time_s; });
+  return std::accumulate(cats.begin(), cats.end(), 0.0,
+                         [](double s, const category_totals& t) { return s + t.time_s; });
 }
 
 // Validates while reading; every error names the source, the JSON path and what is accepted.
@@ -95,7 +96,8 @@ class reader {
     const json& v = member(obj, path, key);
     const std::string p = join(path, key);
     if (v.is_number_unsigned()) return v.get<std::uint64_t>();
-    if (v.is_number_integer()) fail(p, "negative size " + std::to_string(v.get<std::int64_t>()) + "; sizes must be >= 0");
+    if (v.is_number_integer())
+      fail(p, "negative size " + std::to_string(v.get<std::int64_t>()) + "; sizes must be >= 0");
     fail(p, "expected a non-negative integer number of bytes, got " + type_of(v));
   }
 
@@ -110,7 +112,8 @@ class reader {
                     std::to_string(max_input_count) + " (2^53, exact in the model's arithmetic)");
       return n;
     }
-    if (v.is_number_integer()) fail(p, "negative count " + std::to_string(v.get<std::int64_t>()) + "; counts must be >= 0");
+    if (v.is_number_integer())
+      fail(p, "negative count " + std::to_string(v.get<std::int64_t>()) + "; counts must be >= 0");
     fail(p, "expected a non-negative integer, got " + type_of(v));
   }
 
@@ -188,7 +191,8 @@ class reader {
     if (!nested || j.contains("schema")) {
       const std::string schema = text(j, path, "schema");
       if (schema != profile_schema_name)
-        fail(join(path, "schema"), "unknown schema \"" + schema + "\"; accepted: \"" + std::string(profile_schema_name) + "\"");
+        fail(join(path, "schema"),
+             "unknown schema \"" + schema + "\"; accepted: \"" + std::string(profile_schema_name) + "\"");
     }
     if (!nested || j.contains("schema_version")) {
       const json& v = member(j, path, "schema_version");
@@ -223,7 +227,8 @@ class reader {
     p.provider = text(j, path, "provider");
     if (j.contains("run")) {
       p.run = text(j, path, "run");
-      if (p.run.empty()) fail(join(path, "run"), "an empty run id; accepted: the id the writer gave the run, or no field");
+      if (p.run.empty())
+        fail(join(path, "run"), "an empty run id; accepted: the id the writer gave the run, or no field");
     }
     p.n_core = integer(j, path, "n_core", 1, ">= 1 cores per node");
     if (auto it = j.find("host"); it != j.end() && !it->is_null()) {
@@ -270,7 +275,8 @@ class reader {
           overlap_size_bin bin;
           bin.lo_bytes = bytes(e, bp, "lo_bytes");
           bin.hi_bytes = bytes(e, bp, "hi_bytes");
-          if (bin.lo_bytes > bin.hi_bytes) fail(join(bp, "hi_bytes"), "upper size below lo_bytes; need lo_bytes <= hi_bytes");
+          if (bin.lo_bytes > bin.hi_bytes)
+            fail(join(bp, "hi_bytes"), "upper size below lo_bytes; need lo_bytes <= hi_bytes");
           bin.bounds = bounds(e, bp);
           o.by_size.push_back(bin);
         }
@@ -318,7 +324,8 @@ class reader {
           fail(join(ep, "mode"), "mode \"" + std::string(progress_mode_name(r.mode)) + "\" differs from the job's \"" +
                                      std::string(progress_mode_name(p.mode)) + "\"");
         if (r.nranks != p.nranks)
-          fail(join(ep, "nranks"), std::to_string(r.nranks) + " differs from the job's nranks " + std::to_string(p.nranks));
+          fail(join(ep, "nranks"),
+               std::to_string(r.nranks) + " differs from the job's nranks " + std::to_string(p.nranks));
         if (job_run.empty()) job_run = r.run;  // the job's own, else its first rank's that has one
         if (!r.run.empty() && r.run != job_run)
           fail(join(ep, "run"), "run id \"" + r.run + "\" differs from the job's \"" + job_run +
@@ -369,7 +376,8 @@ class reader {
       const json& f = member(e, ep, "forced");
       if (!f.is_boolean()) fail(join(ep, "forced"), "expected true or false, got " + type_of(f));
       d.forced = f.get<bool>();
-      if (auto sw = e.find("switch_s"); sw != e.end() && !sw->is_null()) d.switch_s = seconds_value(*sw, join(ep, "switch_s"));
+      if (auto sw = e.find("switch_s"); sw != e.end() && !sw->is_null())
+        d.switch_s = seconds_value(*sw, join(ep, "switch_s"));
       if (!within(d.t_comp_s + d.t_mpi_s, d.window_s))
         fail(join(ep, "t_mpi_s"), "t_comp_s + t_mpi_s = " + g(d.t_comp_s + d.t_mpi_s) + " s is above window_s " +
                                       g(d.window_s) + " s; both are measured inside the window");
@@ -409,7 +417,8 @@ class reader {
     if (auto it = j.find("regions"); it != j.end() && !it->is_null()) {
       const std::string rp = join(path, "regions");
       if (!it->is_array()) fail(rp, "expected an array of regions, got " + type_of(*it));
-      for (std::size_t i = 0; i < it->size(); ++i) p.regions.push_back(region((*it)[i], rp + "[" + std::to_string(i) + "]"));
+      for (std::size_t i = 0; i < it->size(); ++i)
+        p.regions.push_back(region((*it)[i], rp + "[" + std::to_string(i) + "]"));
     }
     if (auto it = j.find("event_clock"); it != j.end() && !it->is_null()) {
       const std::string cp = join(path, "event_clock");
@@ -540,7 +549,8 @@ class reader {
     for (auto it = cats.begin(); it != cats.end(); ++it) {
       int c = 0;
       while (c < category_count && it.key() != category_name(static_cast<category>(c))) ++c;
-      if (c == category_count) fail(join(cpath, it.key()), "unknown category; accepted: blocking, init, test, wait, other");
+      if (c == category_count)
+        fail(join(cpath, it.key()), "unknown category; accepted: blocking, init, test, wait, other");
       const std::string p2 = join(cpath, it.key());
       require_object(it.value(), p2);
       r.categories[static_cast<std::size_t>(c)] = {seconds(it.value(), p2, "time_s"), counter(it.value(), p2, "count")};

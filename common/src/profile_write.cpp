@@ -20,7 +20,8 @@ J categories_json(const std::array<category_totals, category_count>& cats) {
   J out = J::object();
   for (int c = 0; c < category_count; ++c) {
     const auto& t = cats[static_cast<std::size_t>(c)];
-    out[std::string(category_name(static_cast<category>(c)))] = {{"time_s", t.time_s}, {"count", t.count}, {"min_s", t.min_s}};
+    out[std::string(category_name(static_cast<category>(c)))] = {
+        {"time_s", t.time_s}, {"count", t.count}, {"min_s", t.min_s}};
   }
   return out;
 }
@@ -63,7 +64,10 @@ J collectives_json(const collectives_section& c) {
                      {"ranks", std::move(ranks)}});
   }
   return J{{"clock",
-            {{"offset_s", c.clock.offset_s}, {"bound_s", c.clock.bound_s}, {"rtt_s", c.clock.rtt_s}, {"method", c.clock.method}}},
+            {{"offset_s", c.clock.offset_s},
+             {"bound_s", c.clock.bound_s},
+             {"rtt_s", c.clock.rtt_s},
+             {"method", c.clock.method}}},
            {"sample_capacity", c.sample_capacity},
            {"unmatched", c.unmatched},
            {"by_kind", std::move(kinds)}};
@@ -139,7 +143,8 @@ void write(J& j, const profile& p, bool nested) {
   }
   if (p.progress_thread) {
     const auto& s = *p.progress_thread;
-    j["progress_thread"] = {{"busy_s", s.busy_s}, {"idle_s", s.idle_s}, {"polls", s.polls}, {"completions", s.completions}};
+    j["progress_thread"] = {
+        {"busy_s", s.busy_s}, {"idle_s", s.idle_s}, {"polls", s.polls}, {"completions", s.completions}};
   }
   if (p.collectives) j["collectives"] = collectives_json<J>(*p.collectives);
   if (p.auto_mode) {
@@ -164,7 +169,9 @@ void write(J& j, const profile& p, bool nested) {
 bool pair_at(const std::string& text, std::size_t i, std::size_t& a, std::size_t& b, std::size_t& end) {
   if (i + 1 >= text.size() || text[i + 1] != '\n') return false;
   const auto skip = [&](std::size_t k) { return text.find_first_not_of(" \n", k); };
-  const auto digit = [&](std::size_t k) { return k < text.size() && std::isdigit(static_cast<unsigned char>(text[k])); };
+  const auto digit = [&](std::size_t k) {
+    return k < text.size() && std::isdigit(static_cast<unsigned char>(text[k]));
+  };
   a = skip(i + 1);
   if (!digit(a)) return false;
   std::size_t k = text.find_first_not_of("0123456789", a);

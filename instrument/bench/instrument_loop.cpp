@@ -23,10 +23,11 @@ using sidecore::category;
 namespace {
 
 [[noreturn]] void usage(const char* bad) {
-  std::fprintf(stderr,
-               "instrument_loop: %s is not accepted\nusage: instrument_loop --case=call|xfer_owner|xfer_other|mix|region|coll "
-               "--iterations=N (N: an integer 1..1000000000)\n",
-               bad);
+  std::fprintf(
+      stderr,
+      "instrument_loop: %s is not accepted\nusage: instrument_loop --case=call|xfer_owner|xfer_other|mix|region|coll "
+      "--iterations=N (N: an integer 1..1000000000)\n",
+      bad);
   std::exit(2);
 }
 

@@ -60,7 +60,8 @@ void read_setting(const char* name, T& into, Parse parse, const std::string& def
   try {
     into = static_cast<T>(parse(std::string(v)));
   } catch (const env::bad_value& e) {
-    std::fprintf(stderr, "sidecore-pmpi: rank %d: %s; using the default (%s)\n", g.rank, e.what(), default_text.c_str());
+    std::fprintf(stderr, "sidecore-pmpi: rank %d: %s; using the default (%s)\n", g.rank, e.what(),
+                 default_text.c_str());
   }
 }
 
@@ -173,7 +174,8 @@ void agree_switches(const config& cfg) {
   PMPI_Allreduce(mine, hi, 2, MPI_INT, MPI_MAX, g.comm);
   if (lo[0] == hi[0] && lo[1] == hi[1]) return;
   if (lo[0] != hi[0]) {
-    std::fprintf(stderr, "sidecore-pmpi: rank %d: profiling is on for some ranks only (this rank: SIDECORE_PROFILE=%s); "
+    std::fprintf(stderr,
+                 "sidecore-pmpi: rank %d: profiling is on for some ranks only (this rank: SIDECORE_PROFILE=%s); "
                  "the profiler's set-up and the profile's gathering at MPI_Finalize join every rank: give every rank "
                  "a path (%%r gives each its file) or SIDECORE_PROFILE=off; stopping the job at MPI_Init\n",
                  g.rank, cfg.profile ? g.profile_pattern.c_str() : "off");

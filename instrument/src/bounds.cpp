@@ -24,8 +24,8 @@ xfer_time_table::xfer_time_table(std::vector<std::pair<std::size_t, double>> poi
   std::sort(points_.begin(), points_.end());
   for (std::size_t i = 1; i < points_.size(); ++i) {
     if (points_[i].first == points_[i - 1].first) {
-      throw std::invalid_argument(
-          fmt::format("xfer-time table ({}): size {} appears twice; sizes must be distinct", source_, points_[i].first));
+      throw std::invalid_argument(fmt::format("xfer-time table ({}): size {} appears twice; sizes must be distinct",
+                                              source_, points_[i].first));
     }
   }
   if (points_.empty()) source_ = "none";

@@ -109,7 +109,8 @@ std::vector<char> local_samples(double offset_start, std::uint64_t at_start, dou
     const std::uint64_t ns = f.to_ns(ticks);
     double off = offset_end;
     if (at_end > at_start) {
-      const double w = (static_cast<double>(ns) - static_cast<double>(at_start)) / static_cast<double>(at_end - at_start);
+      const double w =
+          (static_cast<double>(ns) - static_cast<double>(at_start)) / static_cast<double>(at_end - at_start);
       off = offset_start + (offset_end - offset_start) * w;
     }
     return static_cast<std::int64_t>(std::llround(static_cast<double>(ns) + off));
@@ -149,7 +150,8 @@ void parse_samples(const std::vector<char>& blob, int rank, std::map<std::uint64
       s.depart = in.get<std::int64_t>();
       s.kind = static_cast<std::uint8_t>(in.get<std::uint64_t>());
     }
-    std::sort(m.samples.begin(), m.samples.end(), [](const member_sample& a, const member_sample& b) { return a.seq < b.seq; });
+    std::sort(m.samples.begin(), m.samples.end(),
+              [](const member_sample& a, const member_sample& b) { return a.seq < b.seq; });
     comm_members& c = comms[key];
     c.comm_size = static_cast<std::uint32_t>(size);
     c.members.push_back(std::move(m));
@@ -165,8 +167,8 @@ const member_sample* find_seq(const member& m, std::uint64_t seq) {
 std::uint64_t nonnegative_ns(std::int64_t v) { return v > 0 ? static_cast<std::uint64_t>(v) : 0; }
 
 // Rank 0: matches every communicator's instances across its members and accumulates per (rank, kind).
-void analyse(const std::map<std::uint64_t, comm_members>& comms, std::vector<std::array<rank_kind_acc, op_kind_count>>& acc,
-             std::vector<std::uint64_t>& unmatched) {
+void analyse(const std::map<std::uint64_t, comm_members>& comms,
+             std::vector<std::array<rank_kind_acc, op_kind_count>>& acc, std::vector<std::uint64_t>& unmatched) {
   std::vector<const member_sample*> row;
   std::vector<std::size_t> order;
   for (const auto& [key, c] : comms) {
@@ -188,7 +190,8 @@ void analyse(const std::map<std::uint64_t, comm_members>& comms, std::vector<std
       ++matched;
       order.resize(n);
       std::iota(order.begin(), order.end(), std::size_t{0});
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return row[a]->arrive < row[b]->arrive; });
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return row[a]->arrive < row[b]->arrive; });
       const std::int64_t last_arrival = row[order.back()]->arrive;
       std::int64_t first_departure = row[0]->depart;
       for (const member_sample* x : row) first_departure = std::min(first_departure, x->depart);
@@ -204,7 +207,8 @@ void analyse(const std::map<std::uint64_t, comm_members>& comms, std::vector<std
         if (pos == 0) ++a.order.first_arrivals;
         if (pos == n - 1) ++a.order.last_arrivals;
       }
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return row[a]->depart < row[b]->depart; });
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return row[a]->depart < row[b]->depart; });
       for (std::size_t pos = 0; pos < n; ++pos) {
         rank_kind_acc& a = acc[static_cast<std::size_t>(c.members[order[pos]].rank)][kind];
         a.departure_position_sum += static_cast<double>(pos) / static_cast<double>(n - 1);
@@ -247,7 +251,8 @@ duration_stats stats_of(const std::vector<std::uint64_t>& ns, duration_acc& scra
   return scratch.stats();
 }
 
-std::vector<char> results_blob(int rank, const std::array<rank_kind_acc, op_kind_count>& kinds, std::uint64_t unmatched) {
+std::vector<char> results_blob(int rank, const std::array<rank_kind_acc, op_kind_count>& kinds,
+                               std::uint64_t unmatched) {
   nlohmann::json j = {{"unmatched", unmatched}, {"kinds", nlohmann::json::array()}};
   duration_acc scratch;
   for (std::size_t k = 0; k < op_kind_count; ++k) {
@@ -261,8 +266,8 @@ std::vector<char> results_blob(int rank, const std::array<rank_kind_acc, op_kind
                           {"departure_wait", stats_to_json(stats_of(a.departure_waits, scratch))},
                           {"order",
                            {rank, o.last_arrivals, o.first_arrivals, o.last_departures, o.first_departures,
-                            a.arrival_position_sum / static_cast<double>(n), a.departure_position_sum / static_cast<double>(n),
-                            o.arrival_wait_s}}});
+                            a.arrival_position_sum / static_cast<double>(n),
+                            a.departure_position_sum / static_cast<double>(n), o.arrival_wait_s}}});
   }
   const std::string text = j.dump();
   return std::vector<char>(text.begin(), text.end());
@@ -343,7 +348,8 @@ void analyze_collectives(const exchange& ex) {
     try {
       parse_samples(blob, r, comms);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "sidecore: instrument: rank %d's collective samples: %s; no cross-rank figures\n", r, e.what());
+      std::fprintf(stderr, "sidecore: instrument: rank %d's collective samples: %s; no cross-rank figures\n", r,
+                   e.what());
       ok = false;
     }
   }

@@ -182,7 +182,8 @@ void reset_collectives(std::size_t capacity) {
 }
 
 bool pair_adjacent_coll_locked(const record& arrival, const record& departure, const clock_fit& f) {
-  if (departure.k != kind::coll_depart || departure.id != arrival.id || departure.owner_in_call != arrival.owner_in_call ||
+  if (departure.k != kind::coll_depart || departure.id != arrival.id ||
+      departure.owner_in_call != arrival.owner_in_call ||
       (!g_open.empty() && g_open.find({arrival.id, arrival.owner_in_call}) != nullptr)) {
     return false;
   }

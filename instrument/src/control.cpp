@@ -89,13 +89,14 @@ void start(const config& cfg, int rank, int nranks) {
   g_col.nranks = nranks;
   g_col.ring_cap = round_pow2(std::clamp<std::uint64_t>(cfg.ring_events, 16, max_ring_events));
   if (cfg.ring_events > max_ring_events && rank == 0) {
-    std::fprintf(stderr,
-                 "sidecore: instrument: SIDECORE_RING_EVENTS=%zu would take %.1f MiB per recording thread; a ring never "
-                 "holds more than %llu records between folds, so rings are capped at %llu records (%llu KiB per "
-                 "thread; docs/instrument.md, \"Memory bounds\")\n",
-                 cfg.ring_events, static_cast<double>(cfg.ring_events) * sizeof(record) / (1024.0 * 1024.0),
-                 static_cast<unsigned long long>(fold_batch), static_cast<unsigned long long>(max_ring_events),
-                 static_cast<unsigned long long>(max_ring_events * sizeof(record) / 1024));
+    std::fprintf(
+        stderr,
+        "sidecore: instrument: SIDECORE_RING_EVENTS=%zu would take %.1f MiB per recording thread; a ring never "
+        "holds more than %llu records between folds, so rings are capped at %llu records (%llu KiB per "
+        "thread; docs/instrument.md, \"Memory bounds\")\n",
+        cfg.ring_events, static_cast<double>(cfg.ring_events) * sizeof(record) / (1024.0 * 1024.0),
+        static_cast<unsigned long long>(fold_batch), static_cast<unsigned long long>(max_ring_events),
+        static_cast<unsigned long long>(max_ring_events * sizeof(record) / 1024));
   }
   g_col.n_core = affinity_cores();  // until set_run_info() says otherwise: the profile is valid without it
   g_col.host = this_host();
@@ -109,7 +110,8 @@ void start(const config& cfg, int rank, int nranks) {
   install_fit(fit);
   g_hot.tsc.store(tsc, relaxed);
   g_col.t_start = detail::ticks();
-  if (cfg.trace) g_trace.open(path_for_rank(cfg.trace_path, rank), cfg.trace_max_events, rank, fit.to_ns(g_col.t_start));
+  if (cfg.trace)
+    g_trace.open(path_for_rank(cfg.trace_path, rank), cfg.trace_max_events, rank, fit.to_ns(g_col.t_start));
   g_hot.trace.store(g_trace.active(), relaxed);
   g_hot.generation.fetch_add(1, relaxed);
   g_hot.enabled.store(cfg.profile || g_trace.active(), std::memory_order_release);

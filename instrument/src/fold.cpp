@@ -271,7 +271,8 @@ void fold(thread_state* st) noexcept {
         ++t;
         continue;
       }
-      if (r.k == kind::coll_arrive && t + 1 != h && pair_adjacent_coll_locked(r, st->ring[(t + 1) & st->mask], cx.fit)) {
+      if (r.k == kind::coll_arrive && t + 1 != h &&
+          pair_adjacent_coll_locked(r, st->ring[(t + 1) & st->mask], cx.fit)) {
         ++t;
         continue;
       }

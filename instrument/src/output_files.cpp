@@ -109,8 +109,8 @@ std::string check_outputs(const config& cfg, int rank, int nranks) {
   // Two outputs in one file: one would silently replace the other. This rank's own outputs, and its trace against
   // every rank's profile and the job profile.
   const auto clash = [&](const output& a, const std::string& other) {
-    return "SIDECORE_PROFILE='" + cfg.profile_path + "' and SIDECORE_TRACE='" + cfg.trace_path + "' name the same file '" +
-           a.path + "' (rank " + std::to_string(rank) + "'s " + a.what + " and " + other +
+    return "SIDECORE_PROFILE='" + cfg.profile_path + "' and SIDECORE_TRACE='" + cfg.trace_path +
+           "' name the same file '" + a.path + "' (rank " + std::to_string(rank) + "'s " + a.what + " and " + other +
            "); give the profile and the trace different paths";
   };
   for (std::size_t i = 0; i < mine.size(); ++i) {

@@ -224,7 +224,8 @@ profile rank_profile() {
       }
     }
     for (std::size_t k = 0; k < op_kind_count; ++k) {  // kinds past op_kind_count cannot be recorded
-      if (by_op[k].count != 0) o.by_op.push_back({std::string(op_kind_name(static_cast<op_kind>(k))), bounds_of(by_op[k], f)});
+      if (by_op[k].count != 0)
+        o.by_op.push_back({std::string(op_kind_name(static_cast<op_kind>(k))), bounds_of(by_op[k], f)});
     }
     // Regions: entries and wall time per path (open entries run to the window's end), and calls with sub-regions
     // included (each path's own calls added to every ancestor).
@@ -264,7 +265,8 @@ profile rank_profile() {
       r.name = valid_utf8(g_region_info[id].path);
       r.entries = stats[id].entries;
       r.time_s = seconds(stats[id].time, f);
-      for (std::size_t c = 0; c < category_count; ++c) r.categories[c] = {seconds(incl[id][c].time, f), incl[id][c].count};
+      for (std::size_t c = 0; c < category_count; ++c)
+        r.categories[c] = {seconds(incl[id][c].time, f), incl[id][c].count};
       p.regions.push_back(std::move(r));
     }
     std::sort(p.regions.begin(), p.regions.end(), [](const auto& a, const auto& b) { return a.name < b.name; });

@@ -30,7 +30,8 @@ struct record {
   std::uint32_t owner_seq;
   std::uint16_t owner_region;
   kind k;
-  std::uint8_t bits;  // low 4 bits: category (calls) or op_kind (transfers); bit 7: owner inside a call; bit 6: owner known
+  std::uint8_t
+      bits;  // low 4 bits: category (calls) or op_kind (transfers); bit 7: owner inside a call; bit 6: owner known
 };
 static_assert(sizeof(record) == 48, "records are fixed-size");
 inline constexpr std::uint8_t bit_in_call = 0x80;

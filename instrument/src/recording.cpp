@@ -74,8 +74,8 @@ void call_exit_at(category /*c*/, std::uint64_t t) noexcept {
 
 namespace {
 // Always inlined into its three callers: with seven arguments GCC called it, ~9 instructions more per event.
-[[gnu::always_inline]] inline void push_xfer(kind k, std::uint64_t id, std::uint64_t bytes, int peer, std::uint32_t owner, std::uint64_t t,
-                      op_kind op) noexcept {
+[[gnu::always_inline]] inline void push_xfer(kind k, std::uint64_t id, std::uint64_t bytes, int peer,
+                                             std::uint32_t owner, std::uint64_t t, op_kind op) noexcept {
   thread_state* st = self();
   if (st == nullptr) return;
   // Written in place, then committed (as push() does).

@@ -36,8 +36,9 @@ std::string new_run_id() {
   } catch (const std::exception&) {
     r = 0;  // no random device: the clock, pid and host still make the id
   }
-  const std::uint64_t id = (static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec)) ^
-                           (static_cast<std::uint64_t>(getpid()) << 40) ^ h ^ r;
+  const std::uint64_t id =
+      (static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec)) ^
+      (static_cast<std::uint64_t>(getpid()) << 40) ^ h ^ r;
   return fmt::format("{:016x}", id);
 }
 

@@ -107,11 +107,12 @@ void check_wait_growth(const job_input& in, const prediction& p, const diagnosti
   out.push_back(diagnostic{
       "wait-grows-in-core", diagnostic::level::warning, p.rank, 1,
       "Wait time grows with the dedicated core (the MiniMD case): progress is still done in the wait",
-      fmt::format("Time in wait calls is {:.4g} s without progress and {:.4g} s with the dedicated core, where the model "
-                  "expects N_wait*t_minMPIwait = {:.4g} s. The waiting thread and the progress thread compete to "
-                  "progress the same requests, so the gain is smaller than predicted (by about {:.4g} s). Check that "
-                  "wait calls only read the request state in core mode.",
-                  w_off, w_core, p.t_wait_s, w_core - p.t_wait_s),
+      fmt::format(
+          "Time in wait calls is {:.4g} s without progress and {:.4g} s with the dedicated core, where the model "
+          "expects N_wait*t_minMPIwait = {:.4g} s. The waiting thread and the progress thread compete to "
+          "progress the same requests, so the gain is smaller than predicted (by about {:.4g} s). Check that "
+          "wait calls only read the request state in core mode.",
+          w_off, w_core, p.t_wait_s, w_core - p.t_wait_s),
       w_core - w_off});
 }
 
@@ -271,7 +272,8 @@ std::vector<diagnostic> diagnose(const job_input& in, const job_prediction& at_a
                       : fmt::format("The finding{} {} say{} why; {}", why.size() == 1 ? "" : "s", fmt::join(why, ", "),
                                     why.size() == 1 ? "s" : "", paper);
       out.push_back(diagnostic{
-          "model-error", diagnostic::level::warning, slow->rank, 1, "Prediction differs from the measured core-mode run",
+          "model-error", diagnostic::level::warning, slow->rank, 1,
+          "Prediction differs from the measured core-mode run",
           fmt::format("Predicted t_dedicated {:.4g} s (alpha = 0), measured {:.4g} s on rank {} ({:+.1f} %): the model "
                       "is {}. {} (no computation between initiation and wait, progress done in the wait, non-linear "
                       "OpenMP scaling: give a measured --scaling-table).",
@@ -280,10 +282,11 @@ std::vector<diagnostic> diagnose(const job_input& in, const job_prediction& at_a
           std::abs(at_zero.t_dedicated_s - measured)});
     }
   } else {
-    out.push_back(diagnostic{"no-core-run", diagnostic::level::info, -1, 0, "No core-mode run to compare with",
-                             "Give also a profile recorded with SIDECORE_PROGRESS=core to compare the prediction with a "
-                             "real run and to check whether wait time grows with the dedicated core (the MiniMD case).",
-                             0.0});
+    out.push_back(
+        diagnostic{"no-core-run", diagnostic::level::info, -1, 0, "No core-mode run to compare with",
+                   "Give also a profile recorded with SIDECORE_PROGRESS=core to compare the prediction with a "
+                   "real run and to check whether wait time grows with the dedicated core (the MiniMD case).",
+                   0.0});
   }
   const bool any_overlap = std::any_of(in.calibration.begin(), in.calibration.end(), has_overlap_data) ||
                            std::any_of(in.core_run.begin(), in.core_run.end(), has_overlap_data);

@@ -31,13 +31,14 @@ void validate(const rank_inputs& in, const std::string& source, bool require_two
   check_seconds(in.t_noprogress_s, source, r + ": t_noprogress (t_total_s)");
   check_seconds(in.t_comp_s, source, r + ": t_comp (t_comp_s)");
   if (in.n_core < 1 || (require_two_cores && in.n_core == 1))
-    throw input_error(source, r + ": N_core (n_core)",
-                      fmt::format("N_core = {}; a dedicated core needs N_core >= 2 cores per node{}", in.n_core,
-                                  in.n_core == 1 ? ". The run gave the rank one core (as `mpiexec -bind-to core` does): "
-                                                   "give the node's core count with --cores N, and the prediction is "
-                                                   "for nodes of N cores, the computation measured on 1 core moved "
-                                                   "to N with the scaling model"
-                                                 : ""));
+    throw input_error(
+        source, r + ": N_core (n_core)",
+        fmt::format("N_core = {}; a dedicated core needs N_core >= 2 cores per node{}", in.n_core,
+                    in.n_core == 1 ? ". The run gave the rank one core (as `mpiexec -bind-to core` does): "
+                                     "give the node's core count with --cores N, and the prediction is "
+                                     "for nodes of N cores, the computation measured on 1 core moved "
+                                     "to N with the scaling model"
+                                   : ""));
   for (int c = 0; c < category_count; ++c) {
     const auto& t = in.categories[static_cast<std::size_t>(c)];
     const std::string f = fmt::format("{}: categories.{}", r, category_name(static_cast<category>(c)));
@@ -208,7 +209,8 @@ prediction predict(const rank_inputs& in, const model_options& opt) {
   add("t_MPIother", p.t_other_s, "measured", "management calls, unchanged by a dedicated core (III-C2c)");
   add("t_MPIdedicated", p.t_mpi_dedicated_s, "sum of the six terms above",
       "communication time with a dedicated core (III-C2c)");
-  add("t_MPIoverlapable", p.t_mpi_overlapable_s, fmt::format("{:.6g} - {:.6g}", p.t_mpi_noprogress_s, p.t_mpi_dedicated_s),
+  add("t_MPIoverlapable", p.t_mpi_overlapable_s,
+      fmt::format("{:.6g} - {:.6g}", p.t_mpi_noprogress_s, p.t_mpi_dedicated_s),
       p.t_mpi_overlapable_s >= 0 ? "communication time the dedicated core removes (III-A)"
                                  : "communication time the dedicated core adds, negative here (III-A)");
   add("t_dedicated", p.t_dedicated_s, fmt::format("{:.6g} + {:.6g}", p.t_newcomp_s, p.t_mpi_dedicated_s),

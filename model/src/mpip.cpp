@@ -73,7 +73,8 @@ class table_reader {
                         fmt::format("{} {} is beyond any run; accepted: at most {:g} {}", what, tok, max, unit));
     return v;
   }
-  [[nodiscard]] double seconds(int line, const std::vector<std::string>& row, std::size_t col, std::string_view what) const {
+  [[nodiscard]] double seconds(int line, const std::vector<std::string>& row, std::size_t col,
+                               std::string_view what) const {
     return number(line, row, col, what, max_input_seconds, "s");
   }
   [[nodiscard]] std::uint64_t count(int line, const std::vector<std::string>& row, std::size_t col) const {
@@ -85,16 +86,19 @@ class table_reader {
   [[nodiscard]] const std::string& field(int line, const std::vector<std::string>& row, std::size_t col,
                                          std::string_view what) const {
     if (col >= row.size())
-      throw input_error(source_, fmt::format("line {}", line),
-                        fmt::format("row has {} columns, the header {}; {} is missing", row.size(), s_.header.size(), what));
+      throw input_error(
+          source_, fmt::format("line {}", line),
+          fmt::format("row has {} columns, the header {}; {} is missing", row.size(), s_.header.size(), what));
     return row[col];
   }
-  [[nodiscard]] int integer(int line, const std::vector<std::string>& row, std::size_t col, std::string_view what) const {
+  [[nodiscard]] int integer(int line, const std::vector<std::string>& row, std::size_t col,
+                            std::string_view what) const {
     const std::string& tok = field(line, row, col, what);
     char* end = nullptr;
     const long v = std::strtol(tok.c_str(), &end, 10);
     if (*end != '\0' || v < 0 || v > 1 << 30)
-      throw input_error(source_, fmt::format("line {}", line), fmt::format("{} \"{}\" is not a non-negative integer", what, tok));
+      throw input_error(source_, fmt::format("line {}", line),
+                        fmt::format("{} \"{}\" is not a non-negative integer", what, tok));
     return static_cast<int>(v);
   }
 
@@ -105,7 +109,8 @@ class table_reader {
 
 std::string lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
@@ -282,8 +287,9 @@ mpip_report parse_mpip(std::istream& in, const std::string& source) {
     auto it = site_ms.find(a.site);
     if (it == site_ms.end()) continue;
     if (std::abs(it->second - a.time_ms) > 0.05 * std::max(a.time_ms, it->second) + 0.01)
-      rep.warnings.push_back(fmt::format("site {} ({}): Aggregate Time says {:.4g} ms, callsite statistics sum to {:.4g} ms",
-                                         a.site, a.call, a.time_ms, it->second));
+      rep.warnings.push_back(
+          fmt::format("site {} ({}): Aggregate Time says {:.4g} ms, callsite statistics sum to {:.4g} ms", a.site,
+                      a.call, a.time_ms, it->second));
   }
   std::map<int, double> rank_ms;
   for (const auto& r : rep.callsites) rank_ms[r.rank] += static_cast<double>(r.count) * r.mean_ms;

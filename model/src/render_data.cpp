@@ -12,7 +12,8 @@ using json = nlohmann::json;
 json prediction_json(const prediction& p) {
   json terms = json::array();
   for (const auto& t : p.terms)
-    terms.push_back({{"symbol", t.symbol}, {"value_s", t.value_s}, {"formula", t.formula}, {"explanation", t.explanation}});
+    terms.push_back(
+        {{"symbol", t.symbol}, {"value_s", t.value_s}, {"formula", t.formula}, {"explanation", t.explanation}});
   return {{"rank", p.rank},
           {"n_core", p.n_core},
           {"alpha", p.alpha},
@@ -175,11 +176,12 @@ std::string render_csv(const analysis& a, const render_options& ro) {
     mo.alpha = alpha;
     const job_prediction j = alpha == a.job.alpha ? a.job : predict_job(a.inputs, mo);
     for (const auto& p : j.ranks)
-      o += fmt::format("{},{:g},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
-                       "{:.9g},{:.9g},{}\n",
-                       p.rank, p.alpha, p.n_core, p.t_noprogress_s, p.t_comp_s, p.t_mpi_noprogress_s, p.t_newcomp_s,
-                       p.t_overhead_s, p.t_init_s, p.t_test_s, p.t_wait_s, p.t_converted_s, p.t_remaining_blocking_s,
-                       p.t_other_s, p.t_mpi_dedicated_s, p.t_dedicated_s, p.speedup, csv_field(std::string(shown_verdict(a, p.result))));
+      o += fmt::format(
+          "{},{:g},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
+          "{:.9g},{:.9g},{}\n",
+          p.rank, p.alpha, p.n_core, p.t_noprogress_s, p.t_comp_s, p.t_mpi_noprogress_s, p.t_newcomp_s, p.t_overhead_s,
+          p.t_init_s, p.t_test_s, p.t_wait_s, p.t_converted_s, p.t_remaining_blocking_s, p.t_other_s,
+          p.t_mpi_dedicated_s, p.t_dedicated_s, p.speedup, csv_field(std::string(shown_verdict(a, p.result))));
     o += fmt::format("job,{:g},,{:.9g},,,,,,,,,,,,{:.9g},{:.9g},{}\n", j.alpha, j.t_noprogress_s, j.t_dedicated_s,
                      j.speedup, csv_field(std::string(shown_verdict(a, j.result))));
   }

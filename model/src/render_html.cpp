@@ -111,11 +111,12 @@ std::string bounds_bar(const overlap_bounds& b) {
   constexpr double W = 220;
   const double lo = W * b.min_s / b.xfer_time_s;
   const double hi = W * b.max_s / b.xfer_time_s;
-  return fmt::format("<svg width=\"{0}\" height=\"14\" viewBox=\"0 0 {0} 14\" role=\"img\" aria-label=\"overlap "
-                     "bounds\"><rect x=\"0\" y=\"1\" width=\"{0}\" height=\"12\" fill=\"#f2d7d5\"/><rect x=\"0\" "
-                     "y=\"1\" width=\"{1:.1f}\" height=\"12\" fill=\"#a9cce3\"/><rect x=\"0\" y=\"1\" width=\"{2:.1f}\" "
-                     "height=\"12\" fill=\"#2e86c1\"/></svg>",
-                     W, hi, lo);
+  return fmt::format(
+      "<svg width=\"{0}\" height=\"14\" viewBox=\"0 0 {0} 14\" role=\"img\" aria-label=\"overlap "
+      "bounds\"><rect x=\"0\" y=\"1\" width=\"{0}\" height=\"12\" fill=\"#f2d7d5\"/><rect x=\"0\" "
+      "y=\"1\" width=\"{1:.1f}\" height=\"12\" fill=\"#a9cce3\"/><rect x=\"0\" y=\"1\" width=\"{2:.1f}\" "
+      "height=\"12\" fill=\"#2e86c1\"/></svg>",
+      W, hi, lo);
 }
 
 std::string bounds_cells(const overlap_bounds& b) {
@@ -196,9 +197,10 @@ std::string progress_html(const std::vector<profile>& ps) {
       "aria-label=\"progress thread busy and idle\"><rect x=\"0\" y=\"0\" width=\"{:.1f}\" height=\"24\" "
       "fill=\"#e45756\"/><rect x=\"{:.1f}\" y=\"0\" width=\"{:.1f}\" height=\"24\" fill=\"#9ecae9\"/><text x=\"0\" "
       "y=\"40\">busy {}</text><text x=\"{}\" y=\"40\" text-anchor=\"end\">idle {}</text></svg>\n",
-      num(sum.busy_s), num(sum.idle_s), pct(sum.busy_s, total), W + 20, W + 20, bw, bw, W - bw, pct(sum.busy_s, total), W,
-      pct(sum.idle_s, total));
-  h += "<table><tr><th>rank</th><th>busy [s]</th><th>idle [s]</th><th>busy %</th><th>polls</th><th>completions</th></tr>\n" +
+      num(sum.busy_s), num(sum.idle_s), pct(sum.busy_s, total), W + 20, W + 20, bw, bw, W - bw, pct(sum.busy_s, total),
+      W, pct(sum.idle_s, total));
+  h += "<table><tr><th>rank</th><th>busy [s]</th><th>idle [s]</th><th>busy "
+       "%</th><th>polls</th><th>completions</th></tr>\n" +
        rows + "</table>\n";
   return h;
 }
@@ -234,11 +236,13 @@ std::string render_html(const analysis& a) {
   std::string h;
   h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   h += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  h += "<title>sidecore report: dedicated progress core</title>\n<style>" + std::string(css) + "</style>\n</head>\n<body>\n";
+  h += "<title>sidecore report: dedicated progress core</title>\n<style>" + std::string(css) +
+       "</style>\n</head>\n<body>\n";
   h += "<h1>Does a dedicated progress core pay off?</h1>\n";
-  h += fmt::format("<p class=\"sub\">Input: {} &middot; {} rank{} modelled &middot; provider {} &middot; model of seed "
-                   "004 (Denis, Jaeger, Jeannot, Reynier, CCGRID 2022), Sections III-B to III-D</p>\n",
-                   esc(a.source), j.ranks.size(), j.ranks.size() == 1 ? "" : "s", esc(a.provider.empty() ? "?" : a.provider));
+  h += fmt::format(
+      "<p class=\"sub\">Input: {} &middot; {} rank{} modelled &middot; provider {} &middot; model of seed "
+      "004 (Denis, Jaeger, Jeannot, Reynier, CCGRID 2022), Sections III-B to III-D</p>\n",
+      esc(a.source), j.ranks.size(), j.ranks.size() == 1 ? "" : "s", esc(a.provider.empty() ? "?" : a.provider));
   if (a.cannot_judge.empty()) {
     h += fmt::format("<div class=\"verdict {}\" id=\"verdict\"><b>{}</b>: predicted speedup <b>{:.3f}</b> &mdash; "
                      "t_noprogress {} s &rarr; t_dedicated {} s at alpha = {:g}, N_core = {} (noise band "
@@ -249,33 +253,38 @@ std::string render_html(const analysis& a) {
     h += fmt::format("<div class=\"verdict neutral\" id=\"verdict\"><b>cannot judge</b>: the model's hypotheses do "
                      "not hold for this run, so its formula ({}) says nothing about it.<ul>\n",
                      esc(formula_outcome(j)));
-    for (const auto& b : a.cannot_judge) h += fmt::format("<li>{} <small>({})</small></li>\n", esc(b.reason), esc(b.id));
+    for (const auto& b : a.cannot_judge)
+      h += fmt::format("<li>{} <small>({})</small></li>\n", esc(b.reason), esc(b.id));
     h += "</ul></div>\n";
   }
   if (!a.cores_note.empty()) h += fmt::format("<p>N_core: {}.</p>\n", esc(a.cores_note));
   for (const auto& n : a.notes) h += fmt::format("<p>Note: {}.</p>\n", esc(n));
   if (j.ranks.size() > 1)
-    h += fmt::format("<p>The job ends with its slowest rank: rank {} with a dedicated core, rank {} without progress.</p>\n",
-                     slow.rank, j.ranks[j.slowest_noprogress].rank);
+    h += fmt::format(
+        "<p>The job ends with its slowest rank: rank {} with a dedicated core, rank {} without progress.</p>\n",
+        slow.rank, j.ranks[j.slowest_noprogress].rank);
   h += fmt::format("<p>Computation scaling: {}{}.</p>\n", esc(a.scaling),
                    a.scaling_reason.empty() ? std::string() : " (" + esc(a.scaling_reason) + ")");
 
   h += fmt::format("<h2>Term by term (rank {})</h2>\n", slow.rank);
   h += composition_svg(slow);
-  h += "<table><tr><th class=\"l\">term</th><th>value [s]</th><th class=\"l\">formula</th><th class=\"l\">meaning</th></tr>\n";
+  h += "<table><tr><th class=\"l\">term</th><th>value [s]</th><th class=\"l\">formula</th><th "
+       "class=\"l\">meaning</th></tr>\n";
   for (const auto& t : slow.terms)
-    h += fmt::format("<tr><td class=\"l\"><code>{}</code></td><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>\n",
-                     esc(t.symbol), num(t.value_s), esc(t.formula), esc(t.explanation));
+    h += fmt::format(
+        "<tr><td class=\"l\"><code>{}</code></td><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>\n",
+        esc(t.symbol), num(t.value_s), esc(t.formula), esc(t.explanation));
   h += fmt::format("<tr><td class=\"l\"><code>speedup</code></td><td>{:.4f}</td><td class=\"l\">{} / {}</td><td "
                    "class=\"l\">t_noprogress / t_dedicated</td></tr>\n</table>\n",
                    slow.speedup, num(slow.t_noprogress_s), num(slow.t_dedicated_s));
 
   h += "<h2>Converting blocking calls to nonblocking (alpha)</h2>\n";
   h += inline_svg(render_alpha_svg(a));
-  h += fmt::format("<p><b>Break-even:</b> {}.<br><b>Slope</b> (Section VI-C, the efficiency of the conversion): speedup "
-                   "{:+.4g} per unit alpha; d t_dedicated / d alpha = {:+.4g} s on rank {}: {}.</p>\n",
-                   esc(a.break_even.describe()), a.slope.speedup_per_alpha, a.slope.time_slope_s, a.slope.rank,
-                   esc(conversion_sentence(a.slope)));
+  h += fmt::format(
+      "<p><b>Break-even:</b> {}.<br><b>Slope</b> (Section VI-C, the efficiency of the conversion): speedup "
+      "{:+.4g} per unit alpha; d t_dedicated / d alpha = {:+.4g} s on rank {}: {}.</p>\n",
+      esc(a.break_even.describe()), a.slope.speedup_per_alpha, a.slope.time_slope_s, a.slope.rank,
+      esc(conversion_sentence(a.slope)));
   h += "<details><summary>Sweep table</summary>\n<table><tr><th>alpha</th><th>t_dedicated [s]</th><th>speedup</th>"
        "<th>slowest rank</th><th class=\"l\">verdict</th></tr>\n";
   for (const auto& s : a.sweep)
@@ -302,7 +311,8 @@ std::string render_html(const analysis& a) {
   h += "<h2>Diagnostics</h2>\n";
   for (const auto& d : a.diagnostics)
     h += fmt::format("<div class=\"diag {}\"><h3>{} <small>({})</small></h3><p>{}</p></div>\n",
-                     d.severity == diagnostic::level::warning ? "warning" : "info", esc(d.title), esc(d.id), esc(d.message));
+                     d.severity == diagnostic::level::warning ? "warning" : "info", esc(d.title), esc(d.id),
+                     esc(d.message));
   if (!a.warnings.empty()) {
     h += "<h3>Input warnings</h3>\n<ul>\n";
     for (const auto& w : a.warnings) h += "<li>" + esc(w) + "</li>\n";
@@ -347,18 +357,21 @@ std::string render_html(const analysis& a) {
 
   h += "<h2>Inputs (calibration run, per call category)</h2>\n<table><tr><th>rank</th>";
   for (int c = 0; c < category_count; ++c)
-    h += fmt::format("<th>{0} time [s]</th><th>{0} calls</th><th>{0} min [s]</th>", category_name(static_cast<category>(c)));
+    h += fmt::format("<th>{0} time [s]</th><th>{0} calls</th><th>{0} min [s]</th>",
+                     category_name(static_cast<category>(c)));
   h += "</tr>\n";
   for (const auto& r : a.inputs) {
     h += fmt::format("<tr><td>{}</td>", r.rank);
-    for (const auto& t : r.categories) h += fmt::format("<td>{}</td><td>{}</td><td>{}</td>", num(t.time_s), t.count, num(t.min_s));
+    for (const auto& t : r.categories)
+      h += fmt::format("<td>{}</td><td>{}</td><td>{}</td>", num(t.time_s), t.count, num(t.min_s));
     h += "</tr>\n";
   }
   h += "</table>\n";
-  h += "<footer>Generated by <code>sidecore report</code>. Formula: t_dedicated = t_comp&middot;N/(N&minus;1) + "
-       "N_nonblocking&middot;t_minMPInonblock + N_test&middot;t_minMPItest + N_wait&middot;t_minMPIwait + "
-       "&alpha;&middot;N_blocking&middot;(t_minMPInonblock + t_minMPIwait) + (1&minus;&alpha;)&middot;N_blocking&middot;"
-       "t_MPIblockingcom + t_MPIother.</footer>\n";
+  h +=
+      "<footer>Generated by <code>sidecore report</code>. Formula: t_dedicated = t_comp&middot;N/(N&minus;1) + "
+      "N_nonblocking&middot;t_minMPInonblock + N_test&middot;t_minMPItest + N_wait&middot;t_minMPIwait + "
+      "&alpha;&middot;N_blocking&middot;(t_minMPInonblock + t_minMPIwait) + (1&minus;&alpha;)&middot;N_blocking&middot;"
+      "t_MPIblockingcom + t_MPIother.</footer>\n";
   h += "</body>\n</html>\n";
   return h;
 }

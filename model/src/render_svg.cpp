@@ -22,7 +22,8 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
     if (step >= raw) break;
   }
   std::vector<double> t;
-  for (double v = std::ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) t.push_back(std::abs(v) < 1e-12 ? 0.0 : v);
+  for (double v = std::ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step)
+    t.push_back(std::abs(v) < 1e-12 ? 0.0 : v);
   return t;
 }
 
@@ -80,13 +81,13 @@ std::string render_alpha_svg(const analysis& a) {
                    Y(1.0 + a.noise), W - L - R, std::max(0.5, Y(1.0 - a.noise) - Y(1.0 + a.noise)));
   // Grid and ticks.
   for (double v : nice_ticks(x0, x1, 10)) {
-    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#dddddd\"/>\n", X(v), T,
-                     H - B);
+    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#dddddd\"/>\n", X(v),
+                     T, H - B);
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{:g}</text>\n", X(v), H - B + 18, v);
   }
   for (double v : nice_ticks(y0, y1, 8)) {
-    s += fmt::format("<line x1=\"{1:.1f}\" y1=\"{0:.1f}\" x2=\"{2:.1f}\" y2=\"{0:.1f}\" stroke=\"#dddddd\"/>\n", Y(v), L,
-                     W - R);
+    s += fmt::format("<line x1=\"{1:.1f}\" y1=\"{0:.1f}\" x2=\"{2:.1f}\" y2=\"{0:.1f}\" stroke=\"#dddddd\"/>\n", Y(v),
+                     L, W - R);
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{:g}</text>\n", L - 8, Y(v) + 4, v);
   }
   s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{2:.1f}\" x2=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"#555555\" "

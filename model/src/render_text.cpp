@@ -70,15 +70,16 @@ std::string render_text(const analysis& a, const render_options& ro) {
                      "without progress ({:.6g} s)\n",
                      slow.rank, j.t_dedicated_s, j.ranks[j.slowest_noprogress].rank, j.t_noprogress_s);
 
-  o += fmt::format("\nTerm by term (rank {}{}):\n", slow.rank, j.ranks.size() > 1 ? ", the slowest with a dedicated core" : "");
+  o += fmt::format("\nTerm by term (rank {}{}):\n", slow.rank,
+                   j.ranks.size() > 1 ? ", the slowest with a dedicated core" : "");
   std::size_t w = 0;
   for (const auto& t : slow.terms) w = std::max(w, t.symbol.size());
   for (const auto& t : slow.terms) {
     o += fmt::format("  {:<{}}  {:>12.6g} s  = {}\n", t.symbol, w, t.value_s, t.formula);
     o += wrap(t.explanation, 6);
   }
-  o += fmt::format("  {:<{}}  {:>12.6g}    = {:.6g} / {:.6g}  (t_noprogress / t_dedicated)\n", "speedup", w, slow.speedup,
-                   slow.t_noprogress_s, slow.t_dedicated_s);
+  o += fmt::format("  {:<{}}  {:>12.6g}    = {:.6g} / {:.6g}  (t_noprogress / t_dedicated)\n", "speedup", w,
+                   slow.speedup, slow.t_noprogress_s, slow.t_dedicated_s);
 
   if (j.ranks.size() > 1) {
     o += "\nPer rank:\n";

@@ -64,7 +64,8 @@ void add_model_options(CLI::App* app, model_args& a) {
                   "computation scaling model: linear (the paper), delta, table (the default when --scaling-table "
                   "is given)")
       ->check(CLI::IsMember({"linear", "delta", "table"}));
-  app->add_option("--delta", a.delta, "power-law exponent for --scaling delta: t_comp proportional to N^-delta, in [-1, 2]");
+  app->add_option("--delta", a.delta,
+                  "power-law exponent for --scaling delta: t_comp proportional to N^-delta, in [-1, 2]");
   app->add_option("--scaling-table", a.scaling_table,
                   "measured t_comp per thread count for --scaling table (lines \"threads seconds\")");
   app->add_option("--noise", a.noise_pct,
@@ -200,7 +201,8 @@ int main(int argc, char** argv) {
   model_args pa;
   std::string format = "text";
   std::string plot;
-  CLI::App* predict = app.add_subcommand("predict", "predict the run time with a dedicated progress core and explain it");
+  CLI::App* predict =
+      app.add_subcommand("predict", "predict the run time with a dedicated progress core and explain it");
   add_model_options(predict, pa);
   predict->add_option("--format", format, "output format: text (default), json, csv")
       ->check(CLI::IsMember({"text", "json", "csv"}));

@@ -108,7 +108,9 @@ sim::schedule load(const simulate_args& a) {
 // Beyond a 64-bit integer (a calc of 2^64 ns) std::llround is undefined (glibc gives -9223372036854775808): the
 // double's integer digits instead.
 bool fits_llround(double t) { return std::abs(t) < 9.2e18; }
-std::string ns_text(double t) { return fits_llround(t) ? fmt::format("{}", std::llround(t)) : fmt::format("{:.0f}", t); }
+std::string ns_text(double t) {
+  return fits_llround(t) ? fmt::format("{}", std::llround(t)) : fmt::format("{:.0f}", t);
+}
 // The seconds of "Maximum finishing time at host H: T (X s)": LogGOPSim writes the integer T divided by 1e9 with
 // std::cout's default format (%g, six significant digits: 1435023 ns is "0.00143502 s"), so this does the same.
 std::string seconds_text(double t) {
@@ -176,7 +178,8 @@ int run_simulate(const simulate_args& a) {
   }
   // LogGOPSim's output: every host up to 16 ranks, else the latest one.
   if ((s.num_ranks() <= 16 || a.all_hosts) && !a.batch) {
-    for (std::uint32_t i = 0; i < s.num_ranks(); ++i) std::cout << "Host " << i << ": " << ns_text(r.finish_ns[i]) << "\n";
+    for (std::uint32_t i = 0; i < s.num_ranks(); ++i)
+      std::cout << "Host " << i << ": " << ns_text(r.finish_ns[i]) << "\n";
   } else {
     std::uint32_t host = 0;
     for (std::uint32_t i = 1; i < s.num_ranks(); ++i)
@@ -187,7 +190,8 @@ int run_simulate(const simulate_args& a) {
   std::cout << fmt::format("LogGOPS: L={} o={} g={} G={} O={} S={}; {} ranks ({} CPU, {} NIC each); {}\n", p.L, p.o,
                            p.g, p.G, p.O, p.S, s.num_ranks(), s.num_cpus(), s.num_nics(), s.source());
   std::cout << fmt::format("simulated: {} operations, {} messages, {} events in {:.3f} s ({:.3g} events/s)\n",
-                           s.num_ops(), r.messages, r.events, secs, secs > 0 ? static_cast<double>(r.events) / secs : 0.0);
+                           s.num_ops(), r.messages, r.events, secs,
+                           secs > 0 ? static_cast<double>(r.events) / secs : 0.0);
   if (r.size_mismatches)
     std::cout << fmt::format("note: {} receive(s) matched a message of another size (LogGOPSim then decides eager or "
                              "rendezvous by whichever of the two was posted second)\n", r.size_mismatches);

@@ -112,7 +112,8 @@ profile read_run_profile(const std::string& dir, const std::string& run_dir, int
   const std::string job = dir + "/" + run_dir + "/prof.job.json";
   if (fs::exists(job)) return read_profile_file(job);
   std::vector<profile> parts;
-  for (int r = 0; r < ranks; ++r) parts.push_back(read_profile_file(fmt::format("{}/{}/prof.{}.json", dir, run_dir, r)));
+  for (int r = 0; r < ranks; ++r)
+    parts.push_back(read_profile_file(fmt::format("{}/{}/prof.{}.json", dir, run_dir, r)));
   return make_job_profile(std::move(parts));
 }
 
@@ -179,7 +180,8 @@ CLI::App* add_study(CLI::App& app, study_args& a) {
                "alpha points) and compare the prediction with the measured run");
   s->add_option("-n", c.ranks, fmt::format("MPI ranks, 1 .. {} (default 2)", max_study_ranks))
       ->check(CLI::Range(1, max_study_ranks));
-  s->add_option("--inputs", c.inputs, "the study's cases: extra arguments appended to the app's, one quoted string each");
+  s->add_option("--inputs", c.inputs,
+                "the study's cases: extra arguments appended to the app's, one quoted string each");
   a.reps = s->add_option("--reps", c.reps, "repetitions of every run; the median is compared (default 3; with "
                                            "--resume, the record's)");
   s->add_option("--alpha", a.alpha_lists, "alpha points of the app's own conversion knob, A1,A2,... in [0, 1]");
@@ -188,7 +190,8 @@ CLI::App* add_study(CLI::App& app, study_args& a) {
   s->add_flag("--resume", c.resume, "read OUT/study.json and run only what is missing");
   s->add_option("--mpiexec", c.mpiexec, "the launcher and its options (default mpiexec)");
   s->add_flag("--preload", c.preload, "an unmodified MPI app: put libsidecore-pmpi.so in LD_PRELOAD");
-  s->add_option("--pmpi-library", c.preload_library, "the PMPI library for --preload (default: ../lib beside sidecore)");
+  s->add_option("--pmpi-library", c.preload_library,
+                "the PMPI library for --preload (default: ../lib beside sidecore)");
   s->add_option("--cores-per-rank", c.cores_per_rank,
                 "cores of each rank (default: N_core of the calibration profile, from the rank's cpuset)");
   s->add_option("--host-cores", c.host_cores,
@@ -319,9 +322,10 @@ int run_study(study_args& a) {
       continue;
     }
     std::cout << "FAILED\n";
-    std::cerr << fmt::format("sidecore study: run {} failed: {}\n  command: {}\n  stdout and stderr: {}/{}/\n{}\n",
-                             spec.id, r.error, r.command, c.out_dir, run_dir,
-                             r.stderr_tail.empty() ? "  (stderr was empty)" : "  stderr, last lines:\n" + r.stderr_tail);
+    std::cerr << fmt::format(
+        "sidecore study: run {} failed: {}\n  command: {}\n  stdout and stderr: {}/{}/\n{}\n", spec.id, r.error,
+        r.command, c.out_dir, run_dir,
+        r.stderr_tail.empty() ? "  (stderr was empty)" : "  stderr, last lines:\n" + r.stderr_tail);
     ++failed;
     break;
   }

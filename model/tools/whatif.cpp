@@ -136,7 +136,8 @@ std::vector<std::string> compare_with_model(const whatif_args& a, double t_nopro
   const sim::whatif_result r = sim::run_whatif(w.lt, w.opts);
   for (const sim::sim_result& s : r.sims)
     if (!s.complete) throw input_error("--trace", "", "the replay of the traces cannot finish: " + s.problems.front());
-  const double sim_off = r.makespan(sim::scenario::in_calls) / 1e9, sim_ded = r.makespan(sim::scenario::dedicated_core) / 1e9;
+  const double sim_off = r.makespan(sim::scenario::in_calls) / 1e9,
+               sim_ded = r.makespan(sim::scenario::dedicated_core) / 1e9;
   std::vector<std::string> out;
   out.push_back(fmt::format("trace replay (sidecore whatif, LogGOPS from {}; {}): t_noprogress {:.6f} s, t_dedicated "
                             "{:.6f} s, speedup {:.3f}; the model: t_noprogress {:.6f} s, t_dedicated {:.6f} s, speedup "
@@ -204,14 +205,15 @@ int run_whatif(const whatif_args& a) {
   std::array<need, 3> needs{};
   if (!a.no_sweep)
     for (std::size_t s = 1; s < 3; ++s) {
-      needs[s].scenario_needs = sim::bandwidth_to_reach(lt, w.opts, sim::all_scenarios[s], r.makespan(sim::scenario::in_calls),
-                                                        1.0 / 4096, 4096);
-      needs[s].calls_needs = sim::bandwidth_to_reach(lt, w.opts, sim::scenario::in_calls, r.makespan(sim::all_scenarios[s]),
-                                                     1.0 / 4096, 4096);
+      needs[s].scenario_needs = sim::bandwidth_to_reach(lt, w.opts, sim::all_scenarios[s],
+                                                        r.makespan(sim::scenario::in_calls), 1.0 / 4096, 4096);
+      needs[s].calls_needs = sim::bandwidth_to_reach(lt, w.opts, sim::scenario::in_calls,
+                                                     r.makespan(sim::all_scenarios[s]), 1.0 / 4096, 4096);
     }
   const std::array<double, 3> makespans{r.makespan(sim::scenario::in_calls), r.makespan(sim::scenario::dedicated_core),
                                         r.makespan(sim::scenario::ideal_overlap)};
-  if (!a.timeline.empty()) write_file(a.timeline, sim::whatif_chrome_json({&rec[0], &rec[1], &rec[2]}, nr), "--timeline");
+  if (!a.timeline.empty())
+    write_file(a.timeline, sim::whatif_chrome_json({&rec[0], &rec[1], &rec[2]}, nr), "--timeline");
   if (!a.svg.empty()) write_file(a.svg, sim::whatif_svg({&rec[0], &rec[1], &rec[2]}, nr, makespans, sweep), "--svg");
   const double traced = *std::max_element(r.traced_ns.begin(), r.traced_ns.end());
   const double err = traced > 0 ? (makespans[0] - traced) / traced : 0;
@@ -238,11 +240,13 @@ int run_whatif(const whatif_args& a) {
       nlohmann::json s{{"name", sim::scenario_name(sc)}, {"finish_ns", r.sims[i].finish_ns},
                        {"makespan_ns", makespans[i]}, {"speedup", r.speedup(sc)}};
       if (i > 0 && !a.no_sweep)
-        s["bandwidth_to_match_in_calls"] = needs[i].scenario_needs, s["in_calls_bandwidth_to_match"] = needs[i].calls_needs;
+        s["bandwidth_to_match_in_calls"] = needs[i].scenario_needs,
+        s["in_calls_bandwidth_to_match"] = needs[i].calls_needs;
       j["scenarios"].push_back(s);
     }
     j["sweep"] = nlohmann::json::array();
-    for (const auto& sp : sweep) j["sweep"].push_back({{"bandwidth_factor", sp.bandwidth_factor}, {"makespan_ns", sp.makespan_ns}});
+    for (const auto& sp : sweep)
+      j["sweep"].push_back({{"bandwidth_factor", sp.bandwidth_factor}, {"makespan_ns", sp.makespan_ns}});
     j["warnings"] = lt.warnings;
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -252,7 +256,8 @@ int run_whatif(const whatif_args& a) {
                            nr, lt.messages.size(), lt.ranks[0].mode, lt.ranks[0].provider, lt.ranks[0].omp_threads);
   std::cout << fmt::format("LogGOPS: L={:g} o={:g} g={:g} G={:g} O={:g} S={} ({})\n", p.L, p.o, p.g, p.G, p.O, p.S,
                            w.params_from);
-  std::cout << fmt::format("dedicated core: {}; ideal overlap: {} chunk(s) per message\n\n", w.scaling_text, w.opts.chunks);
+  std::cout << fmt::format("dedicated core: {}; ideal overlap: {} chunk(s) per message\n\n", w.scaling_text,
+                           w.opts.chunks);
   std::string head = fmt::format("{:<20}", "time (ms)");
   for (std::uint32_t i = 0; i < nr && i < 16; ++i) head += fmt::format(" {:>10}", fmt::format("rank {}", i));
   std::cout << head << fmt::format(" {:>10} {:>8}\n", "run", "speedup");

@@ -127,7 +127,8 @@ void coll_executor::destroy(coll_persistent* pc) noexcept {
     --pc->comm->persistent_live_count_;
   }
   // Running: its retire() deletes it, unless no run completes any more (detach). Idle: nothing else holds it.
-  if (pc->inst->state.exchange(coll_instance::life::released, std::memory_order_acq_rel) != coll_instance::life::running ||
+  if (pc->inst->state.exchange(coll_instance::life::released, std::memory_order_acq_rel) !=
+          coll_instance::life::running ||
       detached_)
     delete pc->inst;
   delete pc;

@@ -394,7 +394,8 @@ void coll_instance::on_child_complete(const completion& c, std::uint64_t token) 
     if (o.type == coll::op_type::send && handle != 0) {
       std::uint64_t& named = our_failed_[static_cast<std::size_t>(o.peer)];
       if (named == 0 && !sent_failure_) named = handle;  // goes with the failure notice to that rank
-      else if (named != handle && late_failed_.size() < late_failed_.capacity()) late_failed_.emplace_back(o.peer, handle);
+      else if (named != handle && late_failed_.size() < late_failed_.capacity())
+        late_failed_.emplace_back(o.peer, handle);
     }
     fail_here(mine);
     return;

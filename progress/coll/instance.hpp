@@ -114,7 +114,7 @@ class coll_instance final : public schedule {
   std::vector<std::uint32_t> remaining_;  // dependencies not yet complete, per operation
   std::vector<std::uint32_t> ready_;      // operations whose dependencies completed, in that order
   std::uint32_t head_ = 0, tail_ = 0;     // ready_[head_ .. tail_) wait to start
-  std::vector<std::uint64_t> child_;      // per operation: its child's handle while in flight, 0 before, done_mark after
+  std::vector<std::uint64_t> child_;  // per operation: its child's handle while in flight, 0 before, done_mark after
   std::uint32_t in_flight_ = 0;           // children started and not complete
   std::uint32_t done_ = 0;                // operations complete
   std::uint64_t base_tag_ = 0;            // the wire tag of message 0 of this run

@@ -20,7 +20,8 @@ std::uint32_t mismatches::epoch(int comm) const noexcept {
 }
 
 void mismatches::comm_freed(int comm) noexcept {
-  if (comm >= 0 && comm < tag::max_comms) freed_[static_cast<std::size_t>(comm)].fetch_add(1, std::memory_order_acq_rel);
+  if (comm >= 0 && comm < tag::max_comms)
+    freed_[static_cast<std::size_t>(comm)].fetch_add(1, std::memory_order_acq_rel);
 }
 
 bool mismatches::listed_in(const std::array<ended, 64>& runs, int comm, std::uint32_t instance) const noexcept {

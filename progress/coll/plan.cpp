@@ -106,7 +106,8 @@ std::shared_ptr<const coll_plan> coll_comm::plan(const coll::spec& s, coll::algo
   // Built outside the lock (a large schedule takes a while); a second thread building the same plan meanwhile
   // only costs the time.
   const coll::algorithm run = effective(s, a);
-  auto p = std::make_shared<const coll_plan>(*this, s, a, run == coll::algorithm::automatic ? coll::choose(s, size()) : run);
+  auto p =
+      std::make_shared<const coll_plan>(*this, s, a, run == coll::algorithm::automatic ? coll::choose(s, size()) : run);
   if (cache_capacity_ == 0) return p;
   const std::lock_guard<std::mutex> g(cache_mutex_);
   if (cache_.size() < cache_capacity_) {

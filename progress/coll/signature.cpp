@@ -84,7 +84,8 @@ void explain_signature(char* out, std::size_t n, std::uint64_t mine, std::uint64
   if (differs(kind_shift, kind_width)) {
     both(kind_shift, kind_width, a, b);
     const auto k = [](coll::kind x) { return coll::kind_name(x); };
-    const std::string_view ta = a == 0 ? std::string_view("point-to-point") : name_or<coll::kind>(a - 1, coll::kind_count, k);
+    const std::string_view ta =
+        a == 0 ? std::string_view("point-to-point") : name_or<coll::kind>(a - 1, coll::kind_count, k);
     const std::string_view tb = name_or<coll::kind>(b - 1, coll::kind_count, k);
     say(kind_fmt, peer, static_cast<int>(ta.size()), ta.data(), static_cast<int>(tb.size()), tb.data());
     return;  // the other fields mean nothing across kinds
@@ -94,7 +95,8 @@ void explain_signature(char* out, std::size_t n, std::uint64_t mine, std::uint64
   if (differs(type_shift, type_width)) {
     both(type_shift, type_width, a, b);
     const auto t = [](coll::dtype x) { return coll::dtype_name(x); };
-    const std::string_view ta = name_or<coll::dtype>(a, coll::dtype_count, t), tb = name_or<coll::dtype>(b, coll::dtype_count, t);
+    const std::string_view ta = name_or<coll::dtype>(a, coll::dtype_count, t),
+                           tb = name_or<coll::dtype>(b, coll::dtype_count, t);
     say(type_fmt, sep, static_cast<int>(ta.size()), ta.data(), static_cast<int>(tb.size()), tb.data());
     sep = ", ";
   }

@@ -411,7 +411,8 @@ class engine_core final : public engine {
   // first-round copy, allgather and alltoall overlap rose at 64 KiB (90 -> 94-96 %) and fell at 256 KiB (93 -> 91 %)
   // and 1 MiB (97 -> 75-79 %).
   static constexpr std::size_t caller_step_max = 64 * 1024;
-  bool caller_start_needs_thread = false;  // ... and a child or a step needs the thread (note_caller_child, leave_to_thread)
+  bool caller_start_needs_thread =
+      false;                     // ... and a child or a step needs the thread (note_caller_child, leave_to_thread)
   std::vector<char> inject_buf;  // header + data of an injected eager message
   std::size_t cq_read_max = 16;  // completions read per fi_cq_read (engine_config::cq_batch); 0 once the engine failed
   std::atomic<bool> stop{false};

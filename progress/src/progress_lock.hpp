@@ -1,7 +1,7 @@
 // The progress lock: its holder is the one thread that calls libfabric (the domain is FI_THREAD_DOMAIN) and
 // touches the engine's lists. 0 free, thread: the progress thread, caller: an application thread. Mode off: a caller
-// takes it around each pass (callers serialized by the application: written, not locked; take_serialized). Mode core: the
-// progress thread holds it while it progresses; with caller progress, it lets an application thread that asks
+// takes it around each pass (callers serialized by the application: written, not locked; take_serialized). Mode core:
+// the progress thread holds it while it progresses; with caller progress, it lets an application thread that asks
 // (caller_want) take it (caller_progress.cpp). Every holder holds it through a progress_guard, so that no return
 // path leaves it held.
 #pragma once

@@ -294,7 +294,8 @@ void engine_core::on_wire(const char* msg, std::size_t len, bool from_ring) {
       }
     } else if (h.type == wire_ping) {
       // Refused for now: the peer asks again (liveness.cpp).
-      if (h.src_index < live.dead.size()) (void)inject_hdr(ping_hdr(my_index, wire_pong), ep.addr(static_cast<int>(h.src_index)));
+      if (h.src_index < live.dead.size())
+        (void)inject_hdr(ping_hdr(my_index, wire_pong), ep.addr(static_cast<int>(h.src_index)));
     } else if (h.type != wire_pong) {  // an answer only counts as heard (above)
       drop_message("is malformed", &h, len);
     }

@@ -105,7 +105,8 @@ struct alignas(64) req {
 /// lock holder (one still in the submission queue is dealt with when it is drained). For the scans of failures.
 [[nodiscard]] inline bool taken_in_flight(const req& r) noexcept {
   const auto st = r.state.load(std::memory_order_acquire);
-  return (st == static_cast<std::uint32_t>(req_state::pending) || st == static_cast<std::uint32_t>(req_state::orphan)) &&
+  return (st == static_cast<std::uint32_t>(req_state::pending) ||
+          st == static_cast<std::uint32_t>(req_state::orphan)) &&
          r.stage.load(std::memory_order_relaxed) != req_stage::none;
 }
 
@@ -118,8 +119,8 @@ inline void read_result(const req& r, completion& out) noexcept {
   out.kind = r.op;
   out.result = r.result;
   // transport or peer_failed (adjacent in req_result)
-  if (static_cast<std::uint8_t>(static_cast<std::uint8_t>(r.result) - static_cast<std::uint8_t>(req_result::transport)) <
-      2) [[unlikely]] {
+  if (static_cast<std::uint8_t>(static_cast<std::uint8_t>(r.result) -
+                                static_cast<std::uint8_t>(req_result::transport)) < 2) [[unlikely]] {
     out.what = r.what;
     out.fi_err = r.fi_err;
     out.peer_index = r.peer_world;

@@ -100,7 +100,8 @@ std::uint64_t engine_core::start_child_recv(schedule& parent, std::uint64_t toke
 }
 
 engine_core::child_fate engine_core::cancel_child(schedule& parent, std::uint64_t handle,
-                                                  std::span<const failed_send> failed, std::uint64_t notice_sig) noexcept {
+                                                  std::span<const failed_send> failed,
+                                                  std::uint64_t notice_sig) noexcept {
   req* r = pool.lookup(handle);
   if (!r || r->parent != &parent) return child_fate::completes;  // completed already
   if (r->op == req_kind::recv) {

@@ -341,7 +341,8 @@ int coll_c(const coll_args& in, sc_comm comm, sc_request* req) {
       throw sidecore::error(sidecore::errc::invalid_argument,
                             std::string(name) + ": op " + std::to_string(t_unknown_op) + " is neither a built-in "
                             "sc_op (0.." + std::to_string(SC_MAXLOC) + ") nor a live operator of sc_op_create");
-    if (in.form != bl && !req) throw sidecore::error(sidecore::errc::invalid_argument, std::string(name) + ": req is NULL");
+    if (in.form != bl && !req)
+      throw sidecore::error(sidecore::errc::invalid_argument, std::string(name) + ": req is NULL");
     coll_args a = in;
     a.send_capacity = limits.send;
     a.recv_capacity = limits.recv;

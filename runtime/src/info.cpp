@@ -88,9 +88,10 @@ extern "C" int sc_info_print(FILE* out) {
     errors.push_back(std::string(pmpi_progress_var) + "='" + pmpi + "' is not accepted; accepted: sidecore, mpich");
     refused.emplace_back(pmpi_progress_var);
   }
-  std::fprintf(out, "Read by libsidecore-pmpi.so only (which reads SIDECORE_PROGRESS, SIDECORE_PROGRESS_CORE, "
-                    "SIDECORE_VERBOSE, SIDECORE_PROFILE, SIDECORE_TRACE, SIDECORE_TRACE_MAX_EVENTS, SIDECORE_SIZE_BINS, "
-                    "SIDECORE_RING_EVENTS, SIDECORE_COLL_SAMPLES and SIDECORE_NCORE above too; docs/pmpi.md):\n");
+  std::fprintf(out,
+               "Read by libsidecore-pmpi.so only (which reads SIDECORE_PROGRESS, SIDECORE_PROGRESS_CORE, "
+               "SIDECORE_VERBOSE, SIDECORE_PROFILE, SIDECORE_TRACE, SIDECORE_TRACE_MAX_EVENTS, SIDECORE_SIZE_BINS, "
+               "SIDECORE_RING_EVENTS, SIDECORE_COLL_SAMPLES and SIDECORE_NCORE above too; docs/pmpi.md):\n");
   std::fprintf(out, "  %-24s default: %-8s current: %s%s\n", pmpi_progress_var, "sidecore",
                pmpi_ok ? pmpi_word.c_str() : "sidecore", mark(pmpi_progress_var, pmpi).c_str());
   std::fprintf(out, "      accepted: sidecore, mpich\n      The engine that progresses MPI on the reserved core in "
@@ -133,10 +134,11 @@ extern "C" int sc_info_print(FILE* out) {
                    current.mode == progress_mode::core        ? ""
                    : current.mode == progress_mode::automatic ? "  [used if SIDECORE_PROGRESS=auto switches to core]"
                                                               : "  [not used: SIDECORE_PROGRESS=off]");
-      std::fprintf(out, "  OpenMP threads in core mode: %d, bound to the other cores%s\n", topo.cores() - 1,
-                   std::getenv("OMP_NUM_THREADS") || std::getenv("OMP_PLACES") || std::getenv("OMP_PROC_BIND")
-                       ? " unless OMP_NUM_THREADS/OMP_PLACES/OMP_PROC_BIND (set by you) say otherwise: they are respected"
-                       : "");
+      std::fprintf(
+          out, "  OpenMP threads in core mode: %d, bound to the other cores%s\n", topo.cores() - 1,
+          std::getenv("OMP_NUM_THREADS") || std::getenv("OMP_PLACES") || std::getenv("OMP_PROC_BIND")
+              ? " unless OMP_NUM_THREADS/OMP_PLACES/OMP_PROC_BIND (set by you) say otherwise: they are respected"
+              : "");
       if (omp_places_set_by_user()) {  // what fence_openmp checks at init, for the team it would have
         const int threads = omp_threads_set_by_user() ? omp_get_max_threads() : topo.cores() - 1;
         for (const std::string& w : places_on_reserved(topo, reserved, threads)) std::fprintf(out, "  %s\n", w.c_str());
@@ -152,7 +154,8 @@ extern "C" int sc_info_print(FILE* out) {
     std::fprintf(out, "  error: %s\n", e.what());
   }
 
-  std::fprintf(out, "\nOpenMP:\n  OMP_NUM_THREADS=%s OMP_PLACES=%s OMP_PROC_BIND=%s\n  max threads now: %d; places: %s\n",
+  std::fprintf(out,
+               "\nOpenMP:\n  OMP_NUM_THREADS=%s OMP_PLACES=%s OMP_PROC_BIND=%s\n  max threads now: %d; places: %s\n",
                std::getenv("OMP_NUM_THREADS") ? std::getenv("OMP_NUM_THREADS") : "(unset)",
                std::getenv("OMP_PLACES") ? std::getenv("OMP_PLACES") : "(unset)",
                std::getenv("OMP_PROC_BIND") ? std::getenv("OMP_PROC_BIND") : "(unset)", omp_get_max_threads(),

@@ -201,9 +201,9 @@ void instrument_start(runtime_state& s, const comm& world) {
       throw error(errc::bad_setting, std::string("SIDECORE_XFER_TABLE='") + c.xfer_table + "': " + e.what());
     }
   } else if (ic.profile) {
-    table = instrument::xfer_time_table(calibrate(world), world.size() > 1
-                                                               ? "calibration: built-in ping-pong at init (ranks 0 and 1)"
-                                                               : "calibration: built-in ping-pong at init (rank 0 with itself)");
+    table = instrument::xfer_time_table(
+        calibrate(world), world.size() > 1 ? "calibration: built-in ping-pong at init (ranks 0 and 1)"
+                                           : "calibration: built-in ping-pong at init (rank 0 with itself)");
   }
   instrument::start(ic, world.rank(), world.size());
   instrument::set_xfer_time_table(std::move(table));
@@ -237,7 +237,8 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s, co
     try {
       instrument::analyze_collectives(exchange_over(g_exchange_comm, s.eng.get()));
     } catch (const std::exception& e) {  // the profile is still written, without the cross-rank figures
-      std::fprintf(stderr, "sidecore: rank %d: the collectives' cross-rank analysis failed: %s\n", world.rank(), e.what());
+      std::fprintf(stderr, "sidecore: rank %d: the collectives' cross-rank analysis failed: %s\n", world.rank(),
+                   e.what());
     }
   }
   instrument::set_trace_info(s.eng->eager_max(), s.eng->inject_size(), s.fence.threads);
@@ -251,7 +252,8 @@ void instrument_finish(runtime_state& s, const comm& world, double t_total_s, co
       std::fprintf(stderr, "sidecore: rank %d: cannot make the profile: %s\n", world.rank(), e.what());
     }
     if (!mine.empty())
-      instrument::write_text_file("SIDECORE_PROFILE", instrument::path_for_rank(s.cfg.profile_path, world.rank()), mine);
+      instrument::write_text_file("SIDECORE_PROFILE", instrument::path_for_rank(s.cfg.profile_path, world.rank()),
+                                  mine);
     // The lowest live rank says why the job has no profile (rank 0 may be the dead one).
     const auto no_job_profile = [&](const std::vector<int>& dead, const char* when) {
       int lowest = 0;

@@ -305,8 +305,8 @@ void init(MPI_Comm user_comm) {
   int nranks = 0;
   MPI_Comm_size(world, &nranks);
   if (nranks > tag::max_ranks)
-    throw error(errc::invalid_argument, "sidecore::init: " + std::to_string(nranks) + " ranks; sidecore supports up to " +
-                                            std::to_string(tag::max_ranks));
+    throw error(errc::invalid_argument, "sidecore::init: " + std::to_string(nranks) +
+                                            " ranks; sidecore supports up to " + std::to_string(tag::max_ranks));
 
   progress::engine_config ec;
   ec.provider = s->cfg.provider;
@@ -429,8 +429,9 @@ void init(MPI_Comm user_comm) {
 
   const int r = g_state->comms[0].load()->rank;
   if (g_state->cfg.verbose >= 2 || (g_state->cfg.verbose == 1 && r == 0)) {
-    std::fprintf(stderr, "sidecore: rank %d: mode %s, provider %s, %d cores (cpuset %s), reserved %s, %d OpenMP threads\n",
-                 r, detail::mode_name(g_state->cfg.mode), g_state->eng->provider().c_str(), g_state->topo->cores(),
+    std::fprintf(stderr,
+                 "sidecore: rank %d: mode %s, provider %s, %d cores (cpuset %s), reserved %s, %d OpenMP threads\n", r,
+                 detail::mode_name(g_state->cfg.mode), g_state->eng->provider().c_str(), g_state->topo->cores(),
                  g_state->topo->allowed_list().c_str(),
                  g_state->reserved_core >= 0 ? g_state->topo->describe_core(g_state->reserved_core).c_str() : "none",
                  g_state->fence.threads);

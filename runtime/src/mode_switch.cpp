@@ -22,7 +22,8 @@ void enter_core_mode(runtime_state& s) {
   s.eng->start_thread([topo, core] {
     if (instrument::enabled()) instrument::mark_progress_thread();
     std::string why;
-    if (!topo->bind_thread_to_core(core, &why)) std::fprintf(stderr, "sidecore: warning: progress thread: %s\n", why.c_str());
+    if (!topo->bind_thread_to_core(core, &why))
+      std::fprintf(stderr, "sidecore: warning: progress thread: %s\n", why.c_str());
   });
   s.core_active = true;
 }

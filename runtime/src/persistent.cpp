@@ -128,10 +128,11 @@ void start(request& r) {
   const call_scope scope(category::init, "sidecore::start");
   detail::runtime_state& s = detail::state_or_throw("start");
   if (!detail::is_persistent(r.handle()))
-    throw error(errc::invalid_request, r.handle() == 0 ? "sidecore::start: the request is empty; start takes a "
-                                                         "persistent request (send_init, recv_init, allreduce_init, ...)"
-                                                       : "sidecore::start: the request is not persistent; start takes "
-                                                         "one made by send_init, recv_init, allreduce_init, ...");
+    throw error(errc::invalid_request, r.handle() == 0
+                                           ? "sidecore::start: the request is empty; start takes a "
+                                             "persistent request (send_init, recv_init, allreduce_init, ...)"
+                                           : "sidecore::start: the request is not persistent; start takes "
+                                             "one made by send_init, recv_init, allreduce_init, ...");
   detail::persistent_op* op = s.persistent.find(r.handle());
   if (!op) throw error(errc::invalid_request, "sidecore::start: the persistent request was freed");
   if (op->running != 0)
@@ -175,9 +176,10 @@ void startall(std::span<request> reqs) {
       std::string why = e.what();
       constexpr std::string_view own = "sidecore::start: ";
       if (why.starts_with(own)) why.erase(0, own.size());
-      const std::string started = i == 0   ? "none was started"
-                                  : i == 1 ? "reqs[0] was started, the rest not"
-                                           : "reqs[0] to reqs[" + std::to_string(i - 1) + "] were started, the rest not";
+      const std::string started = i == 0 ? "none was started"
+                                  : i == 1
+                                      ? "reqs[0] was started, the rest not"
+                                      : "reqs[0] to reqs[" + std::to_string(i - 1) + "] were started, the rest not";
       throw error(e.code(), "sidecore::startall: reqs[" + std::to_string(i) + "]: " + why + " (" + started + ")");
     }
   }

@@ -81,7 +81,8 @@ double parse_seconds(std::string_view var, const std::string& raw, double lo, do
 
 auto_recheck parse_recheck(const std::string& raw) {
   constexpr const char* var = "SIDECORE_AUTO_RECHECK";
-  constexpr const char* accepted = "off, or a count with a unit: 30s (seconds, 0.001..1000000) or 100steps (1..1000000)";
+  constexpr const char* accepted =
+      "off, or a count with a unit: 30s (seconds, 0.001..1000000) or 100steps (1..1000000)";
   const std::string v = trim(raw);
   if (v == "off") return {};
   const auto unit_at = v.find_first_not_of("0123456789.eE+-");
@@ -236,15 +237,16 @@ std::vector<setting_def> make_table() {
                  s.self_path = parse_enum<bool>("SIDECORE_SELF_PATH", v, {{"on", true}, {"off", false}}, "on, off");
                },
                [](const settings& s) { return std::string(s.self_path ? "on" : "off"); }});
-  t.push_back({"SIDECORE_SHM_FASTPATH", "on", "on, off",
-               "on: eager and control messages between the ranks of one node go through rings in memory they share "
-               "(one per ordered pair of ranks, read by the same progress pass), not through the provider; "
-               "rendezvous data still goes through the provider. Ranks on other nodes always use the provider. "
-               "off: every message goes through the provider.",
-               [](settings& s, const std::string& v) {
-                 s.shm_fastpath = parse_enum<bool>("SIDECORE_SHM_FASTPATH", v, {{"on", true}, {"off", false}}, "on, off");
-               },
-               [](const settings& s) { return std::string(s.shm_fastpath ? "on" : "off"); }});
+  t.push_back(
+      {"SIDECORE_SHM_FASTPATH", "on", "on, off",
+       "on: eager and control messages between the ranks of one node go through rings in memory they share "
+       "(one per ordered pair of ranks, read by the same progress pass), not through the provider; "
+       "rendezvous data still goes through the provider. Ranks on other nodes always use the provider. "
+       "off: every message goes through the provider.",
+       [](settings& s, const std::string& v) {
+         s.shm_fastpath = parse_enum<bool>("SIDECORE_SHM_FASTPATH", v, {{"on", true}, {"off", false}}, "on, off");
+       },
+       [](const settings& s) { return std::string(s.shm_fastpath ? "on" : "off"); }});
   t.push_back({"SIDECORE_PROVIDER", "(auto)", "a libfabric provider name as `fi_info -l` lists it, e.g. shm, "
                                               "tcp;ofi_rxm, verbs;ofi_rxm, efa, cxi, psm2",
                "libfabric provider. Automatic: shm when every rank is on one host, tcp;ofi_rxm otherwise. The same on "
@@ -252,7 +254,8 @@ std::vector<setting_def> make_table() {
                [](settings& s, const std::string& raw) {
                  const std::string v = trim(raw);
                  if (v.empty() || v.find_first_of(" \t,") != std::string::npos)
-                   reject("SIDECORE_PROVIDER", raw, "one provider name as `fi_info -l` lists it, e.g. shm or tcp;ofi_rxm");
+                   reject("SIDECORE_PROVIDER", raw,
+                          "one provider name as `fi_info -l` lists it, e.g. shm or tcp;ofi_rxm");
                  s.provider = v;
                },
                [](const settings& s) { return s.provider.empty() ? std::string("(auto)") : s.provider; }});
@@ -268,13 +271,14 @@ std::vector<setting_def> make_table() {
                "Completions read from the completion queue per poll.",
                [](settings& s, const std::string& v) { s.cq_batch = parse_unsigned("SIDECORE_CQ_BATCH", v, 1, 64); },
                [](const settings& s) { return std::to_string(s.cq_batch); }});
-  t.push_back({"SIDECORE_EAGER_MAX", "8192", "an integer 0..65536 (bytes)",
-               "Largest message sent eagerly: header and data in one message, copied out of a receive buffer at the "
-               "receiver. Larger messages go by rendezvous (ready-to-send, clear-to-send, then the data straight "
-               "into the posted buffer): one more round trip, no copy. 0: every message with data by rendezvous. Every "
-               "rank must have the same value (init checks).",
-               [](settings& s, const std::string& v) { s.eager_max = parse_unsigned("SIDECORE_EAGER_MAX", v, 0, 65536); },
-               [](const settings& s) { return std::to_string(s.eager_max); }});
+  t.push_back(
+      {"SIDECORE_EAGER_MAX", "8192", "an integer 0..65536 (bytes)",
+       "Largest message sent eagerly: header and data in one message, copied out of a receive buffer at the "
+       "receiver. Larger messages go by rendezvous (ready-to-send, clear-to-send, then the data straight "
+       "into the posted buffer): one more round trip, no copy. 0: every message with data by rendezvous. Every "
+       "rank must have the same value (init checks).",
+       [](settings& s, const std::string& v) { s.eager_max = parse_unsigned("SIDECORE_EAGER_MAX", v, 0, 65536); },
+       [](const settings& s) { return std::to_string(s.eager_max); }});
   t.push_back({"SIDECORE_RECV_BUFFERS", "64", "an integer 2..4096",
                "Receive buffers (of SIDECORE_EAGER_MAX + 40 bytes each) the engine keeps posted for eager and "
                "control messages. Messages that find none wait in the provider until one is given back. Below the "
@@ -284,24 +288,24 @@ std::vector<setting_def> make_table() {
                  s.recv_buffers = parse_unsigned("SIDECORE_RECV_BUFFERS", v, 2, 4096);
                },
                [](const settings& s) { return std::to_string(s.recv_buffers); }});
-  t.push_back({"SIDECORE_SEND_CREDITS", "64", "an integer 2..65536 (messages per peer)",
-               "Flow control: eager messages and ready-to-sends a sender may have sent to one peer that the peer has "
-               "not read out of its receive buffers yet; more wait at the sender until the peer's progress gives "
-               "credits back. Bounds what a provider holds for a flood (tcp;ofi_rxm: a 16 KiB buffer each). The same on "
-               "every rank (init refuses a difference).",
-               [](settings& s, const std::string& v) {
-                 s.send_credits = parse_unsigned("SIDECORE_SEND_CREDITS", v, 2, 65536);
-               },
-               [](const settings& s) { return std::to_string(s.send_credits); }});
-  t.push_back({"SIDECORE_EAGER_CREDITS", "16", "an integer 0..65536 (messages per peer)",
-               "Flow control: eager messages a peer may hold unexpected (received, no receive posted yet, data "
-               "copied) from one sender; beyond them the sender sends eager-sized messages by rendezvous (a "
-               "header only; the data stays in its buffer until matched). 0: no eager message at all. The same on every "
-               "rank (init refuses a difference).",
-               [](settings& s, const std::string& v) {
-                 s.eager_credits = parse_unsigned("SIDECORE_EAGER_CREDITS", v, 0, 65536);
-               },
-               [](const settings& s) { return std::to_string(s.eager_credits); }});
+  t.push_back(
+      {"SIDECORE_SEND_CREDITS", "64", "an integer 2..65536 (messages per peer)",
+       "Flow control: eager messages and ready-to-sends a sender may have sent to one peer that the peer has "
+       "not read out of its receive buffers yet; more wait at the sender until the peer's progress gives "
+       "credits back. Bounds what a provider holds for a flood (tcp;ofi_rxm: a 16 KiB buffer each). The same on "
+       "every rank (init refuses a difference).",
+       [](settings& s, const std::string& v) { s.send_credits = parse_unsigned("SIDECORE_SEND_CREDITS", v, 2, 65536); },
+       [](const settings& s) { return std::to_string(s.send_credits); }});
+  t.push_back(
+      {"SIDECORE_EAGER_CREDITS", "16", "an integer 0..65536 (messages per peer)",
+       "Flow control: eager messages a peer may hold unexpected (received, no receive posted yet, data "
+       "copied) from one sender; beyond them the sender sends eager-sized messages by rendezvous (a "
+       "header only; the data stays in its buffer until matched). 0: no eager message at all. The same on every "
+       "rank (init refuses a difference).",
+       [](settings& s, const std::string& v) {
+         s.eager_credits = parse_unsigned("SIDECORE_EAGER_CREDITS", v, 0, 65536);
+       },
+       [](const settings& s) { return std::to_string(s.eager_credits); }});
   t.push_back({"SIDECORE_MAX_REQUESTS", "4194304", "a multiple of 1024 in 1024..4194304",
                "Requests a rank may have in flight at once (started, not yet completed by wait or test, or freed); "
                "a start beyond them fails with invalid_argument. Their slots (320 bytes each, taken 1024 at a "
@@ -331,11 +335,14 @@ std::vector<setting_def> make_table() {
   t.push_back({"SIDECORE_AUTO_STEPS", "(time window)", "an integer 1..1000000 (iterations)",
                "SIDECORE_PROGRESS=auto: profile the K iterations between the first sidecore::step() (sc_step) and the "
                "(K+1)-th, then decide at that step(), on every rank at once (step() must mark the same iteration on "
-               "every rank; init refuses a K that differs). Unset: a time window (SIDECORE_AUTO_WINDOW) decided without blocking.",
+               "every rank; init refuses a K that differs). Unset: a time window (SIDECORE_AUTO_WINDOW) decided "
+               "without blocking.",
                [](settings& s, const std::string& v) {
                  s.auto_steps = static_cast<std::uint32_t>(parse_unsigned("SIDECORE_AUTO_STEPS", v, 1, 1000000));
                },
-               [](const settings& s) { return s.auto_steps == 0 ? std::string("(time window)") : std::to_string(s.auto_steps); }});
+               [](const settings& s) {
+                 return s.auto_steps == 0 ? std::string("(time window)") : std::to_string(s.auto_steps);
+               }});
   t.push_back({"SIDECORE_AUTO_WINDOW", "10", "a number of seconds 0.001..1000000",
                "SIDECORE_PROGRESS=auto without SIDECORE_AUTO_STEPS: profile this long from init, then agree with the "
                "other ranks without blocking (an MPI_Iallreduce tested at each later sidecore call) and switch when "
@@ -364,27 +371,31 @@ std::vector<setting_def> make_table() {
                "For testing SIDECORE_PROGRESS=auto: every decision takes this verdict instead of the model's (the "
                "model's prediction is still computed, printed and recorded). core still needs 2 cores per rank.",
                [](settings& s, const std::string& v) {
-                 s.auto_forced = parse_enum<auto_force>("SIDECORE_AUTO_FORCE", v,
-                                                        {{"core", auto_force::core}, {"off", auto_force::off}}, "core, off");
+                 s.auto_forced = parse_enum<auto_force>(
+                     "SIDECORE_AUTO_FORCE", v, {{"core", auto_force::core}, {"off", auto_force::off}}, "core, off");
                },
                [](const settings& s) {
                  return std::string(s.auto_forced == auto_force::none ? "(model)"
                                     : s.auto_forced == auto_force::core ? "core" : "off");
                }});
-  t.push_back({"SIDECORE_PROFILE", "(off)", "off, or a file path (a relative one from where init runs); %r is "
-                                            "replaced by the rank",
-               "Write an overlap and call-category profile (JSON, docs/profile-schema.md) per rank at finalize; rank 0 "
-               "also writes the merged job profile (%r -> job). Input of `sidecore predict` and `sidecore report`. Set on "
-               "every rank or none (init refuses a difference).",
-               [](settings& s, const std::string& v) { s.profile_path = output_path("SIDECORE_PROFILE", v); },
-               [](const settings& s) { return s.profile_path.empty() ? std::string("(off)") : s.profile_path; }});
-  t.push_back({"SIDECORE_TRACE", "(off)", "off, or a file path (a relative one from where init runs); %r is "
-                                          "replaced by the rank",
-               "Write a timeline in Chrome trace-event JSON per rank (open it in https://ui.perfetto.dev): calls and "
-               "computation per thread, transfers as async spans, the progress thread on its own track. Set on every rank or "
-               "none (init refuses a difference).",
-               [](settings& s, const std::string& v) { s.trace_path = output_path("SIDECORE_TRACE", v); },
-               [](const settings& s) { return s.trace_path.empty() ? std::string("(off)") : s.trace_path; }});
+  t.push_back(
+      {"SIDECORE_PROFILE", "(off)",
+       "off, or a file path (a relative one from where init runs); %r is "
+       "replaced by the rank",
+       "Write an overlap and call-category profile (JSON, docs/profile-schema.md) per rank at finalize; rank 0 "
+       "also writes the merged job profile (%r -> job). Input of `sidecore predict` and `sidecore report`. Set on "
+       "every rank or none (init refuses a difference).",
+       [](settings& s, const std::string& v) { s.profile_path = output_path("SIDECORE_PROFILE", v); },
+       [](const settings& s) { return s.profile_path.empty() ? std::string("(off)") : s.profile_path; }});
+  t.push_back(
+      {"SIDECORE_TRACE", "(off)",
+       "off, or a file path (a relative one from where init runs); %r is "
+       "replaced by the rank",
+       "Write a timeline in Chrome trace-event JSON per rank (open it in https://ui.perfetto.dev): calls and "
+       "computation per thread, transfers as async spans, the progress thread on its own track. Set on every rank or "
+       "none (init refuses a difference).",
+       [](settings& s, const std::string& v) { s.trace_path = output_path("SIDECORE_TRACE", v); },
+       [](const settings& s) { return s.trace_path.empty() ? std::string("(off)") : s.trace_path; }});
   t.push_back({"SIDECORE_TRACE_MAX_EVENTS", "1000000", "an integer 1..1000000000",
                "Stop recording the trace (with one warning) past this many events, so a long run cannot fill the disk.",
                [](settings& s, const std::string& v) {
@@ -403,15 +414,16 @@ std::vector<setting_def> make_table() {
                  for (std::size_t e : s.size_bins) out += (out.empty() ? "" : ",") + std::to_string(e);
                  return out;
                }});
-  t.push_back({"SIDECORE_XFER_TABLE", "(calibrate)", "a path to a sidecore-xfer-table JSON file",
-               "A-priori transfer time per message size for the overlap bounds (Shet et al.). Unset: a short built-in "
-               "ping-pong at init measures it when profiling is on; the profile says which was used. Set on every rank or "
-               "none (init refuses a difference).",
-               [](settings& s, const std::string& v) {
-                 if (trim(v).empty()) reject("SIDECORE_XFER_TABLE", v, "a path to a sidecore-xfer-table JSON file");
-                 s.xfer_table = trim(v);
-               },
-               [](const settings& s) { return s.xfer_table.empty() ? std::string("(calibrate)") : s.xfer_table; }});
+  t.push_back(
+      {"SIDECORE_XFER_TABLE", "(calibrate)", "a path to a sidecore-xfer-table JSON file",
+       "A-priori transfer time per message size for the overlap bounds (Shet et al.). Unset: a short built-in "
+       "ping-pong at init measures it when profiling is on; the profile says which was used. Set on every rank or "
+       "none (init refuses a difference).",
+       [](settings& s, const std::string& v) {
+         if (trim(v).empty()) reject("SIDECORE_XFER_TABLE", v, "a path to a sidecore-xfer-table JSON file");
+         s.xfer_table = trim(v);
+       },
+       [](const settings& s) { return s.xfer_table.empty() ? std::string("(calibrate)") : s.xfer_table; }});
   t.push_back({"SIDECORE_RING_EVENTS", "1024", "a power of two 16..16777216",
                "Per-thread event ring capacity (records of 48 bytes) of the instrumentation; folded incrementally, so "
                "it bounds memory, not the run length. A ring never holds more than 512 records between folds: values "
@@ -455,13 +467,14 @@ std::vector<setting_def> make_table() {
                  s.coll_segment = parse_unsigned("SIDECORE_COLL_SEGMENT", v, 1024, std::uint64_t{1} << 26);
                },
                [](const settings& s) { return std::to_string(s.coll_segment); }});
-  t.push_back({"SIDECORE_COLL_CACHE", "16", "an integer 0..4096 (schedules per communicator)",
-               "Built collective schedules kept per communicator, so that a collective called again with the same "
-               "arguments (count, type, operator, root) does not build its schedule again (a small one costs about "
-               "4000 instructions to build). 0: build every call. Persistent collectives (allreduce_init, ...) keep "
-               "their own whatever this says.",
-               [](settings& s, const std::string& v) { s.coll_cache = parse_unsigned("SIDECORE_COLL_CACHE", v, 0, 4096); },
-               [](const settings& s) { return std::to_string(s.coll_cache); }});
+  t.push_back(
+      {"SIDECORE_COLL_CACHE", "16", "an integer 0..4096 (schedules per communicator)",
+       "Built collective schedules kept per communicator, so that a collective called again with the same "
+       "arguments (count, type, operator, root) does not build its schedule again (a small one costs about "
+       "4000 instructions to build). 0: build every call. Persistent collectives (allreduce_init, ...) keep "
+       "their own whatever this says.",
+       [](settings& s, const std::string& v) { s.coll_cache = parse_unsigned("SIDECORE_COLL_CACHE", v, 0, 4096); },
+       [](const settings& s) { return std::to_string(s.coll_cache); }});
   return t;
 }
 

@@ -123,7 +123,9 @@ void parse_setting(settings& s, std::string_view name, const std::string& value)
 /// before sidecore reads it: tcp;ofi_rxm's bounce buffer, FI_OFI_RXM_BUFFER_SIZE).
 struct memory_estimate {
   std::uint64_t recv_buffers = 0, submit_queue = 0, unexpected_eager = 0, provider = 0;
-  [[nodiscard]] std::uint64_t total() const noexcept { return recv_buffers + submit_queue + unexpected_eager + provider; }
+  [[nodiscard]] std::uint64_t total() const noexcept {
+    return recv_buffers + submit_queue + unexpected_eager + provider;
+  }
 };
 [[nodiscard]] memory_estimate estimate_memory(const settings& s, std::uint64_t peers, std::uint64_t provider_buffer);
 /// The provider's buffer per message it holds (estimate_memory): FI_OFI_RXM_BUFFER_SIZE (16 KiB unset) for an rxm

@@ -82,8 +82,8 @@ std::string topology::allowed_list() const {
 
 std::string topology::summary() const {
   std::string s;
-  for (hwloc_obj_type_t t : {HWLOC_OBJ_MACHINE, HWLOC_OBJ_PACKAGE, HWLOC_OBJ_NUMANODE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_CORE,
-                             HWLOC_OBJ_PU}) {
+  for (hwloc_obj_type_t t :
+       {HWLOC_OBJ_MACHINE, HWLOC_OBJ_PACKAGE, HWLOC_OBJ_NUMANODE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_CORE, HWLOC_OBJ_PU}) {
     const int n = hwloc_get_nbobjs_by_type(topo_, t);
     if (n <= 0) continue;
     if (!s.empty()) s += ", ";
@@ -163,8 +163,8 @@ omp_fence_report fence_openmp(const topology& topo, int reserved) {
     rep.threads = omp_get_max_threads();
     rep.notes.push_back("OMP_NUM_THREADS=" + std::string(nt) + " set by the user: respected");
     if (rep.threads > app_cores)
-      rep.notes.push_back("warning: " + std::to_string(rep.threads) + " OpenMP threads on " + std::to_string(app_cores) +
-                          " application cores: threads will share cores");
+      rep.notes.push_back("warning: " + std::to_string(rep.threads) + " OpenMP threads on " +
+                          std::to_string(app_cores) + " application cores: threads will share cores");
   } else {
     rep.threads = app_cores;
     omp_set_num_threads(app_cores);

@@ -303,7 +303,8 @@ std::string run_case(const collective_case& c, coll::algorithm a, run_stats* sta
   }
   if (c.k == kind::barrier)
     for (std::size_t r = 0; r < P; ++r)
-      if (!st.heard_from_all[r]) return "rank " + std::to_string(r) + " completes the barrier before every rank arrived";
+      if (!st.heard_from_all[r])
+        return "rank " + std::to_string(r) + " completes the barrier before every rank arrived";
   return {};
 }
 

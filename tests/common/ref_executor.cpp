@@ -51,7 +51,8 @@ std::string where(int rank, std::uint32_t i) {
 
 std::string check_structure(const schedule& s, int rank, int size, const rank_buffers& b) {
   const std::size_t es = sidecore::coll::element_size(s.type, s.rop);
-  if (s.alg == sidecore::coll::algorithm::automatic) return "rank " + std::to_string(rank) + ": schedule::alg is automatic";
+  if (s.alg == sidecore::coll::algorithm::automatic)
+    return "rank " + std::to_string(rank) + ": schedule::alg is automatic";
   std::unordered_map<std::uint64_t, std::uint32_t> seen[2];
   for (std::uint32_t i = 0; i < s.ops.size(); ++i) {
     const op& o = s.ops[i];
@@ -72,7 +73,8 @@ std::string check_structure(const schedule& s, int rank, int size, const rank_bu
     if (!err.empty()) return err;
     if (o.type == op_type::send || o.type == op_type::recv) {
       if (o.peer < 0 || o.peer >= size || o.peer == rank) return where(rank, i) + ": peer " + std::to_string(o.peer);
-      if (o.tag >= s.tags) return where(rank, i) + ": tag " + std::to_string(o.tag) + " >= tags " + std::to_string(s.tags);
+      if (o.tag >= s.tags)
+        return where(rank, i) + ": tag " + std::to_string(o.tag) + " >= tags " + std::to_string(s.tags);
       const std::uint64_t key = (static_cast<std::uint64_t>(o.peer) << 32) | o.tag;
       auto [it, fresh] = seen[o.type == op_type::send ? 0 : 1].emplace(key, i);
       if (!fresh)
@@ -82,7 +84,8 @@ std::string check_structure(const schedule& s, int rank, int size, const rank_bu
       if (o.src_buf == o.dst_buf && o.src_off < o.dst_off + o.bytes && o.dst_off < o.src_off + o.bytes)
         return where(rank, i) + ": source and destination overlap";
       if (o.type == op_type::reduce && (o.bytes % es != 0 || s.rop == sidecore::coll::reduce_op::none))
-        return where(rank, i) + ": reduction of " + std::to_string(o.bytes) + " bytes (element " + std::to_string(es) + ")";
+        return where(rank, i) + ": reduction of " + std::to_string(o.bytes) + " bytes (element " + std::to_string(es) +
+               ")";
     }
   }
   return {};
@@ -217,7 +220,8 @@ class network {
     const auto& def = b_[static_cast<std::size_t>(r)].defined[idx(buf)];
     for (std::uint64_t x = off; x < off + bytes; ++x)
       if (def[x] == 0)
-        return where(r, i) + ": reads " + buffer_name(buf) + " byte " + std::to_string(x) + ", which holds no value yet";
+        return where(r, i) + ": reads " + buffer_name(buf) + " byte " + std::to_string(x) +
+               ", which holds no value yet";
     return {};
   }
 
@@ -287,9 +291,9 @@ class network {
     const op& snd = at(e.rank, e.op);
     const op& rcv = at(e.peer_rank, e.peer_op);
     if (snd.bytes != rcv.bytes) {
-      return where(e.rank, e.op) + " sends " + std::to_string(snd.bytes) + " bytes with tag " + std::to_string(snd.tag) +
-             " to rank " + std::to_string(e.peer_rank) + ", whose op " + std::to_string(e.peer_op) + " expects " +
-             std::to_string(rcv.bytes);
+      return where(e.rank, e.op) + " sends " + std::to_string(snd.bytes) + " bytes with tag " +
+             std::to_string(snd.tag) + " to rank " + std::to_string(e.peer_rank) + ", whose op " +
+             std::to_string(e.peer_op) + " expects " + std::to_string(rcv.bytes);
     }
     std::string err = read_defined(e.rank, e.op, snd.src_buf, snd.src_off, snd.bytes);
     if (!err.empty()) return err;

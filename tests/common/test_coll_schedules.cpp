@@ -77,9 +77,13 @@ std::vector<typed_op> typed_ops(const implementation& impl, int p) {
   const typed_op user = ordered ? typed_op{dtype::uint64, reduce_op::user, user_op::affine_composition}
                                 : typed_op{dtype::uint64, reduce_op::user, user_op::commutative_xor};
   if (p > 17) return {{dtype::int32, reduce_op::sum}, user};
-  std::vector<typed_op> out{{dtype::int32, reduce_op::sum}, {dtype::float64, reduce_op::sum}, user,
-                            {dtype::float32, reduce_op::maxloc}, {dtype::byte, reduce_op::bxor},
-                            {dtype::int32, reduce_op::user, ordered ? user_op::affine_composition : user_op::commutative_xor}};
+  std::vector<typed_op> out{
+      {dtype::int32, reduce_op::sum},
+      {dtype::float64, reduce_op::sum},
+      user,
+      {dtype::float32, reduce_op::maxloc},
+      {dtype::byte, reduce_op::bxor},
+      {dtype::int32, reduce_op::user, ordered ? user_op::affine_composition : user_op::commutative_xor}};
   if (p == 3 || p == 6 || p == 8) {
     for (int t = 0; t < coll::dtype_count; ++t)
       for (int o = 1; o < coll::reduce_op_count - 1; ++o) {

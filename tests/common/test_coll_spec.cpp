@@ -19,8 +19,10 @@ using coll::reduce_op;
 using sctest::make_spec;
 
 TEST(CollNames, RoundTripAndRejectUnknown) {
-  for (int i = 0; i < coll::kind_count; ++i) EXPECT_EQ(coll::parse_kind(coll::kind_name(static_cast<kind>(i))), static_cast<kind>(i));
-  for (int i = 0; i < coll::dtype_count; ++i) EXPECT_EQ(coll::parse_dtype(coll::dtype_name(static_cast<dtype>(i))), static_cast<dtype>(i));
+  for (int i = 0; i < coll::kind_count; ++i)
+    EXPECT_EQ(coll::parse_kind(coll::kind_name(static_cast<kind>(i))), static_cast<kind>(i));
+  for (int i = 0; i < coll::dtype_count; ++i)
+    EXPECT_EQ(coll::parse_dtype(coll::dtype_name(static_cast<dtype>(i))), static_cast<dtype>(i));
   for (int i = 0; i < coll::reduce_op_count; ++i)
     EXPECT_EQ(coll::parse_reduce_op(coll::reduce_op_name(static_cast<reduce_op>(i))), static_cast<reduce_op>(i));
   for (int i = 0; i < coll::algorithm_count; ++i)
@@ -89,7 +91,8 @@ TEST(CollChoose, FollowsTheDocumentedThresholds) {
   EXPECT_EQ(coll::choose(make_spec(kind::allreduce, 65536, dtype::float64, reduce_op::sum), 2), A::ring);
   EXPECT_EQ(coll::choose(make_spec(kind::allreduce, 1 << 20, dtype::float64, reduce_op::sum), 16), A::rabenseifner);
   EXPECT_EQ(coll::choose(make_spec(kind::allreduce, 1 << 16, dtype::float64, reduce_op::sum), 12), A::ring);
-  EXPECT_EQ(coll::choose(make_spec(kind::allreduce, (1 << 16) - 1, dtype::float64, reduce_op::sum), 12), A::rabenseifner);
+  EXPECT_EQ(coll::choose(make_spec(kind::allreduce, (1 << 16) - 1, dtype::float64, reduce_op::sum), 12),
+            A::rabenseifner);
   coll::spec noncommutative = make_spec(kind::allreduce, 1 << 20, dtype::float64, reduce_op::user);
   noncommutative.commutative = false;
   EXPECT_EQ(coll::choose(noncommutative, 12), A::rabenseifner);
@@ -107,7 +110,8 @@ TEST(CollChoose, FollowsTheDocumentedThresholds) {
   EXPECT_EQ(coll::choose(make_spec(kind::alltoall, 32768), 64), A::linear);
   EXPECT_EQ(coll::choose(make_spec(kind::alltoall, 32769), 64), A::pairwise);
   // reduce_scatter_block: recursive halving below 512 KiB in all, or for a non-commutative op
-  EXPECT_EQ(coll::choose(make_spec(kind::reduce_scatter_block, 1000, dtype::int32, reduce_op::sum), 64), A::recursive_halving);
+  EXPECT_EQ(coll::choose(make_spec(kind::reduce_scatter_block, 1000, dtype::int32, reduce_op::sum), 64),
+            A::recursive_halving);
   EXPECT_EQ(coll::choose(make_spec(kind::reduce_scatter_block, 3000, dtype::int32, reduce_op::sum), 64), A::pairwise);
   coll::spec rsb = make_spec(kind::reduce_scatter_block, 3000, dtype::int32, reduce_op::user);
   rsb.commutative = false;
@@ -123,7 +127,8 @@ TEST(CollChoose, FollowsTheDocumentedThresholds) {
 }
 
 // build() and buffer_bytes() refuse `s` with std::invalid_argument whose message contains every fragment.
-void expect_refused(const coll::spec& s, algorithm a, int rank, int size, std::initializer_list<const char*> fragments) {
+void expect_refused(const coll::spec& s, algorithm a, int rank, int size,
+                    std::initializer_list<const char*> fragments) {
   try {
     (void)coll::build(s, a, rank, size);
     ADD_FAILURE() << "build() accepted it";
@@ -156,7 +161,8 @@ TEST(CollValidate, RefusesBadInputNamingIt) {
   expect_refused(make_spec(kind::reduce, 1, dtype::float32, reduce_op::land), A, 0, 2, {"land", "float32"});
   expect_refused(make_spec(kind::reduce_scatter_block, 1, dtype::byte, reduce_op::sum), A, 0, 2,
                  {"sum", "byte", "band, bor, bxor or user"});
-  expect_refused(make_spec(kind::bcast, 1, dtype::int32, reduce_op::sum), A, 0, 2, {"op", "sum", "bcast", "does not reduce", "none"});
+  expect_refused(make_spec(kind::bcast, 1, dtype::int32, reduce_op::sum), A, 0, 2,
+                 {"op", "sum", "bcast", "does not reduce", "none"});
   coll::spec in_place = make_spec(kind::bcast, 4);
   in_place.in_place = true;
   expect_refused(in_place, A, 0, 2, {"in_place", "bcast"});

@@ -65,7 +65,8 @@ TEST(CollStructure, MessageCountsMatchTheCostFormulas) {
       bcast_bytes += count_traffic(coll::build(b, algorithm::scatter_allgather, r, p)).recv_bytes;
       ring_bytes += count_traffic(coll::build(make_spec(kind::allgather, 100), algorithm::ring, r, p)).recv_bytes;
       bruck_bytes += count_traffic(coll::build(make_spec(kind::allgather, 100), algorithm::bruck, r, p)).recv_bytes;
-      rd_bytes += count_traffic(coll::build(make_spec(kind::allgather, 100), algorithm::recursive_doubling, r, p)).recv_bytes;
+      rd_bytes +=
+          count_traffic(coll::build(make_spec(kind::allgather, 100), algorithm::recursive_doubling, r, p)).recv_bytes;
       if ((p & (p - 1)) == 0) {
         const auto rab = count_traffic(coll::build(make_spec(kind::allreduce, count, dtype::int32, reduce_op::sum),
                                                    algorithm::rabenseifner, r, p));

@@ -133,7 +133,8 @@ int main(int argc, char** argv) {
         if (name == "nocompute") {
           check(mx <= 0.05 * xt, name + ": no computation between irecv and wait: max overlap ~ 0");
         } else if (core) {
-          check(mn <= xt * 1.0001 && xt <= mx * 1.0001, name + ": min <= xfer_time <= max (the whole transfer overlapped)");
+          check(mn <= xt * 1.0001 && xt <= mx * 1.0001,
+                name + ": min <= xfer_time <= max (the whole transfer overlapped)");
           check(mn >= 0.5 * xt, name + ": the lower bound is close to the truth (>= 50 % of xfer_time)");
         } else {
           // Mode off: nothing progresses during the computation, the rendezvous data moves inside wait, and the

@@ -116,7 +116,8 @@ int main(int argc, char** argv) {
   const std::string job_text = slurp(sidecore::instrument::job_path(pattern));
   const json job = json::parse(job_text);
   CHECK(job["kind"] == "job" && job["ranks"].size() == static_cast<std::size_t>(nranks), "job profile");
-  CHECK(job["categories"]["test"]["count"].get<std::uint64_t>() == expected_counts[2] * static_cast<std::uint64_t>(nranks),
+  CHECK(job["categories"]["test"]["count"].get<std::uint64_t>() ==
+            expected_counts[2] * static_cast<std::uint64_t>(nranks),
         "job test count %s", job["categories"]["test"]["count"].dump().c_str());
   for (const auto& r : job["ranks"]) check_rank(r, nranks);
   try {

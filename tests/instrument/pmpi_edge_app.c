@@ -431,9 +431,10 @@ int main(int argc, char** argv) {
       rc = threads_case(atoi(argv[2]));
     }
   } else {
-    fprintf(stderr, "usage: pmpi_edge_app intercomm | noexit | helper_first | errors_return | errstatus | getstatus | merge | "
-                    "create_group | idup | requests | plain ... | chdir DIR | pmpi_init | "
-                    "threads N | nbc_threads THREADS ITERATIONS\n");
+    fprintf(stderr,
+            "usage: pmpi_edge_app intercomm | noexit | helper_first | errors_return | errstatus | getstatus | merge | "
+            "create_group | idup | requests | plain ... | chdir DIR | pmpi_init | "
+            "threads N | nbc_threads THREADS ITERATIONS\n");
     rc = 2;
   }
   if (rc == 0 && rank == 0) printf("pmpi_edge_app: %s done\n", which);

@@ -1,7 +1,8 @@
 // Checks figures of one profile that libsidecore-pmpi.so wrote for pmpi_edge_app.c.
 // Usage: pmpi_edge_check <profile> <name>=<value>...; <name> is a category (its call count), main:<category> (the
-// communicating thread's count of it), calling_threads, unmatched (collective instances not matched across the ranks), coll:<kind> (the kind's instances) or
-// latency_max_ms:<kind> (the longest instance of the kind, in whole milliseconds: a bound, checked as <=).
+// communicating thread's count of it), calling_threads, unmatched (collective instances not matched across the ranks),
+// coll:<kind> (the kind's instances) or latency_max_ms:<kind> (the longest instance of the kind, in whole milliseconds:
+// a bound, checked as <=).
 #include <cstdint>
 #include <cstdio>
 #include <string>

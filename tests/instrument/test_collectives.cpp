@@ -416,7 +416,8 @@ TEST(Collectives, GatherToRank0AlongABinomialTree) {
     rank_mesh mesh(p);
     std::vector<std::vector<std::string>> got(static_cast<std::size_t>(p));
     const auto text_of = [](int r) {
-      return r == 3 ? std::string() : std::string(static_cast<std::size_t>(r) * 37 + 1, static_cast<char>('a' + r % 26));
+      return r == 3 ? std::string()
+                    : std::string(static_cast<std::size_t>(r) * 37 + 1, static_cast<char>('a' + r % 26));
     };
     mesh.run([&](const si::exchange& ex) {
       got[static_cast<std::size_t>(ex.rank)] = si::gather_to_rank0(ex, text_of(ex.rank));
@@ -525,7 +526,8 @@ sidecore::profile rank_with_collectives(int rank) {
   k.sampled = 1;
   k.arrival_wait = wait.stats();
   k.departure_wait = wait.stats();
-  k.ranks = {{rank, rank == 1 ? 1u : 0u, rank == 0 ? 1u : 0u, 0, 1, rank == 1 ? 1.0 : 0.0, 0.0, rank == 0 ? 0.02 : 0.0}};
+  k.ranks = {
+      {rank, rank == 1 ? 1u : 0u, rank == 0 ? 1u : 0u, 0, 1, rank == 1 ? 1.0 : 0.0, 0.0, rank == 0 ? 0.02 : 0.0}};
   c.by_kind = {k};
   p.collectives = c;
   return p;

@@ -95,7 +95,8 @@ TEST_F(OutputFiles, UnusablePathsAreNamedWithTheirReason) {
       << sidecore::output_path_problem(at("missing/p.json"));
   EXPECT_TRUE(contains(sidecore::output_path_problem(""), "empty"));
   // A directory nobody can create files in, root included.
-  EXPECT_TRUE(contains(sidecore::output_path_problem("/proc/sidecore-test.json"), "cannot create a file in directory '/proc'"))
+  EXPECT_TRUE(
+      contains(sidecore::output_path_problem("/proc/sidecore-test.json"), "cannot create a file in directory '/proc'"))
       << sidecore::output_path_problem("/proc/sidecore-test.json");
   fs::create_directory(at("d"));
   EXPECT_TRUE(contains(sidecore::output_path_problem(at("d")), "is a directory"));
@@ -109,7 +110,8 @@ TEST_F(OutputFiles, UnusablePathsAreNamedWithTheirReason) {
   // A read-only file, refused also for root (to whom access(W_OK) says yes).
   std::ofstream(at("ro")) << "keep";
   fs::permissions(at("ro"), fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
-  EXPECT_TRUE(contains(sidecore::output_path_problem(at("ro")), "protected file")) << sidecore::output_path_problem(at("ro"));
+  EXPECT_TRUE(contains(sidecore::output_path_problem(at("ro")), "protected file"))
+      << sidecore::output_path_problem(at("ro"));
   EXPECT_EQ(listing().size(), 5u) << "the checks leave no file behind";  // d, target, link, fifo, ro
 }
 

@@ -50,7 +50,8 @@ TEST(Findings, ModelErrorDoesNotPointToFindingsThatAreNotThere) {
   EXPECT_EQ(d->message.find("Read the other findings"), std::string::npos) << d->message;
   EXPECT_NE(d->message.find("No other finding explains it"), std::string::npos) << d->message;
   // MiniMD case #3: the wait grows; model-error names that finding.
-  const auto m = sm::analyze(sm::load_profiles({model_data + "/minimd_case3_off.json", model_data + "/minimd_case3_core.json"}), {});
+  const auto m = sm::analyze(
+      sm::load_profiles({model_data + "/minimd_case3_off.json", model_data + "/minimd_case3_core.json"}), {});
   const auto* e = finding(m, "model-error");
   ASSERT_NE(e, nullptr);
   EXPECT_NE(e->message.find("wait-grows-in-core"), std::string::npos) << e->message;

@@ -183,8 +183,10 @@ TEST(ProfileValues, AKeyNamedTwiceIsRefusedWithItsPath) {
   std::string m = error_of([] {
     (void)sidecore::parse_json_input(R"({"a": 1, "ranks": [{"x": 1}, {"cat": {"count": 3, "count": 4}}]})", "k.json");
   });
-  EXPECT_NE(m.find("k.json: ranks[1].cat.count: the key \"count\" appears twice in its object; accepted: each key once"),
-            std::string::npos) << m;
+  EXPECT_NE(
+      m.find("k.json: ranks[1].cat.count: the key \"count\" appears twice in its object; accepted: each key once"),
+      std::string::npos)
+      << m;
   m = error_of([] { (void)sidecore::parse_json_input(R"({"schema": "a", "schema": "b"})", "top.json"); });
   EXPECT_NE(m.find("top.json: schema: the key \"schema\" appears twice"), std::string::npos) << m;
   // The same key in two objects is no duplicate.
@@ -206,8 +208,9 @@ TEST(ProfileValues, AKeyNamedTwiceIsRefusedWithItsPath) {
 // error message quoted it (nlohmann's dump() recurses), and the path of a deep parse error grew without bound.
 TEST(ProfileValues, DeepNestingIsAnErrorNotACrash) {
   const std::string deep = std::string(400000, '[') + std::string(400000, ']');
-  std::string m = error_of(
-      [&] { (void)sidecore::parse_profile("{\"schema\": \"sidecore-profile\", \"schema_version\": " + deep + "}", "d.json"); });
+  std::string m = error_of([&] {
+    (void)sidecore::parse_profile("{\"schema\": \"sidecore-profile\", \"schema_version\": " + deep + "}", "d.json");
+  });
   EXPECT_NE(m.find("d.json: schema_version: unknown schema version (array)"), std::string::npos) << m.substr(0, 200);
   m = error_of([&] { (void)sidecore::parse_profile("{\"ranks\": " + std::string(400000, '['), "d.json"); });
   EXPECT_NE(m.find("d.json: malformed JSON (in ranks[0][0]"), std::string::npos) << m.substr(0, 200);

@@ -138,9 +138,13 @@ TEST(Scaling, Models) {
   const std::string m = sctest::error_of([&] { (void)t.time_ratio(16, 17); });
   EXPECT_NE(m.find("t.csv"), std::string::npos) << m;
   EXPECT_NE(m.find("outside the measured range 4..16"), std::string::npos) << m;
-  EXPECT_NE(sctest::error_of([] { (void)sm::scaling_model::from_table({{4, 1.0}}, "one.csv"); }).find("at least 2 points"),
+  EXPECT_NE(sctest::error_of([] {
+              (void)sm::scaling_model::from_table({{4, 1.0}}, "one.csv");
+            }).find("at least 2 points"),
             std::string::npos);
-  EXPECT_NE(sctest::error_of([] { (void)sm::scaling_model::from_table({{4, 1.0}, {4, 2.0}}, "d.csv"); }).find("appears twice"),
+  EXPECT_NE(sctest::error_of([] {
+              (void)sm::scaling_model::from_table({{4, 1.0}, {4, 2.0}}, "d.csv");
+            }).find("appears twice"),
             std::string::npos);
 }
 
@@ -242,7 +246,8 @@ TEST(Diagnostics, MiniMdWaitGrowsInCore) {
   EXPECT_DOUBLE_EQ(a.validation->measured_t_dedicated_s, 63.7);
   // Predicted 55.53 s (the MiniMD case #3 formula value) against 63.7 measured: -12.8 %, optimistic.
   EXPECT_NEAR(a.validation->relative_error, (a.validation->predicted_t_dedicated_s - 63.7) / 63.7, 1e-12);
-  EXPECT_TRUE(std::any_of(a.diagnostics.begin(), a.diagnostics.end(), [](const auto& d) { return d.id == "model-error"; }));
+  EXPECT_TRUE(
+      std::any_of(a.diagnostics.begin(), a.diagnostics.end(), [](const auto& d) { return d.id == "model-error"; }));
 }
 
 TEST(Diagnostics, KripkeManyTests) {
@@ -255,7 +260,8 @@ TEST(Diagnostics, KripkeManyTests) {
   EXPECT_NE(it->message.find("100.8 s"), std::string::npos) << it->message;
   // Kripke case #2: 109679 tests for 96 initiations but only 2.4 s of 155: still flagged (> 1 %).
   const auto b = sm::analyze(sm::load_profiles({model_data + "/kripke_case2_off.json"}), {});
-  EXPECT_TRUE(std::any_of(b.diagnostics.begin(), b.diagnostics.end(), [](const auto& d) { return d.id == "many-tests"; }));
+  EXPECT_TRUE(
+      std::any_of(b.diagnostics.begin(), b.diagnostics.end(), [](const auto& d) { return d.id == "many-tests"; }));
 }
 
 TEST(Diagnostics, JobWorstRankAndCount) {

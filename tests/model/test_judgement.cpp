@@ -110,7 +110,9 @@ TEST(Judgement, OversubscribedHostFromTheProfilesHost) {
   const auto a = job({small, small});
   ASSERT_TRUE(has_reason(a, "oversubscribed"));
   EXPECT_EQ(a.headline(), sm::verdict::cannot_judge);
-  const auto reason = std::find_if(a.cannot_judge.begin(), a.cannot_judge.end(), [](const auto& b) { return b.id == "oversubscribed"; })->reason;
+  const auto reason = std::find_if(a.cannot_judge.begin(), a.cannot_judge.end(), [](const auto& b) {
+                        return b.id == "oversubscribed";
+                      })->reason;
   EXPECT_NE(reason.find("2 ranks (0, 1) ran on host 00000000000000aa, 2 cores each: 4 busy threads on its 2 cores"),
             std::string::npos)
       << reason;
@@ -123,7 +125,8 @@ TEST(Judgement, OversubscribedHostFromTheProfilesHost) {
   // One host of the four takes a third rank: that host is named.
   const auto three = job({h[0], h[0], h[1], h[1], h[2], h[2], h[3], h[3], h[3]});
   ASSERT_TRUE(has_reason(three, "oversubscribed"));
-  EXPECT_NE(three.cannot_judge.front().reason.find("3 ranks (6, 7, 8) ran on host 04, 2 cores each: 6 busy threads on its 4 cores"),
+  EXPECT_NE(three.cannot_judge.front().reason.find(
+                "3 ranks (6, 7, 8) ran on host 04, 2 cores each: 6 busy threads on its 4 cores"),
             std::string::npos)
       << three.cannot_judge.front().reason;
 }
@@ -139,7 +142,9 @@ TEST(Judgement, OversubscribedHostCountsTheRanksNotGiven) {
   r.host = sidecore::host_info{"00000000000000aa", 2};
   const auto a = sm::analyze(sm::make_job_input({r}, {}), {});
   ASSERT_TRUE(has_reason(a, "oversubscribed"));
-  const auto reason = std::find_if(a.cannot_judge.begin(), a.cannot_judge.end(), [](const auto& b) { return b.id == "oversubscribed"; })->reason;
+  const auto reason = std::find_if(a.cannot_judge.begin(), a.cannot_judge.end(), [](const auto& b) {
+                        return b.id == "oversubscribed";
+                      })->reason;
   EXPECT_NE(reason.find("2 ranks (1; 1 more not among the profiles given, counted at 2 cores: provider shm ran every "
                         "rank on one host) ran on host 00000000000000aa"),
             std::string::npos)
@@ -165,7 +170,8 @@ TEST(Judgement, RunTimeNotCoveredByComputationAndCalls) {
                        0),
             0u)
       << text;
-  EXPECT_NE(text.find("Rank 0 computed 0 s and spent 0 s in calls: 0 s of its run time of 5 s (0 %)"), std::string::npos)
+  EXPECT_NE(text.find("Rank 0 computed 0 s and spent 0 s in calls: 0 s of its run time of 5 s (0 %)"),
+            std::string::npos)
       << text;
   EXPECT_NE(sm::render_html(a).find("its formula (t_dedicated 0 s, no speedup) says nothing"), std::string::npos);
   // Half the run unaccounted for, with computation: still refused; within 1 % (rounding): a verdict.
@@ -217,10 +223,11 @@ TEST(Cores, WhatIfTheNodeHadNCores) {
   EXPECT_NE(sm::render_text(a).find("what if the node had 16 cores"), std::string::npos);
   // At the measured count --cores changes nothing.
   const auto same = sm::analyze(sm::load_profiles({model_data + "/kripke_case1_off.json"}, 16), {});
-  EXPECT_DOUBLE_EQ(same.job.speedup, sm::analyze(sm::load_profiles({model_data + "/kripke_case1_off.json"}), {}).job.speedup);
+  EXPECT_DOUBLE_EQ(same.job.speedup,
+                   sm::analyze(sm::load_profiles({model_data + "/kripke_case1_off.json"}), {}).job.speedup);
   // A dedicated run on 16 cores answers another question than "what if 32": it is not compared, and that is said.
-  const auto other =
-      sm::analyze(sm::load_profiles({model_data + "/minimd_case3_off.json", model_data + "/minimd_case3_core.json"}, 32), {});
+  const auto other = sm::analyze(
+      sm::load_profiles({model_data + "/minimd_case3_off.json", model_data + "/minimd_case3_core.json"}, 32), {});
   EXPECT_FALSE(other.validation);
   EXPECT_TRUE(std::none_of(other.diagnostics.begin(), other.diagnostics.end(),
                            [](const auto& d) { return d.id == "model-error"; }));

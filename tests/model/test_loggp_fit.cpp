@@ -199,8 +199,9 @@ TEST(LogGPFit, OverheadsThatCountTheCopyAgainResiduals) {
 TEST(LogGPFit, NegativeSlopeHeldAtZero) {
   const truth shrinking{900, 250, -0.01, 300, 0.03, 400, 0.08};  // o_s falls with size: 168 ns at 8192 B
   lg::prtt_series s = make(std::uint64_t{1} << 40, shrinking, shrinking, 0.0);
-  s.points.erase(std::remove_if(s.points.begin(), s.points.end(), [](const lg::prtt_point& p) { return p.bytes > 8192; }),
-                 s.points.end());
+  s.points.erase(
+      std::remove_if(s.points.begin(), s.points.end(), [](const lg::prtt_point& p) { return p.bytes > 8192; }),
+      s.points.end());
   const lg::series_fit f = lg::fit(s);
   ASSERT_EQ(f.ranges.size(), 1u);
   const lg::range_fit& r = f.ranges[0];
@@ -353,7 +354,8 @@ TEST(LogGPFit, ProtocolOneOrTwoSizesWide) {
     std::uint64_t before = 0;
     for (std::size_t i = 0; i + 1 < s.points.size(); ++i) {
       if (s.points[i + 1].bytes == from) before = s.points[i].bytes;
-      if (s.points[i].bytes >= from && s.points[i].bytes <= 8192) s.points[i] = synth(s.points[i].bytes, provider_large, s.n, noise);
+      if (s.points[i].bytes >= from && s.points[i].bytes <= 8192)
+        s.points[i] = synth(s.points[i].bytes, provider_large, s.n, noise);
     }
     const lg::series_fit f = lg::fit(s);
     std::string found;

@@ -149,7 +149,8 @@ TEST(MpipErrors, MissingSectionsAndBadRows) {
          "no column \"Min\"");
   expect(mpi_time + cs_head + "Name Site Rank Count Max Mean Min App% MPI%\nSend 1 0 -3 0.2 0.1 0.1 1 1\n",
          "negative Count");
-  std::istringstream ok(mpi_time + cs_head + "Name Site Rank Count Max Mean Min App% MPI%\nSend 1 3 10 0.2 0.1 0.1 1 1\n");
+  std::istringstream ok(mpi_time + cs_head +
+                        "Name Site Rank Count Max Mean Min App% MPI%\nSend 1 3 10 0.2 0.1 0.1 1 1\n");
   const auto rep = sm::parse_mpip(ok, "r.mpiP");
   try {
     (void)sm::mpip_to_inputs(rep, 8);

@@ -129,7 +129,8 @@ TEST(PaperTableII, MiniMDCase3) {
   // t_dedicated = 37.2266667 + 0.0603786 + 0.03276858 + 0.41 + 17.8 = 55.52981388 (table: 54.9; measured 63.7)
   EXPECT_NEAR(p.t_dedicated_s, 55.5298139, 1e-6);
   EXPECT_NEAR(p.speedup, 57.3 / 55.5298139, 1e-9);
-  // Quasi-neutral slope (Section VI-C): d t/d alpha = 263 * (1.03e-5 + 5.59e-6) - 0.41 = 0.00417907 - 0.41 = -0.40582093
+  // Quasi-neutral slope (Section VI-C): d t/d alpha = 263 * (1.03e-5 + 5.59e-6) - 0.41 = 0.00417907 - 0.41 =
+  // -0.40582093
   EXPECT_NEAR(sm::dedicated_time_slope(in), -0.40582093, 1e-9);
 }
 

@@ -63,7 +63,8 @@ void expect_rejected(const nlohmann::json& j, std::initializer_list<const char*>
   } catch (const sidecore::input_error& e) {
     const std::string what = e.what();
     EXPECT_EQ(e.source(), "case.json");
-    for (const char* f : fragments) EXPECT_NE(what.find(f), std::string::npos) << "missing \"" << f << "\" in: " << what;
+    for (const char* f : fragments)
+      EXPECT_NE(what.find(f), std::string::npos) << "missing \"" << f << "\" in: " << what;
   }
 }
 
@@ -170,7 +171,8 @@ TEST(ProfileErrors, UnreadableFile) {
     (void)sidecore::read_profile_file("/nonexistent/dir/p.json");
     FAIL();
   } catch (const sidecore::input_error& e) {
-    EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/p.json: cannot open profile"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/p.json: cannot open profile"), std::string::npos)
+        << e.what();
   }
 }
 

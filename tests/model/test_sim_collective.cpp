@@ -148,7 +148,8 @@ TEST(SimCollective, BinomialBroadcastGeneratorMatchesTheBuilder) {
         c.root = root;
         std::vector<coll::schedule> per_rank;
         for (std::uint32_t r = 0; r < p; ++r)
-          per_rank.push_back(coll::build(sim::collective_spec(c), c.algorithm, static_cast<int>(r), static_cast<int>(p)));
+          per_rank.push_back(
+              coll::build(sim::collective_spec(c), c.algorithm, static_cast<int>(r), static_cast<int>(p)));
         const sim::schedule built = sim::from_collective(per_rank, {}, "built");
         const sim::schedule generated = sim::build_collective(c, {});
         ASSERT_EQ(generated.num_ops(), built.num_ops());

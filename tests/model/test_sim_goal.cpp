@@ -73,7 +73,8 @@ y:recv 10b from 0 tag 4 nic 1
 
 TEST(SimGoal, KeywordsAsLiteralPrefixes) {
   // As in txt2bin: inside a statement, keywords are matched as prefixes ("8b", "to1", "tag2").
-  const sim::schedule s = sim::parse_goal("num_ranks 2\nrank 0 {\nsend 8bto1tag2\n}\nrank 1 {\nrecv 8b from0\n}\n", "t");
+  const sim::schedule s =
+      sim::parse_goal("num_ranks 2\nrank 0 {\nsend 8bto1tag2\n}\nrank 1 {\nrecv 8b from0\n}\n", "t");
   EXPECT_EQ(s.at(0).peer, 1u);
   EXPECT_EQ(s.at(0).tag, 2u);
   // A word that merely begins with a keyword is a label at the start of a statement.
@@ -102,8 +103,9 @@ TEST(SimGoal, Errors) {
   EXPECT_EQ(error_of("num_ranks 2\nrank 0 {\nl1: calc 5\nl1 requires l9\n}\n"),
             "t.goal: line 4, column 13: label \"l9\" is not defined in rank 0 before this line (a dependency names "
             "operations labelled earlier in the same rank block)");
-  EXPECT_EQ(error_of("num_ranks 2\nrank 0 {\nl1: calc 5\nl1: calc 6\n}\n"),
-            "t.goal: line 4: label \"l1\" is already defined in rank 0 (line 3); labels are unique within a rank block");
+  EXPECT_EQ(
+      error_of("num_ranks 2\nrank 0 {\nl1: calc 5\nl1: calc 6\n}\n"),
+      "t.goal: line 4: label \"l1\" is already defined in rank 0 (line 3); labels are unique within a rank block");
   EXPECT_EQ(error_of("num_ranks 2\nl1: calc 5\n"),
             "t.goal: line 2, column 1: an operation (\"calc\") outside a rank block: expected \"rank N {\" first");
   EXPECT_EQ(error_of("num_ranks 2\nrank 0 {\nl1: calc 5\n"),
@@ -116,7 +118,8 @@ TEST(SimGoal, Errors) {
             "t.goal: line 4, column 6: rank 0 has a second block; each rank has one");
   EXPECT_EQ(error_of("rank 0 {\n}\n"),
             "t.goal: line 1, column 1: \"rank\" before \"num_ranks N\": the number of ranks must come first");
-  EXPECT_EQ(error_of("num_ranks 2\n}\n"), "t.goal: line 2, column 1: \"}\" outside a rank block (no \"rank N {\" is open)");
+  EXPECT_EQ(error_of("num_ranks 2\n}\n"),
+            "t.goal: line 2, column 1: \"}\" outside a rank block (no \"rank N {\" is open)");
   EXPECT_EQ(error_of("num_ranks 2\nrank 0 {\nl1: send 8b to 1; \n}\n"),
             "t.goal: line 3, column 17: expected \"tag\", \"cpu\", \"nic\" (in this order) or the end of the line; "
             "found \";\"");
@@ -200,7 +203,8 @@ TEST(SimGoal, WriteReadRoundTrip) {
   const sim::loggops_params p;
   EXPECT_EQ(sim::simulate(a, p).finish_ns, sim::simulate(b, p).finish_ns);
   // Labels survive, and an unlabelled operation gets a name that no label of its rank uses.
-  const sim::schedule l = sim::parse_goal("num_ranks 1\nrank 0 {\no1: calc 1\ncalc 2\nx: calc 3\nx requires o1\n}\n", "t");
+  const sim::schedule l =
+      sim::parse_goal("num_ranks 1\nrank 0 {\no1: calc 1\ncalc 2\nx: calc 3\nx requires o1\n}\n", "t");
   std::ostringstream out2;
   sim::write_goal(l, out2);
   EXPECT_EQ(out2.str(), "num_ranks 1\n\nrank 0 {\no1: calc 1\no1_: calc 2\nx: calc 3\nx requires o1\n}\n");

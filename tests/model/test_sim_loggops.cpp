@@ -172,7 +172,9 @@ lost: send 8b to 0 tag 9
   for (const auto& p : r.problems) all += p + "\n";
   EXPECT_NE(all.find("receive r0 (rank 0, line 3: recv 8b from 1 tag 1) was posted but no matching message"),
             std::string::npos) << all;
-  EXPECT_NE(all.find("s1 (rank 1, line 9: send 8b to 0 tag 1) never started: it waits for r1 (rank 1, line 8"), std::string::npos) << all;
+  EXPECT_NE(all.find("s1 (rank 1, line 9: send 8b to 0 tag 1) never started: it waits for r1 (rank 1, line 8"),
+            std::string::npos)
+      << all;
   EXPECT_NE(all.find("the message of lost (rank 2, line 13: send 8b to 0 tag 9) arrived but no receive matched it"),
             std::string::npos) << all;
 }
@@ -276,10 +278,11 @@ TEST(SimLogGOPS, Timeline) {
   std::vector<std::string> spans, messages;
   for (const auto& e : j["traceEvents"]) {
     if (e["ph"] == "X")
-      spans.push_back(fmt::format("{} {} {}+{}", e["pid"].get<int>(), e["name"].get<std::string>(), e["ts"].get<double>(),
-                                  e["dur"].get<double>()));
+      spans.push_back(fmt::format("{} {} {}+{}", e["pid"].get<int>(), e["name"].get<std::string>(),
+                                  e["ts"].get<double>(), e["dur"].get<double>()));
     if (e["ph"] == "b" || e["ph"] == "e")
-      messages.push_back(fmt::format("{} {} {}", e["ph"].get<std::string>(), e["name"].get<std::string>(), e["ts"].get<double>()));
+      messages.push_back(
+          fmt::format("{} {} {}", e["ph"].get<std::string>(), e["name"].get<std::string>(), e["ts"].get<double>()));
   }
   EXPECT_EQ(spans, (std::vector<std::string>{"0 o send to 1 0+1.5", "1 calc 0+50", "0 o send to 1 6.994+1.5",
                                              "1 o recv from 0 50+7.494", "1 o recv from 0 57.494+601.494",

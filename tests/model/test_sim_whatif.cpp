@@ -274,7 +274,8 @@ TEST(WhatifErrors, MalformedTraceNamesFileAndPosition) {
     const sidecore::input_error e =
         refusal([&] { (void)sim::parse_trace(R"({"traceEvents": [ {"ph": "X",, ]})", "bad.json"); });
     EXPECT_EQ(e.source(), "bad.json");
-    EXPECT_NE(std::string(e.what()).find("malformed JSON (in traceEvents[0].ph) at byte 30"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("malformed JSON (in traceEvents[0].ph) at byte 30"), std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("expected"), std::string::npos) << e.what();
   }
   std::string t = trace_text(0, 1).call("sidecore::isend", "init", 0, 10).post(true, 1, 0, 0, 8, 5).str();
@@ -394,23 +395,31 @@ TEST(WhatifErrors, ImpossibleMessagesAndMixedRunsAreRefused) {
   trace_text s0(0, 2), s1(1, 2);
   s0.call("sidecore::send", "blocking", 0, 100).post(true, 1, 1, 5, 8, 50).done(1, -1, -1, 8, 90);
   s1.call("sidecore::recv", "blocking", 0, 600).post(false, 1, 0, 5, 64, 5).done(1, 0, 5, 16, 500);
-  refused({s0.parse(), s1.parse()},
-          "rank1.json: the receive by rank 1 call 0 (sidecore::recv at 0.000 µs) (peer 0, communicator 0, tag 5, 64 B): "
-          "received 16 B, but its send (rank0.json: rank 0 call 0 (sidecore::send at 0.000 µs)) sent 8 B");
+  refused(
+      {s0.parse(), s1.parse()},
+      "rank1.json: the receive by rank 1 call 0 (sidecore::recv at 0.000 µs) (peer 0, communicator 0, tag 5, 64 B): "
+      "received 16 B, but its send (rank0.json: rank 0 call 0 (sidecore::send at 0.000 µs)) sent 8 B");
   // 64 B sent to a receive of 16 B: the run truncated the message (the receive completed with errc::truncated and
   // the first 16 B), an error of the program: said as that, not as a size no run receives.
   trace_text t0(0, 2), t1(1, 2);
   t0.call("sidecore::send", "blocking", 0, 100).post(true, 1, 1, 5, 64, 50).done(1, -1, -1, 64, 90);
   t1.call("sidecore::recv", "blocking", 0, 600).post(false, 1, 0, 5, 16, 5).done(1, 0, 5, 16, 500);
-  refused({t0.parse(), t1.parse()},
-          "rank1.json: the receive by rank 1 call 0 (sidecore::recv at 0.000 µs) (peer 0, communicator 0, tag 5, 16 B): "
-          "truncated: its send (rank0.json: rank 0 call 0 (sidecore::send at 0.000 µs)) sent 64 B to its 16 B buffer, "
-          "and it received the first 16 B (errc::truncated; MPI_ERR_TRUNCATE in MPI), an error of the run that no "
-          "what-if replays; give the receive a count that holds the message");
+  refused(
+      {t0.parse(), t1.parse()},
+      "rank1.json: the receive by rank 1 call 0 (sidecore::recv at 0.000 µs) (peer 0, communicator 0, tag 5, 16 B): "
+      "truncated: its send (rank0.json: rank 0 call 0 (sidecore::send at 0.000 µs)) sent 64 B to its 16 B buffer, "
+      "and it received the first 16 B (errc::truncated; MPI_ERR_TRUNCATE in MPI), an error of the run that no "
+      "what-if replays; give the receive a count that holds the message");
   // Traces of two runs.
   trace_text a0(0, 2), a1(1, 2);
-  a0.run("00000000000000aa").call("sidecore::send", "blocking", 0, 100).post(true, 1, 1, 5, 8, 50).done(1, -1, -1, 8, 90);
-  a1.run("00000000000000bb").call("sidecore::recv", "blocking", 0, 600).post(false, 1, 0, 5, 8, 5).done(1, 0, 5, 8, 500);
+  a0.run("00000000000000aa")
+      .call("sidecore::send", "blocking", 0, 100)
+      .post(true, 1, 1, 5, 8, 50)
+      .done(1, -1, -1, 8, 90);
+  a1.run("00000000000000bb")
+      .call("sidecore::recv", "blocking", 0, 600)
+      .post(false, 1, 0, 5, 8, 5)
+      .done(1, 0, 5, 8, 500);
   refused({a0.parse(), a1.parse()},
           "rank1.json: otherData.run: run id \"00000000000000bb\", but rank0.json is of run \"00000000000000aa\": the "
           "traces are not of one run");
@@ -426,7 +435,8 @@ TEST(WhatifErrors, ImpossibleMessagesAndMixedRunsAreRefused) {
   // A run id on one trace only: not of one run either.
   trace_text o0(0, 2), o1(1, 2);
   o0.run("00000000000000aa");
-  refused({o0.parse(), o1.parse()}, "rank1.json: otherData.run: no run id, but rank0.json is of run \"00000000000000aa\"");
+  refused({o0.parse(), o1.parse()},
+          "rank1.json: otherData.run: no run id, but rank0.json is of run \"00000000000000aa\"");
 }
 
 TEST(WhatifRender, TimelinesAndSweep) {
@@ -438,10 +448,11 @@ TEST(WhatifRender, TimelinesAndSweep) {
   EXPECT_DOUBLE_EQ(sweep[1].makespan_ns[0], r.makespan(sim::scenario::in_calls));
   const std::string json = sim::whatif_chrome_json({&rec[0], &rec[1], &rec[2]}, 2);
   EXPECT_NE(json.find("dedicated core / rank 1"), std::string::npos);
-  const std::string svg = sim::whatif_svg({&rec[0], &rec[1], &rec[2]}, 2,
-                                          {r.makespan(sim::scenario::in_calls), r.makespan(sim::scenario::dedicated_core),
-                                           r.makespan(sim::scenario::ideal_overlap)},
-                                          sweep);
+  const std::string svg =
+      sim::whatif_svg({&rec[0], &rec[1], &rec[2]}, 2,
+                      {r.makespan(sim::scenario::in_calls), r.makespan(sim::scenario::dedicated_core),
+                       r.makespan(sim::scenario::ideal_overlap)},
+                      sweep);
   EXPECT_EQ(svg.rfind("<svg", 0), 0U);
   EXPECT_NE(svg.find("ideal overlap"), std::string::npos);
 }

@@ -146,19 +146,28 @@ TEST(StudyConfig, ErrorsNameOptionValueAndAccepted) {
   EXPECT_EQ(error_of([&] { validate(c); }), "(no error)");
   c = two_cases();
   c.alphas = {1.5};
-  EXPECT_EQ(error_of([&] { validate(c); }), "--alpha: '1.5' is not accepted; accepted: numbers in [0, 1] (a list: 0.25,0.5,1)");
+  EXPECT_EQ(error_of([&] { validate(c); }),
+            "--alpha: '1.5' is not accepted; accepted: numbers in [0, 1] (a list: 0.25,0.5,1)");
   c = two_cases();
   c.alphas = {0.5, 0.5};
-  EXPECT_EQ(error_of([&] { validate(c); }), "--alpha: '0.5' is not accepted; accepted: each alpha point once (0.5 is given twice)");
+  EXPECT_EQ(error_of([&] { validate(c); }),
+            "--alpha: '0.5' is not accepted; accepted: each alpha point once (0.5 is given twice)");
   c = two_cases();
   c.alpha_option.clear();
-  EXPECT_NE(error_of([&] { validate(c); }).find("--alpha: '0.5,1' is not accepted; accepted: --alpha together with --alpha-option=OPTION"), std::string::npos);
+  EXPECT_NE(error_of([&] {
+              validate(c);
+            }).find("--alpha: '0.5,1' is not accepted; accepted: --alpha together with --alpha-option=OPTION"),
+            std::string::npos);
   c = two_cases();
   c.alpha_option = "alpha";
-  EXPECT_NE(error_of([&] { validate(c); }).find("--alpha-option: 'alpha' is not accepted; accepted: an option name starting with '-'"), std::string::npos);
+  EXPECT_NE(error_of([&] {
+              validate(c);
+            }).find("--alpha-option: 'alpha' is not accepted; accepted: an option name starting with '-'"),
+            std::string::npos);
   c = two_cases();
   c.mpiexec = "  ";
-  EXPECT_NE(error_of([&] { validate(c); }).find("--mpiexec: '  ' is not accepted; accepted: a launcher command"), std::string::npos);
+  EXPECT_NE(error_of([&] { validate(c); }).find("--mpiexec: '  ' is not accepted; accepted: a launcher command"),
+            std::string::npos);
   c = two_cases();
   c.cores_per_rank = 0;
   EXPECT_EQ(error_of([&] { validate(c); }),
@@ -166,7 +175,8 @@ TEST(StudyConfig, ErrorsNameOptionValueAndAccepted) {
             "progress and one to compute)");
   // One core per rank leaves no core to dedicate: refused before any run, not after the calibration.
   c.cores_per_rank = 1;
-  EXPECT_NE(error_of([&] { validate(c); }).find("--cores-per-rank: '1' is not accepted; accepted: an integer >= 2"), std::string::npos);
+  EXPECT_NE(error_of([&] { validate(c); }).find("--cores-per-rank: '1' is not accepted; accepted: an integer >= 2"),
+            std::string::npos);
   c = two_cases();
   c.host_cores = 0;
   EXPECT_EQ(error_of([&] { validate(c); }), "--host-cores: '0' is not accepted; accepted: an integer >= 1");
@@ -305,7 +315,8 @@ TEST(StudyRecord, ResumeKeepsOnlyThePlansRunsWithAProfileThatReads) {
 }
 
 TEST(StudyRecord, BadRecordsNamed) {
-  EXPECT_NE(error_of([] { (void)parse_record("{", "s.json"); }).find("s.json: malformed JSON at byte "), std::string::npos);
+  EXPECT_NE(error_of([] { (void)parse_record("{", "s.json"); }).find("s.json: malformed JSON at byte "),
+            std::string::npos);
   EXPECT_NE(error_of([] { (void)parse_record(R"({"schema": 1e999})", "s.json"); }).find("1e999"), std::string::npos);
   EXPECT_EQ(error_of([] { (void)parse_record(R"({"schema":"x"})", "s.json"); }),
             "s.json: schema: \"x\": a study record has schema \"sidecore-study\"");
@@ -315,7 +326,8 @@ TEST(StudyRecord, BadRecordsNamed) {
   rec.settings = two_cases();
   auto j = nlohmann::json::parse(to_json_text(rec, nullptr));
   j["settings"]["ranks"] = "two";
-  EXPECT_EQ(error_of([&] { (void)parse_record(j.dump(), "s.json"); }), "s.json: settings.ranks: has the wrong type: \"two\"");
+  EXPECT_EQ(error_of([&] { (void)parse_record(j.dump(), "s.json"); }),
+            "s.json: settings.ranks: has the wrong type: \"two\"");
   // Numbers that are not integers of the field's type (found by fuzz_study_record: nlohmann's conversion of
   // 27777777777777777777, read as a float, to int is undefined).
   EXPECT_EQ(error_of([] { (void)parse_record(R"({"schema":"sidecore-study","schema_version":27777777777777777777})",
@@ -498,7 +510,8 @@ TEST(StudyCompare, NoisyRepetitionsAreFound) {
             std::string::npos)
       << noisy(cases[0]);
   EXPECT_NEAR(to_json(cases)[0]["spread"]["dedicated"].get<double>(), 0.125, 1e-12);
-  for (auto& r : rec.runs) r.t_total_s = r.spec.kind == run_kind::dedicated ? 16 : r.spec.kind == run_kind::calibration ? 11 : 16;
+  for (auto& r : rec.runs)
+    r.t_total_s = r.spec.kind == run_kind::dedicated ? 16 : r.spec.kind == run_kind::calibration ? 11 : 16;
   cases = compare(rec, load_synthetic, 2);
   EXPECT_EQ(noisy(cases[0]), "");
   EXPECT_FALSE(compare(one_rank_study(1), load_synthetic, 2)[0].spread_dedicated.has_value());  // one run: no spread
@@ -511,8 +524,9 @@ TEST(StudyCompare, OversubscribedRunsAreNotJudged) {
   ASSERT_EQ(cases.size(), 1u);
   EXPECT_FALSE(cases[0].judged);
   ASSERT_FALSE(cases[0].not_judged.empty());
-  EXPECT_NE(cases[0].not_judged[0].find("oversubscribed: 2 ranks x 2 cores each = 4 busy threads on this host's 2 cores"),
-            std::string::npos);
+  EXPECT_NE(
+      cases[0].not_judged[0].find("oversubscribed: 2 ranks x 2 cores each = 4 busy threads on this host's 2 cores"),
+      std::string::npos);
   EXPECT_NE(render_text(cases, rec).find("error not judged"), std::string::npos);
 }
 
@@ -607,7 +621,8 @@ TEST(StudyLauncher, ExitStatusAndStderrTail) {
   env_changes env{{"STUDY_TEST_VALUE", "42"}, {"STUDY_TEST_GONE", std::nullopt}};
   ::setenv("STUDY_TEST_GONE", "x", 1);
   const child_result r = run_child(
-      {"sh", "-c", "echo \"v=$STUDY_TEST_VALUE g=${STUDY_TEST_GONE-unset}\"; for i in 1 2 3 4; do echo e$i >&2; done; exit 3"},
+      {"sh", "-c",
+       "echo \"v=$STUDY_TEST_VALUE g=${STUDY_TEST_GONE-unset}\"; for i in 1 2 3 4; do echo e$i >&2; done; exit 3"},
       env, out, err, "test");
   EXPECT_EQ(r.exit_status, 3);
   EXPECT_FALSE(r.interrupted);

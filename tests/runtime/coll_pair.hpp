@@ -100,7 +100,9 @@ inline coll::spec allreduce_of(std::uint64_t count) {
   return s;
 }
 
-inline bool waiting_send(const req& q) { return q.op == req_kind::send && q.rdv && q.act == req_act::none && !q.posted; }
+inline bool waiting_send(const req& q) {
+  return q.op == req_kind::send && q.rdv && q.act == req_act::none && !q.posted;
+}
 inline bool answered_recv(const req& q) {
   return q.op == req_kind::recv && q.stage.load(std::memory_order_relaxed) == req_stage::matched &&
          q.act == req_act::none;

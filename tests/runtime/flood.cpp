@@ -49,7 +49,8 @@ double status_mb(const char* field) {
   std::string line;
   const std::size_t n = std::strlen(field);
   while (std::getline(in, line)) {
-    if (line.compare(0, n, field) == 0 && line.size() > n && line[n] == ':') return static_cast<double>(std::atol(line.c_str() + n + 1)) / 1024.0;
+    if (line.compare(0, n, field) == 0 && line.size() > n && line[n] == ':')
+      return static_cast<double>(std::atol(line.c_str() + n + 1)) / 1024.0;
   }
   return -1;
 }

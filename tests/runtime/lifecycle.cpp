@@ -98,9 +98,24 @@ void calls_outside(const char* when) {
   expect_error(errc::not_initialized, [] { sidecore::request r; (void)sidecore::wait(r); }, "wait", {"wait", when});
   expect_error(errc::not_initialized, [] { sidecore::request r; (void)sidecore::test(r); }, "test", {"test", when});
   expect_error(errc::not_initialized, [] { sidecore::request r[1]; sidecore::waitall(r); }, "waitall", {"waitall"});
-  expect_error(errc::not_initialized, [] { sidecore::request r[1]; (void)sidecore::waitany(r); }, "waitany", {"waitany"});
-  expect_error(errc::not_initialized, [] { sidecore::request r[1]; (void)sidecore::testall(r); }, "testall", {"testall"});
-  expect_error(errc::not_initialized, [] { sidecore::request r[1]; (void)sidecore::testany(r); }, "testany", {"testany"});
+  expect_error(errc::not_initialized,
+               [] {
+                 sidecore::request r[1];
+                 (void)sidecore::waitany(r);
+               },
+               "waitany", {"waitany"});
+  expect_error(errc::not_initialized,
+               [] {
+                 sidecore::request r[1];
+                 (void)sidecore::testall(r);
+               },
+               "testall", {"testall"});
+  expect_error(errc::not_initialized,
+               [] {
+                 sidecore::request r[1];
+                 (void)sidecore::testany(r);
+               },
+               "testany", {"testany"});
   expect_error(errc::not_initialized, [] { sidecore::request r; sidecore::cancel(r); }, "cancel", {"cancel"});
   // world() is a handle and never throws (sidecore.hpp); using it outside init/finalize does, naming the user.
   expect_error(errc::not_initialized, [] { (void)sidecore::world().size(); }, "world().size", {"comm::size", when});
@@ -111,7 +126,8 @@ void calls_outside(const char* when) {
   check(!sidecore::initialized(), "initialized() is false outside init/finalize");
   // The C API: codes and messages.
   sc_request r = SC_REQUEST_NULL;
-  check(sc_isend(&g_buf, 8, 0, 1, SC_COMM_WORLD, &r) == SC_ERR_NOT_INITIALIZED, "sc_isend outside: SC_ERR_NOT_INITIALIZED");
+  check(sc_isend(&g_buf, 8, 0, 1, SC_COMM_WORLD, &r) == SC_ERR_NOT_INITIALIZED,
+        "sc_isend outside: SC_ERR_NOT_INITIALIZED");
   check(contains(sc_last_error(), "isend"), std::string("sc_last_error names isend: ") + sc_last_error());
   int rk = -1;
   check(sc_rank(&rk) == SC_ERR_NOT_INITIALIZED, "sc_rank outside: SC_ERR_NOT_INITIALIZED");

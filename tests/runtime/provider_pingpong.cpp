@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
   const char* env = std::getenv("SIDECORE_PROVIDER");
   const std::string provider = env ? env : "";
   if ((expect != "accepted" && expect != "refused" && expect != "unreachable") || provider.empty()) {
-    std::fprintf(stderr, "usage: SIDECORE_PROVIDER=<name> mpiexec -n 2 provider_pingpong accepted|refused|unreachable\n");
+    std::fprintf(stderr,
+                 "usage: SIDECORE_PROVIDER=<name> mpiexec -n 2 provider_pingpong accepted|refused|unreachable\n");
     MPI_Finalize();
     return 2;
   }

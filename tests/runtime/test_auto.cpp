@@ -60,7 +60,8 @@ constexpr std::int64_t big_bytes = 256 * 1024;  // rendezvous (above SIDECORE_EA
 constexpr std::int64_t small_bytes = 64;        // eager
 
 std::uint8_t pattern(int iter, int sender, std::size_t i) {
-  return static_cast<std::uint8_t>((static_cast<unsigned>(iter) * 31u + static_cast<unsigned>(sender) * 7u + i * 13u) & 0xffu);
+  return static_cast<std::uint8_t>((static_cast<unsigned>(iter) * 31u + static_cast<unsigned>(sender) * 7u + i * 13u) &
+                                   0xffu);
 }
 
 // The allowed cores at start-up, as the runtime sees them (hwloc, cores that intersect the process's cpuset).
@@ -125,11 +126,13 @@ class loop {
     std::vector<sidecore::status> st(reqs_.size());
     sidecore::waitall(reqs_, st);
     const int left = (rank_ + size_ - 1) % size_;
-    for (const auto& s : st) CHECK(s.ok(), "iteration %d: a request completed with %s", iter, sidecore::errc_name(s.error));
+    for (const auto& s : st)
+      CHECK(s.ok(), "iteration %d: a request completed with %s", iter, sidecore::errc_name(s.error));
     CHECK(st[0].bytes == static_cast<std::size_t>(big_bytes), "iteration %d: %zu bytes", iter, st[0].bytes);
     for (std::size_t i = 0; i < big_in_.size(); ++i)
       if (big_in_[i] != pattern(iter, left, i)) {
-        CHECK(false, "iteration %d: rendezvous byte %zu is %d, expected %d", iter, i, big_in_[i], pattern(iter, left, i));
+        CHECK(false, "iteration %d: rendezvous byte %zu is %d, expected %d", iter, i, big_in_[i],
+              pattern(iter, left, i));
         break;
       }
     for (std::size_t i = 0; i < small_in_.size(); ++i)
@@ -193,7 +196,8 @@ void check_profile(const char* pattern, int rank, bool expect_switch, std::uint6
       CHECK(p.nranks * p.n_core > p.host->cores, "%d ranks x %d cores on a host of %d cores: not oversubscribed",
             p.nranks, p.n_core, p.host->cores);
     CHECK(d.switch_s.has_value() == expect_switch, "switch_s present: %d", d.switch_s.has_value());
-    CHECK(d.window_s > 0 && d.job_t_noprogress_s >= d.window_s, "window %g s, job %g s", d.window_s, d.job_t_noprogress_s);
+    CHECK(d.window_s > 0 && d.job_t_noprogress_s >= d.window_s, "window %g s, job %g s", d.window_s,
+          d.job_t_noprogress_s);
     CHECK(p.mode == (expect_switch ? sidecore::progress_mode::core : sidecore::progress_mode::off), "profile mode");
     if (rank == 0) {
       const sidecore::profile job = sidecore::read_profile_file(path_for(pattern, "job"));
@@ -219,7 +223,8 @@ int run(const std::string& scenario, int rank, int size) {
             sidecore::info().mode.c_str());
       sidecore::step();  // the (k+1)-th call ends the window of k iterations
       const std::string mode = sidecore::info().mode;
-      if (it >= k) CHECK(mode == (forced ? "core" : "off"), "iteration %d: mode %s after the decision", it, mode.c_str());
+      if (it >= k)
+        CHECK(mode == (forced ? "core" : "off"), "iteration %d: mode %s after the decision", it, mode.c_str());
       app.finish(it);  // requests posted in mode off, completed in the mode decided
       if (forced && it == k) {
         const sidecore::runtime_info i = sidecore::info();

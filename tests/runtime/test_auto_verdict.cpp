@@ -95,8 +95,8 @@ TEST(AutoVerdict, OversubscribedOrNoComputationCannotBeJudged) {
   EXPECT_FALSE(n.core);
   EXPECT_THAT(n.reason, HasSubstr("less than 1 %"));
   // A veto of higher precedence names its rank.
-  const d::job_verdict both = d::judge(
-      agree({{10.0, 0.01, 9.99, 16, d::auto_veto::no_computation}, {10.0, 6.0, 4.0, 16, d::auto_veto::oversubscribed}}));
+  const d::job_verdict both = d::judge(agree(
+      {{10.0, 0.01, 9.99, 16, d::auto_veto::no_computation}, {10.0, 6.0, 4.0, 16, d::auto_veto::oversubscribed}}));
   EXPECT_THAT(both.reason, HasSubstr("rank 1 is oversubscribed"));
 }
 

@@ -67,7 +67,8 @@ TEST_F(BadInput, TagOutOfRange) {
   std::string m = SCTEST_EXPECT_ERROR(errc::invalid_argument, (void)sidecore::isend(buf, 8, right(rank, size), -1));
   EXPECT_THAT(m, HasSubstr("tag=-1"));
   EXPECT_THAT(m, HasSubstr(max));
-  m = SCTEST_EXPECT_ERROR(errc::invalid_argument, (void)sidecore::isend(buf, 8, right(rank, size), sidecore::tag_max + 1));
+  m = SCTEST_EXPECT_ERROR(errc::invalid_argument,
+                          (void)sidecore::isend(buf, 8, right(rank, size), sidecore::tag_max + 1));
   EXPECT_THAT(m, HasSubstr(std::to_string(sidecore::tag_max + 1)));
   m = SCTEST_EXPECT_ERROR(errc::invalid_argument, (void)sidecore::irecv(buf, 8, left(rank, size), -2));
   EXPECT_THAT(m, HasSubstr("any_tag"));

@@ -79,7 +79,8 @@ MPI_Op mpi_op(op o) {
 }
 
 const char* op_name(op o) {
-  static const char* const n[] = {"sum", "prod", "min", "max", "land", "lor", "band", "bor", "bxor", "minloc", "maxloc"};
+  static const char* const n[] = {"sum",  "prod", "min",  "max",    "land",  "lor",
+                                  "band", "bor",  "bxor", "minloc", "maxloc"};
   return n[static_cast<int>(o)];
 }
 
@@ -112,7 +113,8 @@ void check_reduction(const comm& c, coll::kind k, op o, std::int64_t count, bool
   const std::string what = where(c, label + " " + op_name(o) + " count " + std::to_string(count));
   if (k == coll::kind::allreduce) {
     if (inplace) got = in;
-    request q = inplace ? iallreduce(in_place, got.data(), count, t, o, c) : iallreduce(in.data(), got.data(), count, t, o, c);
+    request q =
+        inplace ? iallreduce(in_place, got.data(), count, t, o, c) : iallreduce(in.data(), got.data(), count, t, o, c);
     const status st = wait(q);
     ASSERT_EQ(st.error, errc::success) << what;
     MPI_Allreduce(in.data(), want.data(), static_cast<int>(count), mpi_type<T>(), mpi_op(o), c.mpi());
@@ -182,7 +184,8 @@ template <class T>
 void reductions_of_type(const comm& c, coll::kind k, const std::string& alg, const std::vector<std::int64_t>& counts,
                         bool every_op) {
   const bool integer = std::is_integral_v<T>;
-  const std::string label = std::string(coll::kind_name(k)) + "/" + alg + "/" + std::string(coll::dtype_name(coll::dtype(dtype_of<T>)));
+  const std::string label =
+      std::string(coll::kind_name(k)) + "/" + alg + "/" + std::string(coll::dtype_name(coll::dtype(dtype_of<T>)));
   for (std::int64_t count : counts) {
     for (op o : {op::sum, op::prod, op::min, op::max, op::land, op::lor, op::band, op::bor, op::bxor}) {
       if (!integer && (o == op::land || o == op::lor || o == op::band || o == op::bor || o == op::bxor)) continue;
@@ -254,12 +257,14 @@ TEST(Coll, NonCommutativeUserOperatorKeepsRankOrderInEveryAlgorithm) {
       for (std::int64_t count : {1, 33, 5000}) {
         const std::size_t n = static_cast<std::size_t>(count) * (k == coll::kind::reduce_scatter_block ? p : 1);
         std::vector<std::int64_t> in(n), got(n, 0);
-        for (std::size_t i = 0; i < n; ++i) in[i] = affine(2 + (r + static_cast<int>(i)) % 7, 3 * r + static_cast<int>(i % 11));
+        for (std::size_t i = 0; i < n; ++i)
+          in[i] = affine(2 + (r + static_cast<int>(i)) % 7, 3 * r + static_cast<int>(i % 11));
         int calls = 0;
         const reduction red(compose_fn, &calls, false);
         request q = k == coll::kind::allreduce ? iallreduce(in.data(), got.data(), count, dtype::int64, red, c)
-                    : k == coll::kind::reduce  ? ireduce(in.data(), got.data(), count, dtype::int64, red, 0, c)
-                                               : ireduce_scatter_block(in.data(), got.data(), count, dtype::int64, red, c);
+                    : k == coll::kind::reduce
+                        ? ireduce(in.data(), got.data(), count, dtype::int64, red, 0, c)
+                        : ireduce_scatter_block(in.data(), got.data(), count, dtype::int64, red, c);
         ASSERT_EQ(wait(q).error, errc::success);
         std::vector<std::int64_t> all(n * static_cast<std::size_t>(p));
         MPI_Allgather(in.data(), static_cast<int>(n), MPI_INT64_T, all.data(), static_cast<int>(n), MPI_INT64_T,
@@ -335,7 +340,8 @@ void check_moves(const comm& c, coll::kind k, const std::string& alg, std::int64
       ASSERT_EQ(got, want) << what;
       // in place: the own block already in recv
       std::vector<std::int32_t> buf(pn, -1);
-      std::copy(send.begin(), send.begin() + static_cast<std::ptrdiff_t>(n), buf.begin() + static_cast<std::ptrdiff_t>(n) * r);
+      std::copy(send.begin(), send.begin() + static_cast<std::ptrdiff_t>(n),
+                buf.begin() + static_cast<std::ptrdiff_t>(n) * r);
       request q2 = iallgather(in_place, buf.data(), count, dtype::int32, c);
       ASSERT_EQ(wait(q2).error, errc::success) << what << " in_place";
       ASSERT_EQ(buf, want) << what << " in_place";
@@ -528,7 +534,8 @@ TEST(Coll, TypedSpanFormsMatchTheUntypedOnes) {
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = 100 * r + static_cast<std::int64_t>(i);
   alltoall<std::int64_t>(out, in, c);
   for (int j = 0; j < p; ++j)
-    for (int k = 0; k < 2; ++k) EXPECT_EQ(in[static_cast<std::size_t>(2 * j + k)], 100 * j + 2 * r + k) << j << " " << k;
+    for (int k = 0; k < 2; ++k)
+      EXPECT_EQ(in[static_cast<std::size_t>(2 * j + k)], 100 * j + 2 * r + k) << j << " " << k;
   std::vector<std::int64_t> inplace = out;
   request qa = ialltoall<std::int64_t>(in_place, inplace, c);
   ASSERT_EQ(wait(qa).error, errc::success);
@@ -589,7 +596,8 @@ TEST(Coll, ManyInFlightOnSeveralCommunicatorsWithPointToPoint) {
       const int q = cs[j]->size();
       // sum over ranks k of (k + i + j) = q (q - 1) / 2 + q (i + j)
       const std::int64_t want = static_cast<std::int64_t>(q) * (q - 1) / 2 + static_cast<std::int64_t>(q) * (i + j);
-      EXPECT_EQ(slots[static_cast<std::size_t>(3 * i + j)].out, std::vector<std::int64_t>(static_cast<std::size_t>(n), want))
+      EXPECT_EQ(slots[static_cast<std::size_t>(3 * i + j)].out,
+                std::vector<std::int64_t>(static_cast<std::size_t>(n), want))
           << where(*cs[j], "round " + std::to_string(i) + " comm " + std::to_string(j));
     }
     EXPECT_EQ(p2p_in[static_cast<std::size_t>(i)], left * 100 + i);
@@ -752,13 +760,17 @@ TEST(Coll, BadInputNamesTheArgument) {
     EXPECT_NE(m.find(needle), std::string::npos) << what << ": " << m;
   };
   expect([&] { (void)iallreduce(nullptr, f.data(), 4, dtype::float32, op::sum, w); }, "null send", "send is null");
-  expect([&] { (void)iallreduce(f.data(), f.data() + 1, -1, dtype::float32, op::sum, w); }, "negative count", "count is -1");
+  expect([&] { (void)iallreduce(f.data(), f.data() + 1, -1, dtype::float32, op::sum, w); }, "negative count",
+         "count is -1");
   expect([&] { (void)iallreduce(f.data(), f.data(), 4, dtype::float32, op::band, w); }, "band on float", "band");
-  expect([&] { (void)iallreduce(f.data(), f.data(), 4, dtype::float32, static_cast<op>(99), w); }, "unknown op", "op: unknown");
-  expect([&] { (void)iallreduce(f.data(), f.data(), 4, static_cast<dtype>(42), op::sum, w); }, "unknown type", "dtype 42");
+  expect([&] { (void)iallreduce(f.data(), f.data(), 4, dtype::float32, static_cast<op>(99), w); }, "unknown op",
+         "op: unknown");
+  expect([&] { (void)iallreduce(f.data(), f.data(), 4, static_cast<dtype>(42), op::sum, w); }, "unknown type",
+         "dtype 42");
   expect([&] { (void)ibcast(f.data(), 4, dtype::float32, w.size(), w); }, "root", "root is");
   expect([&] { (void)ibcast(f.data(), 4, dtype::float32, -1, w); }, "negative root", "root is -1");
-  expect([&] { (void)iallreduce(f.data(), f.data(), 4, dtype::float32, reduction(nullptr), w); }, "null user fn", "null");
+  expect([&] { (void)iallreduce(f.data(), f.data(), 4, dtype::float32, reduction(nullptr), w); }, "null user fn",
+         "null");
   const std::vector<std::int64_t> short_counts(static_cast<std::size_t>(w.size()) + 1, 1);
   expect([&] { (void)iallgatherv(i.data(), 1, i.data(), short_counts, short_counts, dtype::int32, w); },
          "v array length", "recv_counts has");
@@ -766,7 +778,8 @@ TEST(Coll, BadInputNamesTheArgument) {
   neg[0] = -3;
   expect([&] { (void)ialltoallv(i.data(), neg, neg, i.data() + 1, neg, neg, dtype::int32, w); }, "negative v entry",
          "send_counts[0] is -3");
-  expect([&] { (void)ibcast(const_cast<void*>(static_cast<const void*>(in_place)), 4, dtype::int32, 0, w); }, "in_place bcast", "in_place");
+  expect([&] { (void)ibcast(const_cast<void*>(static_cast<const void*>(in_place)), 4, dtype::int32, 0, w); },
+         "in_place bcast", "in_place");
   // A send buffer overlapping recv outside in_place: the algorithms read send after writing recv (wrong results).
   std::vector<std::int32_t> a(4 * static_cast<std::size_t>(w.size()), 1);
   expect([&] { (void)iallreduce(a.data(), a.data(), 4, dtype::int32, op::sum, w); }, "aliased allreduce",

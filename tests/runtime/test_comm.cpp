@@ -50,7 +50,8 @@ TEST_F(Comm, MessagesOnADupDoNotMatchTheParent) {
   request sd = sidecore::isend(&b, 8, right(rank, size), 5, d);  // dup
   const status st_dup = sidecore::wait(rd);
   const status st_world = sidecore::recv(&on_world, 8, left(rank, size), 5);
-  EXPECT_EQ(on_dup, 0xB0u + static_cast<std::uint64_t>(left(rank, size))) << "the dup's receive matched a world message";
+  EXPECT_EQ(on_dup, 0xB0u + static_cast<std::uint64_t>(left(rank, size)))
+      << "the dup's receive matched a world message";
   EXPECT_EQ(on_world, 0xA0u + static_cast<std::uint64_t>(left(rank, size)));
   EXPECT_EQ(st_dup.source, left(rank, size));
   EXPECT_EQ(st_dup.tag, 5);

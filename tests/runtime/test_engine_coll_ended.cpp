@@ -37,8 +37,12 @@ void run_mismatch(coll_pair& p, bool small_first, std::uint64_t big) {
   coll::spec s0 = allreduce_of(2), s1 = allreduce_of(big);
   std::vector<double> in0(2, 1.0), out0(2 + 64, -7.0), in1(big, 2.0), out1(big, 0.0);
   std::uint64_t h0 = 0, h1 = 0;
-  const auto start0 = [&] { h0 = p.x[0]->start(p.c[0], p.c[0]->plan(s0, coll::algorithm::automatic), {in0.data(), out0.data(), {}}, 0); };
-  const auto start1 = [&] { h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s1, coll::algorithm::automatic), {in1.data(), out1.data(), {}}, 0); };
+  const auto start0 = [&] {
+    h0 = p.x[0]->start(p.c[0], p.c[0]->plan(s0, coll::algorithm::automatic), {in0.data(), out0.data(), {}}, 0);
+  };
+  const auto start1 = [&] {
+    h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s1, coll::algorithm::automatic), {in1.data(), out1.data(), {}}, 0);
+  };
   if (small_first) {
     start0();
     for (int k = 0; k < 5; ++k) p.e[0]->progress();
@@ -84,8 +88,10 @@ TEST_P(EndedRun, ManyInARowAccumulateNothingAndTheNextCollectiveIsRight) {
                                << unexpected_held(p.core(1));
   coll::spec s = allreduce_of(40000);
   std::vector<double> in0(s.count, 1.0), out0(s.count, 0.0), in1(s.count, 2.0), out1(s.count, 0.0);
-  const std::uint64_t h0 = p.x[0]->start(p.c[0], p.c[0]->plan(s, coll::algorithm::automatic), {in0.data(), out0.data(), {}}, 0);
-  const std::uint64_t h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s, coll::algorithm::automatic), {in1.data(), out1.data(), {}}, 0);
+  const std::uint64_t h0 =
+      p.x[0]->start(p.c[0], p.c[0]->plan(s, coll::algorithm::automatic), {in0.data(), out0.data(), {}}, 0);
+  const std::uint64_t h1 =
+      p.x[1]->start(p.c[1], p.c[1]->plan(s, coll::algorithm::automatic), {in1.data(), out1.data(), {}}, 0);
   ASSERT_NO_FATAL_FAILURE(p.expect_both_ok(h0, h1));
   EXPECT_EQ(out0, std::vector<double>(s.count, 3.0));
   EXPECT_EQ(out1, std::vector<double>(s.count, 3.0));
@@ -102,13 +108,15 @@ TEST(EndedRunOfAFreedCommunicator, DoesNotRefuseTheMessagesOfTheNextCommunicator
   }
   coll::spec s = allreduce_of(16);
   std::vector<double> in0(16, 1.0), out0(16, 0.0), in1(16, 2.0), out1(16, 0.0);
-  const std::uint64_t h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s, coll::algorithm::automatic), {in1.data(), out1.data(), {}}, 0);
+  const std::uint64_t h1 =
+      p.x[1]->start(p.c[1], p.c[1]->plan(s, coll::algorithm::automatic), {in1.data(), out1.data(), {}}, 0);
   // Rank 1's message reaches rank 0 before rank 0 starts: held there for it.
   for (int k = 0; k < 20; ++k) {
     p.e[1]->progress();
     p.e[0]->progress();
   }
-  const std::uint64_t h0 = p.x[0]->start(p.c[0], p.c[0]->plan(s, coll::algorithm::automatic), {in0.data(), out0.data(), {}}, 0);
+  const std::uint64_t h0 =
+      p.x[0]->start(p.c[0], p.c[0]->plan(s, coll::algorithm::automatic), {in0.data(), out0.data(), {}}, 0);
   ASSERT_NO_FATAL_FAILURE(p.expect_both_ok(h0, h1));
   EXPECT_EQ(out0, std::vector<double>(16, 3.0));
   EXPECT_EQ(out1, std::vector<double>(16, 3.0));
@@ -134,9 +142,11 @@ TEST_P(EndedRun, TheEnginesOwnAnswersAreNoPointToPointTransfer) {
      // the run-ended notice
     coll::spec s0 = allreduce_of(4), s1 = allreduce_of(0);
     std::vector<double> in0(4, 1.0), out0(4, 0.0), none(1, 0.0);
-    const std::uint64_t h1 = p.x[1]->start(p.c[1], p.c[1]->plan(s1, coll::algorithm::ring), {none.data(), none.data(), {}}, 0);
+    const std::uint64_t h1 =
+        p.x[1]->start(p.c[1], p.c[1]->plan(s1, coll::algorithm::ring), {none.data(), none.data(), {}}, 0);
     for (int k = 0; k < 5; ++k) p.e[1]->progress();
-    const std::uint64_t h0 = p.x[0]->start(p.c[0], p.c[0]->plan(s0, coll::algorithm::ring), {in0.data(), out0.data(), {}}, 0);
+    const std::uint64_t h0 =
+        p.x[0]->start(p.c[0], p.c[0]->plan(s0, coll::algorithm::ring), {in0.data(), out0.data(), {}}, 0);
     ASSERT_TRUE(p.finish(h0, h1)) << "neither rank may wait for ever";
     const coll_pair::outcome o = p.results(h0, h1);
     EXPECT_EQ(o.c[0].result, req_result::invalid) << o.why[0];

@@ -75,8 +75,8 @@ TEST(EngineRequestLimit, ARefusedCollectiveLeavesItsCommunicatorAsItWas) {
   std::vector<double> in0(4, 1.0), out0(4, 0.0), in1(4, 2.0), out1(4, 0.0);
   const auto plan0 = p.c[0]->plan(allreduce_of(4), coll::algorithm::automatic);
   EXPECT_THROW((void)p.x[0]->start(p.c[0], plan0, {in0.data(), out0.data(), {}}, 0), too_many_requests);
-  const std::uint64_t h1 =
-      p.x[1]->start(p.c[1], p.c[1]->plan(allreduce_of(4), coll::algorithm::automatic), {in1.data(), out1.data(), {}}, 0);
+  const std::uint64_t h1 = p.x[1]->start(p.c[1], p.c[1]->plan(allreduce_of(4), coll::algorithm::automatic),
+                                         {in1.data(), out1.data(), {}}, 0);
   ASSERT_NO_FATAL_FAILURE(free_some(*p.e[0], hs, 16));
   const std::uint64_t h0 = p.x[0]->start(p.c[0], plan0, {in0.data(), out0.data(), {}}, 0);
   ASSERT_NO_FATAL_FAILURE(p.expect_both_ok(h0, h1));

@@ -228,8 +228,8 @@ TEST(EngineStartAsleep, ALocalStepAboveTheCallersShareIsLeftToTheThread) {
   }
 }
 
-// A peer that does not ring (here: engine 1 lacks engine 0's doorbell): the start leaves the thread asleep (only a receive pending), and
-// the application's wait, test or pending query on the request wakes it.
+// A peer that does not ring (here: engine 1 lacks engine 0's doorbell): the start leaves the thread asleep (only a
+// receive pending), and the application's wait, test or pending query on the request wakes it.
 enum class looks { wait, test, pending };
 
 class EngineStartAsleepWaiter : public ::testing::TestWithParam<looks> {};

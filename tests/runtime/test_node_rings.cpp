@@ -46,7 +46,8 @@ int read_all(test_ring& r, std::uint64_t& next) {
     EXPECT_EQ(h.tag, next) << "record out of order";
     ASSERT_EQ(len, hdr_size + h.size);
     for (std::size_t i = 0; i < h.size; ++i)
-      ASSERT_EQ(static_cast<unsigned char>(msg[hdr_size + i]), static_cast<unsigned char>(next + i)) << next << " byte " << i;
+      ASSERT_EQ(static_cast<unsigned char>(msg[hdr_size + i]), static_cast<unsigned char>(next + i))
+          << next << " byte " << i;
     ++next;
   });
 }

@@ -103,7 +103,8 @@ TEST_F(P2P, OrderingSameTagSmallMessagesSentBeforeReceives) {
   for (int i = 0; i < n; ++i) {
     const status st = sidecore::recv(&in[static_cast<std::size_t>(i)], 8, left(rank, size), tag);
     ASSERT_TRUE(st.ok()) << "message " << i << ": " << sidecore::errc_name(st.error);
-    ASSERT_EQ(in[static_cast<std::size_t>(i)], from << 32 | static_cast<std::uint64_t>(i)) << "message " << i << " out of order";
+    ASSERT_EQ(in[static_cast<std::size_t>(i)], from << 32 | static_cast<std::uint64_t>(i))
+        << "message " << i << " out of order";
   }
   sidecore::waitall(sends);
 }
@@ -115,13 +116,16 @@ TEST_F(P2P, OrderingSameTagMixedSizesPrePosted) {
   std::vector<std::vector<std::uint8_t>> in(n, std::vector<std::uint8_t>(cap));
   std::vector<std::vector<std::uint8_t>> out(n);
   std::vector<request> reqs(2 * n);
-  for (int i = 0; i < n; ++i) reqs[static_cast<std::size_t>(i)] = sidecore::irecv(in[static_cast<std::size_t>(i)].data(), static_cast<std::int64_t>(cap), left(rank, size), tag);
+  for (int i = 0; i < n; ++i)
+    reqs[static_cast<std::size_t>(i)] =
+        sidecore::irecv(in[static_cast<std::size_t>(i)].data(), static_cast<std::int64_t>(cap), left(rank, size), tag);
   MPI_Barrier(MPI_COMM_WORLD);
   for (int i = 0; i < n; ++i) {
     auto& b = out[static_cast<std::size_t>(i)];
     b.resize(std::max<std::size_t>(mixed_size(i), 1));
     sctest::fill(b, static_cast<std::uint64_t>(rank * 1000 + i), mixed_size(i));
-    reqs[static_cast<std::size_t>(n + i)] = sidecore::isend(b.data(), static_cast<std::int64_t>(mixed_size(i)), right(rank, size), tag);
+    reqs[static_cast<std::size_t>(n + i)] =
+        sidecore::isend(b.data(), static_cast<std::int64_t>(mixed_size(i)), right(rank, size), tag);
   }
   std::vector<status> st(2 * n);
   sidecore::waitall(reqs, st);
@@ -132,7 +136,9 @@ TEST_F(P2P, OrderingSameTagMixedSizesPrePosted) {
     EXPECT_EQ(s.source, from);
     EXPECT_EQ(s.tag, tag);
     EXPECT_EQ(s.bytes, mixed_size(i)) << "receive " << i << " matched another message: overtaking";
-    EXPECT_EQ(sctest::first_mismatch(in[static_cast<std::size_t>(i)].data(), static_cast<std::uint64_t>(from * 1000 + i), mixed_size(i)), -1)
+    EXPECT_EQ(sctest::first_mismatch(in[static_cast<std::size_t>(i)].data(),
+                                     static_cast<std::uint64_t>(from * 1000 + i), mixed_size(i)),
+              -1)
         << "receive " << i;
   }
   for (int i = n; i < 2 * n; ++i) {
@@ -150,7 +156,8 @@ TEST_F(P2P, OrderingSameTagMixedSizesSentFirst) {
     auto& b = out[static_cast<std::size_t>(i)];
     b.resize(std::max<std::size_t>(mixed_size(i), 1));
     sctest::fill(b, static_cast<std::uint64_t>(rank * 1000 + i), mixed_size(i));
-    sends[static_cast<std::size_t>(i)] = sidecore::isend(b.data(), static_cast<std::int64_t>(mixed_size(i)), right(rank, size), tag);
+    sends[static_cast<std::size_t>(i)] =
+        sidecore::isend(b.data(), static_cast<std::int64_t>(mixed_size(i)), right(rank, size), tag);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   const int from = left(rank, size);
@@ -159,7 +166,8 @@ TEST_F(P2P, OrderingSameTagMixedSizesSentFirst) {
     const status s = sidecore::recv(in.data(), static_cast<std::int64_t>(in.size()), from, tag);
     EXPECT_TRUE(s.ok());
     EXPECT_EQ(s.bytes, mixed_size(i)) << "receive " << i << " matched another message: overtaking";
-    EXPECT_EQ(sctest::first_mismatch(in.data(), static_cast<std::uint64_t>(from * 1000 + i), mixed_size(i)), -1) << "receive " << i;
+    EXPECT_EQ(sctest::first_mismatch(in.data(), static_cast<std::uint64_t>(from * 1000 + i), mixed_size(i)), -1)
+        << "receive " << i;
   }
   sidecore::waitall(sends);
 }
@@ -199,7 +207,8 @@ TEST_F(P2P, AnySourceAnyTagStatusesNameTheSender) {
     std::vector<request> sends(k);
     for (int i = 0; i < k; ++i) {
       out[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(rank) << 32 | static_cast<std::uint64_t>(i);
-      sends[static_cast<std::size_t>(i)] = sidecore::isend(&out[static_cast<std::size_t>(i)], 8, 0, 1000 + rank * 10 + i);
+      sends[static_cast<std::size_t>(i)] =
+          sidecore::isend(&out[static_cast<std::size_t>(i)], 8, 0, 1000 + rank * 10 + i);
     }
     sidecore::waitall(sends);
   } else {
@@ -207,7 +216,8 @@ TEST_F(P2P, AnySourceAnyTagStatusesNameTheSender) {
     std::vector<std::uint64_t> in(static_cast<std::size_t>(total));
     std::vector<request> recvs(static_cast<std::size_t>(total));
     for (int i = 0; i < total; ++i)
-      recvs[static_cast<std::size_t>(i)] = sidecore::irecv(&in[static_cast<std::size_t>(i)], 8, sidecore::any_source, sidecore::any_tag);
+      recvs[static_cast<std::size_t>(i)] =
+          sidecore::irecv(&in[static_cast<std::size_t>(i)], 8, sidecore::any_source, sidecore::any_tag);
     MPI_Barrier(MPI_COMM_WORLD);
     std::vector<status> st(static_cast<std::size_t>(total));
     sidecore::waitall(recvs, st);
@@ -342,7 +352,8 @@ TEST_F(P2P, TwoThousandReceivesPostedBeforeTheSends) {
   sidecore::waitall(sends);
   int bad = 0;
   for (int i = 0; i < n; ++i)
-    if (in[static_cast<std::size_t>(i)] != static_cast<std::uint64_t>(i) || !st[static_cast<std::size_t>(i)].ok()) ++bad;
+    if (in[static_cast<std::size_t>(i)] != static_cast<std::uint64_t>(i) || !st[static_cast<std::size_t>(i)].ok())
+      ++bad;
   EXPECT_EQ(bad, 0) << "receives that did not get their message in order";
   for (const auto& r : recvs) EXPECT_FALSE(r.active());
 }
@@ -357,11 +368,13 @@ TEST_F(P2P, FifteenHundredRendezvousMessagesInFlight) {
   std::vector<std::vector<std::uint32_t>> in(n, std::vector<std::uint32_t>(len / 4, 0xffffffffu)), out(n);
   std::vector<request> recvs(n), sends(n);
   for (int i = 0; i < n; ++i)
-    recvs[static_cast<std::size_t>(i)] = sidecore::irecv(in[static_cast<std::size_t>(i)].data(), len, left(rank, size), tag);
+    recvs[static_cast<std::size_t>(i)] =
+        sidecore::irecv(in[static_cast<std::size_t>(i)].data(), len, left(rank, size), tag);
   MPI_Barrier(MPI_COMM_WORLD);
   for (int i = 0; i < n; ++i) {
     out[static_cast<std::size_t>(i)].assign(len / 4, static_cast<std::uint32_t>(i));
-    sends[static_cast<std::size_t>(i)] = sidecore::isend(out[static_cast<std::size_t>(i)].data(), len, right(rank, size), tag);
+    sends[static_cast<std::size_t>(i)] =
+        sidecore::isend(out[static_cast<std::size_t>(i)].data(), len, right(rank, size), tag);
   }
   std::vector<status> st(n);
   sidecore::waitall(recvs, st);
@@ -381,11 +394,13 @@ TEST_F(P2P, WaitanyLoopCompletesEachRequestOnce) {
   std::vector<std::uint64_t> in(n, ~0ULL), out(n);
   std::vector<request> recvs(n), sends(n);
   for (int i = 0; i < n; ++i)
-    recvs[static_cast<std::size_t>(i)] = sidecore::irecv(&in[static_cast<std::size_t>(i)], 8, left(rank, size), 400 + i);
+    recvs[static_cast<std::size_t>(i)] =
+        sidecore::irecv(&in[static_cast<std::size_t>(i)], 8, left(rank, size), 400 + i);
   MPI_Barrier(MPI_COMM_WORLD);
   for (int i = n - 1; i >= 0; --i) {  // reverse order: completion order differs from posting order
     out[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(i);
-    sends[static_cast<std::size_t>(i)] = sidecore::isend(&out[static_cast<std::size_t>(i)], 8, right(rank, size), 400 + i);
+    sends[static_cast<std::size_t>(i)] =
+        sidecore::isend(&out[static_cast<std::size_t>(i)], 8, right(rank, size), 400 + i);
   }
   std::vector<int> hits(n, 0);
   for (int done = 0;; ++done) {
@@ -414,7 +429,8 @@ TEST_F(P2P, TestanyAndTestallLoops) {
   std::vector<std::uint64_t> in(n, ~0ULL), out(n);
   std::vector<request> recvs(n), sends(n);
   for (int i = 0; i < n; ++i)
-    recvs[static_cast<std::size_t>(i)] = sidecore::irecv(&in[static_cast<std::size_t>(i)], 8, left(rank, size), 450 + i);
+    recvs[static_cast<std::size_t>(i)] =
+        sidecore::irecv(&in[static_cast<std::size_t>(i)], 8, left(rank, size), 450 + i);
   // Nothing was sent yet: testall is false and leaves every request active; testany finds none.
   std::vector<status> st(n);
   EXPECT_FALSE(sidecore::testall(recvs, st));
@@ -423,7 +439,8 @@ TEST_F(P2P, TestanyAndTestallLoops) {
   MPI_Barrier(MPI_COMM_WORLD);
   for (int i = 0; i < n; ++i) {
     out[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(i);
-    sends[static_cast<std::size_t>(i)] = sidecore::isend(&out[static_cast<std::size_t>(i)], 8, right(rank, size), 450 + i);
+    sends[static_cast<std::size_t>(i)] =
+        sidecore::isend(&out[static_cast<std::size_t>(i)], 8, right(rank, size), 450 + i);
   }
   // Half with testany, the rest with testall.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -462,7 +479,9 @@ TEST_F(P2P, FourOpenMPThreadsIssueBothDirectionsAtOnce) {
   std::atomic<int> bad_content{0}, bad_status{0}, exceptions{0};
   std::string first_error;
   const int to_r = right(rank, size), to_l = left(rank, size);
-  auto seed = [](int src, int t, int dir, int it) { return static_cast<std::uint64_t>(((src * 8 + t) * 2 + dir) * 1000 + it); };
+  auto seed = [](int src, int t, int dir, int it) {
+    return static_cast<std::uint64_t>(((src * 8 + t) * 2 + dir) * 1000 + it);
+  };
   sctest::omp_parallel(threads, [&] {  // an OpenMP region whose fork and join TSan sees (omp_parallel.hpp)
     const int t = omp_get_thread_num();
     try {
@@ -665,7 +684,8 @@ void receive_unexpected(int rank, int size, int source, int tag, int send_tag) {
   std::vector<request> sends(n);
   for (int i = 0; i < n; ++i) {
     out[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(i);
-    sends[static_cast<std::size_t>(i)] = sidecore::isend(&out[static_cast<std::size_t>(i)], 8, right(rank, size), send_tag);
+    sends[static_cast<std::size_t>(i)] =
+        sidecore::isend(&out[static_cast<std::size_t>(i)], 8, right(rank, size), send_tag);
   }
   MPI_Barrier(MPI_COMM_WORLD);  // all of them unexpected at the receiver
   int got = 0;
@@ -759,7 +779,8 @@ TEST_F(P2P, TruncationAroundProtocolBoundaries) {
   const std::size_t sizes[] = {4096 - 40, 4096 - 39, 4096, 8 * kib - 1, 8 * kib, 8 * kib + 1, 64 * kib};
   int tag = 710;
   for (std::size_t sent : sizes)
-    for (std::size_t posted : {std::size_t{1}, sent / 2, sent - 1}) check_truncation(rank, size, sent, posted, tag++, false, true);
+    for (std::size_t posted : {std::size_t{1}, sent / 2, sent - 1})
+      check_truncation(rank, size, sent, posted, tag++, false, true);
 }
 
 TEST_F(P2P, TrafficGoesOnAfterTruncation) {
@@ -828,7 +849,8 @@ TEST_F(P2P, MixedProtocolsKeepOrder) {
     for (int i = 0; i < n; ++i) {
       EXPECT_TRUE(st[i].ok()) << i;
       EXPECT_EQ(st[i].bytes, sizes[i]) << "message " << i << " overtaken (pre-posted: " << pre_post << ")";
-      EXPECT_EQ(sctest::first_mismatch(in[i].data(), static_cast<std::uint64_t>(left(rank, size) * 7 + i), sizes[i]), -1)
+      EXPECT_EQ(sctest::first_mismatch(in[i].data(), static_cast<std::uint64_t>(left(rank, size) * 7 + i), sizes[i]),
+                -1)
           << i;
     }
     sidecore::waitall(sends);

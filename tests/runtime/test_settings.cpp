@@ -60,27 +60,51 @@ void expect_clear_rejection(const std::string& name, const std::string& value,
   for (const char* p : accepted_parts) EXPECT_THAT(m, HasSubstr(p)) << name << "='" << value << "'";
 }
 
-const std::vector<std::string> all_names = {
-    "SIDECORE_PROGRESS",     "SIDECORE_PROGRESS_CORE", "SIDECORE_IDLE",       "SIDECORE_SPIN_US",
-    "SIDECORE_YIELD_US",     "SIDECORE_BLOCK_US",     "SIDECORE_PEER_TIMEOUT", "SIDECORE_CALLER_PROGRESS", "SIDECORE_SELF_PATH", "SIDECORE_SHM_FASTPATH", "SIDECORE_PROVIDER",      "SIDECORE_SUBMIT_QUEUE", "SIDECORE_CQ_BATCH",
-    "SIDECORE_EAGER_MAX",    "SIDECORE_RECV_BUFFERS",  "SIDECORE_SEND_CREDITS", "SIDECORE_EAGER_CREDITS",
-    "SIDECORE_MAX_REQUESTS", "SIDECORE_MEMORY_BUDGET",
-    "SIDECORE_VERBOSE",      "SIDECORE_PROFILE",       "SIDECORE_TRACE",      "SIDECORE_TRACE_MAX_EVENTS",
-    "SIDECORE_SIZE_BINS",    "SIDECORE_XFER_TABLE",    "SIDECORE_RING_EVENTS",  "SIDECORE_COLL_SAMPLES",
-    "SIDECORE_NCORE",
-    "SIDECORE_AUTO_STEPS",   "SIDECORE_AUTO_WINDOW",   "SIDECORE_AUTO_RECHECK", "SIDECORE_AUTO_FORCE",
-    "SIDECORE_COLL_BARRIER",
-    "SIDECORE_COLL_BCAST",
-    "SIDECORE_COLL_REDUCE",
-    "SIDECORE_COLL_ALLREDUCE",
-    "SIDECORE_COLL_GATHER",
-    "SIDECORE_COLL_SCATTER",
-    "SIDECORE_COLL_ALLGATHER",
-    "SIDECORE_COLL_ALLTOALL",
-    "SIDECORE_COLL_REDUCE_SCATTER_BLOCK",
-    "SIDECORE_COLL_ALLGATHERV",
-    "SIDECORE_COLL_ALLTOALLV",
-    "SIDECORE_COLL_SEGMENT", "SIDECORE_COLL_CACHE"};
+const std::vector<std::string> all_names = {"SIDECORE_PROGRESS",
+                                            "SIDECORE_PROGRESS_CORE",
+                                            "SIDECORE_IDLE",
+                                            "SIDECORE_SPIN_US",
+                                            "SIDECORE_YIELD_US",
+                                            "SIDECORE_BLOCK_US",
+                                            "SIDECORE_PEER_TIMEOUT",
+                                            "SIDECORE_CALLER_PROGRESS",
+                                            "SIDECORE_SELF_PATH",
+                                            "SIDECORE_SHM_FASTPATH",
+                                            "SIDECORE_PROVIDER",
+                                            "SIDECORE_SUBMIT_QUEUE",
+                                            "SIDECORE_CQ_BATCH",
+                                            "SIDECORE_EAGER_MAX",
+                                            "SIDECORE_RECV_BUFFERS",
+                                            "SIDECORE_SEND_CREDITS",
+                                            "SIDECORE_EAGER_CREDITS",
+                                            "SIDECORE_MAX_REQUESTS",
+                                            "SIDECORE_MEMORY_BUDGET",
+                                            "SIDECORE_VERBOSE",
+                                            "SIDECORE_PROFILE",
+                                            "SIDECORE_TRACE",
+                                            "SIDECORE_TRACE_MAX_EVENTS",
+                                            "SIDECORE_SIZE_BINS",
+                                            "SIDECORE_XFER_TABLE",
+                                            "SIDECORE_RING_EVENTS",
+                                            "SIDECORE_COLL_SAMPLES",
+                                            "SIDECORE_NCORE",
+                                            "SIDECORE_AUTO_STEPS",
+                                            "SIDECORE_AUTO_WINDOW",
+                                            "SIDECORE_AUTO_RECHECK",
+                                            "SIDECORE_AUTO_FORCE",
+                                            "SIDECORE_COLL_BARRIER",
+                                            "SIDECORE_COLL_BCAST",
+                                            "SIDECORE_COLL_REDUCE",
+                                            "SIDECORE_COLL_ALLREDUCE",
+                                            "SIDECORE_COLL_GATHER",
+                                            "SIDECORE_COLL_SCATTER",
+                                            "SIDECORE_COLL_ALLGATHER",
+                                            "SIDECORE_COLL_ALLTOALL",
+                                            "SIDECORE_COLL_REDUCE_SCATTER_BLOCK",
+                                            "SIDECORE_COLL_ALLGATHERV",
+                                            "SIDECORE_COLL_ALLTOALLV",
+                                            "SIDECORE_COLL_SEGMENT",
+                                            "SIDECORE_COLL_CACHE"};
 
 TEST(SettingsTable, EveryVariableIsDeclaredOnceWithHelpAndAccepted) {
   std::set<std::string> seen;
@@ -231,7 +255,8 @@ TEST(SettingsTable, ValidValuesGiveTheRightFields) {
   EXPECT_EQ(parsed("SIDECORE_XFER_TABLE", "x.json").xfer_table, "x.json");
   EXPECT_EQ(parsed("SIDECORE_RING_EVENTS", "64").ring_events, 64u);
   EXPECT_EQ(parsed("SIDECORE_NCORE", "16").n_core, 16);
-  EXPECT_EQ(parsed("SIDECORE_COLL_ALLREDUCE", "ring").coll_algorithm[static_cast<std::size_t>(sidecore::coll::kind::allreduce)],
+  EXPECT_EQ(parsed("SIDECORE_COLL_ALLREDUCE", "ring")
+                .coll_algorithm[static_cast<std::size_t>(sidecore::coll::kind::allreduce)],
             sidecore::coll::algorithm::ring);
   EXPECT_EQ(parsed("SIDECORE_COLL_SEGMENT", "4096").coll_segment, 4096u);
   EXPECT_EQ(parsed("SIDECORE_COLL_CACHE", "0").coll_cache, 0u);

@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
     for (int it = 0; it < iters; ++it) {
       const std::size_t n = it % 7 == 0 ? 20000 : static_cast<std::size_t>(it % 3) * 100 + 8;
       std::vector<std::int64_t> out(n / 8 + 1), in(n / 8 + 1, -1);
-      for (std::size_t i = 0; i < out.size(); ++i) out[i] = std::int64_t{r} * 1000000 + t * 10000 + it + static_cast<std::int64_t>(i);
+      for (std::size_t i = 0; i < out.size(); ++i)
+        out[i] = std::int64_t{r} * 1000000 + t * 10000 + it + static_cast<std::int64_t>(i);
       const int tag = t * 1000 + it % 1000;
       sidecore::request rq = sidecore::irecv(in.data(), n, from, tag);
       sidecore::request sq = sidecore::isend(out.data(), n, to, tag);

@@ -26,7 +26,8 @@ double off_neighbours(const std::vector<prtt_point>& p, std::size_t i, double pr
 
 fit_check check_fit(const series_fit& f, double tolerance) {
   if (!(tolerance > 0) || !std::isfinite(tolerance))
-    throw std::invalid_argument(fmt::format("tolerance = {} is not accepted; accepted: a finite number > 0", tolerance));
+    throw std::invalid_argument(
+        fmt::format("tolerance = {} is not accepted; accepted: a finite number > 0", tolerance));
   fit_check c;
   c.tolerance = tolerance;
   c.ranges = f.ranges.size();

@@ -138,8 +138,9 @@ measurement parse_measurement(const json& j, const std::string& source) {
   if (!j.is_object() || !j.contains("schema") || j["schema"] != "sidecore-prtt")
     throw input_error(source, "schema", "not a sidecore PRTT measurement (\"schema\" must be \"sidecore-prtt\")");
   if (!j.contains("version") || !j["version"].is_number_integer() || j["version"] != 1)
-    throw input_error(source, "version",
-                      fmt::format("unknown version {}; accepted: 1", j.contains("version") ? j["version"].dump() : "(none)"));
+    throw input_error(
+        source, "version",
+        fmt::format("unknown version {}; accepted: 1", j.contains("version") ? j["version"].dump() : "(none)"));
   measurement m;
   if (j.contains("machine")) m.machine = j["machine"];
   const json& series = field(j, "series", "", source);
@@ -213,14 +214,16 @@ json params_json(const measurement& m, const std::vector<series_fit>& fits, cons
   j["schema"] = "sidecore-loggp";
   j["version"] = params_version;
   j["machine"] = m.machine;
-  j["method"] = {{"paper", "Hoefler, Schneider, Lumsdaine: LogGP in Theory and Practice, Section 2"},
-                 {"fit", "per range, one weighted least squares over PRTT(1,0,s), PRTT(n,0,s), o_s(s) and o_r(s), "
-                         "parameters but L >= 0 at the range's first size; ranges split where the fit misses PRTT by more than "
-                         "the tolerance and the Bayesian information criterion keeps the cut"},
-                 {"overhead_weight", o.overhead_weight},
-                 {"pfact", o.pfact},
-                 {"lookahead", o.lookahead},
-                 {"tolerance", o.tolerance}};
+  j["method"] = {
+      {"paper", "Hoefler, Schneider, Lumsdaine: LogGP in Theory and Practice, Section 2"},
+      {"fit",
+       "per range, one weighted least squares over PRTT(1,0,s), PRTT(n,0,s), o_s(s) and o_r(s), "
+       "parameters but L >= 0 at the range's first size; ranges split where the fit misses PRTT by more than "
+       "the tolerance and the Bayesian information criterion keeps the cut"},
+      {"overhead_weight", o.overhead_weight},
+      {"pfact", o.pfact},
+      {"lookahead", o.lookahead},
+      {"tolerance", o.tolerance}};
   j["series"] = json::array();
   for (const series_fit& f : fits) {
     json s{{"transport", f.series.transport}, {"provider", f.series.provider}, {"mode", f.series.mode},
@@ -262,8 +265,11 @@ json params_json(const measurement& m, const std::vector<series_fit>& fits, cons
     for (std::size_t c : f.splits) s["tolerance_splits_after_bytes"].push_back(f.derived[c].bytes);
     s["per_size"] = json::array();
     for (const derived_point& d : f.derived)
-      s["per_size"].push_back(
-          {{"bytes", d.bytes}, {"o_s_ns", d.o_s_ns}, {"o_r_ns", d.o_r_ns}, {"g_all_ns", d.g_all_ns}, {"prtt1_ns", d.prtt1_ns}});
+      s["per_size"].push_back({{"bytes", d.bytes},
+                               {"o_s_ns", d.o_s_ns},
+                               {"o_r_ns", d.o_r_ns},
+                               {"g_all_ns", d.g_all_ns},
+                               {"prtt1_ns", d.prtt1_ns}});
     s["warnings"] = f.warnings;
     j["series"].push_back(std::move(s));
   }
@@ -273,7 +279,8 @@ json params_json(const measurement& m, const std::vector<series_fit>& fits, cons
 std::string params_table(const std::vector<series_fit>& fits, const fit_options& o) {
   std::string out;
   auto pct = [](const residual& e) {
-    return e.points == 0 ? fmt::format("{:>15}", "-") : fmt::format("{:6.1f}% {:6.1f}%", 100 * e.max_rel, 100 * e.rms_rel);
+    return e.points == 0 ? fmt::format("{:>15}", "-")
+                         : fmt::format("{:6.1f}% {:6.1f}%", 100 * e.max_rel, 100 * e.rms_rel);
   };
   for (const series_fit& f : fits) {
     out += fmt::format("{}{}{}, n = {}; latency PRTT(1,0,{})/2 = {:.3f} us\n", f.series.transport,
@@ -296,11 +303,12 @@ std::string params_table(const std::vector<series_fit>& fits, const fit_options&
     out += fmt::format("  check: PRTT within {:g} % in {} of {} ranges, at {} of {} sizes", 100 * chk.tolerance,
                        chk.ranges_within, chk.ranges, chk.sizes_within, chk.sizes);
     if (chk.sizes_within < chk.sizes)
-      out += fmt::format("; the largest miss {:.1f} % in {}..{}; of the {} sizes that miss, {} differ from their "
-                         "neighbours by more than {:g} % themselves (noise of the measurement, or a step); the "
-                         "warnings below say more",
-                         100 * chk.largest_miss, chk.largest_first_bytes, chk.largest_last_bytes, chk.sizes - chk.sizes_within,
-                         chk.misses_off_neighbours, 100 * chk.tolerance);
+      out += fmt::format(
+          "; the largest miss {:.1f} % in {}..{}; of the {} sizes that miss, {} differ from their "
+          "neighbours by more than {:g} % themselves (noise of the measurement, or a step); the "
+          "warnings below say more",
+          100 * chk.largest_miss, chk.largest_first_bytes, chk.largest_last_bytes, chk.sizes - chk.sizes_within,
+          chk.misses_off_neighbours, 100 * chk.tolerance);
     out += "\n";
     if (!f.splits.empty()) {
       std::vector<std::uint64_t> after;
@@ -315,8 +323,9 @@ std::string params_table(const std::vector<series_fit>& fits, const fit_options&
 
 std::string params_svg(const std::vector<series_fit>& fits) {
   const double W = 720, H = 300, left = 70, right = 20, top = 30, bottom = 45;
-  std::string out = fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" font-family="sans-serif" font-size="11">)",
-                                W, H * static_cast<double>(fits.size()));
+  std::string out = fmt::format(
+      R"(<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" font-family="sans-serif" font-size="11">)", W,
+      H * static_cast<double>(fits.size()));
   out += "\n";
   const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c"};
   for (std::size_t fi = 0; fi < fits.size(); ++fi) {
@@ -335,9 +344,12 @@ std::string params_svg(const std::vector<series_fit>& fits) {
     const double lx0 = std::log10(xmin), lx1 = std::max(std::log10(xmax), lx0 + 1e-9);
     const double ly0 = std::floor(std::log10(vmin)), ly1 = std::max(std::ceil(std::log10(vmax)), ly0 + 1);
     auto X = [&](double s) { return left + (std::log10(s) - lx0) / (lx1 - lx0) * (W - left - right); };
-    auto Y = [&](double v) { return y0 + top + (ly1 - std::log10(std::max(v, 1e-3))) / (ly1 - ly0) * (H - top - bottom); };
-    out += fmt::format(R"(<text x="{}" y="{}" font-weight="bold">{} {} {}: measured (points) and fitted (lines) PRTT(1,0,s), PRTT({},0,s), G_all(s)</text>)",
-                       left, y0 + 18, f.series.transport, f.series.provider, f.series.mode, f.series.n);
+    auto Y = [&](double v) {
+      return y0 + top + (ly1 - std::log10(std::max(v, 1e-3))) / (ly1 - ly0) * (H - top - bottom);
+    };
+    out += fmt::format(
+        R"(<text x="{}" y="{}" font-weight="bold">{} {} {}: measured (points) and fitted (lines) PRTT(1,0,s), PRTT({},0,s), G_all(s)</text>)",
+        left, y0 + 18, f.series.transport, f.series.provider, f.series.mode, f.series.n);
     out += "\n";
     out += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#888"/>)", left, y0 + top,
                        W - left - right, H - top - bottom);
@@ -353,14 +365,16 @@ std::string params_svg(const std::vector<series_fit>& fits) {
     out += "\n";
     for (std::size_t c : f.changes) {
       const double xc = X(static_cast<double>(f.derived[c].bytes));
-      out += fmt::format(R"(<line x1="{0}" x2="{0}" y1="{1}" y2="{2}" stroke="#999" stroke-dasharray="4 3"/><text x="{0}" y="{3}" fill="#666">protocol change after {4} B</text>)",
-                         xc, y0 + top, y0 + H - bottom, y0 + top + 12, f.derived[c].bytes);
+      out += fmt::format(
+          R"(<line x1="{0}" x2="{0}" y1="{1}" y2="{2}" stroke="#999" stroke-dasharray="4 3"/><text x="{0}" y="{3}" fill="#666">protocol change after {4} B</text>)",
+          xc, y0 + top, y0 + H - bottom, y0 + top + 12, f.derived[c].bytes);
       out += "\n";
     }
     for (std::size_t c : f.splits) {
       const double xc = X(static_cast<double>(f.derived[c].bytes));
-      out += fmt::format(R"(<line x1="{0}" x2="{0}" y1="{1}" y2="{2}" stroke="#bbb" stroke-dasharray="1 3"/><text x="{0}" y="{3}" fill="#888">split after {4} B</text>)",
-                         xc, y0 + top, y0 + H - bottom, y0 + top + 26, f.derived[c].bytes);
+      out += fmt::format(
+          R"(<line x1="{0}" x2="{0}" y1="{1}" y2="{2}" stroke="#bbb" stroke-dasharray="1 3"/><text x="{0}" y="{3}" fill="#888">split after {4} B</text>)",
+          xc, y0 + top, y0 + H - bottom, y0 + top + 26, f.derived[c].bytes);
       out += "\n";
     }
     for (int k = 0; k < 3; ++k) {
@@ -368,8 +382,8 @@ std::string params_svg(const std::vector<series_fit>& fits) {
         return k == 0 ? f.series.points[i].prtt1_ns : k == 1 ? f.series.points[i].prttn_ns : f.derived[i].g_all_ns;
       };
       for (std::size_t i = 0; i < f.derived.size(); ++i)
-        out += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.5" fill="{}"/>)", X(static_cast<double>(f.derived[i].bytes)),
-                           Y(measured(i)), colors[k]);
+        out += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.5" fill="{}"/>)",
+                           X(static_cast<double>(f.derived[i].bytes)), Y(measured(i)), colors[k]);
       for (const range_fit& r : f.ranges) {
         std::string pts;
         for (std::size_t i = r.first; i <= r.last; ++i) {
@@ -379,8 +393,11 @@ std::string params_svg(const std::vector<series_fit>& fits) {
         }
         out += fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="1.5"/>)", pts, colors[k]);
       }
-      out += fmt::format(R"(<text x="{}" y="{}" fill="{}">{}</text>)", left + 8, y0 + top + 14 + 13 * (k + 1), colors[k],
-                         k == 0 ? "PRTT(1,0,s)" : k == 1 ? fmt::format("PRTT({},0,s)", f.series.n) : "G_all = g + (s-1)G");
+      out +=
+          fmt::format(R"(<text x="{}" y="{}" fill="{}">{}</text>)", left + 8, y0 + top + 14 + 13 * (k + 1), colors[k],
+                      k == 0   ? "PRTT(1,0,s)"
+                      : k == 1 ? fmt::format("PRTT({},0,s)", f.series.n)
+                               : "G_all = g + (s-1)G");
       out += "\n";
     }
   }
@@ -439,7 +456,8 @@ sidecore::model::sim::loggops_params read_loggops_params(const std::string& path
     };
     std::size_t pick = 0;
     for (std::size_t k = 0; k < s["ranges"].size(); ++k)
-      if (num(s["ranges"][k], fmt::format("{}.ranges[{}]", at, k), "first_bytes") <= static_cast<double>(bytes)) pick = k;
+      if (num(s["ranges"][k], fmt::format("{}.ranges[{}]", at, k), "first_bytes") <= static_cast<double>(bytes))
+        pick = k;
     const json& r = s["ranges"][pick];
     const std::string rp = fmt::format("{}.ranges[{}]", at, pick);
     check_signs(r, rp, j["version"].get<long long>(), num, path);

@@ -92,8 +92,8 @@ double lsq(const std::vector<std::uint64_t>& size, const std::vector<double>& va
 
 }  // namespace
 
-std::vector<std::size_t> detect_changes(const std::vector<std::uint64_t>& size, const std::vector<change_series>& series,
-                                        const fit_options& o) {
+std::vector<std::size_t> detect_changes(const std::vector<std::uint64_t>& size,
+                                        const std::vector<change_series>& series, const fit_options& o) {
   std::vector<std::size_t> changes;
   const std::size_t n = size.size();
   for (const change_series& c : series)

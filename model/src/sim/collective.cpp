@@ -164,9 +164,10 @@ collective_call parse_collective_pattern(std::string_view text) {
   const std::string_view kind_text = text.substr(0, colon);
   const std::optional<coll::kind> k = coll::parse_kind(kind_text);
   if (!k)
-    throw input_error("", "--pattern", fmt::format("\"{}\": \"{}\" is not a collective kind; accepted: KIND[:ALGORITHM] "
-                                                   "with KIND one of {} (or binomial-bcast)", text, kind_text,
-                                                   kind_names()));
+    throw input_error("", "--pattern",
+                      fmt::format("\"{}\": \"{}\" is not a collective kind; accepted: KIND[:ALGORITHM] "
+                                  "with KIND one of {} (or binomial-bcast)",
+                                  text, kind_text, kind_names()));
   c.kind = *k;
   if (colon == std::string_view::npos) return c;
   const std::string_view alg_text = text.substr(colon + 1);

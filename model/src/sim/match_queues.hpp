@@ -38,7 +38,8 @@ class match_queues {
     std::uint32_t prev = nil;
     for (std::uint32_t e = head_[rank]; e != nil; prev = e, e = pool_[e].next) {
       const entry& x = pool_[e];
-      if ((src == any_source || x.src == any_source || x.src == src) && (tag == any_tag || x.tag == any_tag || x.tag == tag)) {
+      if ((src == any_source || x.src == any_source || x.src == src) &&
+          (tag == any_tag || x.tag == any_tag || x.tag == tag)) {
         if (prev == nil) head_[rank] = x.next;
         else pool_[prev].next = x.next;
         if (tail_[rank] == e) tail_[rank] = prev;

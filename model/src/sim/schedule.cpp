@@ -86,7 +86,8 @@ op_id schedule_builder::recv(std::uint32_t rank, std::uint32_t from, std::uint64
     throw std::invalid_argument(fmt::format(
         "{}: rank {} receives from {}, which is not a rank of this {}-rank schedule (nor -1, any source)", source_,
         rank, from, num_ranks_));
-  return add(rank, op{bytes, from, tag, op_kind::recv, unit_index(cpu, source_, "cpu"), unit_index(nic, source_, "nic")});
+  return add(rank,
+             op{bytes, from, tag, op_kind::recv, unit_index(cpu, source_, "cpu"), unit_index(nic, source_, "nic")});
 }
 
 op_id schedule_builder::calc(std::uint32_t rank, std::uint64_t ns, unsigned cpu) {
@@ -114,7 +115,8 @@ void schedule_builder::depend_on_start(op_id a, op_id b) {
 
 void schedule_builder::label(op_id id, std::string_view text, std::uint32_t line) {
   if (id >= ops_.size()) throw std::invalid_argument(fmt::format("{}: label: operation handle out of range", source_));
-  labels_.push_back({id, line, static_cast<std::uint32_t>(label_chars_.size()), static_cast<std::uint32_t>(text.size())});
+  labels_.push_back(
+      {id, line, static_cast<std::uint32_t>(label_chars_.size()), static_cast<std::uint32_t>(text.size())});
   label_chars_.append(text);
 }
 

@@ -61,7 +61,8 @@ class reader {
   std::uint64_t hex_id(const json& o, const std::string& path, const char* key) const {
     const std::string s = str(o, path, key);
     std::uint64_t v = 0;
-    if (s.size() < 3 || s.size() > 18 || s[0] != '0' || s[1] != 'x') fail(path + "." + key, "'" + s + "' is not a hex id 0x...");
+    if (s.size() < 3 || s.size() > 18 || s[0] != '0' || s[1] != 'x')
+      fail(path + "." + key, "'" + s + "' is not a hex id 0x...");
     for (std::size_t i = 2; i < s.size(); ++i) {
       const char c = s[i];
       const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
@@ -95,7 +96,8 @@ rank_trace parse_trace(std::string_view text, const std::string& source) {
             "missing: the trace has no operation records (written by a sidecore without them, or by the PMPI "
             "profiler); record it again with this sidecore's SIDECORE_TRACE");
   if (rd.str(*od, "otherData", "ops") != "sidecore-trace-ops/1")
-    rd.fail("otherData.ops", "'" + rd.str(*od, "otherData", "ops") + "' is not a known version; accepted: sidecore-trace-ops/1");
+    rd.fail("otherData.ops",
+            "'" + rd.str(*od, "otherData", "ops") + "' is not a known version; accepted: sidecore-trace-ops/1");
   t.rank = static_cast<int>(rd.integer(*od, "otherData", "rank", 0, max_int - 1));
   t.nranks = static_cast<int>(rd.integer(*od, "otherData", "nranks", 1, max_int));
   if (t.rank >= t.nranks) rd.fail("otherData.rank", fmt::format("{} is not below nranks {}", t.rank, t.nranks));
@@ -157,7 +159,8 @@ rank_trace parse_trace(std::string_view text, const std::string& source) {
         p.comm = static_cast<int>(rd.integer(a, ap, "comm", 0, max_int));
         p.bytes = static_cast<std::uint64_t>(rd.integer(a, ap, "bytes", 0, LLONG_MAX));
         p.proto = rd.str(a, ap, "proto");
-        const bool known = p.send ? (p.proto == "inject" || p.proto == "eager" || p.proto == "rndv") : p.proto == "posted";
+        const bool known =
+            p.send ? (p.proto == "inject" || p.proto == "eager" || p.proto == "rndv") : p.proto == "posted";
         if (!known)
           rd.fail(ap + ".proto", fmt::format("'{}' is not accepted; accepted: {}", p.proto,
                                              p.send ? "inject, eager, rndv" : "posted"));
@@ -193,17 +196,21 @@ rank_trace parse_trace(std::string_view text, const std::string& source) {
                           "(MPI_THREAD_FUNNELED or SERIALIZED use from one thread)",
                           tid, r.tid));
   std::vector<traced_call>& mine = calls[tid];
-  std::stable_sort(mine.begin(), mine.end(), [](const traced_call& a, const traced_call& b) { return a.t0_ns < b.t0_ns; });
+  std::stable_sort(mine.begin(), mine.end(),
+                   [](const traced_call& a, const traced_call& b) { return a.t0_ns < b.t0_ns; });
   std::stable_sort(ops.begin(), ops.end(), [](const op_rec& a, const op_rec& b) { return a.ts < b.ts; });
   // Each operation belongs to the call whose span holds its time. The operation's time and the spans' come from
   // two readings of the clock (CLOCK_MONOTONIC, and the event clock converted to it), which can differ by tens of
   // ns: an operation just outside every span goes to the nearest within 2 µs.
   constexpr double slack_ns = 2000;
-  auto distance = [](const traced_call& k, double ts) { return ts < k.t0_ns ? k.t0_ns - ts : ts > k.t1_ns ? ts - k.t1_ns : 0.0; };
+  auto distance = [](const traced_call& k, double ts) {
+    return ts < k.t0_ns ? k.t0_ns - ts : ts > k.t1_ns ? ts - k.t1_ns : 0.0;
+  };
   std::size_t c = 0;
   for (const op_rec& r : ops) {
     if (mine.empty())
-      rd.fail(fmt::format("traceEvents[{}]", r.index), fmt::format("operation on thread {}, which has no call span", tid));
+      rd.fail(fmt::format("traceEvents[{}]", r.index),
+              fmt::format("operation on thread {}, which has no call span", tid));
     while (c + 1 < mine.size() && mine[c + 1].t0_ns <= r.ts) ++c;
     const std::size_t pick = c + 1 < mine.size() && distance(mine[c + 1], r.ts) < distance(mine[c], r.ts) ? c + 1 : c;
     if (distance(mine[pick], r.ts) > slack_ns)

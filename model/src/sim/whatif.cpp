@@ -76,8 +76,9 @@ void link_dones(linked_traces& lt, std::vector<std::vector<std::vector<const tra
       for (const traced_done& d : c.dones) {
         auto it = open.find(d.req);
         if (it == open.end())
-          throw input_error(t.source, "", fmt::format("{} completed request 0x{:x}, which no call of this trace started",
-                                                      where(t, i), d.req));
+          throw input_error(
+              t.source, "",
+              fmt::format("{} completed request 0x{:x}, which no call of this trace started", where(t, i), d.req));
         pod[i].emplace_back(it->second.call, it->second.post);
         dop[it->second.call][it->second.post] = &d;
         open.erase(it);
@@ -109,7 +110,8 @@ linked_traces link_traces(std::vector<rank_trace> traces) {
                                     traces.front().source, n));
     if (seen[static_cast<std::size_t>(t.rank)] >= 0)
       throw input_error(t.source, "otherData.rank",
-                        fmt::format("rank {} is also {}", t.rank, traces[static_cast<std::size_t>(seen[static_cast<std::size_t>(t.rank)])].source));
+                        fmt::format("rank {} is also {}", t.rank,
+                                    traces[static_cast<std::size_t>(seen[static_cast<std::size_t>(t.rank)])].source));
     seen[static_cast<std::size_t>(t.rank)] = static_cast<int>(i);
   }
   std::vector<std::string> missing;
@@ -168,10 +170,12 @@ linked_traces link_traces(std::vector<rank_trace> traces) {
         if (p.send) {
           sends[{t.rank, p.world_peer, p.comm, p.tag}].push_back({i, q});
         } else if (d == nullptr) {
-          lt.warnings.push_back(fmt::format("{}: the receive posted by {} never completed: left out", t.source, where(t, i)));
+          lt.warnings.push_back(
+              fmt::format("{}: the receive posted by {} never completed: left out", t.source, where(t, i)));
         } else if (d->world_source < 0 || d->tag < 0) {
-          throw input_error(t.source, "",
-                            fmt::format("the receive posted by {} completed without a matched source and tag", where(t, i)));
+          throw input_error(
+              t.source, "",
+              fmt::format("the receive posted by {} completed without a matched source and tag", where(t, i)));
         } else {
           recvs[{d->world_source, t.rank, p.comm, d->tag}].push_back({i, q});
         }
@@ -234,8 +238,9 @@ linked_traces link_traces(std::vector<rank_trace> traces) {
     for (std::size_t j = r == recvs.end() ? 0 : r->second.size(); j < sv.size(); ++j) {
       const rank_trace& t = lt.ranks[static_cast<std::size_t>(std::get<0>(k))];
       if (done_of_post[static_cast<std::size_t>(t.rank)][sv[j].call][sv[j].post] == nullptr) {
-        lt.warnings.push_back(fmt::format("{}: the send posted by {} never completed and no receive matched it: left out",
-                                          t.source, where(t, sv[j].call)));
+        lt.warnings.push_back(
+            fmt::format("{}: the send posted by {} never completed and no receive matched it: left out", t.source,
+                        where(t, sv[j].call)));
         continue;
       }
       name_post(std::get<0>(k), sv[j], "no receive at the destination matches it");
@@ -330,7 +335,8 @@ schedule build_scenario(const linked_traces& lt, scenario sc, const whatif_optio
         continue;
       }
       bool produces = false;
-      for (std::uint32_t q = 0; q < c.posts.size(); ++q) produces |= c.posts[q].send && lt.message_of_post[r][i][q] >= 0;
+      for (std::uint32_t q = 0; q < c.posts.size(); ++q)
+        produces |= c.posts[q].send && lt.message_of_post[r][i][q] >= 0;
       const std::vector<op_id> pieces = emit(chunked && (produces || !consume.empty()) ? K : 1, i);
       post_ops[i].resize(c.posts.size());
       double charged = 0;  // CPU time the simulator charges for this call's messages (in progress in calls)
@@ -358,7 +364,8 @@ schedule build_scenario(const linked_traces& lt, scenario sc, const whatif_optio
         const std::int64_t m = lt.message_of_post[r][pc][pp];
         if (m < 0) continue;
         const std::vector<op_id>& ops = post_ops[pc][pp];
-        if (!t.calls[pc].posts[pp].send) charged += recv_cpu_ns(o.params, lt.messages[static_cast<std::size_t>(m)].bytes);
+        if (!t.calls[pc].posts[pp].send)
+          charged += recv_cpu_ns(o.params, lt.messages[static_cast<std::size_t>(m)].bytes);
         if (chunked && !t.calls[pc].posts[pp].send) consume.push_back(ops);
         else need_done.insert(need_done.end(), ops.begin(), ops.end());
       }
@@ -390,13 +397,15 @@ loggops_params replay_params(const whatif_options& o) {
 }
 }  // namespace
 
-whatif_result run_whatif(const linked_traces& lt, const whatif_options& o, const std::array<sim_observer*, 3>& observers) {
+whatif_result run_whatif(const linked_traces& lt, const whatif_options& o,
+                         const std::array<sim_observer*, 3>& observers) {
   whatif_result res;
   for (scenario sc : all_scenarios) {
     const auto i = static_cast<std::size_t>(sc);
     res.sims[i] = simulate(build_scenario(lt, sc, o), replay_params(o), observers[i]);
   }
-  for (std::size_t r = 0; r < lt.ranks.size(); ++r) res.traced_ns.push_back(lt.origin_offset_ns[r] + lt.ranks[r].end_ns);
+  for (std::size_t r = 0; r < lt.ranks.size(); ++r)
+    res.traced_ns.push_back(lt.origin_offset_ns[r] + lt.ranks[r].end_ns);
   return res;
 }
 

@@ -67,11 +67,14 @@ std::string whatif_svg(const std::array<const busy_recorder*, 3>& timelines, std
     auto py = [&](double v) { return y + 20 + (1 - (v - smin) / (smax - smin)) * (plot_h - 40); };
     body += fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">Speedup against progress in calls, by network "
                         "bandwidth (1 = the parameters')</text>\n", left, y + 10);
-    body += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#bbb\" stroke-dasharray=\"4\"/>\n",
-                        left, py(1.0), W - right);
+    body += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#bbb\" stroke-dasharray=\"4\"/>\n", left,
+        py(1.0), W - right);
     body += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">1.0</text>\n", left - 4, py(1.0) + 4);
-    body += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:.2f}</text>\n", left - 4, py(smax) + 4, smax);
-    body += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:.2f}</text>\n", left - 4, py(smin) + 4, smin);
+    body +=
+        fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:.2f}</text>\n", left - 4, py(smax) + 4, smax);
+    body +=
+        fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:.2f}</text>\n", left - 4, py(smin) + 4, smin);
     for (const sweep_point& p : sweep)
       body += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" font-size=\"10\">{:g}</text>\n",
                           px(p.bandwidth_factor), y + plot_h - 4, p.bandwidth_factor);
@@ -81,9 +84,10 @@ std::string whatif_svg(const std::array<const busy_recorder*, 3>& timelines, std
       for (const sweep_point& p : sweep)
         if (p.makespan_ns[s] > 0)
           pts += fmt::format("{:.1f},{:.1f} ", px(p.bandwidth_factor), py(p.makespan_ns[0] / p.makespan_ns[s]));
-      body += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n", colours[s], pts);
-      body += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n", W - right - 150, y + 30 + 16 * static_cast<double>(s),
-                          colours[s], scenario_name(all_scenarios[s]));
+      body +=
+          fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n", colours[s], pts);
+      body += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n", W - right - 150,
+                          y + 30 + 16 * static_cast<double>(s), colours[s], scenario_name(all_scenarios[s]));
     }
     y += plot_h + 20;
   }

@@ -147,7 +147,8 @@ void compare_alphas(case_result& cr, const study_record& rec, const m::analysis&
     ar.app_alpha = app_alpha;
     std::vector<double> t, blocking;
     for (const auto& run : rec.runs)
-      if (run.ok && run.spec.case_index == cr.case_index && run.spec.kind == run_kind::alpha && run.spec.alpha == app_alpha) {
+      if (run.ok && run.spec.case_index == cr.case_index && run.spec.kind == run_kind::alpha &&
+          run.spec.alpha == app_alpha) {
         t.push_back(run.t_total_s);
         blocking.push_back(static_cast<double>(run.blocking_calls));
       }
@@ -161,7 +162,8 @@ void compare_alphas(case_result& cr, const study_record& rec, const m::analysis&
       o.alpha = *ar.model_alpha;
       ar.predicted_s = m::predict_job(a.inputs, o).t_dedicated_s;
     }
-    if (ar.predicted_s && ar.measured_s && *ar.measured_s > 0) ar.error = (*ar.predicted_s - *ar.measured_s) / *ar.measured_s;
+    if (ar.predicted_s && ar.measured_s && *ar.measured_s > 0)
+      ar.error = (*ar.predicted_s - *ar.measured_s) / *ar.measured_s;
     cr.alphas.push_back(ar);
   }
 }
@@ -241,8 +243,9 @@ std::vector<case_result> compare(const study_record& rec, const profile_loader& 
 
     m::analysis_options opt;
     if (cr.t_comp_n1_s && cr.t_comp_n_s && *cr.t_comp_n_s > 0 && *cr.t_comp_n1_s > 0) {
-      opt.model.scaling = m::scaling_model::from_table(
-          {{cr.cores_per_rank - 1, *cr.t_comp_n1_s}, {cr.cores_per_rank, *cr.t_comp_n_s}}, "of the study's scaling run");
+      opt.model.scaling =
+          m::scaling_model::from_table({{cr.cores_per_rank - 1, *cr.t_comp_n1_s}, {cr.cores_per_rank, *cr.t_comp_n_s}},
+                                       "of the study's scaling run");
       opt.scaling_reason = fmt::format("t_comp {:.4g} s with N-1 = {} thread(s) (scaling runs), {:.4g} s with N = {} "
                                        "(calibrations), medians of the slowest rank",
                                        *cr.t_comp_n1_s, cr.cores_per_rank - 1, *cr.t_comp_n_s, cr.cores_per_rank);
@@ -327,36 +330,43 @@ nlohmann::json to_json(const std::vector<case_result>& cases) {
   auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
   json out = json::array();
   for (const auto& c : cases) {
-    json j{{"case", c.case_index},
-           {"input", c.input},
-           {"reps", {{"calibration", c.reps_calibration}, {"scaling", c.reps_scaling}, {"dedicated", c.reps_dedicated}}},
-           {"cores_per_rank", c.cores_per_rank},
-           {"cores_source", c.cores_source},
-           {"t_noprogress_s", opt(c.t_noprogress_s)},
-           {"t_comp_n_s", opt(c.t_comp_n_s)},
-           {"t_comp_n_minus_1_s", opt(c.t_comp_n1_s)},
-           {"scaling", c.scaling},
-           {"predicted_t_dedicated_s", opt(c.predicted_s)},
-           {"measured_t_dedicated_s", opt(c.measured_s)},
-           {"relative_error", opt(c.error)},
-           {"spread", {{"calibration", opt(c.spread_calibration)}, {"scaling", opt(c.spread_scaling)},
-                       {"dedicated", opt(c.spread_dedicated)}}},
-           {"predicted_speedup", opt(c.predicted_speedup)},
-           {"measured_speedup", opt(c.measured_speedup)},
-           {"predicted_verdict", c.predicted_verdict},
-           {"judged", c.judged},
-           {"not_judged", c.not_judged},
-           {"terms_rank", c.terms_rank}};
+    json j{
+        {"case", c.case_index},
+        {"input", c.input},
+        {"reps", {{"calibration", c.reps_calibration}, {"scaling", c.reps_scaling}, {"dedicated", c.reps_dedicated}}},
+        {"cores_per_rank", c.cores_per_rank},
+        {"cores_source", c.cores_source},
+        {"t_noprogress_s", opt(c.t_noprogress_s)},
+        {"t_comp_n_s", opt(c.t_comp_n_s)},
+        {"t_comp_n_minus_1_s", opt(c.t_comp_n1_s)},
+        {"scaling", c.scaling},
+        {"predicted_t_dedicated_s", opt(c.predicted_s)},
+        {"measured_t_dedicated_s", opt(c.measured_s)},
+        {"relative_error", opt(c.error)},
+        {"spread",
+         {{"calibration", opt(c.spread_calibration)},
+          {"scaling", opt(c.spread_scaling)},
+          {"dedicated", opt(c.spread_dedicated)}}},
+        {"predicted_speedup", opt(c.predicted_speedup)},
+        {"measured_speedup", opt(c.measured_speedup)},
+        {"predicted_verdict", c.predicted_verdict},
+        {"judged", c.judged},
+        {"not_judged", c.not_judged},
+        {"terms_rank", c.terms_rank}};
     j["terms"] = json::array();
     for (const auto& t : c.terms)
       j["terms"].push_back({{"term", t.name}, {"calibration_s", t.calibration_s}, {"predicted_s", t.predicted_s},
                             {"measured_s", opt(t.measured_s)}});
     j["findings"] = json::array();
-    for (const auto& f : c.findings) j["findings"].push_back({{"id", f.id}, {"paper_case", f.paper_case}, {"text", f.text}});
+    for (const auto& f : c.findings)
+      j["findings"].push_back({{"id", f.id}, {"paper_case", f.paper_case}, {"text", f.text}});
     j["alphas"] = json::array();
     for (const auto& a : c.alphas)
-      j["alphas"].push_back({{"app_alpha", a.app_alpha}, {"reps", a.reps}, {"model_alpha", opt(a.model_alpha)},
-                             {"predicted_t_dedicated_s", opt(a.predicted_s)}, {"measured_t_dedicated_s", opt(a.measured_s)},
+      j["alphas"].push_back({{"app_alpha", a.app_alpha},
+                             {"reps", a.reps},
+                             {"model_alpha", opt(a.model_alpha)},
+                             {"predicted_t_dedicated_s", opt(a.predicted_s)},
+                             {"measured_t_dedicated_s", opt(a.measured_s)},
                              {"relative_error", opt(a.error)}});
     out.push_back(std::move(j));
   }

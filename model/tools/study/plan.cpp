@@ -25,7 +25,8 @@ std::string_view run_kind_name(run_kind k) noexcept {
 run_kind parse_run_kind(std::string_view name, const std::string& source) {
   for (run_kind k : {run_kind::calibration, run_kind::scaling, run_kind::dedicated, run_kind::alpha})
     if (run_kind_name(k) == name) return k;
-  throw input_error(source, "kind", fmt::format("\"{}\" is not a run kind: calibration, scaling, dedicated or alpha", name));
+  throw input_error(source, "kind",
+                    fmt::format("\"{}\" is not a run kind: calibration, scaling, dedicated or alpha", name));
 }
 
 std::vector<run_spec> make_plan(const config& c) {

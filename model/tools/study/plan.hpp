@@ -45,8 +45,9 @@ struct launch {
 /// SIDECORE_PROFILE=profile_pattern, OMP_NUM_THREADS (calibration: cores_per_rank; scaling: cores_per_rank - 1;
 /// core mode: removed, so that sidecore fences OpenMP off the progress core), and LD_PRELOAD with the PMPI library
 /// first when preloading. cores_per_rank 0: unknown, OMP_NUM_THREADS removed for the calibration (OpenMP's default
-/// is every core of the rank's cpuset). The mode-off runs (and the core-mode runs of a preloaded app) get OMP_PLACES=cores OMP_PROC_BIND=close, one thread per core as sidecore's fence binds them in
-/// core mode, unless OMP_PLACES or OMP_PROC_BIND is set in the study's own environment (then the user's stay).
+/// is every core of the rank's cpuset). The mode-off runs (and the core-mode runs of a preloaded app) get
+/// OMP_PLACES=cores OMP_PROC_BIND=close, one thread per core as sidecore's fence binds them in core mode, unless
+/// OMP_PLACES or OMP_PROC_BIND is set in the study's own environment (then the user's stay).
 [[nodiscard]] launch make_launch(const config& c, const run_spec& r, int cores_per_rank,
                                  const std::string& profile_pattern);
 

@@ -223,7 +223,8 @@ study_record parse_record(const std::string& text, const std::string& source) {
     throw input_error(source, "schema", fmt::format("\"{}\": a study record has schema \"{}\"", schema, schema_name));
   const int version = field<int>(j, "schema_version", source, "");
   if (version != schema_version)
-    throw input_error(source, "schema_version", fmt::format("{}: this sidecore reads version {}", version, schema_version));
+    throw input_error(source, "schema_version",
+                      fmt::format("{}: this sidecore reads version {}", version, schema_version));
   study_record r;
   r.settings = settings_from(field<json>(j, "settings", source, ""), source);
   const json runs = field<json>(j, "runs", source, "");

@@ -56,9 +56,9 @@ inline constexpr std::size_t max_record_bytes = std::size_t{256} << 20;
 /// there, with the same case, kind, alpha and repetition), are not a repetition of an id kept already, and whose
 /// profile `profile_problem` finds nothing wrong with (it returns why the profile cannot be used, empty when it
 /// can). `dropped` gets one line per run that succeeded but is not kept ("<id>: <why>"); failed runs go silently.
-[[nodiscard]] std::vector<run_record> runs_to_resume(std::vector<run_record> old, const std::vector<run_spec>& plan,
-                                                     const std::function<std::string(const run_record&)>& profile_problem,
-                                                     std::vector<std::string>& dropped);
+[[nodiscard]] std::vector<run_record> runs_to_resume(
+    std::vector<run_record> old, const std::vector<run_spec>& plan,
+    const std::function<std::string(const run_record&)>& profile_problem, std::vector<std::string>& dropped);
 
 /// --resume: throws input_error naming the setting that differs between the stored study and this one (the app,
 /// -n, --inputs, --alpha, --alpha-option, --mpiexec, --preload, --cores-per-rank), or --reps is smaller: a resumed

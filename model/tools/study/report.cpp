@@ -78,8 +78,8 @@ std::string render_text(const std::vector<case_result>& cases, const study_recor
       t += fmt::format("\nalpha points ({} A: the app's own conversion; the model's alpha from the blocking-call "
                        "counts)\n",
                        s.alpha_option);
-      t += fmt::format("  {:>9} {:>11} {:>12} {:>12} {:>9} {:>5}\n", "app alpha", "model alpha", "predicted", "measured",
-                       "error", "runs");
+      t += fmt::format("  {:>9} {:>11} {:>12} {:>12} {:>9} {:>5}\n", "app alpha", "model alpha", "predicted",
+                       "measured", "error", "runs");
       for (const auto& a : c.alphas)
         t += fmt::format("  {:>9g} {:>11} {:>12} {:>12} {:>9} {:>5}\n", a.app_alpha,
                          a.model_alpha ? fmt::format("{:.4f}", *a.model_alpha) : "-", secs(a.predicted_s),
@@ -184,7 +184,8 @@ std::string render_html(const std::vector<case_result>& cases, const study_recor
     }
   }
   sec += "<hr>\n";
-  const auto with = std::find_if(cases.begin(), cases.end(), [](const case_result& c) { return c.analysis.has_value(); });
+  const auto with =
+      std::find_if(cases.begin(), cases.end(), [](const case_result& c) { return c.analysis.has_value(); });
   std::string page = with != cases.end()
                          ? model::render_html(*with->analysis)
                          : "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>sidecore "

@@ -55,7 +55,8 @@ class fd_guard {
 /// Throws input_error naming the path when it cannot be opened, is not a regular file (directory, FIFO, device,
 /// socket: refused without reading, so a FIFO never blocks and /dev/zero is never read), is larger than
 /// `max_bytes` (also when it grows past the limit while being read), or a read fails.
-[[nodiscard]] inline std::string read_input_file(const std::string& path, std::size_t max_bytes, std::string_view what) {
+[[nodiscard]] inline std::string read_input_file(const std::string& path, std::size_t max_bytes,
+                                                 std::string_view what) {
   const std::string accepted = "; accepted: a regular file of at most " + detail::size_text(max_bytes);
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer. It does not affect regular files.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -65,7 +66,8 @@ class fd_guard {
   if (::fstat(fd, &st) != 0)
     throw input_error(path, "", "cannot stat " + std::string(what) + ": " + std::strerror(errno));
   if (!S_ISREG(st.st_mode))
-    throw input_error(path, "", "cannot read " + std::string(what) + ": it is " + detail::file_kind(st.st_mode) + accepted);
+    throw input_error(path, "",
+                      "cannot read " + std::string(what) + ": it is " + detail::file_kind(st.st_mode) + accepted);
   const auto too_large = [&](const std::string& size) {
     return input_error(path, "", std::string(what) + " too large (" + size + " bytes)" + accepted);
   };

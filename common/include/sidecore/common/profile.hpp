@@ -282,14 +282,14 @@ struct profile {
 [[nodiscard]] std::string_view progress_mode_name(progress_mode m) noexcept;
 
 /// Builds a job profile from per-rank profiles (rank kind, same mode, in any order): the job's own totals are
-/// the merge (run: the ranks' id; t_total_s, t_comp_s, n_core, nranks, calling_threads: maximum over ranks; categories: times and counts
-/// summed, minimum of minima; overlap totals, size bins (by lo/hi_bytes) and regions (by name) summed, the distinct
-/// xfer_time_sources joined by "; ", by_op summed by op; regions summed by name; progress thread summed; collectives
-/// by kind: counts, bytes and sampled summed, statistics merged, every rank's order entry kept, the clock of the
-/// rank with the largest bound, unmatched summed; no event_clock; the auto section: the first rank's, the verdicts being collective) and ranks holds
-/// the inputs sorted by rank. Throws input_error when the list is empty, or an input (named "ranks[i]" by its
-/// position in the argument) is not a rank profile, differs in mode, nranks or run id (both recorded) from the first,
-/// or repeats a rank. The job's run is the ranks' (the first recorded one).
+/// the merge (run: the ranks' id; t_total_s, t_comp_s, n_core, nranks, calling_threads: maximum over ranks; categories:
+/// times and counts summed, minimum of minima; overlap totals, size bins (by lo/hi_bytes) and regions (by name) summed,
+/// the distinct xfer_time_sources joined by "; ", by_op summed by op; regions summed by name; progress thread summed;
+/// collectives by kind: counts, bytes and sampled summed, statistics merged, every rank's order entry kept, the clock
+/// of the rank with the largest bound, unmatched summed; no event_clock; the auto section: the first rank's, the
+/// verdicts being collective) and ranks holds the inputs sorted by rank. Throws input_error when the list is empty, or
+/// an input (named "ranks[i]" by its position in the argument) is not a rank profile, differs in mode, nranks or run id
+/// (both recorded) from the first, or repeats a rank. The job's run is the ranks' (the first recorded one).
 [[nodiscard]] profile make_job_profile(std::vector<profile> ranks);
 
 /// Serialises p. Optional sections are written only when present; "regions" always (an empty array when none).

@@ -31,7 +31,8 @@ inline constexpr int max_ranks = static_cast<int>(rank_bits);
 enum class kind : std::uint64_t { p2p = 0, collective = 1, internal = 2 };
 
 constexpr std::uint64_t make(kind k, int comm, int user) noexcept {
-  return (static_cast<std::uint64_t>(k) << kind_shift) | ((static_cast<std::uint64_t>(comm) & comm_bits) << comm_shift) |
+  return (static_cast<std::uint64_t>(k) << kind_shift) |
+         ((static_cast<std::uint64_t>(comm) & comm_bits) << comm_shift) |
          (static_cast<std::uint64_t>(user) & user_bits);
 }
 inline constexpr int coll_instance_shift = 28;

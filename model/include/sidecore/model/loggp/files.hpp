@@ -56,9 +56,9 @@ inline constexpr int params_version = 3;
 /// carries the fitted one-way time at `bytes`, g what is left of the fitted gap there.
 [[nodiscard]] sidecore::model::sim::loggops_params to_loggops(const series_fit& f, std::uint64_t bytes);
 
-/// LogGOPS parameters from a parameter file (schema "sidecore-loggp", version 1, 2 or 3; what `sidecore loggp -o` writes):
-/// of the series of transport `transport` (its first one), the range holding `bytes` (the last range above it),
-/// mapped as to_loggops() does (S: the first protocol change, or the largest size measured). Throws
+/// LogGOPS parameters from a parameter file (schema "sidecore-loggp", version 1, 2 or 3; what `sidecore loggp -o`
+/// writes): of the series of transport `transport` (its first one), the range holding `bytes` (the last range above
+/// it), mapped as to_loggops() does (S: the first protocol change, or the largest size measured). Throws
 /// sidecore::input_error naming the file and the JSON path of a missing or bad field, or the transports there are.
 [[nodiscard]] sidecore::model::sim::loggops_params read_loggops_params(const std::string& path,
                                                                       const std::string& transport,

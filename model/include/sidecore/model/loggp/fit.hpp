@@ -75,7 +75,9 @@ struct fit_options {
 struct line_fit {
   double at_one = 0;  ///< a: the value at s = 1
   double slope = 0;   ///< b: per byte
-  [[nodiscard]] double operator()(std::uint64_t bytes) const { return at_one + slope * (static_cast<double>(bytes) - 1); }
+  [[nodiscard]] double operator()(std::uint64_t bytes) const {
+    return at_one + slope * (static_cast<double>(bytes) - 1);
+  }
 };
 
 /// How far one fitted series is from the measured one over a range: relative residuals
@@ -171,9 +173,9 @@ struct change_series {
 /// and o_s(s), o_r(s) (weights o.overhead_weight / PRTT(1,0,s)^2), each size's value left out where
 /// it is <= 0 (for PRTT(n,0,s): where G_all <= 0). O_s, O_r and G, and o_s, o_r and g at the range's
 /// first size, are constrained to be >= 0 (L is free; docs/loggp.md, "Signs"); the per-byte terms are
-/// held at 0 when the range has one size. What it had to hold at 0, and why, goes to `warnings`. Throws std::invalid_argument for first > last, an index
-/// beyond the points, an overhead_weight that is not > 0, or values beyond the range of a double
-/// (no system solvable).
+/// held at 0 when the range has one size. What it had to hold at 0, and why, goes to `warnings`. Throws
+/// std::invalid_argument for first > last, an index beyond the points, an overhead_weight that is not > 0, or values
+/// beyond the range of a double (no system solvable).
 [[nodiscard]] range_fit fit_range(const prtt_series& s, const std::vector<derived_point>& derived, std::size_t first,
                                   std::size_t last, const fit_options& o, std::vector<std::string>& warnings);
 
@@ -184,8 +186,9 @@ struct change_series {
 /// must buy more than its seven parameters would fit of noise). Ascending, without `last`; empty when
 /// the range holds, o.tolerance is 0, or no cut pays. A curve or a step is cut; noise is not
 /// (docs/loggp.md, "Splitting to the tolerance"). Throws as fit_range().
-[[nodiscard]] std::vector<std::size_t> split_to_tolerance(const prtt_series& s, const std::vector<derived_point>& derived,
-                                                          std::size_t first, std::size_t last, const fit_options& o);
+[[nodiscard]] std::vector<std::size_t> split_to_tolerance(const prtt_series& s,
+                                                          const std::vector<derived_point>& derived, std::size_t first,
+                                                          std::size_t last, const fit_options& o);
 
 /// Issue 16's check of a fit: where the fitted parameters reproduce both PRTT(1,0,s) and PRTT(n,0,s)
 /// (eqs. 1 and 2) within `tolerance`, relative to the measured value, as range_residuals counts them.

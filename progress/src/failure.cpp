@@ -10,6 +10,7 @@
 
 #include <sidecore/progress/tag.hpp>
 
+#include "../coll/sentence.hpp"
 #include "completion.hpp"
 
 namespace sidecore::progress {
@@ -39,8 +40,9 @@ void engine_core::name_failed_send(const req& r) noexcept {
 
 void engine_core::fail_engine(const char* what, int fi_err) noexcept {
   if (failed()) return;
-  std::snprintf(fatal_text, sizeof(fatal_text), "%s failed on provider '%s': %s (%d)", what, provider_.c_str(),
-                fi_strerror(fi_err), fi_err);
+  // The provider's name and error text have no bound: a sentence too long is cut visibly, on a whole character.
+  write_sentence(fatal_text, sizeof(fatal_text), "%s failed on provider '%s': %s (%d)", what, provider_.c_str(),
+                 fi_strerror(fi_err), fi_err);
   engine_failed.store(true, std::memory_order_release);
   refusing = true;
   cq_read_max = 0;  // poll_cq reads no more, and fails what is in flight (fail_in_flight) at its next call

@@ -159,3 +159,18 @@ TEST(CollSentences, ANoticeCutToTheEagerSizeEndsVisiblyOnAWholeCharacter) {
 }
 
 }  // namespace
+
+// The engine's own failure sentence (fail_engine, which every request in flight then reports) holds the caller's
+// step and the provider's name and error text, none of them bounded: too long, it is cut on a whole character and
+// ends with " (cut)", as the collectives' sentences are.
+TEST(EngineFailureSentence, ALongOneIsCutVisiblyOnAWholeCharacter) {
+  coll_pair p;
+  ASSERT_NO_FATAL_FAILURE(p.open());
+  const std::string what = "fi_cq_read " + long_fatal() + long_fatal();
+  p.core(0).fail_engine(what.c_str(), -5);
+  const std::string_view text = p.core(0).fatal_text;
+  EXPECT_LT(text.size(), sizeof p.core(0).fatal_text);
+  EXPECT_TRUE(text.rfind("fi_cq_read ", 0) == 0) << text;
+  EXPECT_TRUE(ends_with(text, " (cut)")) << text;
+  EXPECT_TRUE(valid_utf8(text)) << text;
+}

@@ -43,19 +43,19 @@ constexpr char abort_by_fmt[] = "rank %d found that the ranks' %.*s calls differ
 // What a notice that came without a sentence (a header-only one, or an eager size too small for any) stands for.
 constexpr char no_sentence[] = "(its notice came without its sentence)";
 
-constexpr std::size_t kind_chars = longest(coll::kind_names);
+constexpr std::size_t coll_kind_chars = longest(coll::kind_names);
 constexpr std::size_t dir_chars = std::string_view("receive from").size();  // or "send to"
 static_assert(printed(every_fmt, explain_max - 1) <= mismatches::text_max &&
-                  printed(truncated_fmt, int_chars + u64_chars + kind_chars + u32_chars) <= mismatches::text_max &&
-                  printed(sized_fmt, int_chars + 2 * u64_chars + kind_chars + u32_chars) <= mismatches::text_max,
+                  printed(truncated_fmt, int_chars + u64_chars + coll_kind_chars + u32_chars) <= mismatches::text_max &&
+                  printed(sized_fmt, int_chars + 2 * u64_chars + coll_kind_chars + u32_chars) <= mismatches::text_max,
               "a rank's own sentence of a mismatch travels whole in its notices");
 // A rank told by the engine that its message came after the other rank's run had ended passes its sentence on.
-static_assert(printed(abort_by_fmt, int_chars + kind_chars + sizeof run_ended_text - 1) <= mismatches::text_max,
+static_assert(printed(abort_by_fmt, int_chars + coll_kind_chars + sizeof run_ended_text - 1) <= mismatches::text_max,
               "a sentence passed on travels whole");
-static_assert(printed(failed_at_fmt, int_chars + kind_chars + mismatches::text_max) < coll_reason_max &&
-                  printed(abort_by_fmt, int_chars + kind_chars + mismatches::text_max) < coll_reason_max &&
-                  printed(died_fmt, kind_chars + dir_chars + 2 * int_chars) < coll_reason_max &&
-                  printed(gone_fmt, kind_chars + 2 * int_chars) < coll_reason_max,
+static_assert(printed(failed_at_fmt, int_chars + coll_kind_chars + mismatches::text_max) < coll_reason_max &&
+                  printed(abort_by_fmt, int_chars + coll_kind_chars + mismatches::text_max) < coll_reason_max &&
+                  printed(died_fmt, coll_kind_chars + dir_chars + 2 * int_chars) < coll_reason_max &&
+                  printed(gone_fmt, coll_kind_chars + 2 * int_chars) < coll_reason_max,
               "a run's sentence with a peer's notice text in it is whole");
 constexpr std::size_t no_slot_max = printed(no_slot_fmt, dir_chars + int_chars) + 1;
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../coll/signature.hpp"  // through progress/src, this target's include directory
 #include "coll_pair.hpp"
 
 namespace {
@@ -156,6 +157,48 @@ TEST(CollSentences, ANoticeCutToTheEagerSizeEndsVisiblyOnAWholeCharacter) {
   const std::size_t prefix = std::strlen("rank 0 of the communicator could not go on with the allreduce: ");
   EXPECT_LE(told.size() - prefix, 129u) << told;
   EXPECT_TRUE(p.slots_back());
+}
+
+// A bcast of value_index pairs that are only moved: they travel as bytes (type byte, count in bytes), as the
+// runtime's make_spec passes them; `moved` is the pairs' value type.
+coll::spec moved_pairs(coll::dtype moved, std::uint64_t pairs) {
+  coll::spec s;
+  s.k = coll::kind::bcast;
+  s.moved_pairs = moved;
+  s.count = pairs * coll::element_size(moved, coll::reduce_op::minloc);
+  return s;
+}
+
+std::string explained(const coll::spec& mine, const coll::spec& theirs) {
+  char out[explain_max];
+  explain_signature(out, sizeof out, coll_signature(mine, coll::algorithm::binomial),
+                    coll_signature(theirs, coll::algorithm::binomial), mine, 1);
+  return out;
+}
+
+// The pairs' value type is in the signature: pairs of another type and the same bytes differ (they were the same
+// signature), and pairs against plain values are told as pairs, not as bytes ("type byte where this rank has
+// float64"). Counts are compared in the callers' elements: 4 pairs and 4 doubles are the same count.
+TEST(CollSentences, MovedPairsAreToldByTheirValueType) {
+  coll::spec plain;
+  plain.k = coll::kind::bcast;
+  plain.type = coll::dtype::float64;
+  plain.count = 4;
+  const coll::spec doubles = moved_pairs(coll::dtype::float64, 4), floats = moved_pairs(coll::dtype::float32, 8),
+                   floats4 = moved_pairs(coll::dtype::float32, 4);
+  ASSERT_EQ(doubles.count, floats.count) << "the same bytes";
+  EXPECT_NE(coll_signature(doubles, coll::algorithm::binomial), coll_signature(floats, coll::algorithm::binomial));
+  EXPECT_EQ(explained(doubles, floats),
+            "rank 1 called bcast with type {value; int32 index} pairs of float32 where this rank has {value; int32 "
+            "index} pairs of float64, another count (this rank has count 4)");
+  EXPECT_EQ(explained(plain, floats4),
+            "rank 1 called bcast with type {value; int32 index} pairs of float32 where this rank has float64");
+  EXPECT_EQ(explained(floats4, plain),
+            "rank 1 called bcast with type float64 where this rank has {value; int32 index} pairs of float32");
+  // Pairs of one type whose counts differ: the count, in pairs, as before.
+  EXPECT_EQ(explained(moved_pairs(coll::dtype::float64, 10), moved_pairs(coll::dtype::float64, 7)),
+            "rank 1 called bcast with another count (this rank has count 10, in {value; int32 index} pairs of dtype "
+            "float64)");
 }
 
 }  // namespace

@@ -3,11 +3,12 @@
 // else. Layout, low bits first:
 //
 //    0..3   kind + 1     (0: no signature, a point-to-point message)
-//    4..6   type
-//    7..10  operator
+//    4..6   type         (value_index pairs that travel as bytes, coll::spec::moved_pairs: the pairs' value type)
+//    7..10  operator     (moved pairs: 15, no operator's; the kinds that move them reduce nothing)
 //   11..14  algorithm    (the one chosen: ranks whose settings differ run different message patterns)
 //   15..26  root         (its low 12 bits)
-//   27..47  count        (a 21-bit hash of the count; allgatherv: of every rank's receive count)
+//   27..47  count        (a 21-bit hash of the count in the caller's elements, moved pairs in pairs; allgatherv: of
+//                         every rank's receive count)
 //
 // alltoallv's counts differ between ranks by design and are not in it; a count mismatch there shows as a message of
 // the wrong size. The root is compared modulo 4096 and the count by hash: a difference they do not see goes on to the

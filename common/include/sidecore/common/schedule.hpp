@@ -159,9 +159,10 @@ struct spec {
   /// every rank's result is x_0 op x_1 op ... op x_{p-1} in rank order: build() refuses the algorithms that
   /// reorder operands (keeps_rank_order()) and choose() never picks them.
   bool commutative = true;
-  /// Only for what the ranks are told of the call (build() ignores it): value_index pairs that a kind which reduces
-  /// nothing moves travel as bytes (type byte, counts in bytes), while their caller counts pairs whose value is of
-  /// this type; a sentence about the count gives it in those pairs. Empty: the caller counts in `type`.
+  /// Only for what the ranks compare and are told of the call (build() ignores it): value_index pairs that a kind
+  /// which reduces nothing moves travel as bytes (type byte, counts in bytes), while their caller counts pairs whose
+  /// value is of this type; the call's signature holds this type and the count in pairs, and a sentence about the
+  /// type or the count gives them as those pairs. Empty: the caller counts in `type`.
   std::optional<dtype> moved_pairs;
 };
 

@@ -869,6 +869,17 @@ TEST(Coll, MovedValueIndexCountsThatDifferAreToldInPairs) {
   d.free();
 }
 
+// The sentence of an allgather that must fail: rank 0 passes blocks of n0 elements `a`, every other rank of n1 `b`.
+template <class A, class B>
+std::string allgather_that_differs(const comm& d, std::size_t n0, A a, std::size_t n1, B b) {
+  const std::size_t p = static_cast<std::size_t>(d.size());
+  const auto run = [&]<class T>(std::size_t n, T v) {
+    std::vector<T> block(n, v), all(n * p);
+    return sctest::expect_error(errc::invalid_argument, [&] { allgather<T>(block, all, d); }, "allgather");
+  };
+  return d.rank() == 0 ? run(n0, a) : run(n1, b);
+}
+
 // Moved pairs travel as bytes, so the signature alone can tell their value type apart: 4 value_index<double> on rank
 // 0 and 8 value_index<float> elsewhere are the same 64 bytes, the same schedule and messages of the same size (the
 // allgather completed, its data misread). Every rank now fails, told both types as pairs, and a rank that saw it
@@ -877,17 +888,7 @@ TEST(Coll, MovedValueIndexPairsOfAnotherTypeAndTheSameBytesAreAMismatch) {
   const comm& w = world();
   if (w.size() < 2) GTEST_SKIP() << "needs 2 ranks";
   comm d = w.dup();
-  const std::size_t p = static_cast<std::size_t>(d.size());
-  std::string why;
-  if (d.rank() == 0) {
-    std::vector<value_index<double>> block(4, {1.0, 0}), all(4 * p);
-    why = sctest::expect_error(
-        errc::invalid_argument, [&] { allgather<value_index<double>>(block, all, d); }, "pairs of double");
-  } else {
-    std::vector<value_index<float>> block(8, {1.0f, d.rank()}), all(8 * p);
-    why = sctest::expect_error(
-        errc::invalid_argument, [&] { allgather<value_index<float>>(block, all, d); }, "pairs of float");
-  }
+  const std::string why = allgather_that_differs(d, 4, value_index<double>{1.0, 0}, 8, value_index<float>{1.0f, 0});
   for (const char* part : {"{value; int32 index} pairs of float64", "{value; int32 index} pairs of float32"})
     EXPECT_NE(why.find(part), std::string::npos) << part << ": " << why;
   EXPECT_EQ(why.find("byte"), std::string::npos) << why;
@@ -908,16 +909,7 @@ TEST(Coll, MovedValueIndexPairsAgainstPlainValuesAreToldAsPairs) {
   const comm& w = world();
   if (w.size() < 2) GTEST_SKIP() << "needs 2 ranks";
   comm d = w.dup();
-  const std::size_t p = static_cast<std::size_t>(d.size());
-  std::string why;
-  if (d.rank() == 0) {
-    std::vector<value_index<float>> block(4, {1.0f, 0}), all(4 * p);
-    why = sctest::expect_error(
-        errc::invalid_argument, [&] { allgather<value_index<float>>(block, all, d); }, "pairs of float");
-  } else {
-    std::vector<double> block(4, 1.0), all(4 * p);
-    why = sctest::expect_error(errc::invalid_argument, [&] { allgather<double>(block, all, d); }, "doubles");
-  }
+  const std::string why = allgather_that_differs(d, 4, value_index<float>{1.0f, 0}, 4, 1.0);
   if (why.find("found that") == std::string::npos) {
     EXPECT_NE(why.find(d.rank() == 0 ? "type float64 where this rank has {value; int32 index} pairs of float32"
                                      : "type {value; int32 index} pairs of float32 where this rank has float64"),

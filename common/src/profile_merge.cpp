@@ -65,7 +65,54 @@ void add_bounds(overlap_bounds& into, const overlap_bounds& b) {
   into.count += b.count;
 }
 
+std::string plural(std::uint64_t n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
+}
+
 }  // namespace
+
+std::string make_limit_detail(std::string_view limit, std::uint64_t capacity, std::uint64_t count) {
+  const std::string cap = std::to_string(capacity);
+  if (limit == "thread_table")
+    return plural(count, "thread", "threads") + " found the " + cap +
+           "-slot thread table full: their calls and regions are counted, their transfers (the overlap bounds) and "
+           "trace events are not recorded";
+  if (limit == "region_paths")
+    return plural(count, "region entry", "region entries") + " found the table of " + cap +
+           " region paths full: their time, calls and transfers count for the enclosing region";
+  if (limit == "region_depth")
+    return plural(count, "region entry", "region entries") + " went deeper than " + cap +
+           " nested regions: their time, calls and transfers count for the enclosing region";
+  if (limit == "trace_events")
+    return "the trace reached its bound of " + cap + " events (SIDECORE_TRACE_MAX_EVENTS) and stopped; " +
+           plural(count, "event was", "events were") + " refused (more after it stopped); the profile's figures are "
+           "complete";
+  return {};
+}
+
+limit_hit make_limit_hit(std::string limit, std::uint64_t capacity, std::uint64_t count) {
+  limit_hit h{std::move(limit), capacity, count, {}, {}};
+  h.detail = make_limit_detail(h.limit, capacity, count);
+  return h;
+}
+
+void merge_limits(std::vector<limit_hit>& into, const std::vector<limit_hit>& from, int rank) {
+  for (const limit_hit& l : from) {
+    auto it = std::find_if(into.begin(), into.end(),
+                           [&](const limit_hit& x) { return x.limit == l.limit && x.capacity == l.capacity; });
+    if (it == into.end()) {
+      into.push_back(l);
+      into.back().ranks = {rank};
+      continue;
+    }
+    it->count += l.count;
+    if (std::find(it->ranks.begin(), it->ranks.end(), rank) == it->ranks.end()) {
+      it->ranks.insert(std::upper_bound(it->ranks.begin(), it->ranks.end(), rank), rank);
+    }
+    // A kind this build does not know keeps the first rank's sentence: it cannot be made again for the sum.
+    if (std::string d = make_limit_detail(it->limit, it->capacity, it->count); !d.empty()) it->detail = std::move(d);
+  }
+}
 
 double duration_bin_lower_ns(int b) noexcept {
   if (b <= 0) return 0.0;
@@ -238,6 +285,7 @@ profile make_job_profile(std::vector<profile> ranks) {
       }
     }
     if (r.collectives) merge_collectives(job.collectives, *r.collectives);
+    merge_limits(job.limits, r.limits, r.rank);
     if (r.progress_thread) {
       if (!job.progress_thread) job.progress_thread = progress_thread_stats{};
       job.progress_thread->busy_s += r.progress_thread->busy_s;

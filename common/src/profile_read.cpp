@@ -412,7 +412,7 @@ class reader {
     }
   }
 
-  // The sections only sidecore's instrumentation writes: regions, event_clock and collectives.
+  // The sections only sidecore's instrumentation writes: regions, event_clock, collectives and limits.
   void read_instrumentation_sections(const json& j, const std::string& path, profile& p) const {
     if (auto it = j.find("regions"); it != j.end() && !it->is_null()) {
       const std::string rp = join(path, "regions");
@@ -431,6 +431,55 @@ class reader {
     }
     if (auto it = j.find("collectives"); it != j.end() && !it->is_null())
       p.collectives = collectives(*it, join(path, "collectives"));
+    if (auto it = j.find("limits"); it != j.end() && !it->is_null()) p.limits = limits(*it, join(path, "limits"), p);
+  }
+
+  // The limits reached. Kinds are not checked against this build's list: a later writer's kind is still shown (its
+  // detail); what no writer produces is refused (a count of 0, a kind listed twice, ranks in a rank profile).
+  std::vector<limit_hit> limits(const json& v, const std::string& lp, const profile& p) const {
+    if (!v.is_array()) fail(lp, "expected an array of the limits reached, got " + type_of(v));
+    std::vector<limit_hit> out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::string ep = lp + "[" + std::to_string(i) + "]";
+      const json& e = v[i];
+      require_object(e, ep);
+      limit_hit l;
+      l.limit = text(e, ep, "limit");
+      if (l.limit.empty())
+        fail(join(ep, "limit"), "an empty kind; accepted: \"thread_table\", \"region_paths\", \"region_depth\", "
+                                "\"trace_events\", or a later writer's kind");
+      l.capacity = counter(e, ep, "capacity");
+      if (l.capacity == 0) fail(join(ep, "capacity"), "a limit of 0; accepted: the limit's size, >= 1");
+      l.count = counter(e, ep, "count");
+      if (l.count == 0)
+        fail(join(ep, "count"), "0; accepted: >= 1 (a writer lists only the limits that were reached)");
+      l.detail = text(e, ep, "detail");
+      if (l.detail.empty()) fail(join(ep, "detail"), "an empty sentence; accepted: what went past the limit");
+      if (auto rs = e.find("ranks"); rs != e.end()) {
+        const std::string rp = join(ep, "ranks");
+        if (p.kind != profile_kind::job)
+          fail(rp, "only a job profile names the ranks that reached a limit; a rank profile's limits are its own");
+        if (!rs->is_array()) fail(rp, "expected an array of ranks, got " + type_of(*rs));
+        for (std::size_t k = 0; k < rs->size(); ++k) {
+          const json& r = (*rs)[k];
+          const std::string kp = rp + "[" + std::to_string(k) + "]";
+          if (!r.is_number_integer() || r.get<std::int64_t>() < 0 || r.get<std::int64_t>() >= p.nranks)
+            fail(kp, "expected a rank, 0 <= rank < nranks " + std::to_string(p.nranks) + ", got " + type_of(r));
+          const int rank = r.get<int>();
+          if (!l.ranks.empty() && rank <= l.ranks.back())
+            fail(kp, "rank " + std::to_string(rank) + " after rank " + std::to_string(l.ranks.back()) +
+                         "; accepted: ascending ranks, each once");
+          l.ranks.push_back(rank);
+        }
+      }
+      for (std::size_t k = 0; k < out.size(); ++k)
+        if (out[k].limit == l.limit && out[k].capacity == l.capacity)
+          fail(join(ep, "limit"), "\"" + l.limit + "\" of capacity " + std::to_string(l.capacity) +
+                                      " is listed twice (also " + lp + "[" + std::to_string(k) +
+                                      "]); a writer lists each limit once, with its count");
+      out.push_back(std::move(l));
+    }
+    return out;
   }
 
   void read_by_op(const json& o, const std::string& op, overlap_section& out) const {

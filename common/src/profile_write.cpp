@@ -147,6 +147,15 @@ void write(J& j, const profile& p, bool nested) {
         {"busy_s", s.busy_s}, {"idle_s", s.idle_s}, {"polls", s.polls}, {"completions", s.completions}};
   }
   if (p.collectives) j["collectives"] = collectives_json<J>(*p.collectives);
+  if (!p.limits.empty()) {  // absent when no limit was reached: older readers and profiles stay as they were
+    J ls = J::array();
+    for (const limit_hit& l : p.limits) {
+      J e = {{"limit", l.limit}, {"capacity", l.capacity}, {"count", l.count}, {"detail", l.detail}};
+      if (!l.ranks.empty()) e["ranks"] = l.ranks;
+      ls.push_back(std::move(e));
+    }
+    j["limits"] = std::move(ls);
+  }
   if (p.auto_mode) {
     json section;  // one writer of the section, for both JSON flavours
     to_json(section, *p.auto_mode);

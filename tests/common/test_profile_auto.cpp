@@ -8,9 +8,12 @@
 #include <sidecore/common/input_error.hpp>
 #include <sidecore/common/profile.hpp>
 
+#include "profile_test_util.hpp"
+
 namespace {
 
-using ::testing::HasSubstr;
+using profile_test::as_json;
+using profile_test::expect_rejected;
 
 sidecore::auto_decision decision(const std::string& verdict) {
   sidecore::auto_decision d;
@@ -44,21 +47,6 @@ sidecore::profile rank_with_auto(int rank) {
   p.t_comp_s = 8.0;
   p.auto_mode = sidecore::auto_section{{decision("core"), decision("off")}};
   return p;
-}
-
-nlohmann::json as_json(const sidecore::profile& p) {
-  nlohmann::json j;
-  to_json(j, p);
-  return j;
-}
-
-void expect_rejected(const nlohmann::json& j, std::initializer_list<const char*> fragments) {
-  try {
-    (void)sidecore::parse_profile(j.dump(), "case.json");
-    ADD_FAILURE() << "accepted: " << j.dump();
-  } catch (const sidecore::input_error& e) {
-    for (const char* f : fragments) EXPECT_THAT(e.what(), HasSubstr(f));
-  }
 }
 
 TEST(ProfileAuto, RoundTripsEveryField) {

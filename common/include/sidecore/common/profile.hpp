@@ -213,6 +213,28 @@ struct auto_section {
   bool operator==(const auto_section&) const = default;
 };
 
+/// One of the instrumentation's limits that was reached (docs/profile-schema.md, "limits"): the figures it names miss
+/// what went past it, so a reader can say the profile is incomplete instead of presenting it as whole.
+struct limit_hit {
+  /// What was reached: "thread_table", "region_paths", "region_depth", "trace_events"; a later writer may add kinds
+  /// (readers show their `detail`).
+  std::string limit;
+  std::uint64_t capacity = 0;  ///< the limit's size: thread slots, region paths, nesting levels, trace events
+  std::uint64_t count = 0;     ///< what went past it, >= 1: threads, region entries, trace events refused
+  std::string detail;          ///< one sentence for people: what went past and what the figures miss
+  std::vector<int> ranks;      ///< job profile: the ranks that reached it, ascending; empty in a rank profile
+  bool operator==(const limit_hit&) const = default;
+};
+
+/// A limit of a kind this build knows, with its sentence (make_limit_detail).
+[[nodiscard]] limit_hit make_limit_hit(std::string limit, std::uint64_t capacity, std::uint64_t count);
+/// The sentence for a known kind ("76 threads found the 1024-slot thread table full: ..."); empty for another kind.
+[[nodiscard]] std::string make_limit_detail(std::string_view limit, std::uint64_t capacity, std::uint64_t count);
+/// Adds rank `rank`'s limits to `into` (a job's, or a reader's summary of several ranks): entries of one kind and
+/// capacity are summed, the rank added to `ranks` and the sentence made again for the sum (a kind this build does
+/// not know keeps the first rank's sentence).
+void merge_limits(std::vector<limit_hit>& into, const std::vector<limit_hit>& from, int rank);
+
 /// One rank's measurements ("rank"), or a whole job ("job") whose per-rank records are in ranks.
 enum class profile_kind : std::uint8_t { rank, job };
 
@@ -265,6 +287,9 @@ struct profile {
   std::optional<collectives_section> collectives;  ///< written when collectives were monitored
   /// SIDECORE_PROGRESS=auto: what was decided and why (mode is the mode the run ended in).
   std::optional<auto_section> auto_mode;
+  /// The instrumentation's limits this rank reached (job: summed by kind, the ranks named); empty: none, or an older
+  /// writer.
+  std::vector<limit_hit> limits;
   std::string command;           ///< optional: the application's command line
   std::vector<profile> ranks;    ///< job kind: one rank-kind profile per rank
 
@@ -286,10 +311,11 @@ struct profile {
 /// times and counts summed, minimum of minima; overlap totals, size bins (by lo/hi_bytes) and regions (by name) summed,
 /// the distinct xfer_time_sources joined by "; ", by_op summed by op; regions summed by name; progress thread summed;
 /// collectives by kind: counts, bytes and sampled summed, statistics merged, every rank's order entry kept, the clock
-/// of the rank with the largest bound, unmatched summed; no event_clock; the auto section: the first rank's, the
-/// verdicts being collective) and ranks holds the inputs sorted by rank. Throws input_error when the list is empty, or
-/// an input (named "ranks[i]" by its position in the argument) is not a rank profile, differs in mode, nranks or run id
-/// (both recorded) from the first, or repeats a rank. The job's run is the ranks' (the first recorded one).
+/// of the rank with the largest bound, unmatched summed; limits by merge_limits; no event_clock; the auto section:
+/// the first rank's, the verdicts being collective) and ranks holds the inputs sorted by rank. Throws input_error
+/// when the list is empty, or an input (named "ranks[i]" by its position in the argument) is not a rank profile,
+/// differs in mode, nranks or run id (both recorded) from the first, or repeats a rank. The job's run is the ranks'
+/// (the first recorded one).
 [[nodiscard]] profile make_job_profile(std::vector<profile> ranks);
 
 /// Serialises p. Optional sections are written only when present; "regions" always (an empty array when none).

@@ -384,6 +384,7 @@ analysis analyze(const job_input& measured, const analysis_options& opt) {
   if (!a.cannot_judge.empty()) mark_not_judged(a, "the model cannot judge this run (see why above)");
   a.warnings = in.warnings;
   a.notes = in.notes;
+  a.incomplete = in.incomplete;
   a.calibration = in.calibration;
   a.core_run = in.core_run;
   a.inputs = in.ranks;

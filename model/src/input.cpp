@@ -14,6 +14,20 @@ namespace sidecore::model {
 
 bool is_pmpi_provider(std::string_view provider) noexcept { return provider.substr(0, 5) == "pmpi:"; }
 
+namespace {
+// The limits the ranks of one run reached, summed by kind (merge_limits), each a sentence naming its ranks: a figure
+// the report shows may miss what went past them, and only the profile knows.
+std::vector<std::string> incomplete_lines(const std::vector<profile>& ranks, std::string_view run) {
+  std::vector<limit_hit> limits;
+  for (const profile& r : ranks) merge_limits(limits, r.limits, r.rank);
+  std::vector<std::string> out;
+  for (const limit_hit& l : limits)
+    out.push_back(fmt::format("{} ({}{} {})", l.detail, run, l.ranks.size() == 1 ? "rank" : "ranks",
+                              fmt::join(l.ranks, ", ")));
+  return out;
+}
+}  // namespace
+
 job_input make_job_input(const std::vector<profile>& profiles, const std::vector<std::string>& sources,
                          std::optional<int> what_if_cores) {
   if (!sources.empty() && sources.size() != profiles.size())
@@ -105,6 +119,8 @@ job_input make_job_input(const std::vector<profile>& profiles, const std::vector
                                     "made calls (up to {}); the model follows the thread t_comp is measured on",
                                     own_thread_ranks, own_thread_ranks == 1 ? "" : "s", max_threads));
   for (auto& [rank, e] : core) job.core_run.push_back(std::move(e.p));
+  job.incomplete = incomplete_lines(job.calibration, "");
+  for (std::string& s : incomplete_lines(job.core_run, "the core-mode run, ")) job.incomplete.push_back(std::move(s));
   job.nranks = nranks;
   if (static_cast<int>(off.size()) < nranks)
     job.warnings.push_back(fmt::format("only {} of the job's {} ranks have a calibration profile; the job prediction "

@@ -130,6 +130,7 @@ std::string render_json(const analysis& a, const render_options&) {
       {"scaling_reason", a.scaling_reason},
       {"cores_note", a.cores_note},
       {"notes", a.notes},
+      {"incomplete", a.incomplete},
       {"source", a.source},
       {"provider", a.provider},
       {"nranks", a.nranks},

@@ -259,6 +259,7 @@ std::string render_html(const analysis& a) {
   }
   if (!a.cores_note.empty()) h += fmt::format("<p>N_core: {}.</p>\n", esc(a.cores_note));
   for (const auto& n : a.notes) h += fmt::format("<p>Note: {}.</p>\n", esc(n));
+  for (const auto& n : a.incomplete) h += fmt::format("<p>Incomplete: {}.</p>\n", esc(n));
   if (j.ranks.size() > 1)
     h += fmt::format(
         "<p>The job ends with its slowest rank: rank {} with a dedicated core, rank {} without progress.</p>\n",

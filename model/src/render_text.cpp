@@ -65,6 +65,7 @@ std::string render_text(const analysis& a, const render_options& ro) {
   if (!a.cores_note.empty()) o += fmt::format("             {}\n", a.cores_note);
   o += fmt::format("  scaling  : {}{}\n", a.scaling, a.scaling_reason.empty() ? "" : " (" + a.scaling_reason + ")");
   for (const auto& n : a.notes) o += fmt::format("  note     : {}\n", n);
+  for (const auto& n : a.incomplete) o += fmt::format("  incomplete: {}\n", n);
   if (j.ranks.size() > 1)
     o += fmt::format("  job      : the slowest rank decides: rank {} with a dedicated core ({:.6g} s), rank {} "
                      "without progress ({:.6g} s)\n",

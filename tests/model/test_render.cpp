@@ -219,3 +219,25 @@ TEST(Render, CompositionChartAddsUpToTheTimesItNames) {
         << titles;
   }
 }
+
+TEST(Render, TheLimitsTheRunReachedAreSaidInEveryFormat) {
+  // A profile whose run went past the thread table (rank 0) and the trace's bound: each renderer says which figures
+  // are incomplete, with the ranks; a profile within every limit says nothing of the kind.
+  sidecore::profile p = sidecore::read_profile_file(model_data + "/kripke_case1_off.json");  // rank 0 of 1
+  p.limits = {sidecore::make_limit_hit("thread_table", 1024, 76), sidecore::make_limit_hit("trace_events", 50, 1)};
+  const sm::analysis a = sm::analyze(sm::make_job_input({p}, {"p.json"}, std::nullopt), {});
+  const std::string line = fmt::format("incomplete: 76 threads found the 1024-slot thread table full: their calls "
+                                       "and regions are counted, their transfers (the overlap bounds) and trace "
+                                       "events are not recorded (rank 0)");
+  const std::string text = sm::render_text(a);
+  EXPECT_NE(text.find("  " + line + "\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("incomplete: the trace reached its bound of 50 events"), std::string::npos) << text;
+  const std::string html = sm::render_html(a);
+  EXPECT_NE(html.find("<p>Incomplete: 76 threads found the 1024-slot thread table full"), std::string::npos);
+  const auto j = nlohmann::json::parse(sm::render_json(a));
+  ASSERT_EQ(j["incomplete"].size(), 2u);
+  EXPECT_EQ("incomplete: " + j["incomplete"][0].get<std::string>(), line);
+  const std::string whole = sm::render_text(kripke_analysis());
+  EXPECT_EQ(whole.find("incomplete"), std::string::npos);
+  EXPECT_EQ(sm::render_html(kripke_analysis()).find("Incomplete"), std::string::npos);
+}

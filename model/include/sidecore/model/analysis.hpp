@@ -100,6 +100,7 @@ struct analysis {
   std::vector<broken_assumption> cannot_judge;  ///< non-empty: the headline is "cannot judge", not job.result
   std::vector<std::string> warnings;   ///< from the readers
   std::vector<std::string> notes;      ///< which data the model used, where there was a choice
+  std::vector<std::string> incomplete; ///< the limits the profiles' runs reached (job_input::incomplete)
   std::vector<profile> calibration;    ///< kept for the report (overlap, progress thread)
   std::vector<profile> core_run;
   std::vector<rank_inputs> inputs;     ///< the calibration inputs, for re-evaluation (CSV per alpha)

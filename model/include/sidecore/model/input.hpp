@@ -25,6 +25,9 @@ struct job_input {
   std::optional<int> what_if_cores;
   std::vector<std::string> warnings; ///< e.g. ranks missing, mpiP inconsistencies
   std::vector<std::string> notes;    ///< which data the model uses, where there is a choice
+  /// The instrumentation's limits the runs reached (the profiles' "limits"), one sentence per kind and run, the ranks
+  /// named: the figures miss what went past them.
+  std::vector<std::string> incomplete;
 };
 
 /// Whether a profile's provider says it was written by the PMPI profiler (libsidecore-pmpi.so): "pmpi: ...".

@@ -13,6 +13,7 @@
 #include "regions.hpp"
 #include "sidecore/common/profile.hpp"
 #include "threads.hpp"
+#include "trace_writer.hpp"
 #include "sidecore/common/utf8.hpp"
 
 namespace sidecore::instrument {
@@ -108,6 +109,25 @@ void add_shared_regions(std::vector<region_stat>& stats,
       }
     }
   }
+}
+
+// The limits this collection reached, in the schema's kind order; none (nothing written) in a run within them.
+std::vector<limit_hit> limits_reached() {
+  std::vector<limit_hit> out;
+  std::uint64_t threads = 0;
+  bool traced = false;
+  {
+    std::lock_guard lk(g_registry_mu);
+    threads = g_threads_past_table;
+    traced = g_col.cfg.trace;  // g_trace keeps an earlier collection's figures when this one opened none
+  }
+  if (threads != 0) out.push_back(make_limit_hit("thread_table", max_threads, threads));
+  const region_limit_counts r = region_limits_reached();
+  if (r.unpathed != 0) out.push_back(make_limit_hit("region_paths", max_region_paths - 1, r.unpathed));
+  if (r.too_deep != 0) out.push_back(make_limit_hit("region_depth", max_region_depth, r.too_deep));
+  if (const auto [bound, refused] = g_trace.bound_and_refused(); traced && refused != 0)
+    out.push_back(make_limit_hit("trace_events", bound, refused));
+  return out;
 }
 
 }  // namespace
@@ -272,6 +292,7 @@ profile rank_profile() {
     std::sort(p.regions.begin(), p.regions.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   }
   p.collectives = collectives_of(p.rank);
+  p.limits = limits_reached();
   return p;
 }
 

@@ -22,8 +22,10 @@ namespace {
 
 std::unordered_map<std::string, std::uint16_t> g_region_ids;  // key: 2 bytes of parent id + name (g_region_mu)
 bool g_warned_regions = false;
+std::uint64_t g_unpathed_entries = 0;  // entries refused a path because the table was full (g_region_mu)
 // Set by the first entry past max_region_depth (any thread: the entry hooks take no lock, so an atomic).
 std::atomic<bool> g_warned_depth{false};
+std::atomic<std::uint64_t> g_too_deep_entries{0};  // every entry past max_region_depth, of any thread
 
 // Equal names, compared inline for short ones (region names are; memcmp through the PLT was 7 % of a region event).
 inline bool same_name(const std::string& a, std::string_view b) noexcept {
@@ -48,6 +50,7 @@ std::uint16_t intern_region(std::uint16_t parent, std::string_view name, const r
       return it->second;
     }
     if (g_region_info.size() >= max_region_paths) {
+      ++g_unpathed_entries;  // such a path is never cached, so each of its entries comes here
       if (!g_warned_regions) {
         g_warned_regions = true;
         std::fprintf(stderr, "sidecore: instrument: more than %zu distinct region paths; further ones are "
@@ -69,9 +72,11 @@ std::uint16_t intern_region(std::uint16_t parent, std::string_view name, const r
   }
 }
 
-/// The first entry past max_region_depth of the collection says so: the region is not tracked, and where its time,
-/// calls and transfers go (the innermost tracked path, `enclosing`). Out of line: entries that deep are rare.
-[[gnu::cold, gnu::noinline]] void warn_too_deep(std::string_view name, std::uint16_t enclosing) noexcept {
+/// An entry past max_region_depth is counted (the profile's "limits"); the first of the collection says so on stderr:
+/// the region is not tracked, and where its time, calls and transfers go (the innermost tracked path, `enclosing`).
+/// Out of line: entries that deep are rare.
+[[gnu::cold, gnu::noinline]] void too_deep(std::string_view name, std::uint16_t enclosing) noexcept {
+  g_too_deep_entries.fetch_add(1, relaxed);
   if (g_warned_depth.load(std::memory_order_relaxed) || g_warned_depth.exchange(true)) return;
   std::string path;
   try {
@@ -118,7 +123,7 @@ shared_region_counts* shared_counts_of(std::uint16_t id) noexcept {
   overflow_regions& o = *t_slot.regions;
   const std::uint16_t parent = o.depth == 0 ? 0 : o.path[std::min(o.depth, max_region_depth) - 1];
   if (o.depth >= max_region_depth) {
-    if (o.depth == max_region_depth) warn_too_deep(name, parent);
+    too_deep(name, parent);
     ++o.depth;
     return;
   }
@@ -175,6 +180,8 @@ void reset_regions() {
   g_region_ids.clear();
   g_warned_regions = false;
   g_warned_depth.store(false, std::memory_order_relaxed);
+  g_unpathed_entries = 0;
+  g_too_deep_entries.store(0, relaxed);
   for (auto& slot : g_shared_regions) {
     shared_region_counts* chunk = slot.load(std::memory_order_acquire);
     if (chunk == nullptr) continue;
@@ -185,6 +192,11 @@ void reset_regions() {
       for (auto& a : c.call_count) a.store(0, relaxed);
     }
   }
+}
+
+region_limit_counts region_limits_reached() noexcept {
+  std::lock_guard lk(g_region_mu);
+  return {g_unpathed_entries, g_too_deep_entries.load(relaxed)};
 }
 
 std::string region_leaf(std::uint16_t id) {
@@ -205,7 +217,7 @@ void region_enter_at(std::string_view name, std::uint64_t t) noexcept {
     return;
   }
   if (st->region_depth >= max_region_depth) {
-    if (st->region_depth == max_region_depth) warn_too_deep(name, st->region);
+    too_deep(name, st->region);
     ++st->region_depth;  // too deep: tracked as depth only, attributed to the enclosing region
     return;
   }

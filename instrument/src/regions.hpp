@@ -60,6 +60,14 @@ void overflow_region_exit(std::uint64_t t) noexcept;
 /// The innermost tracked region path of the calling thread without a state (0: none).
 [[nodiscard]] std::uint16_t overflow_region() noexcept;
 
+/// How often the current collection's region entries went past a limit (the profile's "limits"): entries that found
+/// the path table full (`unpathed`), and entries nested deeper than max_region_depth (`too_deep`).
+struct region_limit_counts {
+  std::uint64_t unpathed = 0;
+  std::uint64_t too_deep = 0;
+};
+[[nodiscard]] region_limit_counts region_limits_reached() noexcept;
+
 /// Empties the path table for a new collection.
 void reset_regions();
 /// The leaf name of path `id` ("?" for an unknown id); takes g_region_mu.

@@ -19,6 +19,7 @@ std::atomic<std::uint32_t> g_nthreads{0};
 std::vector<std::unique_ptr<thread_state>> g_states;
 constinit thread_local thread_slot t_slot __attribute__((tls_model("initial-exec")));
 overflow_counters g_overflow;
+std::uint64_t g_threads_past_table = 0;
 
 namespace {
 // A thread's outermost call while it has no state (the table was full), for the collection `gen`.
@@ -106,6 +107,7 @@ void reset_registry(std::uint64_t ring_cap) {
   g_nthreads.store(0, relaxed);
   g_ring_cap = ring_cap;
   g_warned_threads = false;
+  g_threads_past_table = 0;
   for (std::size_t c = 0; c < category_count; ++c) {
     g_overflow.time[c].store(0, relaxed);
     g_overflow.count[c].store(0, relaxed);
@@ -175,6 +177,7 @@ thread_state* register_slow() noexcept {
     std::lock_guard lf(st->fold_mu);
     st->name[0] = '\0';  // the trace names the track after the thread that held it first otherwise
   }
+  if (st == nullptr && id > max_threads) ++g_threads_past_table;  // not when memory was short: no limit was reached
   if (st == nullptr && !g_warned_threads) {
     g_warned_threads = true;
     std::fprintf(stderr, "sidecore: instrument: more than %u threads recorded events at once (or out of memory): "

@@ -165,6 +165,9 @@ struct overflow_counters {
   std::atomic<std::uint32_t> callers{0};
 };
 extern overflow_counters g_overflow;
+/// Threads of the current collection that found the table full and got no state (g_registry_mu): the profile's
+/// "limits" says how many, since their transfers are missing from the overlap bounds.
+extern std::uint64_t g_threads_past_table;
 /// CALL_ENTER / CALL_EXIT of a thread without a state because the table was full (t_slot.table_full).
 void overflow_call_enter(category c, std::uint64_t t) noexcept;
 void overflow_call_exit(std::uint64_t t) noexcept;

@@ -25,6 +25,7 @@ trace_writer::~trace_writer() { out_.reset(); }
 
 bool trace_writer::open(const std::string& path, std::uint64_t max_events, int pid, std::uint64_t t0_ns) {
   std::lock_guard lk(mu_);
+  refused_ = 0;  // first: a trace that fails to open must not show the previous collection's
   out_.reset();
   file_ = nullptr;
   open_.store(false, std::memory_order_release);
@@ -53,6 +54,7 @@ bool trace_writer::open(const std::string& path, std::uint64_t max_events, int p
 bool trace_writer::admit_locked(std::uint64_t slots) {
   if (file_ == nullptr) return false;
   if (written_ + half_open_.size() + slots > max_events_) {
+    ++refused_;
     if (!warned_) {
       warned_ = true;
       std::fprintf(stderr,
@@ -164,6 +166,11 @@ bool trace_writer::close(const std::vector<std::pair<std::uint32_t, std::string>
 bool trace_writer::accepting() const noexcept {
   std::lock_guard lk(mu_);
   return file_ != nullptr && written_ + half_open_.size() < max_events_;
+}
+
+std::pair<std::uint64_t, std::uint64_t> trace_writer::bound_and_refused() const noexcept {
+  std::lock_guard lk(mu_);
+  return {max_events_, refused_};
 }
 
 std::uint64_t trace_writer::written() const noexcept {

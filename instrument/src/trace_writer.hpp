@@ -53,6 +53,9 @@ class trace_writer {
   bool close(const std::vector<std::pair<std::uint32_t, std::string>>& thread_names, std::string_view process_name,
              std::string_view other_data = {}, const std::string& fallback = {});
   [[nodiscard]] std::uint64_t written() const noexcept;
+  /// The bound (max_events) and the events it refused since open(), for the profile's "limits"; refused stays 0
+  /// while the bound was not reached. Still answers after close().
+  [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> bound_and_refused() const noexcept;
   /// The trace's final path (empty before open()).
   [[nodiscard]] std::string path() const {
     std::lock_guard lk(mu_);
@@ -81,6 +84,7 @@ class trace_writer {
   std::unordered_map<std::uint64_t, bool> half_open_;
   bool first_ = true;
   bool warned_ = false;
+  std::uint64_t refused_ = 0;  // events admit_locked turned away (recording stops soon after the first)
   int pid_ = 0;
   std::uint64_t t0_ = 0;
   std::vector<char> buffer_;

@@ -336,9 +336,14 @@ TEST(Trace, BoundedByMaxEventsStillValidJson) {
   for (const auto& e : t["traceEvents"]) counted += e["ph"] != "M";
   EXPECT_EQ(counted, 50);
   EXPECT_EQ(t["otherData"]["truncated"], true);
-  // The profile does not lose anything to the trace bound.
+  // The profile does not lose anything to the trace bound, and says that the trace was cut.
   const json p = json::parse(si::rank_profile_json());
   EXPECT_EQ(p["categories"]["test"]["count"], 1000);
+  ASSERT_TRUE(p.contains("limits")) << "no limits in the profile";
+  ASSERT_EQ(p["limits"].size(), 1u) << p["limits"].dump();
+  EXPECT_EQ(p["limits"][0]["limit"], "trace_events");
+  EXPECT_EQ(p["limits"][0]["capacity"], 50);
+  EXPECT_GE(p["limits"][0]["count"], 1);
   std::remove(si::path_for_rank(path, 0).c_str());
 }
 
@@ -689,6 +694,10 @@ TEST(Regions, APathThatCannotBeInternedIsNotCountedTwiceInItsParent) {
   EXPECT_NEAR((*top)["time_s"].get<double>(), 100e-9, 1e-18);
   EXPECT_EQ((*top)["categories"]["init"]["count"], 1);
   EXPECT_NEAR((*top)["categories"]["init"]["time_s"].get<double>(), 3e-9, 1e-18);
+  ASSERT_EQ(p["limits"].size(), 1u) << p.dump();  // the one entry without a path of its own
+  EXPECT_EQ(p["limits"][0]["limit"], "region_paths");
+  EXPECT_EQ(p["limits"][0]["capacity"], 65535);
+  EXPECT_EQ(p["limits"][0]["count"], 1);
   si::stop();
 }
 
@@ -752,7 +761,53 @@ TEST(Regions, DeeperThanTheDepthLimitWarnsOnceAndCountsForTheDeepestTrackedRegio
   EXPECT_EQ(by_name["after"]["categories"]["test"]["count"], 1);
   EXPECT_EQ(by_name["after"]["categories"]["wait"]["count"], 0);
   EXPECT_EQ(p["categories"]["wait"]["count"], 1);
+  // The profile says its region figures are incomplete: r64 .. r69 and "again", 7 entries past the depth.
+  ASSERT_TRUE(p.contains("limits")) << p.dump();
+  ASSERT_EQ(p["limits"].size(), 1u) << p["limits"].dump();
+  EXPECT_EQ(p["limits"][0]["limit"], "region_depth");
+  EXPECT_EQ(p["limits"][0]["capacity"], 64);
+  EXPECT_EQ(p["limits"][0]["count"], 7);
+  EXPECT_EQ(p["limits"][0]["detail"], "7 region entries went deeper than 64 nested regions: their time, calls and "
+                                      "transfers count for the enclosing region");
+  EXPECT_FALSE(p["limits"][0].contains("ranks"));
   si::stop();
+}
+
+TEST(Regions, ALaterCollectionWithinTheLimitsListsNone) {
+  // The counts of a limit belong to one collection: after one that went past the depth and the trace's bound, a
+  // collection within every limit (and without a trace) writes no "limits" at all, as profiles did before the field.
+  const std::string path = ::testing::TempDir() + "trace_limits_reset.json";
+  si::config cfg;
+  cfg.profile = true;
+  cfg.trace = true;
+  cfg.trace_path = path;
+  cfg.trace_max_events = 4;
+  si::start(cfg, 0, 1);
+  ::testing::internal::CaptureStderr();
+  for (int d = 0; d < 65; ++d) si::region_enter("r");
+  for (int d = 0; d < 65; ++d) si::region_exit();
+  for (int i = 0; i < 20; ++i) {
+    si::call_enter(category::test);
+    si::call_exit(category::test);
+  }
+  si::stop();
+  (void)::testing::internal::GetCapturedStderr();
+  const json before = json::parse(si::rank_profile_json());
+  ASSERT_TRUE(before.contains("limits")) << before.dump();
+  std::set<std::string> kinds;
+  for (const auto& l : before["limits"]) kinds.insert(l["limit"].get<std::string>());
+  EXPECT_EQ(kinds, (std::set<std::string>{"region_depth", "trace_events"}));
+  std::remove(si::path_for_rank(path, 0).c_str());
+  si::config plain;
+  plain.profile = true;
+  si::start(plain, 0, 1);
+  si::region_enter("r");
+  si::call_enter(category::test);
+  si::call_exit(category::test);
+  si::region_exit();
+  const json after = json::parse(si::rank_profile_json());
+  si::stop();
+  EXPECT_FALSE(after.contains("limits")) << after["limits"].dump();
 }
 
 TEST(Regions, ManyEntriesThroughTheRealHooks) {
@@ -929,6 +984,15 @@ TEST(Collection, ThreadsAliveAtOncePastTheTableStillCountEveryCall) {
   EXPECT_EQ(p["categories"]["blocking"]["count"], kThreads);
   EXPECT_EQ(p["categories"]["test"]["count"], 0);
   EXPECT_EQ(p["calling_threads"], kThreads);
+  // The transfers of the 76 threads without a slot would be missing: the profile says so.
+  ASSERT_TRUE(p.contains("limits")) << "no limits in the profile";
+  ASSERT_EQ(p["limits"].size(), 1u) << p["limits"].dump();
+  EXPECT_EQ(p["limits"][0]["limit"], "thread_table");
+  EXPECT_EQ(p["limits"][0]["capacity"], si::max_threads);
+  EXPECT_EQ(p["limits"][0]["count"], 76);
+  EXPECT_NE(p["limits"][0]["detail"].get<std::string>().find("76 threads found the 1024-slot thread table full"),
+            std::string::npos)
+      << p["limits"][0]["detail"];
 }
 
 TEST(Collection, ThreadsAliveAtOncePastTheTableStillCountTheirRegions) {

@@ -14,13 +14,7 @@ using profile_test::as_json;
 using profile_test::expect_rejected;
 
 sidecore::profile rank(int r, std::vector<sidecore::limit_hit> limits) {
-  sidecore::profile p;
-  p.rank = r;
-  p.nranks = 4;
-  p.provider = "shm";
-  p.n_core = 16;
-  p.t_total_s = 10.0;
-  p.t_comp_s = 8.0;
+  sidecore::profile p = profile_test::minimal_rank(r, 4, 16, 10.0, 8.0);
   p.limits = std::move(limits);
   return p;
 }

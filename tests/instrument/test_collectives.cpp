@@ -23,6 +23,7 @@
 #include "clock_sync.hpp"
 #include "coll_monitor.hpp"
 #include "fold.hpp"
+#include "profile_test_util.hpp"
 #include "sidecore/common/input_error.hpp"
 #include "sidecore/common/profile.hpp"
 #include "sidecore/instrument/collectives.hpp"
@@ -499,13 +500,7 @@ TEST(DurationStats, BinsMedianAndMergeAreExact) {
 
 namespace {
 sidecore::profile rank_with_collectives(int rank) {
-  sidecore::profile p;
-  p.rank = rank;
-  p.nranks = 2;
-  p.provider = "shm";
-  p.n_core = 4;
-  p.t_total_s = 2.0;
-  p.t_comp_s = 1.5;
+  sidecore::profile p = profile_test::minimal_rank(rank, 2, 4, 2.0, 1.5);
   sidecore::overlap_section o;
   o.xfer_time_source = "measured";
   o.total = {0.1, 0.2, 0.3, 10};

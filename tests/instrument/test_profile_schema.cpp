@@ -7,18 +7,14 @@
 #include "sidecore/common/input_error.hpp"
 #include "sidecore/common/profile.hpp"
 
+#include "profile_test_util.hpp"
+
 using sidecore::category;
 
 namespace {
 
 sidecore::profile rank_with_sections(int rank) {
-  sidecore::profile p;
-  p.rank = rank;
-  p.nranks = 2;
-  p.provider = "shm";
-  p.n_core = 4;
-  p.t_total_s = 2.0;
-  p.t_comp_s = 1.5;
+  sidecore::profile p = profile_test::minimal_rank(rank, 2, 4, 2.0, 1.5);
   p[category::wait] = {0.25, 10, 0.001};
   p.calling_threads = 1;
   p.thread_categories = p.categories;

@@ -89,6 +89,7 @@ void explain_signature(char* out, std::size_t n, std::uint64_t mine, std::uint64
                        int peer) noexcept {
   if (n == 0) return;
   out[0] = '\0';
+  if (mine == theirs) return;
   std::size_t used = 0;
   const auto say = [&](auto... args) {
     if (used >= n) return;

@@ -201,6 +201,17 @@ TEST(CollSentences, MovedPairsAreToldByTheirValueType) {
             "float64)");
 }
 
+// Equal signatures have nothing to explain: the sentence is empty, as signature.hpp says.
+TEST(CollSentences, EqualSignaturesAreExplainedByNothing) {
+  const coll::spec pairs = moved_pairs(coll::dtype::float64, 4);
+  EXPECT_EQ(explained(pairs, pairs), "");
+  coll::spec plain;
+  plain.k = coll::kind::allreduce;
+  plain.type = coll::dtype::int32;
+  plain.count = 3;
+  EXPECT_EQ(explained(plain, plain), "");
+}
+
 }  // namespace
 
 // The engine's own failure sentence (fail_engine, which every request in flight then reports) holds the caller's

@@ -200,6 +200,10 @@ std::size_t element_size(dtype t, reduce_op op) noexcept {
   return (value + 4 + align - 1) / align * align;
 }
 
+std::uint64_t caller_unit(const spec& s) noexcept {
+  return s.moved_pairs ? element_size(*s.moved_pairs, reduce_op::minloc) : 1;
+}
+
 std::string_view kind_name(kind k) noexcept { return name_of(kind_names, k); }
 std::string_view dtype_name(dtype t) noexcept { return name_of(dtype_names, t); }
 std::string_view reduce_op_name(reduce_op op) noexcept { return name_of(reduce_op_names, op); }

@@ -15,11 +15,8 @@ coll_plan::coll_plan(const coll_comm& c, coll::spec s, coll::algorithm req, coll
       sizes(coll::buffer_bytes(spec, c.rank(), c.size())) {
   if (sched.tags > tag::coll_first_notice) {
     // In the caller's elements: value_index pairs that are only moved are counted in bytes here.
-    const std::string count =
-        spec.moved_pairs
-            ? std::to_string(spec.count / coll::element_size(*spec.moved_pairs, coll::reduce_op::minloc)) +
-                  " {value; int32 index} pairs"
-            : std::to_string(spec.count) + " elements";
+    const std::string count = std::to_string(spec.count / coll::caller_unit(spec)) +
+                              (spec.moved_pairs ? " {value; int32 index} pairs" : " elements");
     throw std::invalid_argument(
         "segment_bytes: " + std::to_string(spec.segment_bytes) + " cuts this " + std::string(coll::kind_name(spec.k)) +
         " of " + count + " into " + std::to_string(sched.tags) +

@@ -61,17 +61,12 @@ std::string_view name_or(std::uint64_t v, int count, F name) noexcept {
   return v < static_cast<std::uint64_t>(count) ? name(static_cast<E>(v)) : std::string_view("?");
 }
 
-// Elements of the call per element of its caller: moved pairs are counted in bytes.
-std::uint64_t caller_unit(const coll::spec& s) noexcept {
-  return s.moved_pairs ? coll::element_size(*s.moved_pairs, coll::reduce_op::minloc) : 1;
-}
-
 }  // namespace
 
 std::uint64_t coll_signature(const coll::spec& s, coll::algorithm chosen) noexcept {
   // Counts in the caller's elements, so that 4 pairs of float against 4 doubles (the same bytes) differ in type
   // only, as the sentence then says.
-  const std::uint64_t unit = caller_unit(s);
+  const std::uint64_t unit = coll::caller_unit(s);
   std::uint64_t h = mix(0, s.count / unit);
   if (s.k == coll::kind::allgatherv)
     for (std::uint64_t c : s.recv_counts) h = mix(h, c / unit);
@@ -161,10 +156,10 @@ void explain_signature(char* out, std::size_t n, std::uint64_t mine, std::uint64
       say(counts_fmt, sep);
     } else if (s.moved_pairs && !type_said) {
       const std::string_view v = coll::dtype_name(*s.moved_pairs);
-      say(pairs_fmt, sep, static_cast<unsigned long long>(s.count / caller_unit(s)), static_cast<int>(v.size()),
+      say(pairs_fmt, sep, static_cast<unsigned long long>(s.count / coll::caller_unit(s)), static_cast<int>(v.size()),
           v.data());
     } else {  // plain values, or pairs that the type said has named
-      say(count_fmt, sep, static_cast<unsigned long long>(s.count / caller_unit(s)));
+      say(count_fmt, sep, static_cast<unsigned long long>(s.count / coll::caller_unit(s)));
     }
   }
 }

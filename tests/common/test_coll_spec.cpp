@@ -52,6 +52,20 @@ TEST(CollNames, ElementSizesMatchTheCLayouts) {
   EXPECT_EQ(coll::element_size(dtype::uint64, reduce_op::minloc), sizeof(long_int));
 }
 
+// Moved value_index pairs travel as bytes: the caller's count is the bytes over one pair's size.
+TEST(CollNames, TheCallersUnitIsOnePairOfMovedPairsAndOneElementOtherwise) {
+  coll::spec s;
+  s.k = kind::bcast;
+  s.type = dtype::byte;
+  s.count = 48;
+  EXPECT_EQ(coll::caller_unit(s), 1u);
+  s.moved_pairs = dtype::float64;
+  EXPECT_EQ(coll::caller_unit(s), 16u);
+  EXPECT_EQ(s.count / coll::caller_unit(s), 3u);
+  s.moved_pairs = dtype::float32;
+  EXPECT_EQ(coll::caller_unit(s), 8u);
+}
+
 TEST(CollNames, EveryKindHasAtLeastTwoAlgorithms) {
   for (int i = 0; i < coll::kind_count; ++i) {
     const auto k = static_cast<kind>(i);

@@ -183,6 +183,10 @@ struct buffer_sizes {
 /// Size in bytes of one element of `t` under `op` (minloc/maxloc: the value-index pair, padding included).
 [[nodiscard]] std::size_t element_size(dtype t, reduce_op op) noexcept;
 
+/// Elements of `s.count` per element of its caller: a pair's bytes where spec::moved_pairs is set (the count is in
+/// bytes, the caller's in pairs), 1 otherwise. s.count / caller_unit(s) is the count the caller gave.
+[[nodiscard]] std::uint64_t caller_unit(const spec& s) noexcept;
+
 /// Stable lower-case names, as the settings and the simulator's files spell them ("allreduce", "int32", "sum",
 /// "recursive_doubling"); parse_* return nullopt for a name that is not one.
 [[nodiscard]] std::string_view kind_name(kind k) noexcept;

@@ -34,16 +34,17 @@ void loop(T& t, long n) {
 // The loop through the C API (sidecore.h), as a C or Fortran program makes it.
 void c_api_loop(long n) {
   std::uint64_t out = 1, in = 0;
-  if (sc_init(MPI_COMM_WORLD) != SC_SUCCESS) scb::die(std::string("sc_init: ") + sc_last_error());
+  if (sidecore_init(MPI_COMM_WORLD) != SIDECORE_SUCCESS)
+    scb::die(std::string("sidecore_init: ") + sidecore_last_error());
   for (long i = 0; i < n; ++i) {
-    sc_request r = SC_REQUEST_NULL, s = SC_REQUEST_NULL;
-    if (sc_irecv(&in, 8, 0, 1, SC_COMM_WORLD, &r) != SC_SUCCESS ||
-        sc_isend(&out, 8, 0, 1, SC_COMM_WORLD, &s) != SC_SUCCESS || sc_wait(&s, nullptr) != SC_SUCCESS ||
-        sc_wait(&r, nullptr) != SC_SUCCESS)
-      scb::die(std::string("self loop through the C API: ") + sc_last_error());
+    sidecore_request r = SIDECORE_REQUEST_NULL, s = SIDECORE_REQUEST_NULL;
+    if (sidecore_irecv(&in, 8, 0, 1, SIDECORE_COMM_WORLD, &r) != SIDECORE_SUCCESS ||
+        sidecore_isend(&out, 8, 0, 1, SIDECORE_COMM_WORLD, &s) != SIDECORE_SUCCESS ||
+        sidecore_wait(&s, nullptr) != SIDECORE_SUCCESS || sidecore_wait(&r, nullptr) != SIDECORE_SUCCESS)
+      scb::die(std::string("self loop through the C API: ") + sidecore_last_error());
   }
   if (in != out) scb::die("self loop: received " + std::to_string(in) + ", sent " + std::to_string(out));
-  if (sc_finalize() != SC_SUCCESS) scb::die(std::string("sc_finalize: ") + sc_last_error());
+  if (sidecore_finalize() != SIDECORE_SUCCESS) scb::die(std::string("sidecore_finalize: ") + sidecore_last_error());
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ program self_loop_fortran
   integer(c_int) :: code
   character(len=64) :: arg
   integer(c_int64_t), asynchronous :: out, in
-  integer(sc_request_kind) :: r, s
+  integer(sidecore_request_kind) :: r, s
   n = 100000
   do i = 1, command_argument_count()
     call get_command_argument(i, arg)
@@ -28,16 +28,16 @@ program self_loop_fortran
   if (nranks /= 1) call die('bench_self_loop_fortran runs on 1 rank (mpiexec -n 1)')
   out = 1
   in = 0
-  code = sc_init(MPI_COMM_WORLD)
+  code = sidecore_init(MPI_COMM_WORLD)
   do i = 1, int(n)
-    if (code == SC_SUCCESS) code = sc_irecv(in, 8_sc_count_kind, 0, 1, SC_COMM_WORLD, r)
-    if (code == SC_SUCCESS) code = sc_isend(out, 8_sc_count_kind, 0, 1, SC_COMM_WORLD, s)
-    if (code == SC_SUCCESS) code = sc_wait(s)
-    if (code == SC_SUCCESS) code = sc_wait(r)
+    if (code == SIDECORE_SUCCESS) code = sidecore_irecv(in, 8_sidecore_count_kind, 0, 1, SIDECORE_COMM_WORLD, r)
+    if (code == SIDECORE_SUCCESS) code = sidecore_isend(out, 8_sidecore_count_kind, 0, 1, SIDECORE_COMM_WORLD, s)
+    if (code == SIDECORE_SUCCESS) code = sidecore_wait(s)
+    if (code == SIDECORE_SUCCESS) code = sidecore_wait(r)
   end do
-  if (code /= SC_SUCCESS) call die('self loop through the Fortran module: ' // sc_last_error())
+  if (code /= SIDECORE_SUCCESS) call die('self loop through the Fortran module: ' // sidecore_last_error())
   if (in /= out) call die('self loop: received a value other than the one sent')
-  code = sc_finalize()
+  code = sidecore_finalize()
   write (*, '(a, i0, a)') '# bench_self_loop_fortran: ', n, ' iterations'
   call MPI_Finalize(ierr)
 contains

@@ -290,8 +290,7 @@ __attribute__((constructor)) void load_time_setup() {
   undo_inherited_fence();
   if (is_launcher()) return;
   // sidecore::finalize() is in every program that links libsidecore (C++, C or Fortran API): the program is a
-  // sidecore application (`sidecore study --preload` on it, or a preload set for every program of a job). Not the C
-  // API's sc_init: p4est's libsc exports one too.
+  // sidecore application (`sidecore study --preload` on it, or a preload set for every program of a job).
   if (dlsym(RTLD_DEFAULT, "_ZN8sidecore8finalizeEv") != nullptr) {
     state().stand_down = true;
     return;

@@ -38,11 +38,13 @@ int run_info() {
   }
   using print_fn = int (*)(FILE*);
   dlerror();
-  void* sym = dlsym(handle, "sc_info_print");
+  void* sym = dlsym(handle, "sidecore_info_print");
   if (!sym) {
     const char* err = dlerror();
-    fmt::print(stderr, "sidecore info: the runtime library has no symbol sc_info_print ({}); it is older or newer than "
-               "this command\n", err ? err : "null");
+    fmt::print(stderr,
+               "sidecore info: the runtime library has no symbol sidecore_info_print ({}); it is older or newer than "
+               "this command\n",
+               err ? err : "null");
     dlclose(handle);
     return 2;
   }

@@ -5,7 +5,7 @@
 namespace sidecore::tools {
 
 /// Loads libsidecore.so.0 (first <dir of this executable>/../lib, then the default search path),
-/// calls its `int sc_info_print(FILE*)` with stdout and returns its result. When the library or the
+/// calls its `int sidecore_info_print(FILE*)` with stdout and returns its result. When the library or the
 /// symbol is missing, prints an error naming what was tried to stderr and returns 2.
 [[nodiscard]] int run_info();
 

@@ -40,8 +40,8 @@ int fail(sidecore::errc code, const char* message) {
   return static_cast<int>(code);
 }
 
-// The buffer sizes a language binding gave for the thread's next call with a buffer (sc_binding_limits). Each such
-// call takes them first thing, so they never reach a later one. initial-exec: read and cleared without a call into
+// The buffer sizes a language binding gave for the thread's next call with a buffer (sidecore_binding_limits). Each
+// such call takes them first thing, so they never reach a later one. initial-exec: read and cleared without a call into
 // the dynamic linker, on the small-message path (16 bytes of the static TLS surplus when the library is dlopened).
 struct buffer_limits {
   int64_t send = -1, recv = -1;
@@ -54,13 +54,13 @@ buffer_limits take_limits() noexcept {
   return l;
 }
 
-// SC_IN_PLACE goes only where MPI takes MPI_IN_PLACE: a point-to-point buffer there would be read or written at its
-// marker address.
+// SIDECORE_IN_PLACE goes only where MPI takes MPI_IN_PLACE: a point-to-point buffer there would be read or written at
+// its marker address.
 void check_not_in_place(const char* call, const void* buf) {
-  if (buf == static_cast<const void*>(sidecore::in_place)) [[unlikely]]  // SC_IN_PLACE, without its C cast
+  if (buf == static_cast<const void*>(sidecore::in_place)) [[unlikely]]  // SIDECORE_IN_PLACE, without its C cast
     throw sidecore::error(sidecore::errc::invalid_argument,
                           std::string(call) +
-                              ": buf is SC_IN_PLACE; accepted: a buffer (SC_IN_PLACE goes where MPI takes "
+                              ": buf is SIDECORE_IN_PLACE; accepted: a buffer (SIDECORE_IN_PLACE goes where MPI takes "
                               "MPI_IN_PLACE: a collective's send, or scatter's recv at the root)");
 }
 
@@ -73,16 +73,25 @@ void check_limit(const char* call, const char* buffer, int64_t bytes, int64_t li
                               std::to_string(limit));
 }
 
-// A message of the C++ API in the C API's words: its calls (sidecore::isend -> sc_isend, sidecore::comm::free ->
-// sc_comm_free), constants (world(), in_place, any_source, any_tag) and element types ("dtype float64", as the
+// A message of the C++ API in the C API's words: its calls (sidecore::isend -> sidecore_isend, sidecore::comm::free ->
+// sidecore_comm_free), constants (world(), in_place, any_source, any_tag) and element types ("dtype float64", as the
 // collectives name a count's unit), which a C or Fortran program cannot write.
 std::string in_c_terms(std::string m) {
   static constexpr std::pair<std::string_view, std::string_view> words[] = {
-      {"sidecore::world()", "SC_COMM_WORLD"}, {"world()", "SC_COMM_WORLD"}, {"sidecore::comm::", "sc_comm_"},
-      {"sidecore::in_place", "SC_IN_PLACE"}, {"sidecore::", "sc_"}, {"in_place", "SC_IN_PLACE"},
-      {"any_source", "SC_ANY_SOURCE"}, {"any_tag", "SC_ANY_TAG"}, {"dtype byte", "SC_BYTE"},
-      {"dtype int32", "SC_INT32"}, {"dtype int64", "SC_INT64"}, {"dtype uint64", "SC_UINT64"},
-      {"dtype float32", "SC_FLOAT"}, {"dtype float64", "SC_DOUBLE"}};
+      {"sidecore::world()", "SIDECORE_COMM_WORLD"},
+      {"world()", "SIDECORE_COMM_WORLD"},
+      {"sidecore::comm::", "sidecore_comm_"},
+      {"sidecore::in_place", "SIDECORE_IN_PLACE"},
+      {"sidecore::", "sidecore_"},
+      {"in_place", "SIDECORE_IN_PLACE"},
+      {"any_source", "SIDECORE_ANY_SOURCE"},
+      {"any_tag", "SIDECORE_ANY_TAG"},
+      {"dtype byte", "SIDECORE_BYTE"},
+      {"dtype int32", "SIDECORE_INT32"},
+      {"dtype int64", "SIDECORE_INT64"},
+      {"dtype uint64", "SIDECORE_UINT64"},
+      {"dtype float32", "SIDECORE_FLOAT"},
+      {"dtype float64", "SIDECORE_DOUBLE"}};
   for (const auto& [cpp, c] : words)
     for (std::size_t at = m.find(cpp); at != std::string::npos; at = m.find(cpp, at + c.size()))
       m.replace(at, cpp.size(), c);
@@ -102,18 +111,18 @@ int guarded(F&& f) noexcept {
     return fail(sidecore::errc::invalid_argument, "sidecore ran out of memory");
   } catch (const std::exception& e) {
     set_error(e.what());
-    return SC_ERR_INTERNAL;
+    return SIDECORE_ERR_INTERNAL;
   }
 }
 
-sidecore::comm comm_of(sc_comm c) {
-  if (c == SC_COMM_WORLD) return sidecore::world();
+sidecore::comm comm_of(sidecore_comm c) {
+  if (c == SIDECORE_COMM_WORLD) return sidecore::world();
   // An integer carries no serial: it names whichever communicator holds the id now (MPI's semantics), and
   // comm_or_throw refuses an id that serves none.
   return sidecore::detail::live_comm(c);
 }
 
-void to_c(const sidecore::status& s, sc_status* out) {
+void to_c(const sidecore::status& s, sidecore_status* out) {
   if (!out) return;
   out->source = s.source;
   out->tag = s.tag;
@@ -121,11 +130,11 @@ void to_c(const sidecore::status& s, sc_status* out) {
   out->error = static_cast<int>(s.error);
 }
 
-// A request's error as the call's code, and its sentence as sc_last_error: the engine's for a failure, one made
+// A request's error as the call's code, and its sentence as sidecore_last_error: the engine's for a failure, one made
 // here for a truncation or a cancellation. `call` and `index` (-1: none) say which request it was.
 int status_code(const sidecore::status& s, const char* call, int index = -1) {
   using sidecore::errc;
-  if (s.ok()) return SC_SUCCESS;
+  if (s.ok()) return SIDECORE_SUCCESS;
   const std::string which =
       std::string(call) + (index >= 0 ? ": reqs[" + std::to_string(index) + "]" : std::string()) + ": ";
   if (s.error == errc::truncated)
@@ -133,24 +142,24 @@ int status_code(const sidecore::status& s, const char* call, int index = -1) {
               std::to_string(s.tag) + ") larger than its buffer, and kept the first " + std::to_string(s.bytes) +
               " bytes; post a buffer as large as the largest message it may match");
   else if (s.error == errc::canceled)
-    set_error(which + "the receive was cancelled (sc_cancel) before a message matched it");
+    set_error(which + "the receive was cancelled (sidecore_cancel) before a message matched it");
   else
     set_error(which + in_c_terms(sidecore::detail::last_transport_error()));
   return static_cast<int>(s.error);
 }
 
 // C handles held as sidecore::request for the duration of a call, given back as integers by give_back() at each
-// return (consumed ones become SC_REQUEST_NULL). A call that throws never reaches give_back() and leaves the
+// return (consumed ones become SIDECORE_REQUEST_NULL). A call that throws never reaches give_back() and leaves the
 // caller's handles as they were: its refusals come before it consumes anything. (std::uncaught_exceptions() in the
 // destructor would tell the two apart too, at two calls into libstdc++'s thread-local globals per C call.)
 struct borrowed {
-  sc_request* c;
+  sidecore_request* c;
   sidecore::request one;  // the single-request calls (wait, test, start, ...) hold theirs here: no allocation
   std::vector<sidecore::request> many;
   std::span<sidecore::request> reqs;
   // `call` names the C function in the refusal of a handle sidecore cannot have given.
-  borrowed(sc_request* handles, int n, const char* call) : c(handles) {
-    // sc_isend never makes an inline handle (isend_with_slot): one from C is made up, and must not pass for a
+  borrowed(sidecore_request* handles, int n, const char* call) : c(handles) {
+    // sidecore_isend never makes an inline handle (isend_with_slot): one from C is made up, and must not pass for a
     // completed send. Refused before any handle is held, so that none is orphaned by the unwinding.
     for (int i = 0; i < n; ++i)
       if (sidecore::progress::is_inline(handles[i]))
@@ -169,12 +178,12 @@ struct borrowed {
   }
   borrowed(const borrowed&) = delete;
   borrowed& operator=(const borrowed&) = delete;
-  // Writes every handle back to C (SC_REQUEST_NULL for a consumed one) and returns the call's code.
+  // Writes every handle back to C (SIDECORE_REQUEST_NULL for a consumed one) and returns the call's code.
   int give_back(int code) noexcept {
     for (std::size_t i = 0; i < reqs.size(); ++i) {
       const bool still = reqs[i].active() || reqs[i].persistent();  // a persistent request outlives its runs
       const std::uint64_t h = sidecore::request_access::detach(reqs[i]);
-      c[i] = still ? h : SC_REQUEST_NULL;
+      c[i] = still ? h : SIDECORE_REQUEST_NULL;
     }
     return code;
   }
@@ -201,7 +210,7 @@ struct statuses {
 };
 
 // An array call's statuses given to C (when `out` is not NULL), and its code: the first request error's.
-int all_to_c(std::span<const sidecore::status> st, sc_status* out, const char* call) {
+int all_to_c(std::span<const sidecore::status> st, sidecore_status* out, const char* call) {
   int rc = 0;
   for (std::size_t i = 0; i < st.size(); ++i) {
     if (out) to_c(st[i], &out[i]);
@@ -228,7 +237,7 @@ constexpr auto nb = sidecore::detail::coll_form::nonblocking;
 constexpr auto bl = sidecore::detail::coll_form::blocking;
 constexpr auto pe = sidecore::detail::coll_form::persistent;
 
-// User operators of sc_op_create, by id (ids from 100 up: never a built-in sc_op).
+// User operators of sidecore_op_create, by id (ids from 100 up: never a built-in sidecore_op).
 constexpr int first_user_op = 100;
 class user_op_table {
  public:
@@ -246,8 +255,8 @@ class user_op_table {
     const std::lock_guard<std::mutex> g(m_);
     const auto i = static_cast<std::size_t>(id - first_user_op);
     if (id < first_user_op || i >= ops_.size() || !ops_[i].user())
-      throw sidecore::error(sidecore::errc::invalid_argument, "sc_op_free: op " + std::to_string(id) +
-                                                                  " is not a live operator of sc_op_create");
+      throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_op_free: op " + std::to_string(id) +
+                                                                  " is not a live operator of sidecore_op_create");
     ops_[i] = sidecore::reduction(sidecore::op::sum);
   }
   /// The operator `id` names; false when none (freed, never made).
@@ -270,8 +279,8 @@ user_op_table& user_ops() {
 
 // What the collective entry takes, from the C arguments (the entry checks them; the C layer only converts).
 thread_local sidecore::reduction t_reduction(sidecore::op::sum);
-// A dtype or built-in op that is no sc_dtype or sc_op, as the caller gave it: coll_c reports it in the C API's names
-// (narrowed into the C++ enums, it would be reported in theirs, or as another value).
+// A dtype or built-in op that is no sidecore_dtype or sidecore_op, as the caller gave it: coll_c reports it in the C
+// API's names (narrowed into the C++ enums, it would be reported in theirs, or as another value).
 thread_local long long t_wide_dtype = -1, t_wide_op = -1;
 thread_local bool t_dtype_wide = false, t_op_wide = false;
 thread_local int t_unknown_op = -1;  // an op id at or above first_user_op that names no operator (coll_c reports it)
@@ -289,7 +298,7 @@ coll_args move_args(K k, sidecore::detail::coll_form f, const void* send, void* 
   a.send = send;
   a.recv = recv;
   a.count = count;
-  t_dtype_wide = dtype < SC_BYTE || dtype > SC_DOUBLE;
+  t_dtype_wide = dtype < SIDECORE_BYTE || dtype > SIDECORE_DOUBLE;
   t_wide_dtype = dtype;
   a.type = static_cast<sidecore::dtype>(t_dtype_wide ? 255U : static_cast<unsigned>(dtype));
   a.root = root;
@@ -299,7 +308,7 @@ coll_args reduce_args(K k, sidecore::detail::coll_form f, const void* send, void
                       int op, int root) {
   coll_args a = move_args(k, f, send, recv, count, dtype, root);
   t_unknown_op = -1;
-  t_op_wide = op < first_user_op && (op < 0 || op > SC_MAXLOC);
+  t_op_wide = op < first_user_op && (op < 0 || op > SIDECORE_MAXLOC);
   t_wide_op = op;
   if (op >= first_user_op) {
     if (!user_ops().find(op, t_reduction)) t_unknown_op = op;
@@ -324,23 +333,29 @@ coll_args v_args(K k, sidecore::detail::coll_form f, const void* send, int64_t s
 }
 
 // Runs a collective call: req for the nonblocking and persistent forms.
-int coll_c(const coll_args& in, sc_comm comm, sc_request* req) {
+int coll_c(const coll_args& in, sidecore_comm comm, sidecore_request* req) {
   const buffer_limits limits = take_limits();
   return guarded([&] {
     const char* name = sidecore::detail::coll_call_name(in.kind, in.form);
     if (in.kind != K::barrier && t_dtype_wide)
       throw sidecore::error(sidecore::errc::invalid_argument,
-                            std::string(name) + ": dtype " + std::to_string(t_wide_dtype) + " is not an sc_dtype; "
-                            "accepted: SC_BYTE (0), SC_INT32, SC_INT64, SC_UINT64, SC_FLOAT, SC_DOUBLE (" +
-                            std::to_string(SC_DOUBLE) + ")");
+                            std::string(name) + ": dtype " + std::to_string(t_wide_dtype) +
+                                " is not a sidecore_dtype; "
+                                "accepted: SIDECORE_BYTE (0), SIDECORE_INT32, SIDECORE_INT64, SIDECORE_UINT64, "
+                                "SIDECORE_FLOAT, SIDECORE_DOUBLE (" +
+                                std::to_string(SIDECORE_DOUBLE) + ")");
     if (in.red && t_op_wide)
-      throw sidecore::error(sidecore::errc::invalid_argument,
-                            std::string(name) + ": op " + std::to_string(t_wide_op) + " is neither a built-in "
-                            "sc_op (0.." + std::to_string(SC_MAXLOC) + ") nor a live operator of sc_op_create");
+      throw sidecore::error(sidecore::errc::invalid_argument, std::string(name) + ": op " + std::to_string(t_wide_op) +
+                                                                  " is neither a built-in "
+                                                                  "sidecore_op (0.." +
+                                                                  std::to_string(SIDECORE_MAXLOC) +
+                                                                  ") nor a live operator of sidecore_op_create");
     if (in.red && t_unknown_op >= 0)
       throw sidecore::error(sidecore::errc::invalid_argument,
-                            std::string(name) + ": op " + std::to_string(t_unknown_op) + " is neither a built-in "
-                            "sc_op (0.." + std::to_string(SC_MAXLOC) + ") nor a live operator of sc_op_create");
+                            std::string(name) + ": op " + std::to_string(t_unknown_op) +
+                                " is neither a built-in "
+                                "sidecore_op (0.." +
+                                std::to_string(SIDECORE_MAXLOC) + ") nor a live operator of sidecore_op_create");
     if (in.form != bl && !req)
       throw sidecore::error(sidecore::errc::invalid_argument, std::string(name) + ": req is NULL");
     coll_args a = in;
@@ -348,7 +363,7 @@ int coll_c(const coll_args& in, sc_comm comm, sc_request* req) {
     a.recv_capacity = limits.recv;
     const sidecore::comm c = comm_of(comm);
     if (in.kind == K::allgatherv || in.kind == K::alltoallv) {
-      // The communicator checked as the collective's (name + 10: without "sidecore::"), not as sc_comm_size's.
+      // The communicator checked as the collective's (name + 10: without "sidecore::"), not as sidecore_comm_size's.
       const auto n = static_cast<std::size_t>(sidecore::detail::comm_or_throw(c, name + 10).size);
       const bool in_place = in.send == static_cast<const void*>(sidecore::in_place);
       const char* names[4] = {"send_counts", "send_displs", "recv_counts", "recv_displs"};
@@ -377,19 +392,19 @@ int coll_c(const coll_args& in, sc_comm comm, sc_request* req) {
 int sidecore::detail::c_fail(int code, const char* message) { return fail(static_cast<sidecore::errc>(code), message); }
 int sidecore::detail::c_succeed() {
   clear_error();
-  return SC_SUCCESS;
+  return SIDECORE_SUCCESS;
 }
 
 extern "C" {
 
-int sc_init(MPI_Comm comm) { return guarded([&] { sidecore::init(comm); return 0; }); }
-int sc_finalize(void) { return guarded([] { sidecore::finalize(); return 0; }); }
-int sc_failed_ranks(int* ranks, int capacity, int* count) {
+int sidecore_init(MPI_Comm comm) { return guarded([&] { sidecore::init(comm); return 0; }); }
+int sidecore_finalize(void) { return guarded([] { sidecore::finalize(); return 0; }); }
+int sidecore_failed_ranks(int* ranks, int capacity, int* count) {
   return guarded([&] {
-    if (!count) throw sidecore::error(sidecore::errc::invalid_argument, "sc_failed_ranks: count is NULL");
+    if (!count) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_failed_ranks: count is NULL");
     if (capacity < 0 || (capacity > 0 && !ranks))
       throw sidecore::error(sidecore::errc::invalid_argument,
-                            "sc_failed_ranks: capacity=" + std::to_string(capacity) +
+                            "sidecore_failed_ranks: capacity=" + std::to_string(capacity) +
                                 (capacity < 0 ? " is negative; accepted: 0 or more" : " with ranks NULL"));
     const std::vector<int> dead = sidecore::failed_ranks();
     for (std::size_t i = 0; i < dead.size() && i < static_cast<std::size_t>(capacity); ++i) ranks[i] = dead[i];
@@ -397,52 +412,52 @@ int sc_failed_ranks(int* ranks, int capacity, int* count) {
     return 0;
   });
 }
-int sc_step(void) { return guarded([] { sidecore::step(); return 0; }); }
-int sc_rank(int* rank) {
+int sidecore_step(void) { return guarded([] { sidecore::step(); return 0; }); }
+int sidecore_rank(int* rank) {
   return guarded([&] {
-    if (!rank) throw sidecore::error(sidecore::errc::invalid_argument, "sc_rank: rank is NULL");
+    if (!rank) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_rank: rank is NULL");
     *rank = sidecore::rank();
     return 0;
   });
 }
-int sc_size(int* size) {
+int sidecore_size(int* size) {
   return guarded([&] {
-    if (!size) throw sidecore::error(sidecore::errc::invalid_argument, "sc_size: size is NULL");
+    if (!size) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_size: size is NULL");
     *size = sidecore::size();
     return 0;
   });
 }
-int sc_comm_rank(sc_comm comm, int* rank) {
+int sidecore_comm_rank(sidecore_comm comm, int* rank) {
   return guarded([&] {
-    if (!rank) throw sidecore::error(sidecore::errc::invalid_argument, "sc_comm_rank: rank is NULL");
+    if (!rank) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_comm_rank: rank is NULL");
     *rank = comm_of(comm).rank();
     return 0;
   });
 }
-int sc_comm_size(sc_comm comm, int* size) {
+int sidecore_comm_size(sidecore_comm comm, int* size) {
   return guarded([&] {
-    if (!size) throw sidecore::error(sidecore::errc::invalid_argument, "sc_comm_size: size is NULL");
+    if (!size) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_comm_size: size is NULL");
     *size = comm_of(comm).size();
     return 0;
   });
 }
-int sc_comm_dup(sc_comm comm, sc_comm* out) {
+int sidecore_comm_dup(sidecore_comm comm, sidecore_comm* out) {
   return guarded([&] {
-    if (!out) throw sidecore::error(sidecore::errc::invalid_argument, "sc_comm_dup: out is NULL");
+    if (!out) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_comm_dup: out is NULL");
     *out = comm_of(comm).dup().id();
     return 0;
   });
 }
-int sc_comm_split(sc_comm comm, int color, int key, sc_comm* out) {
+int sidecore_comm_split(sidecore_comm comm, int color, int key, sidecore_comm* out) {
   return guarded([&] {
-    if (!out) throw sidecore::error(sidecore::errc::invalid_argument, "sc_comm_split: out is NULL");
+    if (!out) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_comm_split: out is NULL");
     *out = comm_of(comm).split(color, key).id();
     return 0;
   });
 }
-int sc_comm_free(sc_comm* comm) {
+int sidecore_comm_free(sidecore_comm* comm) {
   return guarded([&] {
-    if (!comm) throw sidecore::error(sidecore::errc::invalid_argument, "sc_comm_free: comm is NULL");
+    if (!comm) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_comm_free: comm is NULL");
     sidecore::comm c = comm_of(*comm);
     c.free();
     *comm = -1;
@@ -450,105 +465,106 @@ int sc_comm_free(sc_comm* comm) {
   });
 }
 
-int sc_isend(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm, sc_request* req) {
+int sidecore_isend(const void* buf, int64_t bytes, int dest, int tag, sidecore_comm comm, sidecore_request* req) {
   const buffer_limits limits = take_limits();
   return guarded([&] {
-    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_isend: req is NULL");
-    check_not_in_place("sc_isend", buf);
-    check_limit("sc_isend", "buf", bytes, limits.send);
+    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_isend: req is NULL");
+    check_not_in_place("sidecore_isend", buf);
+    check_limit("sidecore_isend", "buf", bytes, limits.send);
     sidecore::request r = sidecore::detail::isend_with_slot(buf, bytes, dest, tag, comm_of(comm));
     *req = sidecore::request_access::detach(r);
     return 0;
   });
 }
-int sc_irecv(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_request* req) {
+int sidecore_irecv(void* buf, int64_t bytes, int source, int tag, sidecore_comm comm, sidecore_request* req) {
   const buffer_limits limits = take_limits();
   return guarded([&] {
-    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_irecv: req is NULL");
-    check_not_in_place("sc_irecv", buf);
-    check_limit("sc_irecv", "buf", bytes, limits.recv);
+    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_irecv: req is NULL");
+    check_not_in_place("sidecore_irecv", buf);
+    check_limit("sidecore_irecv", "buf", bytes, limits.recv);
     sidecore::request r = sidecore::irecv(buf, bytes, source, tag, comm_of(comm));
     *req = sidecore::request_access::detach(r);
     return 0;
   });
 }
-int sc_send(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm) {
+int sidecore_send(const void* buf, int64_t bytes, int dest, int tag, sidecore_comm comm) {
   const buffer_limits limits = take_limits();
   return guarded([&] {
-    check_not_in_place("sc_send", buf);
-    check_limit("sc_send", "buf", bytes, limits.send);
+    check_not_in_place("sidecore_send", buf);
+    check_limit("sidecore_send", "buf", bytes, limits.send);
     sidecore::send(buf, bytes, dest, tag, comm_of(comm));
     return 0;
   });
 }
-int sc_recv(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_status* status) {
+int sidecore_recv(void* buf, int64_t bytes, int source, int tag, sidecore_comm comm, sidecore_status* status) {
   const buffer_limits limits = take_limits();
   return guarded([&] {
-    check_not_in_place("sc_recv", buf);
-    check_limit("sc_recv", "buf", bytes, limits.recv);
+    check_not_in_place("sidecore_recv", buf);
+    check_limit("sidecore_recv", "buf", bytes, limits.recv);
     const sidecore::status s =
         sidecore::detail::blocking_recv(buf, bytes, source, tag, comm_of(comm), "sidecore::recv");
     to_c(s, status);
-    return status_code(s, "sc_recv");
+    return status_code(s, "sidecore_recv");
   });
 }
-int sc_wait(sc_request* req, sc_status* status) {
+int sidecore_wait(sidecore_request* req, sidecore_status* status) {
   return guarded([&] {
-    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_wait: req is NULL");
-    borrowed b(req, 1, "sc_wait");
+    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_wait: req is NULL");
+    borrowed b(req, 1, "sidecore_wait");
     const sidecore::status s = sidecore::wait(b.reqs[0]);
     to_c(s, status);
-    return b.give_back(status_code(s, "sc_wait"));
+    return b.give_back(status_code(s, "sidecore_wait"));
   });
 }
-int sc_test(sc_request* req, int* flag, sc_status* status) {
+int sidecore_test(sidecore_request* req, int* flag, sidecore_status* status) {
   return guarded([&] {
-    if (!req || !flag) throw sidecore::error(sidecore::errc::invalid_argument, "sc_test: req or flag is NULL");
-    borrowed b(req, 1, "sc_test");
+    if (!req || !flag) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_test: req or flag is NULL");
+    borrowed b(req, 1, "sidecore_test");
     sidecore::status s;
     *flag = sidecore::test(b.reqs[0], &s) ? 1 : 0;
     if (*flag) to_c(s, status);
-    return b.give_back(*flag ? status_code(s, "sc_test") : 0);
+    return b.give_back(*flag ? status_code(s, "sidecore_test") : 0);
   });
 }
-int sc_waitall(int count, sc_request* reqs, sc_status* out) {
+int sidecore_waitall(int count, sidecore_request* reqs, sidecore_status* out) {
   return guarded([&] {
-    check_count(count, reqs, "sc_waitall");
-    borrowed b(reqs, count, "sc_waitall");
+    check_count(count, reqs, "sidecore_waitall");
+    borrowed b(reqs, count, "sidecore_waitall");
     statuses st(count);
     sidecore::waitall(b.reqs, st.all);
-    return b.give_back(all_to_c(st.all, out, "sc_waitall"));
+    return b.give_back(all_to_c(st.all, out, "sidecore_waitall"));
   });
 }
-int sc_waitany(int count, sc_request* reqs, int* index, sc_status* status) {
+int sidecore_waitany(int count, sidecore_request* reqs, int* index, sidecore_status* status) {
   return guarded([&] {
-    check_count(count, reqs, "sc_waitany");
-    if (!index) throw sidecore::error(sidecore::errc::invalid_argument, "sc_waitany: index is NULL");
-    borrowed b(reqs, count, "sc_waitany");
+    check_count(count, reqs, "sidecore_waitany");
+    if (!index) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_waitany: index is NULL");
+    borrowed b(reqs, count, "sidecore_waitany");
     sidecore::status s;
     *index = sidecore::waitany(b.reqs, &s);
     if (*index >= 0) {
       to_c(s, status);
-      return b.give_back(status_code(s, "sc_waitany", *index));
+      return b.give_back(status_code(s, "sidecore_waitany", *index));
     }
     return b.give_back(0);
   });
 }
-int sc_testall(int count, sc_request* reqs, int* flag, sc_status* out) {
+int sidecore_testall(int count, sidecore_request* reqs, int* flag, sidecore_status* out) {
   return guarded([&] {
-    check_count(count, reqs, "sc_testall");
-    if (!flag) throw sidecore::error(sidecore::errc::invalid_argument, "sc_testall: flag is NULL");
-    borrowed b(reqs, count, "sc_testall");
+    check_count(count, reqs, "sidecore_testall");
+    if (!flag) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_testall: flag is NULL");
+    borrowed b(reqs, count, "sidecore_testall");
     statuses st(count);
     *flag = sidecore::testall(b.reqs, st.all) ? 1 : 0;
-    return b.give_back(*flag ? all_to_c(st.all, out, "sc_testall") : 0);
+    return b.give_back(*flag ? all_to_c(st.all, out, "sidecore_testall") : 0);
   });
 }
-int sc_testany(int count, sc_request* reqs, int* index, int* flag, sc_status* status) {
+int sidecore_testany(int count, sidecore_request* reqs, int* index, int* flag, sidecore_status* status) {
   return guarded([&] {
-    check_count(count, reqs, "sc_testany");
-    if (!index || !flag) throw sidecore::error(sidecore::errc::invalid_argument, "sc_testany: index or flag is NULL");
-    borrowed b(reqs, count, "sc_testany");
+    check_count(count, reqs, "sidecore_testany");
+    if (!index || !flag)
+      throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_testany: index or flag is NULL");
+    borrowed b(reqs, count, "sidecore_testany");
     sidecore::status s;
     const int i = sidecore::testany(b.reqs, &s);
     bool any_active = false;
@@ -557,214 +573,224 @@ int sc_testany(int count, sc_request* reqs, int* index, int* flag, sc_status* st
     *flag = i >= 0 || !any_active ? 1 : 0;
     if (i < 0) return b.give_back(0);
     to_c(s, status);
-    return b.give_back(status_code(s, "sc_testany", i));
+    return b.give_back(status_code(s, "sidecore_testany", i));
   });
 }
-int sc_cancel(sc_request* req) {
+int sidecore_cancel(sidecore_request* req) {
   return guarded([&] {
-    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_cancel: req is NULL");
-    borrowed b(req, 1, "sc_cancel");
+    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_cancel: req is NULL");
+    borrowed b(req, 1, "sidecore_cancel");
     sidecore::cancel(b.reqs[0]);
     return b.give_back(0);
   });
 }
 
-int sc_send_init(const void* buf, int64_t bytes, int dest, int tag, sc_comm comm, sc_request* req) {
+int sidecore_send_init(const void* buf, int64_t bytes, int dest, int tag, sidecore_comm comm, sidecore_request* req) {
   const buffer_limits limits = take_limits();
   return guarded([&] {
-    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_send_init: req is NULL");
-    check_not_in_place("sc_send_init", buf);
-    check_limit("sc_send_init", "buf", bytes, limits.send);
+    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_send_init: req is NULL");
+    check_not_in_place("sidecore_send_init", buf);
+    check_limit("sidecore_send_init", "buf", bytes, limits.send);
     sidecore::request r = sidecore::send_init(buf, bytes, dest, tag, comm_of(comm));
     *req = sidecore::request_access::detach(r);
     return 0;
   });
 }
-int sc_recv_init(void* buf, int64_t bytes, int source, int tag, sc_comm comm, sc_request* req) {
+int sidecore_recv_init(void* buf, int64_t bytes, int source, int tag, sidecore_comm comm, sidecore_request* req) {
   const buffer_limits limits = take_limits();
   return guarded([&] {
-    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_recv_init: req is NULL");
-    check_not_in_place("sc_recv_init", buf);
-    check_limit("sc_recv_init", "buf", bytes, limits.recv);
+    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_recv_init: req is NULL");
+    check_not_in_place("sidecore_recv_init", buf);
+    check_limit("sidecore_recv_init", "buf", bytes, limits.recv);
     sidecore::request r = sidecore::recv_init(buf, bytes, source, tag, comm_of(comm));
     *req = sidecore::request_access::detach(r);
     return 0;
   });
 }
-int sc_start(sc_request* req) {
+int sidecore_start(sidecore_request* req) {
   return guarded([&] {
-    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_start: req is NULL");
-    borrowed b(req, 1, "sc_start");
+    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_start: req is NULL");
+    borrowed b(req, 1, "sidecore_start");
     sidecore::start(b.reqs[0]);
     return b.give_back(0);
   });
 }
-int sc_startall(int count, sc_request* reqs) {
+int sidecore_startall(int count, sidecore_request* reqs) {
   return guarded([&] {
-    check_count(count, reqs, "sc_startall");
-    borrowed b(reqs, count, "sc_startall");
+    check_count(count, reqs, "sidecore_startall");
+    borrowed b(reqs, count, "sidecore_startall");
     sidecore::startall(b.reqs);
     return b.give_back(0);
   });
 }
-int sc_request_free(sc_request* req) {
+int sidecore_request_free(sidecore_request* req) {
   return guarded([&] {
-    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sc_request_free: req is NULL");
-    borrowed b(req, 1, "sc_request_free");
+    if (!req) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_request_free: req is NULL");
+    borrowed b(req, 1, "sidecore_request_free");
     sidecore::request_free(b.reqs[0]);
     return b.give_back(0);
   });
 }
 
-int sc_op_create(sc_user_fn fn, void* ctx, int commutative, int* op) {
+int sidecore_op_create(sidecore_user_fn fn, void* ctx, int commutative, int* op) {
   return guarded([&] {
-    if (!fn || !op) throw sidecore::error(sidecore::errc::invalid_argument, "sc_op_create: fn or op is NULL");
+    if (!fn || !op) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_op_create: fn or op is NULL");
     *op = user_ops().add(sidecore::reduction(fn, ctx, commutative != 0));
     return 0;
   });
 }
-int sc_op_free(int* op) {
+int sidecore_op_free(int* op) {
   return guarded([&] {
-    if (!op) throw sidecore::error(sidecore::errc::invalid_argument, "sc_op_free: op is NULL");
+    if (!op) throw sidecore::error(sidecore::errc::invalid_argument, "sidecore_op_free: op is NULL");
     user_ops().remove(*op);
     *op = -1;
     return 0;
   });
 }
 
-int sc_ibarrier(sc_comm comm, sc_request* req) { return coll_c(barrier_args(nb), comm, req); }
-int sc_barrier(sc_comm comm) { return coll_c(barrier_args(bl), comm, nullptr); }
-int sc_barrier_init(sc_comm comm, sc_request* req) { return coll_c(barrier_args(pe), comm, req); }
-int sc_ibcast(void* buf, int64_t count, int dtype, int root, sc_comm comm, sc_request* req) {
+int sidecore_ibarrier(sidecore_comm comm, sidecore_request* req) { return coll_c(barrier_args(nb), comm, req); }
+int sidecore_barrier(sidecore_comm comm) { return coll_c(barrier_args(bl), comm, nullptr); }
+int sidecore_barrier_init(sidecore_comm comm, sidecore_request* req) { return coll_c(barrier_args(pe), comm, req); }
+int sidecore_ibcast(void* buf, int64_t count, int dtype, int root, sidecore_comm comm, sidecore_request* req) {
   return coll_c(move_args(K::bcast, nb, nullptr, buf, count, dtype, root), comm, req);
 }
-int sc_bcast(void* buf, int64_t count, int dtype, int root, sc_comm comm) {
+int sidecore_bcast(void* buf, int64_t count, int dtype, int root, sidecore_comm comm) {
   return coll_c(move_args(K::bcast, bl, nullptr, buf, count, dtype, root), comm, nullptr);
 }
-int sc_bcast_init(void* buf, int64_t count, int dtype, int root, sc_comm comm, sc_request* req) {
+int sidecore_bcast_init(void* buf, int64_t count, int dtype, int root, sidecore_comm comm, sidecore_request* req) {
   return coll_c(move_args(K::bcast, pe, nullptr, buf, count, dtype, root), comm, req);
 }
-int sc_ireduce(const void* send, void* recv, int64_t count, int dtype, int op, int root, sc_comm comm,
-               sc_request* req) {
+int sidecore_ireduce(const void* send, void* recv, int64_t count, int dtype, int op, int root, sidecore_comm comm,
+               sidecore_request* req) {
   return coll_c(reduce_args(K::reduce, nb, send, recv, count, dtype, op, root), comm, req);
 }
-int sc_reduce(const void* send, void* recv, int64_t count, int dtype, int op, int root, sc_comm comm) {
+int sidecore_reduce(const void* send, void* recv, int64_t count, int dtype, int op, int root, sidecore_comm comm) {
   return coll_c(reduce_args(K::reduce, bl, send, recv, count, dtype, op, root), comm, nullptr);
 }
-int sc_reduce_init(const void* send, void* recv, int64_t count, int dtype, int op, int root, sc_comm comm,
-                   sc_request* req) {
+int sidecore_reduce_init(const void* send, void* recv, int64_t count, int dtype, int op, int root, sidecore_comm comm,
+                   sidecore_request* req) {
   return coll_c(reduce_args(K::reduce, pe, send, recv, count, dtype, op, root), comm, req);
 }
-int sc_iallreduce(const void* send, void* recv, int64_t count, int dtype, int op, sc_comm comm, sc_request* req) {
+int sidecore_iallreduce(const void* send, void* recv, int64_t count, int dtype, int op, sidecore_comm comm,
+                        sidecore_request* req) {
   return coll_c(reduce_args(K::allreduce, nb, send, recv, count, dtype, op, 0), comm, req);
 }
-int sc_allreduce(const void* send, void* recv, int64_t count, int dtype, int op, sc_comm comm) {
+int sidecore_allreduce(const void* send, void* recv, int64_t count, int dtype, int op, sidecore_comm comm) {
   return coll_c(reduce_args(K::allreduce, bl, send, recv, count, dtype, op, 0), comm, nullptr);
 }
-int sc_allreduce_init(const void* send, void* recv, int64_t count, int dtype, int op, sc_comm comm, sc_request* req) {
+int sidecore_allreduce_init(const void* send, void* recv, int64_t count, int dtype, int op, sidecore_comm comm,
+                            sidecore_request* req) {
   return coll_c(reduce_args(K::allreduce, pe, send, recv, count, dtype, op, 0), comm, req);
 }
-int sc_igather(const void* send, void* recv, int64_t count, int dtype, int root, sc_comm comm, sc_request* req) {
+int sidecore_igather(const void* send, void* recv, int64_t count, int dtype, int root, sidecore_comm comm,
+                     sidecore_request* req) {
   return coll_c(move_args(K::gather, nb, send, recv, count, dtype, root), comm, req);
 }
-int sc_gather(const void* send, void* recv, int64_t count, int dtype, int root, sc_comm comm) {
+int sidecore_gather(const void* send, void* recv, int64_t count, int dtype, int root, sidecore_comm comm) {
   return coll_c(move_args(K::gather, bl, send, recv, count, dtype, root), comm, nullptr);
 }
-int sc_gather_init(const void* send, void* recv, int64_t count, int dtype, int root, sc_comm comm, sc_request* req) {
+int sidecore_gather_init(const void* send, void* recv, int64_t count, int dtype, int root, sidecore_comm comm,
+                         sidecore_request* req) {
   return coll_c(move_args(K::gather, pe, send, recv, count, dtype, root), comm, req);
 }
-int sc_iscatter(const void* send, void* recv, int64_t count, int dtype, int root, sc_comm comm, sc_request* req) {
+int sidecore_iscatter(const void* send, void* recv, int64_t count, int dtype, int root, sidecore_comm comm,
+                      sidecore_request* req) {
   return coll_c(move_args(K::scatter, nb, send, recv, count, dtype, root), comm, req);
 }
-int sc_scatter(const void* send, void* recv, int64_t count, int dtype, int root, sc_comm comm) {
+int sidecore_scatter(const void* send, void* recv, int64_t count, int dtype, int root, sidecore_comm comm) {
   return coll_c(move_args(K::scatter, bl, send, recv, count, dtype, root), comm, nullptr);
 }
-int sc_scatter_init(const void* send, void* recv, int64_t count, int dtype, int root, sc_comm comm,
-                    sc_request* req) {
+int sidecore_scatter_init(const void* send, void* recv, int64_t count, int dtype, int root, sidecore_comm comm,
+                    sidecore_request* req) {
   return coll_c(move_args(K::scatter, pe, send, recv, count, dtype, root), comm, req);
 }
-int sc_iallgather(const void* send, void* recv, int64_t count, int dtype, sc_comm comm, sc_request* req) {
+int sidecore_iallgather(const void* send, void* recv, int64_t count, int dtype, sidecore_comm comm,
+                        sidecore_request* req) {
   return coll_c(move_args(K::allgather, nb, send, recv, count, dtype, 0), comm, req);
 }
-int sc_allgather(const void* send, void* recv, int64_t count, int dtype, sc_comm comm) {
+int sidecore_allgather(const void* send, void* recv, int64_t count, int dtype, sidecore_comm comm) {
   return coll_c(move_args(K::allgather, bl, send, recv, count, dtype, 0), comm, nullptr);
 }
-int sc_allgather_init(const void* send, void* recv, int64_t count, int dtype, sc_comm comm, sc_request* req) {
+int sidecore_allgather_init(const void* send, void* recv, int64_t count, int dtype, sidecore_comm comm,
+                            sidecore_request* req) {
   return coll_c(move_args(K::allgather, pe, send, recv, count, dtype, 0), comm, req);
 }
-int sc_ialltoall(const void* send, void* recv, int64_t count, int dtype, sc_comm comm, sc_request* req) {
+int sidecore_ialltoall(const void* send, void* recv, int64_t count, int dtype, sidecore_comm comm,
+                       sidecore_request* req) {
   return coll_c(move_args(K::alltoall, nb, send, recv, count, dtype, 0), comm, req);
 }
-int sc_alltoall(const void* send, void* recv, int64_t count, int dtype, sc_comm comm) {
+int sidecore_alltoall(const void* send, void* recv, int64_t count, int dtype, sidecore_comm comm) {
   return coll_c(move_args(K::alltoall, bl, send, recv, count, dtype, 0), comm, nullptr);
 }
-int sc_alltoall_init(const void* send, void* recv, int64_t count, int dtype, sc_comm comm, sc_request* req) {
+int sidecore_alltoall_init(const void* send, void* recv, int64_t count, int dtype, sidecore_comm comm,
+                           sidecore_request* req) {
   return coll_c(move_args(K::alltoall, pe, send, recv, count, dtype, 0), comm, req);
 }
-int sc_ireduce_scatter_block(const void* send, void* recv, int64_t count, int dtype, int op, sc_comm comm,
-                             sc_request* req) {
+int sidecore_ireduce_scatter_block(const void* send, void* recv, int64_t count, int dtype, int op, sidecore_comm comm,
+                             sidecore_request* req) {
   return coll_c(reduce_args(K::reduce_scatter_block, nb, send, recv, count, dtype, op, 0), comm, req);
 }
-int sc_reduce_scatter_block(const void* send, void* recv, int64_t count, int dtype, int op, sc_comm comm) {
+int sidecore_reduce_scatter_block(const void* send, void* recv, int64_t count, int dtype, int op, sidecore_comm comm) {
   return coll_c(reduce_args(K::reduce_scatter_block, bl, send, recv, count, dtype, op, 0), comm, nullptr);
 }
-int sc_reduce_scatter_block_init(const void* send, void* recv, int64_t count, int dtype, int op, sc_comm comm,
-                                 sc_request* req) {
+int sidecore_reduce_scatter_block_init(const void* send, void* recv, int64_t count, int dtype, int op,
+                                       sidecore_comm comm, sidecore_request* req) {
   return coll_c(reduce_args(K::reduce_scatter_block, pe, send, recv, count, dtype, op, 0), comm, req);
 }
-int sc_iallgatherv(const void* send, int64_t send_count, void* recv, const int64_t* recv_counts,
-                   const int64_t* recv_displs, int dtype, sc_comm comm, sc_request* req) {
+int sidecore_iallgatherv(const void* send, int64_t send_count, void* recv, const int64_t* recv_counts,
+                   const int64_t* recv_displs, int dtype, sidecore_comm comm, sidecore_request* req) {
   return coll_c(v_args(K::allgatherv, nb, send, send_count, nullptr, nullptr, recv, recv_counts, recv_displs, dtype),
                 comm, req);
 }
-int sc_allgatherv(const void* send, int64_t send_count, void* recv, const int64_t* recv_counts,
-                  const int64_t* recv_displs, int dtype, sc_comm comm) {
+int sidecore_allgatherv(const void* send, int64_t send_count, void* recv, const int64_t* recv_counts,
+                  const int64_t* recv_displs, int dtype, sidecore_comm comm) {
   return coll_c(v_args(K::allgatherv, bl, send, send_count, nullptr, nullptr, recv, recv_counts, recv_displs, dtype),
                 comm, nullptr);
 }
-int sc_allgatherv_init(const void* send, int64_t send_count, void* recv, const int64_t* recv_counts,
-                       const int64_t* recv_displs, int dtype, sc_comm comm, sc_request* req) {
+int sidecore_allgatherv_init(const void* send, int64_t send_count, void* recv, const int64_t* recv_counts,
+                       const int64_t* recv_displs, int dtype, sidecore_comm comm, sidecore_request* req) {
   return coll_c(v_args(K::allgatherv, pe, send, send_count, nullptr, nullptr, recv, recv_counts, recv_displs, dtype),
                 comm, req);
 }
-int sc_ialltoallv(const void* send, const int64_t* send_counts, const int64_t* send_displs, void* recv,
-                  const int64_t* recv_counts, const int64_t* recv_displs, int dtype, sc_comm comm, sc_request* req) {
+int sidecore_ialltoallv(const void* send, const int64_t* send_counts, const int64_t* send_displs, void* recv,
+                        const int64_t* recv_counts, const int64_t* recv_displs, int dtype, sidecore_comm comm,
+                        sidecore_request* req) {
   return coll_c(v_args(K::alltoallv, nb, send, 0, send_counts, send_displs, recv, recv_counts, recv_displs, dtype),
                 comm, req);
 }
-int sc_alltoallv(const void* send, const int64_t* send_counts, const int64_t* send_displs, void* recv,
-                 const int64_t* recv_counts, const int64_t* recv_displs, int dtype, sc_comm comm) {
+int sidecore_alltoallv(const void* send, const int64_t* send_counts, const int64_t* send_displs, void* recv,
+                 const int64_t* recv_counts, const int64_t* recv_displs, int dtype, sidecore_comm comm) {
   return coll_c(v_args(K::alltoallv, bl, send, 0, send_counts, send_displs, recv, recv_counts, recv_displs, dtype),
                 comm, nullptr);
 }
-int sc_alltoallv_init(const void* send, const int64_t* send_counts, const int64_t* send_displs, void* recv,
-                      const int64_t* recv_counts, const int64_t* recv_displs, int dtype, sc_comm comm,
-                      sc_request* req) {
+int sidecore_alltoallv_init(const void* send, const int64_t* send_counts, const int64_t* send_displs, void* recv,
+                      const int64_t* recv_counts, const int64_t* recv_displs, int dtype, sidecore_comm comm,
+                      sidecore_request* req) {
   return coll_c(v_args(K::alltoallv, pe, send, 0, send_counts, send_displs, recv, recv_counts, recv_displs, dtype),
                 comm, req);
 }
 
-const char* sc_error_name(int code) {
-  if (code == SC_ERR_INTERNAL) return "internal";
-  if (code < 0 || code > SC_ERR_PEER_FAILED) return "unknown";
+const char* sidecore_error_name(int code) {
+  if (code == SIDECORE_ERR_INTERNAL) return "internal";
+  if (code < 0 || code > SIDECORE_ERR_PEER_FAILED) return "unknown";
   return sidecore::errc_name(static_cast<sidecore::errc>(code));
 }
-const char* sc_last_error(void) { return t_error ? t_error->c_str() : ""; }
+const char* sidecore_last_error(void) { return t_error ? t_error->c_str() : ""; }
 
-int sc_binding_limits(int64_t send_bytes, int64_t recv_bytes) {
+int sidecore_binding_limits(int64_t send_bytes, int64_t recv_bytes) {
   if (send_bytes < -1 || recv_bytes < -1)
     return fail(sidecore::errc::invalid_argument,
-                ("sc_binding_limits: send_bytes=" + std::to_string(send_bytes) + ", recv_bytes=" +
+                ("sidecore_binding_limits: send_bytes=" + std::to_string(send_bytes) + ", recv_bytes=" +
                  std::to_string(recv_bytes) + "; accepted: -1 (unknown) or a size in bytes")
                     .c_str());
   t_next_limits = {send_bytes, recv_bytes};
-  return SC_SUCCESS;
+  return SIDECORE_SUCCESS;
 }
-int sc_binding_fail(int code, const char* message) {
-  if (!message || code == SC_SUCCESS || sc_error_name(code) == std::string_view("unknown"))
+int sidecore_binding_fail(int code, const char* message) {
+  if (!message || code == SIDECORE_SUCCESS || sidecore_error_name(code) == std::string_view("unknown"))
     return fail(sidecore::errc::invalid_argument,
-                ("sc_binding_fail: code " + std::to_string(code) + (message ? "" : " with a NULL message") +
-                 "; accepted: an SC_ERR_* code and a message")
+                ("sidecore_binding_fail: code " + std::to_string(code) + (message ? "" : " with a NULL message") +
+                 "; accepted: a SIDECORE_ERR_* code and a message")
                     .c_str());
   return fail(static_cast<sidecore::errc>(code), message);
 }

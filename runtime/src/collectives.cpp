@@ -168,7 +168,7 @@ bool role_uses(coll::kind k, bool send, bool at_root) {
 
 // What the caller counts in: its element (a value of the dtype, or a {value; int32 index} pair) and that element's
 // size. The buffers are measured in bytes, the counts in these; a message about both says both. "dtype float64"
-// is the C API's SC_DOUBLE in its messages (c_api.cpp's in_c_terms).
+// is the C API's SIDECORE_DOUBLE in its messages (c_api.cpp's in_c_terms).
 struct call_unit {
   std::size_t bytes = 1;
   std::string one;   // "element", "{value; int32 index} pair"

@@ -1,4 +1,4 @@
-// sc_info_print: what `sidecore info` shows. Works without MPI_Init and without sidecore::init.
+// sidecore_info_print: what `sidecore info` shows. Works without MPI_Init and without sidecore::init.
 #include <mpi.h>
 #include <omp.h>
 #include <rdma/fabric.h>
@@ -42,10 +42,10 @@ std::string probe_provider(const std::string& name) {
 
 }  // namespace
 
-extern "C" int sc_info_print(FILE* out) {
+extern "C" int sidecore_info_print(FILE* out) {
   using namespace sidecore::detail;
   int rc = 0;
-  std::fprintf(out, "sidecore %s — dedicated-core communication progress for MPI+OpenMP\n\n", "0.1.0");
+  std::fprintf(out, "sidecore %s — dedicated-core communication progress for MPI+OpenMP\n\n", SIDECORE_VERSION_TEXT);
 
   // Settings: read each variable separately so one bad value does not hide the others. A refused value is marked
   // on its line (the default applies, as it would not at init, which fails) and explained on stderr, as init would.

@@ -241,9 +241,10 @@ void init(MPI_Comm user_comm) {
   int mpi_ok = 0;
   MPI_Initialized(&mpi_ok);
   if (!mpi_ok) throw error(errc::mpi, "sidecore::init needs MPI initialized: call MPI_Init or MPI_Init_thread first");
-  constexpr const char* accepted = "accepted: an MPI intracommunicator of the ranks that use sidecore, such as "
-                                   "MPI_COMM_WORLD (in Fortran MPI_COMM_WORLD of `use mpi`, or MPI_COMM_WORLD%MPI_VAL "
-                                   "of `use mpi_f08`; SC_COMM_WORLD is sidecore's own communicator, which init makes)";
+  constexpr const char* accepted =
+      "accepted: an MPI intracommunicator of the ranks that use sidecore, such as "
+      "MPI_COMM_WORLD (in Fortran MPI_COMM_WORLD of `use mpi`, or MPI_COMM_WORLD%MPI_VAL "
+      "of `use mpi_f08`; SIDECORE_COMM_WORLD is sidecore's own communicator, which init makes)";
   if (user_comm == MPI_COMM_NULL)
     throw error(errc::invalid_argument, std::string("sidecore::init: comm is MPI_COMM_NULL; ") + accepted);
   bool inter = false;

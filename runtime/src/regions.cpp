@@ -10,19 +10,23 @@ namespace {
 thread_local long t_c_regions_open = 0;
 }  // namespace
 
-extern "C" int sc_region_begin(const char* name) {
-  if (!name) return sidecore::detail::c_fail(SC_ERR_INVALID_ARGUMENT, "sc_region_begin: name is NULL; accepted: a "
-                                             "region name (a C string)");
+extern "C" int sidecore_region_begin(const char* name) {
+  if (!name)
+    return sidecore::detail::c_fail(SIDECORE_ERR_INVALID_ARGUMENT,
+                                    "sidecore_region_begin: name is NULL; accepted: a "
+                                    "region name (a C string)");
   sidecore::detail::region_enter(name);
   ++t_c_regions_open;
   return sidecore::detail::c_succeed();
 }
 
-extern "C" int sc_region_end(void) {
+extern "C" int sidecore_region_end(void) {
   if (t_c_regions_open == 0)
-    return sidecore::detail::c_fail(SC_ERR_INVALID_ARGUMENT, "sc_region_end: no region is open on this thread (more "
-                                    "ends than begins); accepted: one sc_region_end per sc_region_begin, on the "
-                                    "thread that began the region");
+    return sidecore::detail::c_fail(
+        SIDECORE_ERR_INVALID_ARGUMENT,
+        "sidecore_region_end: no region is open on this thread (more "
+        "ends than begins); accepted: one sidecore_region_end per sidecore_region_begin, on the "
+        "thread that began the region");
   --t_c_regions_open;
   sidecore::detail::region_exit();
   return sidecore::detail::c_succeed();

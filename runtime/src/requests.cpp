@@ -34,7 +34,7 @@ using detail::call_scope;
 }
 
 // The sentence of this thread's last request that completed with an error that has one (send's exception, the
-// blocking collectives', the C API's sc_last_error).
+// blocking collectives', the C API's sidecore_last_error).
 thread_local std::string t_request_error;
 
 [[gnu::cold, gnu::noinline]] void note_error(const detail::runtime_state& s, const progress::completion& c,
@@ -42,7 +42,7 @@ thread_local std::string t_request_error;
   t_request_error = c.kind == progress::req_kind::schedule ? s.coll->describe(handle, c) : s.eng->describe(c);
 }
 
-// An array call (waitall, testall) reports its first failed request's error (the C API's return, sc_last_error):
+// An array call (waitall, testall) reports its first failed request's error (the C API's return, sidecore_last_error):
 // the sentence of that request is kept over those of later ones that failed too.
 class first_error_sentence {
  public:

@@ -332,17 +332,18 @@ std::vector<setting_def> make_table() {
                  s.verbose = static_cast<int>(parse_unsigned("SIDECORE_VERBOSE", v, 0, 2));
                },
                [](const settings& s) { return std::to_string(s.verbose); }});
-  t.push_back({"SIDECORE_AUTO_STEPS", "(time window)", "an integer 1..1000000 (iterations)",
-               "SIDECORE_PROGRESS=auto: profile the K iterations between the first sidecore::step() (sc_step) and the "
-               "(K+1)-th, then decide at that step(), on every rank at once (step() must mark the same iteration on "
-               "every rank; init refuses a K that differs). Unset: a time window (SIDECORE_AUTO_WINDOW) decided "
-               "without blocking.",
-               [](settings& s, const std::string& v) {
-                 s.auto_steps = static_cast<std::uint32_t>(parse_unsigned("SIDECORE_AUTO_STEPS", v, 1, 1000000));
-               },
-               [](const settings& s) {
-                 return s.auto_steps == 0 ? std::string("(time window)") : std::to_string(s.auto_steps);
-               }});
+  t.push_back(
+      {"SIDECORE_AUTO_STEPS", "(time window)", "an integer 1..1000000 (iterations)",
+       "SIDECORE_PROGRESS=auto: profile the K iterations between the first sidecore::step() (sidecore_step) and the "
+       "(K+1)-th, then decide at that step(), on every rank at once (step() must mark the same iteration on "
+       "every rank; init refuses a K that differs). Unset: a time window (SIDECORE_AUTO_WINDOW) decided "
+       "without blocking.",
+       [](settings& s, const std::string& v) {
+         s.auto_steps = static_cast<std::uint32_t>(parse_unsigned("SIDECORE_AUTO_STEPS", v, 1, 1000000));
+       },
+       [](const settings& s) {
+         return s.auto_steps == 0 ? std::string("(time window)") : std::to_string(s.auto_steps);
+       }});
   t.push_back({"SIDECORE_AUTO_WINDOW", "10", "a number of seconds 0.001..1000000",
                "SIDECORE_PROGRESS=auto without SIDECORE_AUTO_STEPS: profile this long from init, then agree with the "
                "other ranks without blocking (an MPI_Iallreduce tested at each later sidecore call) and switch when "

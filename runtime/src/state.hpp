@@ -159,11 +159,11 @@ request isend_with_slot(const void* buf, std::int64_t bytes, int dest, int t, co
                         const char* call = "sidecore::isend");
 /// irecv, naming `call` when the request limit refuses the start (sidecore::recv, sidecore::start).
 request irecv_as(void* buf, std::int64_t bytes, int source, int t, const comm& c, const char* call);
-/// sidecore::recv without its throw on a failed transport or peer: the status says it (sc_recv returns it so).
+/// sidecore::recv without its throw on a failed transport or peer: the status says it (sidecore_recv returns it so).
 status blocking_recv(void* buf, std::int64_t bytes, int source, int t, const comm& c, const char* call);
 
 /// The sentence of this thread's last request that completed with an error that has one (transport; a collective's
-/// invalid_argument): what send(), the blocking collectives and the C API's sc_last_error report.
+/// invalid_argument): what send(), the blocking collectives and the C API's sidecore_last_error report.
 void note_request_error(const std::string& text);
 
 /// Releases a persistent request by handle (request_free, a persistent request's destructor): an active run is
@@ -198,9 +198,11 @@ inline comm live_comm(int id) {
   return comm_access::make(id, e ? e->serial : 0);
 }
 
-/// A C API call refused before it reached the C++ API: sets sc_last_error() to `message`, returns `code` (c_api.cpp).
+/// A C API call refused before it reached the C++ API: sets sidecore_last_error() to `message`, returns `code`
+/// (c_api.cpp).
 int c_fail(int code, const char* message);
-/// A C API call that succeeded without reaching guarded(): clears sc_last_error(), returns SC_SUCCESS (c_api.cpp).
+/// A C API call that succeeded without reaching guarded(): clears sidecore_last_error(), returns SIDECORE_SUCCESS
+/// (c_api.cpp).
 int c_succeed();
 
 }  // namespace sidecore::detail

@@ -171,7 +171,7 @@ f08)
   done
   ;;
 libsc)
-  # A program exporting sc_init (p4est's libsc does; so does sidecore's C API) is profiled: only a C++ symbol of
+  # A program exporting sc_init (p4est's libsc does) is profiled: only a C++ symbol of
   # libsidecore makes the profiler stand down for a sidecore application...
   run libsc 0 -n 1 -genv LD_PRELOAD "$preload" -genv SIDECORE_PROFILE "$dir/sc.%r.json" \
     "$(dirname "$app")/pmpi_libsc_app" plain

@@ -268,7 +268,7 @@ TEST(Trace, ChromeTraceWithCallsComputeTransfersAndNames) {
   const auto me = si::current_thread_id();
   si::region_enter("solve");
   for (int i = 0; i < 3; ++i) {
-    si::call_enter(category::init, "sc_isend");
+    si::call_enter(category::init, "sidecore_isend");
     si::call_exit(category::init);
     spin_for_ns(20000);
     si::call_enter(category::wait);
@@ -294,7 +294,7 @@ TEST(Trace, ChromeTraceWithCallsComputeTransfersAndNames) {
     const std::string ph = e["ph"];
     if (ph == "X" && (e["cat"] == "init" || e["cat"] == "wait")) ++calls;
     if (ph == "X" && e["cat"] == "init") {
-      EXPECT_EQ(e["name"], "sc_isend");
+      EXPECT_EQ(e["name"], "sidecore_isend");
     }
     if (ph == "X" && e["cat"] == "compute") ++computes;
     if (ph == "X" && e["cat"] == "region") ++regions;
@@ -1058,7 +1058,7 @@ TEST(Profile, CommandLineThatIsNotUtf8IsWrittenWithReplacements) {
 }
 
 TEST(Profile, RegionNameThatIsNotUtf8IsWrittenWithAReplacement) {
-  // A region named in Latin-1 (sc_region_begin("café") in a Latin-1 source file) is in the profile and the trace,
+  // A region named in Latin-1 (sidecore_region_begin("café") in a Latin-1 source file) is in the profile and the trace,
   // its byte written as U+FFFD: it cost the whole profile before.
   const std::string trace = ::testing::TempDir() + "sidecore_latin1_region.trace.json";
   si::config c;

@@ -1,6 +1,7 @@
 /* The collectives of the C API used from C: nonblocking, blocking and persistent forms, a user operator, in place,
  * a v-variant, and bad arguments. Returns 0, or the line of the first failed check (the C++ test reports it with
- * sc_last_error()). Results are checked against MPI on MPI_COMM_WORLD (the communicator sc_init was given). */
+ * sidecore_last_error()). Results are checked against MPI on MPI_COMM_WORLD (the communicator sidecore_init was given).
+ */
 #include <sidecore/sidecore.h>
 
 #include <mpi.h>
@@ -26,52 +27,56 @@ static void absmax(const void* in, void* inout, size_t count, void* ctx) {
 
 int sctest_c_api_coll(void) {
   int rank = -1, size = -1;
-  CHECK(sc_rank(&rank) == SC_SUCCESS);
-  CHECK(sc_size(&size) == SC_SUCCESS);
+  CHECK(sidecore_rank(&rank) == SIDECORE_SUCCESS);
+  CHECK(sidecore_size(&size) == SIDECORE_SUCCESS);
 
-  /* iallreduce mixed with a point-to-point pair in one sc_waitall */
+  /* iallreduce mixed with a point-to-point pair in one sidecore_waitall */
   double x[5], sum[5], want[5];
   for (int i = 0; i < 5; ++i) x[i] = rank + i;
   int token = rank, got = -1;
-  sc_request reqs[3];
-  CHECK(sc_iallreduce(x, sum, 5, SC_DOUBLE, SC_SUM, SC_COMM_WORLD, &reqs[0]) == SC_SUCCESS);
-  CHECK(sc_irecv(&got, sizeof got, (rank + size - 1) % size, 77, SC_COMM_WORLD, &reqs[1]) == SC_SUCCESS);
-  CHECK(sc_isend(&token, sizeof token, (rank + 1) % size, 77, SC_COMM_WORLD, &reqs[2]) == SC_SUCCESS);
-  CHECK(sc_waitall(3, reqs, NULL) == SC_SUCCESS);
+  sidecore_request reqs[3];
+  CHECK(sidecore_iallreduce(x, sum, 5, SIDECORE_DOUBLE, SIDECORE_SUM, SIDECORE_COMM_WORLD, &reqs[0]) ==
+        SIDECORE_SUCCESS);
+  CHECK(sidecore_irecv(&got, sizeof got, (rank + size - 1) % size, 77, SIDECORE_COMM_WORLD, &reqs[1]) ==
+        SIDECORE_SUCCESS);
+  CHECK(sidecore_isend(&token, sizeof token, (rank + 1) % size, 77, SIDECORE_COMM_WORLD, &reqs[2]) == SIDECORE_SUCCESS);
+  CHECK(sidecore_waitall(3, reqs, NULL) == SIDECORE_SUCCESS);
   MPI_Allreduce(x, want, 5, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   CHECK(memcmp(sum, want, sizeof sum) == 0);
   CHECK(got == (rank + size - 1) % size);
 
   /* blocking bcast and in-place allreduce */
   int32_t b[3] = {rank, rank, rank};
-  CHECK(sc_bcast(b, 3, SC_INT32, size - 1, SC_COMM_WORLD) == SC_SUCCESS);
+  CHECK(sidecore_bcast(b, 3, SIDECORE_INT32, size - 1, SIDECORE_COMM_WORLD) == SIDECORE_SUCCESS);
   CHECK(b[0] == size - 1 && b[2] == size - 1);
   int64_t m[2] = {rank, -rank};
-  CHECK(sc_allreduce(SC_IN_PLACE, m, 2, SC_INT64, SC_MAX, SC_COMM_WORLD) == SC_SUCCESS);
+  CHECK(sidecore_allreduce(SIDECORE_IN_PLACE, m, 2, SIDECORE_INT64, SIDECORE_MAX, SIDECORE_COMM_WORLD) ==
+        SIDECORE_SUCCESS);
   CHECK(m[0] == size - 1 && m[1] == 0);
 
   /* a user operator */
   int calls = 0, op = -1;
-  CHECK(sc_op_create(absmax, &calls, 1, &op) == SC_SUCCESS);
+  CHECK(sidecore_op_create(absmax, &calls, 1, &op) == SIDECORE_SUCCESS);
   int64_t u = rank % 2 ? -(int64_t)rank * 3 : rank, ur = 0;
-  CHECK(sc_allreduce(&u, &ur, 1, SC_INT64, op, SC_COMM_WORLD) == SC_SUCCESS);
+  CHECK(sidecore_allreduce(&u, &ur, 1, SIDECORE_INT64, op, SIDECORE_COMM_WORLD) == SIDECORE_SUCCESS);
   CHECK(ur == (size - 1) * 3 || ur == (size - 1) * 3 - 3 || size == 1);
-  CHECK(sc_op_free(&op) == SC_SUCCESS);
-  CHECK(sc_allreduce(&u, &ur, 1, SC_INT64, 100, SC_COMM_WORLD) == SC_ERR_INVALID_ARGUMENT);
+  CHECK(sidecore_op_free(&op) == SIDECORE_SUCCESS);
+  CHECK(sidecore_allreduce(&u, &ur, 1, SIDECORE_INT64, 100, SIDECORE_COMM_WORLD) == SIDECORE_ERR_INVALID_ARGUMENT);
 
   /* a persistent allreduce started three times */
   int32_t pin = 0, pout = 0;
-  sc_request p = SC_REQUEST_NULL;
-  CHECK(sc_allreduce_init(&pin, &pout, 1, SC_INT32, SC_SUM, SC_COMM_WORLD, &p) == SC_SUCCESS);
+  sidecore_request p = SIDECORE_REQUEST_NULL;
+  CHECK(sidecore_allreduce_init(&pin, &pout, 1, SIDECORE_INT32, SIDECORE_SUM, SIDECORE_COMM_WORLD, &p) ==
+        SIDECORE_SUCCESS);
   for (int it = 0; it < 3; ++it) {
     pin = rank + it;
-    CHECK(sc_start(&p) == SC_SUCCESS);
-    CHECK(sc_wait(&p, NULL) == SC_SUCCESS);
-    CHECK(p != SC_REQUEST_NULL); /* persistent: still valid */
+    CHECK(sidecore_start(&p) == SIDECORE_SUCCESS);
+    CHECK(sidecore_wait(&p, NULL) == SIDECORE_SUCCESS);
+    CHECK(p != SIDECORE_REQUEST_NULL); /* persistent: still valid */
     CHECK(pout == size * (size - 1) / 2 + size * it);
   }
-  CHECK(sc_request_free(&p) == SC_SUCCESS);
-  CHECK(p == SC_REQUEST_NULL);
+  CHECK(sidecore_request_free(&p) == SIDECORE_SUCCESS);
+  CHECK(p == SIDECORE_REQUEST_NULL);
 
   /* allgatherv: rank i gives i + 1 elements */
   int64_t* counts = malloc(sizeof(int64_t) * (size_t)size);
@@ -85,20 +90,24 @@ int sctest_c_api_coll(void) {
   int32_t mine[64];
   for (int i = 0; i <= rank; ++i) mine[i] = rank * 100 + i;
   int32_t* all = malloc(sizeof(int32_t) * (size_t)total);
-  sc_request r = SC_REQUEST_NULL;
-  CHECK(sc_iallgatherv(mine, rank + 1, all, counts, displs, SC_INT32, SC_COMM_WORLD, &r) == SC_SUCCESS);
-  CHECK(sc_wait(&r, NULL) == SC_SUCCESS);
+  sidecore_request r = SIDECORE_REQUEST_NULL;
+  CHECK(sidecore_iallgatherv(mine, rank + 1, all, counts, displs, SIDECORE_INT32, SIDECORE_COMM_WORLD, &r) ==
+        SIDECORE_SUCCESS);
+  CHECK(sidecore_wait(&r, NULL) == SIDECORE_SUCCESS);
   for (int i = 0; i < size; ++i)
     for (int j = 0; j <= i; ++j) CHECK(all[displs[i] + j] == i * 100 + j);
   /* bad arguments */
-  CHECK(sc_iallgatherv(mine, rank + 1, all, NULL, displs, SC_INT32, SC_COMM_WORLD, &r) == SC_ERR_INVALID_ARGUMENT);
-  CHECK(strstr(sc_last_error(), "recv_counts") != NULL);
-  CHECK(sc_iallreduce(x, sum, 5, SC_DOUBLE, SC_BXOR, SC_COMM_WORLD, &r) == SC_ERR_INVALID_ARGUMENT);
-  CHECK(sc_iallreduce(NULL, sum, 5, SC_DOUBLE, SC_SUM, SC_COMM_WORLD, &r) == SC_ERR_INVALID_ARGUMENT);
-  CHECK(sc_iallreduce(x, sum, 5, 17, SC_SUM, SC_COMM_WORLD, &r) == SC_ERR_INVALID_ARGUMENT);
-  CHECK(sc_ibcast(b, 3, SC_INT32, size, SC_COMM_WORLD, &r) == SC_ERR_INVALID_ARGUMENT);
-  CHECK(sc_ibarrier(SC_COMM_WORLD, NULL) == SC_ERR_INVALID_ARGUMENT);
-  CHECK(sc_barrier(12345) == SC_ERR_INVALID_ARGUMENT);
+  CHECK(sidecore_iallgatherv(mine, rank + 1, all, NULL, displs, SIDECORE_INT32, SIDECORE_COMM_WORLD, &r) ==
+        SIDECORE_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(sidecore_last_error(), "recv_counts") != NULL);
+  CHECK(sidecore_iallreduce(x, sum, 5, SIDECORE_DOUBLE, SIDECORE_BXOR, SIDECORE_COMM_WORLD, &r) ==
+        SIDECORE_ERR_INVALID_ARGUMENT);
+  CHECK(sidecore_iallreduce(NULL, sum, 5, SIDECORE_DOUBLE, SIDECORE_SUM, SIDECORE_COMM_WORLD, &r) ==
+        SIDECORE_ERR_INVALID_ARGUMENT);
+  CHECK(sidecore_iallreduce(x, sum, 5, 17, SIDECORE_SUM, SIDECORE_COMM_WORLD, &r) == SIDECORE_ERR_INVALID_ARGUMENT);
+  CHECK(sidecore_ibcast(b, 3, SIDECORE_INT32, size, SIDECORE_COMM_WORLD, &r) == SIDECORE_ERR_INVALID_ARGUMENT);
+  CHECK(sidecore_ibarrier(SIDECORE_COMM_WORLD, NULL) == SIDECORE_ERR_INVALID_ARGUMENT);
+  CHECK(sidecore_barrier(12345) == SIDECORE_ERR_INVALID_ARGUMENT);
   free(all);
   free(counts);
   free(displs);

@@ -10,25 +10,25 @@ program fortran_class_t
   type(pt) :: points(4)
   integer(c_int) :: code
   points = pt(1, 2, 3)
-  code = send_points(points, 24_sc_count_kind * size(points))
-  code = send_point(points(1), 24_sc_count_kind)
+  code = send_points(points, 24_sidecore_count_kind * size(points))
+  code = send_point(points(1), 24_sidecore_count_kind)
 contains
   integer(c_int) function send_points(p, bytes) result(code)
     class(pt), intent(in) :: p(:)
-    integer(sc_count_kind), intent(in) :: bytes
-    code = SC_ERR_INVALID_ARGUMENT
+    integer(sidecore_count_kind), intent(in) :: bytes
+    code = SIDECORE_ERR_INVALID_ARGUMENT
     select type (p)
     type is (pt)
-      code = sc_send(p, bytes, 0_c_int, 1_c_int, SC_COMM_WORLD)
+      code = sidecore_send(p, bytes, 0_c_int, 1_c_int, SIDECORE_COMM_WORLD)
     end select
   end function
   integer(c_int) function send_point(p, bytes) result(code)
     class(pt), intent(in) :: p
-    integer(sc_count_kind), intent(in) :: bytes
-    code = SC_ERR_INVALID_ARGUMENT
+    integer(sidecore_count_kind), intent(in) :: bytes
+    code = SIDECORE_ERR_INVALID_ARGUMENT
     select type (p)
     type is (pt)
-      code = sc_send(p, bytes, 0_c_int, 1_c_int, SC_COMM_WORLD)
+      code = sidecore_send(p, bytes, 0_c_int, 1_c_int, SIDECORE_COMM_WORLD)
     end select
   end function
 end program

@@ -5,8 +5,8 @@ program fortran_integer8_literal
   use sidecore
   implicit none
   integer(c_int) :: code
-  integer(sc_request_kind) :: r
+  integer(sidecore_request_kind) :: r
   real(c_double), asynchronous :: a(4)
   a = 1
-  code = sc_isend(a, 32_sc_count_kind, 1, 0_c_int, SC_COMM_WORLD, r)
+  code = sidecore_isend(a, 32_sidecore_count_kind, 1, 0_c_int, SIDECORE_COMM_WORLD, r)
 end program

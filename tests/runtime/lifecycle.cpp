@@ -125,13 +125,14 @@ void calls_outside(const char* when) {
   expect_error(errc::not_initialized, [] { sidecore::finalize(); }, "finalize", {"finalize", when});
   check(!sidecore::initialized(), "initialized() is false outside init/finalize");
   // The C API: codes and messages.
-  sc_request r = SC_REQUEST_NULL;
-  check(sc_isend(&g_buf, 8, 0, 1, SC_COMM_WORLD, &r) == SC_ERR_NOT_INITIALIZED,
-        "sc_isend outside: SC_ERR_NOT_INITIALIZED");
-  check(contains(sc_last_error(), "isend"), std::string("sc_last_error names isend: ") + sc_last_error());
+  sidecore_request r = SIDECORE_REQUEST_NULL;
+  check(sidecore_isend(&g_buf, 8, 0, 1, SIDECORE_COMM_WORLD, &r) == SIDECORE_ERR_NOT_INITIALIZED,
+        "sidecore_isend outside: SIDECORE_ERR_NOT_INITIALIZED");
+  check(contains(sidecore_last_error(), "isend"),
+        std::string("sidecore_last_error names isend: ") + sidecore_last_error());
   int rk = -1;
-  check(sc_rank(&rk) == SC_ERR_NOT_INITIALIZED, "sc_rank outside: SC_ERR_NOT_INITIALIZED");
-  check(sc_finalize() == SC_ERR_NOT_INITIALIZED, "sc_finalize outside: SC_ERR_NOT_INITIALIZED");
+  check(sidecore_rank(&rk) == SIDECORE_ERR_NOT_INITIALIZED, "sidecore_rank outside: SIDECORE_ERR_NOT_INITIALIZED");
+  check(sidecore_finalize() == SIDECORE_ERR_NOT_INITIALIZED, "sidecore_finalize outside: SIDECORE_ERR_NOT_INITIALIZED");
 }
 
 void ring_once() {
@@ -231,14 +232,14 @@ int run(const std::string& scenario) {
     check(n_core == 7, "info().n_core is SIDECORE_NCORE=7, got " + std::to_string(n_core));
     sidecore::finalize();
   } else if (scenario == "init_bad_comm") {
-    // A handle that is no communicator (0 is SC_COMM_WORLD, sidecore's own id, a natural slip in C and Fortran),
+    // A handle that is no communicator (0 is SIDECORE_COMM_WORLD, sidecore's own id, a natural slip in C and Fortran),
     // MPI_COMM_NULL: refused naming what is accepted, MPI not left to abort; init then works.
     const std::vector<std::string> parts = {"accepted", "MPI_COMM_WORLD"};
     expect_error(errc::invalid_argument, [] { sidecore::init(static_cast<MPI_Comm>(0)); }, "init(0)",
-                 {"not an MPI communicator", "accepted", "MPI_COMM_WORLD", "SC_COMM_WORLD"});
+                 {"not an MPI communicator", "accepted", "MPI_COMM_WORLD", "SIDECORE_COMM_WORLD"});
     expect_error(errc::invalid_argument, [] { sidecore::init(MPI_COMM_NULL); }, "init(MPI_COMM_NULL)", parts);
-    check(sc_init(static_cast<MPI_Comm>(SC_COMM_WORLD)) == SC_ERR_INVALID_ARGUMENT,
-          "sc_init(SC_COMM_WORLD): SC_ERR_INVALID_ARGUMENT");
+    check(sidecore_init(static_cast<MPI_Comm>(SIDECORE_COMM_WORLD)) == SIDECORE_ERR_INVALID_ARGUMENT,
+          "sidecore_init(SIDECORE_COMM_WORLD): SIDECORE_ERR_INVALID_ARGUMENT");
     check(!sidecore::initialized(), "initialized after refused inits");
     sidecore::init();
     ring_once();
@@ -250,7 +251,8 @@ int run(const std::string& scenario) {
   } else if (scenario == "init_twice") {
     sidecore::init();
     expect_error(errc::already_initialized, [] { sidecore::init(); }, "init twice", {"twice"});
-    check(sc_init(MPI_COMM_WORLD) == SC_ERR_ALREADY_INITIALIZED, "sc_init twice: SC_ERR_ALREADY_INITIALIZED");
+    check(sidecore_init(MPI_COMM_WORLD) == SIDECORE_ERR_ALREADY_INITIALIZED,
+          "sidecore_init twice: SIDECORE_ERR_ALREADY_INITIALIZED");
     check(sidecore::initialized(), "still initialized after a second init");
     ring_once();
     sidecore::finalize();
@@ -277,19 +279,21 @@ int run(const std::string& scenario) {
     sidecore::init();
     sidecore::finalize();
     expect_error(errc::already_initialized, [] { sidecore::init(); }, "init after finalize", {"finalize"});
-    check(sc_init(MPI_COMM_WORLD) == SC_ERR_ALREADY_INITIALIZED, "sc_init after finalize: SC_ERR_ALREADY_INITIALIZED");
-    check(contains(sc_last_error(), "finalize"), std::string("sc_last_error: ") + sc_last_error());
+    check(sidecore_init(MPI_COMM_WORLD) == SIDECORE_ERR_ALREADY_INITIALIZED,
+          "sidecore_init after finalize: SIDECORE_ERR_ALREADY_INITIALIZED");
+    check(contains(sidecore_last_error(), "finalize"), std::string("sidecore_last_error: ") + sidecore_last_error());
   } else if (scenario == "c_api_lifecycle") {
-    sc_request r = SC_REQUEST_NULL;
-    check(sc_isend(&g_buf, 8, 0, 1, SC_COMM_WORLD, &r) == SC_ERR_NOT_INITIALIZED, "sc_isend before sc_init");
-    check(r == SC_REQUEST_NULL, "no handle written on error");
-    check(sc_init(MPI_COMM_WORLD) == SC_SUCCESS, std::string("sc_init: ") + sc_last_error());
+    sidecore_request r = SIDECORE_REQUEST_NULL;
+    check(sidecore_isend(&g_buf, 8, 0, 1, SIDECORE_COMM_WORLD, &r) == SIDECORE_ERR_NOT_INITIALIZED,
+          "sidecore_isend before sidecore_init");
+    check(r == SIDECORE_REQUEST_NULL, "no handle written on error");
+    check(sidecore_init(MPI_COMM_WORLD) == SIDECORE_SUCCESS, std::string("sidecore_init: ") + sidecore_last_error());
     int rk = -1, sz = -1;
-    check(sc_rank(&rk) == SC_SUCCESS && rk == g_rank, "sc_rank");
-    check(sc_size(&sz) == SC_SUCCESS && sz >= 1, "sc_size");
-    check(sc_finalize() == SC_SUCCESS, std::string("sc_finalize: ") + sc_last_error());
-    check(sc_finalize() == SC_ERR_NOT_INITIALIZED, "sc_finalize twice");
-    check(contains(sc_last_error(), "after"), std::string("sc_last_error: ") + sc_last_error());
+    check(sidecore_rank(&rk) == SIDECORE_SUCCESS && rk == g_rank, "sidecore_rank");
+    check(sidecore_size(&sz) == SIDECORE_SUCCESS && sz >= 1, "sidecore_size");
+    check(sidecore_finalize() == SIDECORE_SUCCESS, std::string("sidecore_finalize: ") + sidecore_last_error());
+    check(sidecore_finalize() == SIDECORE_ERR_NOT_INITIALIZED, "sidecore_finalize twice");
+    check(contains(sidecore_last_error(), "after"), std::string("sidecore_last_error: ") + sidecore_last_error());
   } else if (scenario == "bad_setting_here") {
     expect_error(errc::bad_setting, [] { sidecore::init(); }, "init with SIDECORE_PROGRESS=bogus",
                  {"SIDECORE_PROGRESS", "bogus", "off, core"});
@@ -343,7 +347,7 @@ int run(const std::string& scenario) {
     sidecore::finalize();
   } else if (scenario == "request_limit") {
     // SIDECORE_MAX_REQUESTS=1024 (ctest): with 1024 requests in flight, every start is refused with
-    // invalid_argument naming the call and the count (the C API: SC_ERR_INVALID_ARGUMENT, the same sentence), and
+    // invalid_argument naming the call and the count (the C API: SIDECORE_ERR_INVALID_ARGUMENT, the same sentence), and
     // starts nothing; once some complete, starts succeed again and the ranks still meet (a barrier, a ring).
     sidecore::init();
     const bool many = sidecore::size() > 1;
@@ -369,11 +373,12 @@ int run(const std::string& scenario) {
                  "start of a persistent receive beyond SIDECORE_MAX_REQUESTS", {"sidecore::start", count});
     expect_error(errc::invalid_argument, [] { (void)sidecore::recv(&g_buf, 8, sidecore::any_source, 700); },
                  "recv beyond SIDECORE_MAX_REQUESTS", {"sidecore::recv", count});
-    sc_request cr = SC_REQUEST_NULL;
-    check(sc_irecv(&g_buf, 8, -1, 700, SC_COMM_WORLD, &cr) == SC_ERR_INVALID_ARGUMENT,
-          "sc_irecv beyond SIDECORE_MAX_REQUESTS: SC_ERR_INVALID_ARGUMENT");
-    check(contains(sc_last_error(), count), std::string("sc_last_error says how many: ") + sc_last_error());
-    check(cr == SC_REQUEST_NULL, "a refused sc_irecv leaves the handle null");
+    sidecore_request cr = SIDECORE_REQUEST_NULL;
+    check(sidecore_irecv(&g_buf, 8, -1, 700, SIDECORE_COMM_WORLD, &cr) == SIDECORE_ERR_INVALID_ARGUMENT,
+          "sidecore_irecv beyond SIDECORE_MAX_REQUESTS: SIDECORE_ERR_INVALID_ARGUMENT");
+    check(contains(sidecore_last_error(), count),
+          std::string("sidecore_last_error says how many: ") + sidecore_last_error());
+    check(cr == SIDECORE_REQUEST_NULL, "a refused sidecore_irecv leaves the handle null");
     for (std::size_t i = 0; i < 16; ++i) {
       sidecore::cancel(rs.back());
       check(sidecore::wait(rs.back()).error == errc::canceled, "a cancelled receive completes canceled");

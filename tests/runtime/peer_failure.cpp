@@ -133,11 +133,12 @@ void survivor(int nranks) {
                                               sidecore::op::sum);
   expect_peer_failed(c2, "an allreduce started after the death");
   // The C API's code and message.
-  sc_request cr = SC_REQUEST_NULL;
-  check(sc_irecv(small.data(), 64, 1, 10, SC_COMM_WORLD, &cr) == SC_SUCCESS, "sc_irecv from the dead rank");
-  const int code = sc_wait(&cr, nullptr);
-  check(code == SC_ERR_PEER_FAILED && std::string(sc_last_error()).find("peer rank 1") != std::string::npos,
-        "sc_wait on a receive from the dead rank: " + std::to_string(code) + " (" + sc_last_error() + ")");
+  sidecore_request cr = SIDECORE_REQUEST_NULL;
+  check(sidecore_irecv(small.data(), 64, 1, 10, SIDECORE_COMM_WORLD, &cr) == SIDECORE_SUCCESS,
+        "sidecore_irecv from the dead rank");
+  const int code = sidecore_wait(&cr, nullptr);
+  check(code == SIDECORE_ERR_PEER_FAILED && std::string(sidecore_last_error()).find("peer rank 1") != std::string::npos,
+        "sidecore_wait on a receive from the dead rank: " + std::to_string(code) + " (" + sidecore_last_error() + ")");
 
   if (nranks > 2) exchange_with_live_peer(g_rank == 0 ? 2 : 0);
 
@@ -194,16 +195,19 @@ void stream_case() {
 // completes with peer_failed saying that rank 0 ended.
 void ended_case() {
   std::vector<char> small(64);
-  sc_request from0 = SC_REQUEST_NULL;
-  if (g_rank == 2) check(sc_irecv(small.data(), 64, 0, 30, SC_COMM_WORLD, &from0) == SC_SUCCESS, "sc_irecv");
+  sidecore_request from0 = SIDECORE_REQUEST_NULL;
+  if (g_rank == 2)
+    check(sidecore_irecv(small.data(), 64, 0, 30, SIDECORE_COMM_WORLD, &from0) == SIDECORE_SUCCESS, "sidecore_irecv");
   MPI_Barrier(MPI_COMM_WORLD);  // rank 1 dies after this
   if (g_rank == 1) std::raise(SIGKILL);
   if (g_rank == 2) {
     // No sidecore call meanwhile: rank 0 finalizes and exits.
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-    const int code = sc_wait(&from0, nullptr);
-    check(code == SC_ERR_PEER_FAILED && std::string(sc_last_error()).find("peer rank 0 ended") != std::string::npos,
-          "sc_wait on a receive from the rank that ended: " + std::to_string(code) + " (" + sc_last_error() + ")");
+    const int code = sidecore_wait(&from0, nullptr);
+    check(code == SIDECORE_ERR_PEER_FAILED &&
+              std::string(sidecore_last_error()).find("peer rank 0 ended") != std::string::npos,
+          "sidecore_wait on a receive from the rank that ended: " + std::to_string(code) + " (" +
+              sidecore_last_error() + ")");
   }
   sidecore::finalize();
   const std::vector<int> dead = sidecore::failed_ranks();

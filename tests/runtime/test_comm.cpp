@@ -206,7 +206,7 @@ TEST_F(Comm, ACopyOfAFreedCommunicatorIsRefusedOnceItsIdServesANewOne) {
 
   // The C API's integer names B now.
   int c_rank = -1;
-  EXPECT_EQ(sc_comm_rank(id, &c_rank), SC_SUCCESS) << sc_last_error();
+  EXPECT_EQ(sidecore_comm_rank(id, &c_rank), SIDECORE_SUCCESS) << sidecore_last_error();
   EXPECT_EQ(c_rank, rank);
 
   // B itself works: a ring message and a collective.

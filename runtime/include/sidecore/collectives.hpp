@@ -37,8 +37,8 @@
 // errc::not_initialized. What only the ranks together see — counts, types, operators or roots
 // that differ between ranks — completes the request with status error errc::invalid_argument (the blocking form
 // throws it): every message of a collective carries its call's signature, and a receive that gets another signature
-// or another size fails the collective instead of hanging or overrunning a buffer; the C API's sc_last_error and the
-// blocking form's exception say which rank passed what. A rank whose call runs nothing (a count of 0) answers the
+// or another size fails the collective instead of hanging or overrunning a buffer; the C API's sidecore_last_error and
+// the blocking form's exception say which rank passed what. A rank whose call runs nothing (a count of 0) answers the
 // first message of that call that reaches it with an abort notice, which its receiver passes on to every rank. A
 // mismatch is seen only through a message, though: where no message reaches a rank that could see it, nothing moves
 // and the call waits, as MPI's does. Examples: the roots of a reduce or gather that differ on 2 ranks, where both
@@ -201,7 +201,7 @@ struct coll_args {
   std::int64_t send_elems = -1, recv_elems = -1;
   bool typed_pair = false;  // typed: value_index elements
   bool typed = false;
-  // The buffers' sizes in bytes where a language binding knows them (sc_binding_limits); -1: unknown. A plan that
+  // The buffers' sizes in bytes where a language binding knows them (sidecore_binding_limits); -1: unknown. A plan that
   // needs more of a buffer than it holds is refused.
   std::int64_t send_capacity = -1, recv_capacity = -1;
 };

@@ -82,7 +82,7 @@ struct status {
   /// that fits is written depends on the provider (shm writes it, tcp;ofi_rxm in libfabric 1.17 does not).
   std::size_t bytes = 0;
   /// success, truncated, canceled, transport (the provider failed the operation; send() throws with why, and
-  /// the C API's sc_last_error says it), or peer_failed (the rank it involves died; likewise)
+  /// the C API's sidecore_last_error says it), or peer_failed (the rank it involves died; likewise)
   errc error = errc::success;
   /// True when the operation completed without error (error == errc::success).
   [[nodiscard]] bool ok() const noexcept { return error == errc::success; }
@@ -129,7 +129,7 @@ class SIDECORE_API comm {
   [[nodiscard]] bool null() const noexcept { return id_ < 0; }
   /// The MPI communicator with the same ranks (owned by sidecore; valid until free()/finalize()).
   [[nodiscard]] MPI_Comm mpi() const;
-  /// sidecore's id of the communicator, the C API's sc_comm: 0 for world(), -1 for a null one. A freed
+  /// sidecore's id of the communicator, the C API's sidecore_comm: 0 for world(), -1 for a null one. A freed
   /// communicator's id is given to a later dup() or split(), so the id alone does not tell a handle of a freed
   /// communicator from one of the newer communicator given its id (the handle's serial does).
   [[nodiscard]] int id() const noexcept { return id_; }
@@ -191,8 +191,8 @@ class SIDECORE_API request {
 /// core mode cannot reserve a core, errc::transport when no provider fits (or, with SIDECORE_PEER_TIMEOUT set, when
 /// the start-up exchange with a rank of this node does not complete within it: the message names that rank),
 /// errc::mpi when MPI is not initialized or already finalized, errc::invalid_argument when `comm` is MPI_COMM_NULL,
-/// an intercommunicator or no communicator MPI knows (SC_COMM_WORLD, sidecore's own id, is a natural slip: MPI would
-/// abort on it; the question is asked with MPI's error handlers set to return). After a transport failure the MPI
+/// an intercommunicator or no communicator MPI knows (SIDECORE_COMM_WORLD, sidecore's own id, is a natural slip: MPI
+/// would abort on it; the question is asked with MPI's error handlers set to return). After a transport failure the MPI
 /// objects init made stay allocated (freeing them is collective with ranks that may not answer): end the job
 /// (MPI_Abort).
 SIDECORE_API void init(MPI_Comm comm = MPI_COMM_WORLD);

@@ -8,18 +8,20 @@ program consumer_fortran
   integer :: provided, ierr
   integer(c_int) :: rank, size, code
   integer(c_int), asynchronous :: mine, got
-  integer(sc_request_kind) :: reqs(2)
+  integer(sidecore_request_kind) :: reqs(2)
   call MPI_Init_thread(MPI_THREAD_FUNNELED, provided, ierr)
-  code = sc_init(MPI_COMM_WORLD)
-  if (code == SC_SUCCESS) code = sc_rank(rank)
-  if (code == SC_SUCCESS) code = sc_size(size)
+  code = sidecore_init(MPI_COMM_WORLD)
+  if (code == SIDECORE_SUCCESS) code = sidecore_rank(rank)
+  if (code == SIDECORE_SUCCESS) code = sidecore_size(size)
   mine = rank
   got = -1
-  if (code == SC_SUCCESS) code = sc_irecv(got, 4_sc_count_kind, modulo(rank - 1, size), 3, SC_COMM_WORLD, reqs(1))
-  if (code == SC_SUCCESS) code = sc_isend(mine, 4_sc_count_kind, modulo(rank + 1, size), 3, SC_COMM_WORLD, reqs(2))
-  if (code == SC_SUCCESS) code = sc_waitall(2, reqs)
-  if (code /= SC_SUCCESS) then
-    write (*, '(2a)') 'consumer_fortran: ', sc_last_error()
+  if (code == SIDECORE_SUCCESS) code = sidecore_irecv(got, 4_sidecore_count_kind, modulo(rank - 1, size), 3, &
+      SIDECORE_COMM_WORLD, reqs(1))
+  if (code == SIDECORE_SUCCESS) code = sidecore_isend(mine, 4_sidecore_count_kind, modulo(rank + 1, size), 3, &
+      SIDECORE_COMM_WORLD, reqs(2))
+  if (code == SIDECORE_SUCCESS) code = sidecore_waitall(2, reqs)
+  if (code /= SIDECORE_SUCCESS) then
+    write (*, '(2a)') 'consumer_fortran: ', sidecore_last_error()
     call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
   end if
   if (got /= modulo(rank - 1, size)) then
@@ -27,6 +29,6 @@ program consumer_fortran
     error stop 1
   end if
   if (rank == 0) write (*, '(a, i0, a)') 'consumer_fortran: OK, ', size, ' ranks'
-  code = sc_finalize()
+  code = sidecore_finalize()
   call MPI_Finalize(ierr)
 end program

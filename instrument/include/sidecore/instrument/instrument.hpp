@@ -161,7 +161,7 @@ struct clock_calibration {
 
 /// CALL_ENTER / CALL_EXIT: bracket every call from the application into sidecore, on the calling thread. Calls
 /// nest (a blocking call built on nonblocking ones): only the outermost pair is counted, under its own category.
-/// `name` (optional) must be a string with static storage ("MPI_Send", "sc_isend"): the trace shows it; the
+/// `name` (optional) must be a string with static storage ("MPI_Send", "sidecore_isend"): the trace shows it; the
 /// profile counts by category only.
 inline void call_enter(category c, const char* name = nullptr) noexcept {
   if (enabled()) detail::call_enter_at(c, 0, name);

@@ -35,7 +35,8 @@ bench_find_bin() {
       return 0
     fi
   done
-  echo "error: no $program under bin/ of: ${candidates[*]} — build first (cmake -S . -B build && cmake --build build)," \
+  echo "error: no $program under bin/ of: ${candidates[*]} — build first \
+(cmake -S . -B build && cmake --build build)," \
        "or give the build directory as an argument" >&2
   return 1
 }
@@ -52,7 +53,8 @@ bench_run() {
   grep '^# ' "$OUT/$name.log" || true
   awk '/^bench_(p2p_|overlap)/ {p=1} p' "$OUT/$name.log"
   if ((rc != 0)); then
-    echo "!! $name failed (exit $rc$( ((rc == 124)) && echo ", timed out after ${limit}s")); last lines of $OUT/$name.log:"
+    echo "!! $name failed (exit $rc$( ((rc == 124)) && \
+      echo ", timed out after ${limit}s")); last lines of $OUT/$name.log:"
     tail -n 15 "$OUT/$name.log" | sed 's/^/!!   /'
   fi
   return $rc
@@ -62,7 +64,9 @@ bench_run() {
 awk_stats='
   function median(list,   n, a, i, j, t) {
     n = split(list, a, " "); if (n == 0) return ""
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+      t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+    }
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
   }
   function minmax(list, which,   n, a, i, x) {

@@ -31,7 +31,8 @@ for a in "$@"; do
   esac
 done
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "error: --runs=$runs is not accepted: give a positive integer" >&2; exit 2; }
-[[ $blocks =~ ^[1-9][0-9]*$ ]] || { echo "error: --blocks=$blocks is not accepted: give a positive integer" >&2; exit 2; }
+[[ $blocks =~ ^[1-9][0-9]*$ ]] || \
+  { echo "error: --blocks=$blocks is not accepted: give a positive integer" >&2; exit 2; }
 bin=$(bench_find_bin "$build" bench_p2p_paired)/bench_p2p_paired
 OUT=${OUT:-$(dirname "$bin")/bench-results/fastpath-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
@@ -42,21 +43,26 @@ pa=(--blocks="$blocks")
 one() {  # NAME COMMAND...: one run, its summary in $OUT/NAME.tsv
   local name=$1
   shift
-  timeout --kill-after=10 300 "$@" >"$OUT/$name.log" 2>&1 || { echo "!! $name failed (exit $?): $OUT/$name.log" >&2; return 1; }
+  timeout --kill-after=10 300 "$@" >"$OUT/$name.log" 2>&1 || \
+    { echo "!! $name failed (exit $?): $OUT/$name.log" >&2; return 1; }
 }
 
 echo "== run-fastpath.sh: $(nproc) cores, provider $SIDECORE_PROVIDER, $runs runs of each configuration, logs in $OUT"
-printf '$ SIDECORE_SHM_FASTPATH=on|off mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 %s %s : -n 1 -env SIDECORE_PROGRESS off taskset -c %s %s %s\n' \
+printf '$ SIDECORE_SHM_FASTPATH=on|off mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 %s %s '\
+': -n 1 -env SIDECORE_PROGRESS off taskset -c %s %s %s\n' \
   "$bin" "${pa[*]}" "$last" "$bin" "${pa[*]}"
-printf '$ mpiexec -n 1 -env SIDECORE_PROGRESS core %s %s   and   mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 %s %s\n' \
+printf '$ mpiexec -n 1 -env SIDECORE_PROGRESS core %s %s   and   '\
+'mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 %s %s\n' \
   "$bin" "${pa[*]}" "$bin" "${pa[*]}"
 failed=0
 for ((k = 1; k <= runs; k++)); do
   for fp in on off; do
-    one "pair-$fp.r$k" env SIDECORE_SHM_FASTPATH=$fp mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 "$bin" "${pa[@]}" \
-      --summary="$OUT/pair-$fp.r$k.tsv" : -n 1 -env SIDECORE_PROGRESS off taskset -c "$last" "$bin" "${pa[@]}" || failed=1
+    one "pair-$fp.r$k" env SIDECORE_SHM_FASTPATH=$fp mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 \
+      "$bin" "${pa[@]}" --summary="$OUT/pair-$fp.r$k.tsv" \
+      : -n 1 -env SIDECORE_PROGRESS off taskset -c "$last" "$bin" "${pa[@]}" || failed=1
   done
-  one "core-self.r$k" mpiexec -n 1 -env SIDECORE_PROGRESS core "$bin" "${pa[@]}" --summary="$OUT/core-self.r$k.tsv" || failed=1
+  one "core-self.r$k" mpiexec -n 1 -env SIDECORE_PROGRESS core "$bin" "${pa[@]}" \
+    --summary="$OUT/core-self.r$k.tsv" || failed=1
   one "off-self.r$k" mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 "$bin" "${pa[@]}" \
     --summary="$OUT/off-self.r$k.tsv" || failed=1
   printf '.'

@@ -16,12 +16,14 @@ usage="usage: $0 [--iterations=N] [BUILD_DIR]"
 for a in "$@"; do
   case $a in
     --iterations=*) n=${a#--iterations=} ;;
-    -h|--help) echo "$usage"; echo "  --iterations=N   round trips in the long run (default 100000; the short run does N/5)"; exit 0 ;;
+    -h|--help) echo "$usage"; \
+      echo "  --iterations=N   round trips in the long run (default 100000; the short run does N/5)"; exit 0 ;;
     -*) echo "error: unknown option '$a'; $usage" >&2; exit 2 ;;
     *) build=$a ;;
   esac
 done
-[[ $n =~ ^[1-9][0-9]*$ ]] && ((n >= 5)) || { echo "error: --iterations=$n is not accepted: give an integer of 5 or more" >&2; exit 2; }
+[[ $n =~ ^[1-9][0-9]*$ ]] && ((n >= 5)) || \
+  { echo "error: --iterations=$n is not accepted: give an integer of 5 or more" >&2; exit 2; }
 command -v valgrind >/dev/null ||
   { echo "error: valgrind is not installed (Debian: apt-get install valgrind)" >&2; exit 2; }
 bin=$(bench_find_bin "$build" bench_self_loop)
@@ -60,7 +62,8 @@ count() {
     END { for (o in s) printf "%s %.0f\n", o, s[o] }' "$out"
 }
 
-echo "== run-instructions.sh: $bin/bench_self_loop under callgrind, $n and $short round trips, SIDECORE_PROGRESS=${SIDECORE_PROGRESS:-off}"
+echo "== run-instructions.sh: $bin/bench_self_loop under callgrind, $n and $short round trips, \
+SIDECORE_PROGRESS=${SIDECORE_PROGRESS:-off}"
 impls=(sidecore sidecore-self c-api raw mpi)
 [[ -x $bin/bench_self_loop_fortran ]] && impls+=(fortran)  # built where the Fortran module is
 for impl in "${impls[@]}"; do
@@ -69,6 +72,9 @@ for impl in "${impls[@]}"; do
   echo
   echo "$impl: instructions per round trip, by object (loop only: (long - short) / $((n - short)))"
   awk -v d=$((n - short)) 'NR == FNR { a[$1] = $2; next } { b[$1] = $2 }
-    END { for (o in a) { x = (a[o] - b[o]) / d; if (x >= 1) { t += x; printf "  %10.1f  %s\n", x, o } } printf "  %10.1f  total\n", t }' \
+    END {
+      for (o in a) { x = (a[o] - b[o]) / d; if (x >= 1) { t += x; printf "  %10.1f  %s\n", x, o } }
+      printf "  %10.1f  total\n", t
+    }' \
     "$tmp/long.$impl" "$tmp/short.$impl" | sort -rn
 done

@@ -68,7 +68,8 @@ for mode in off core; do
   [ -s "$out/pairs" ] || { echo "  mode $mode: every pair was disturbed; run again on an idle machine"; continue; }
   p=$(stats <"$out/plain"); q=$(stats <"$out/prof"); r=$(pstats <"$out/pairs")
   pm=${p%% *}; qm=${q%% *}
-  printf "  mode %-4s  profile off: %s s   profile on: %s s   overhead of the medians: %s %%   paired: %s %%   (%d pairs, %d disturbed)\n" \
+  printf "  mode %-4s  profile off: %s s   profile on: %s s   overhead of the medians: %s %%   \
+paired: %s %%   (%d pairs, %d disturbed)\n" \
     "$mode" "$p" "$q" "$(awk -v a="$pm" -v b="$qm" 'BEGIN {printf "%+.2f", 100 * (b - a) / a}')" "$r" \
     "$((runs - disturbed))" "$disturbed"
 done

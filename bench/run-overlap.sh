@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Point-to-point overlap (seed 000 Section 3, bench/README.md "How we measure") in one invocation: the system MPI,
-# sidecore off and sidecore core side by side, in the idle-peer configuration (2 ranks) and in the self configuration (1 rank
-# sending to itself), then a table for each: size × {sender, receiver, both} × {mpi, off, core}, overlap % median
-# [min, max] at t_comp = 1 × t_comm, with issue 2's targets marked (sender and receiver side ≥ 90 % at 1 MiB and
+# sidecore off and sidecore core side by side, in the idle-peer configuration (2 ranks) and in the self configuration
+# (1 rank sending to itself), then a table for each: size × {sender, receiver, both} × {mpi, off, core}, overlap %
+# median [min, max] at t_comp = 1 × t_comm, with issue 2's targets marked (sender and receiver side ≥ 90 % at 1 MiB and
 # 8 MiB in core mode) and rows flagged where core mode's t_comm is not the transfer but the peer waking up.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -28,7 +28,8 @@ for a in "$@"; do
     *) build=$a ;;
   esac
 done
-[[ $peer_idle =~ ^(block|hybrid|spin)$ ]] || { echo "error: --peer-idle=$peer_idle: give block, hybrid or spin" >&2; exit 2; }
+[[ $peer_idle =~ ^(block|hybrid|spin)$ ]] || \
+  { echo "error: --peer-idle=$peer_idle: give block, hybrid or spin" >&2; exit 2; }
 bin=$(bench_find_bin "$build" bench_overlap)
 OUT=${OUT:-$bin/../bench-results/overlap-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
@@ -38,15 +39,18 @@ args=("${quick[@]}" "${reps[@]}" "${extra[@]}" --benchmark_color=false)
 
 echo "== run-overlap.sh: $(nproc) cores, provider ${SIDECORE_PROVIDER:-shm (default)}, logs in $OUT"
 echo "   idle-peer: rank 0 measured on core 0 (core mode: pinned by the library, progress thread on core $last);"
-echo "   peer taskset -c $last, blocking waits where the implementation has them (sidecore: SIDECORE_IDLE=$peer_idle${peer_env[*]:+, ${peer_env[*]:1}})"
+echo "   peer taskset -c $last, blocking waits where the implementation has them \
+(sidecore: SIDECORE_IDLE=$peer_idle${peer_env[*]:+, ${peer_env[*]:1}})"
 failed=0
 bench_run mpi "$limit" mpiexec -n 1 taskset -c 0 "$bin/bench_overlap" --impl=mpi "${args[@]}" --summary="$OUT/mpi.tsv" \
   --csv="$OUT/mpi.csv" : -n 1 taskset -c "$last" "$bin/bench_overlap" --impl=mpi "${args[@]}" || failed=1
 bench_run off "$limit" mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 "$bin/bench_overlap" --impl=sidecore \
-  "${args[@]}" --summary="$OUT/off.tsv" --csv="$OUT/off.csv" : -n 1 -env SIDECORE_PROGRESS off -env SIDECORE_IDLE "$peer_idle" "${peer_env[@]}" \
+  "${args[@]}" --summary="$OUT/off.tsv" --csv="$OUT/off.csv" \
+  : -n 1 -env SIDECORE_PROGRESS off -env SIDECORE_IDLE "$peer_idle" "${peer_env[@]}" \
   taskset -c "$last" "$bin/bench_overlap" --impl=sidecore "${args[@]}" || failed=1
 bench_run core "$limit" mpiexec -n 1 -env SIDECORE_PROGRESS core "$bin/bench_overlap" --impl=sidecore "${args[@]}" \
-  --summary="$OUT/core.tsv" --csv="$OUT/core.csv" : -n 1 -env SIDECORE_PROGRESS off -env SIDECORE_IDLE "$peer_idle" "${peer_env[@]}" \
+  --summary="$OUT/core.tsv" --csv="$OUT/core.csv" \
+  : -n 1 -env SIDECORE_PROGRESS off -env SIDECORE_IDLE "$peer_idle" "${peer_env[@]}" \
   taskset -c "$last" "$bin/bench_overlap" --impl=sidecore "${args[@]}" || failed=1
 
 # Self: one rank sending to itself, no peer. On 2 cores this is the configuration where core mode's progress thread
@@ -55,8 +59,8 @@ bench_run mpi-self "$limit" mpiexec -n 1 taskset -c 0 "$bin/bench_overlap" --imp
   --summary="$OUT/mpi-self.tsv" --csv="$OUT/mpi-self.csv" || failed=1
 bench_run off-self "$limit" mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 "$bin/bench_overlap" --impl=sidecore \
   "${args[@]}" --summary="$OUT/off-self.tsv" --csv="$OUT/off-self.csv" || failed=1
-bench_run core-self "$limit" mpiexec -n 1 -env SIDECORE_PROGRESS core "$bin/bench_overlap" --impl=sidecore "${args[@]}" \
-  --summary="$OUT/core-self.tsv" --csv="$OUT/core-self.csv" || failed=1
+bench_run core-self "$limit" mpiexec -n 1 -env SIDECORE_PROGRESS core "$bin/bench_overlap" --impl=sidecore \
+  "${args[@]}" --summary="$OUT/core-self.tsv" --csv="$OUT/core-self.csv" || failed=1
 
 # overlap_table SUFFIX REF WHY: one configuration's table ("" = idle peer, "-self") from <impl>SUFFIX.tsv; rows
 # whose core-mode t_comm exceeds 3x the REF run's (mpi or off) are flagged, WHY saying what the excess usually is.
@@ -67,7 +71,9 @@ for f in mpi off core; do [[ -f $OUT/$f$suffix.tsv ]] || : >"$OUT/$f$suffix.tsv"
 awk -F'\t' -v suffix="$suffix" -v ref="$ref" -v why="$why" '
   function cell(k) { return (k in med) ? sprintf("%5.1f [%5.1f,%5.1f]", med[k], lo[k], hi[k]) : sprintf("%19s", "-") }
   function tc(k) { return (k in tcomm) ? sprintf("%.1f", tcomm[k]) : "-" }
-  function label(s) { return s >= 1048576 && s % 1048576 == 0 ? s / 1048576 "M" : s >= 1024 && s % 1024 == 0 ? s / 1024 "K" : s }
+  function label(s) {
+    return s >= 1048576 && s % 1048576 == 0 ? s / 1048576 "M" : s >= 1024 && s % 1024 == 0 ? s / 1024 "K" : s
+  }
   FNR == 1 { run = FILENAME; sub(/.*\//, "", run); sub(suffix "\\.tsv$", "", run) }
   $1 ~ /^overlap_[a-z]+$/ {
     pat = substr($1, 9); k = run SUBSEP pat SUBSEP $2; med[k] = $3; lo[k] = $4; hi[k] = $5
@@ -76,8 +82,11 @@ awk -F'\t' -v suffix="$suffix" -v ref="$ref" -v why="$why" '
   $1 ~ /^tcomm_us_/ { pat = substr($1, 10); tcomm[run SUBSEP pat SUBSEP $2] = $3 }
   END {
     # sizes in numeric order whatever the file order
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (sizes[j] + 0 < sizes[i] + 0) { t = sizes[i]; sizes[i] = sizes[j]; sizes[j] = t }
-    printf "%6s  %-9s  %-21s%-21s%-21s  %-26s %s\n", "size", "side", "mpi", "sidecore off", "sidecore core", "t_comm us mpi/off/core", "target (core)"
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (sizes[j] + 0 < sizes[i] + 0) {
+      t = sizes[i]; sizes[i] = sizes[j]; sizes[j] = t
+    }
+    printf "%6s  %-9s  %-21s%-21s%-21s  %-26s %s\n", "size", "side", "mpi", "sidecore off", "sidecore core",
+      "t_comm us mpi/off/core", "target (core)"
     split("sender receiver both", pats, " ")
     missed = 0; inflated = 0
     for (i = 1; i <= n; i++) for (p = 1; p <= 3; p++) {
@@ -93,10 +102,11 @@ awk -F'\t' -v suffix="$suffix" -v ref="$ref" -v why="$why" '
       if ((c in tcomm) && (rk in tcomm) && tcomm[c] > 3 * tcomm[rk] && tcomm[c] - tcomm[rk] > 5) {
         mark = mark (mark == "" ? "" : ", ") sprintf("t_comm %.0fx %s!", tcomm[c] / tcomm[rk], ref); inflated++
       }
-      printf "%6s  %-9s  %-21s%-21s%-21s  %-26s %s\n", label(s), pats[p], cell(m), cell("off" SUBSEP pats[p] SUBSEP s), \
-             cell(c), tc(m) "/" tc("off" SUBSEP pats[p] SUBSEP s) "/" tc(c), mark
+      printf "%6s  %-9s  %-21s%-21s%-21s  %-26s %s\n", label(s), pats[p], cell(m), \
+             cell("off" SUBSEP pats[p] SUBSEP s), cell(c), tc(m) "/" tc("off" SUBSEP pats[p] SUBSEP s) "/" tc(c), mark
     }
-    printf "\ntargets missed in this configuration: %d of 4 (sender and receiver side, 1 MiB and 8 MiB, sidecore core, median)\n", missed
+    printf "\ntargets missed in this configuration: %d of 4 (sender and receiver side, 1 MiB and 8 MiB, " \
+           "sidecore core, median)\n", missed
     if (inflated)
       printf "warning: %d row(s) where core-mode t_comm is > 3x the %s one: there %s,\n" \
              "and overlap %% measures hiding that wait as well as the transfer. See bench/README.md, caveats.\n", \

@@ -30,8 +30,10 @@ for a in "$@"; do
   esac
 done
 rounds=${rounds:-$([[ ${#quick[@]} -gt 0 ]] && echo 1 || echo 3)}
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "error: --rounds=$rounds is not accepted: give a positive integer" >&2; exit 2; }
-[[ $peer_idle =~ ^(block|hybrid|spin)$ ]] || { echo "error: --peer-idle=$peer_idle: give block, hybrid or spin" >&2; exit 2; }
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || \
+  { echo "error: --rounds=$rounds is not accepted: give a positive integer" >&2; exit 2; }
+[[ $peer_idle =~ ^(block|hybrid|spin)$ ]] || \
+  { echo "error: --peer-idle=$peer_idle: give block, hybrid or spin" >&2; exit 2; }
 bin=$(bench_find_bin "$build" bench_p2p_raw)
 OUT=${OUT:-$bin/../bench-results/p2p-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
@@ -79,10 +81,14 @@ p2p_table() {
   awk -F'\t' -v suffix="$suffix" '
     function median(list,   n, a, i, j, t) {  # list: space-separated numbers
       n = split(list, a, " "); if (n == 0) return ""
-      for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+        t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+      }
       return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
     }
-    function cell(k) { return (k in meds) ? sprintf("%9.3f [%.3f, %.3f]", median(meds[k]), lo[k], hi[k]) : sprintf("%9s", "-") }
+    function cell(k) {
+      return (k in meds) ? sprintf("%9.3f [%.3f, %.3f]", median(meds[k]), lo[k], hi[k]) : sprintf("%9s", "-")
+    }
     # ratio: median over rounds of run/raw within the same round
     function ratio_of(run, metric, s,   r, list, a, b) {
       list = ""
@@ -93,7 +99,9 @@ p2p_table() {
       return median(list)
     }
     function ratio(run, metric, s,   x) { x = ratio_of(run, metric, s); return x == "" ? "-" : sprintf("%.2f", x) }
-    function label(s) { return s >= 1048576 && s % 1048576 == 0 ? s / 1048576 "M" : s >= 1024 && s % 1024 == 0 ? s / 1024 "K" : s }
+    function label(s) {
+      return s >= 1048576 && s % 1048576 == 0 ? s / 1048576 "M" : s >= 1024 && s % 1024 == 0 ? s / 1024 "K" : s
+    }
     FNR == 1 {
       run = FILENAME; sub(/.*\//, "", run); round = run; sub(/.*\.r/, "", round); sub(/\.tsv$/, "", round)
       sub(suffix "\\.r[0-9]+\\.tsv$", "", run); if (round + 0 > nr) nr = round + 0
@@ -105,17 +113,21 @@ p2p_table() {
       if (!($2 in seen)) { seen[$2] = 1; sizes[++n] = $2 }
     }
     END {
-      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (sizes[j] + 0 < sizes[i] + 0) { t = sizes[i]; sizes[i] = sizes[j]; sizes[j] = t }
+      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (sizes[j] + 0 < sizes[i] + 0) {
+        t = sizes[i]; sizes[i] = sizes[j]; sizes[j] = t
+      }
       split("latency_us bandwidth_GBps", metrics, " ")
       for (m = 1; m <= 2; m++) {
         metric = metrics[m]
-        printf "\n%s\n%6s  %-31s%-31s%-31s%-31s%9s%10s\n", metric == "latency_us" ? "one-way latency (us)" : "bandwidth (GB/s = 1e9 B/s)", \
+        printf "\n%s\n%6s  %-31s%-31s%-31s%-31s%9s%10s\n", \
+               metric == "latency_us" ? "one-way latency (us)" : "bandwidth (GB/s = 1e9 B/s)", \
                "size", "raw libfabric", "mpi", "sidecore off", "sidecore core", "off/raw", "core/raw"
         for (i = 1; i <= n; i++) {
           s = sizes[i]
           if (!(("raw" SUBSEP metric SUBSEP s) in meds) && !(("off" SUBSEP metric SUBSEP s) in meds)) continue
           printf "%6s  %-31s%-31s%-31s%-31s%9s%10s\n", label(s), cell("raw" SUBSEP metric SUBSEP s), \
-                 cell("mpi" SUBSEP metric SUBSEP s), cell("off" SUBSEP metric SUBSEP s), cell("core" SUBSEP metric SUBSEP s), \
+                 cell("mpi" SUBSEP metric SUBSEP s), cell("off" SUBSEP metric SUBSEP s), \
+                 cell("core" SUBSEP metric SUBSEP s), \
                  ratio("off", metric, s), ratio("core", metric, s)
         }
       }

@@ -39,7 +39,8 @@ bin=$(bench_find_bin "$build" sidecore)
 physical=$(lscpu -p=CORE 2>/dev/null | grep -v '^#' | sort -u | wc -l)
 ((physical > 0)) || physical=$(nproc)
 cores=${cores:-$((physical / ranks))}
-[[ $cores =~ ^[1-9][0-9]*$ ]] || { echo "error: --cores-per-rank=$cores is not accepted: give a positive integer" >&2; exit 2; }
+[[ $cores =~ ^[1-9][0-9]*$ ]] || \
+  { echo "error: --cores-per-rank=$cores is not accepted: give a positive integer" >&2; exit 2; }
 if ((cores < 4)); then
   echo "warning: $cores cores per rank ($physical physical cores / $ranks ranks): the accuracy targets need >= 4;" \
        "the studies run, their comparisons say what they can judge" >&2
@@ -64,7 +65,8 @@ echo "# run-study: $(date -u +%FT%TZ) host $(hostname) $(nproc) PUs, $physical c
      "--reps $reps; launcher '$launcher'; build $bin"
 IFS=, read -r -a app_list <<<"$apps"
 for app in "${app_list[@]}"; do
-  [[ -n ${inputs[$app]:-} ]] || { echo "error: --apps: '$app' is not accepted: md, sweep, multizone, heat2d" >&2; exit 2; }
+  [[ -n ${inputs[$app]:-} ]] || \
+    { echo "error: --apps: '$app' is not accepted: md, sweep, multizone, heat2d" >&2; exit 2; }
 done
 for app in "${app_list[@]}"; do
   IFS='|' read -r -a cases <<<"${inputs[$app]}"
@@ -80,7 +82,8 @@ for app in "${app_list[@]}"; do
   # The study's summary: from its title line to the end.
   awk '/^sidecore study:/ {p=1} p' "$OUT/$app.log"
   if ((rc != 0)); then
-    echo "!! $app: exit $rc$( ((rc == 124)) && echo ", stopped after ${limit}s: the runs done are in $OUT/$app/study.json")"
+    echo "!! $app: exit $rc$( ((rc == 124)) && \
+      echo ", stopped after ${limit}s: the runs done are in $OUT/$app/study.json")"
     tail -n 8 "$OUT/$app.log" | sed 's/^/!!   /'
   fi
 done

@@ -16,7 +16,8 @@ source "$here/lib.sh"
 
 cycles=9 build="" OUT="" peer_idle=block paired=31 paired_runs=8 core_peer=last
 targets=(-v lat_off=1.3 -v lat_core=2.5 -v bw_min=0.9)  # issue 2's bounds, for both summaries below
-usage="usage: $0 [--cycles=N] [--paired=N] [--paired-runs=N] [--peer-idle=block|hybrid|spin] [--core-peer=last|first] [--out=DIR] [BUILD_DIR]"
+usage="usage: $0 [--cycles=N] [--paired=N] [--paired-runs=N] [--peer-idle=block|hybrid|spin] \
+[--core-peer=last|first] [--out=DIR] [BUILD_DIR]"
 for a in "$@"; do
   case $a in
     --cycles=*) cycles=${a#--cycles=} ;;
@@ -30,7 +31,8 @@ for a in "$@"; do
       echo "  --cycles=N       raw/off/core cycles per configuration (default 9)"
       echo "  --paired=N       block pairs of bench_p2p_paired (raw and sidecore alternating in one run; default 31,"
       echo "                   0 skips it): mode off (idle peer and self) and core (self)"
-      echo "  --paired-runs=N  runs of each paired configuration (default 8); the verdict is on the median of their medians"
+      echo "  --paired-runs=N  runs of each paired configuration (default 8); \
+the verdict is on the median of their medians"
       echo "  --peer-idle=P    SIDECORE_IDLE of the peer in the 2-rank core run (default block)"
       echo "  --core-peer=C    where the peer runs in the 2-rank core run: last (default: the progress core, beside"
       echo "                   rank 0's progress thread) or first (core 0, beside rank 0's application thread)"
@@ -40,16 +42,22 @@ for a in "$@"; do
     *) build=$a ;;
   esac
 done
-[[ $cycles =~ ^[1-9][0-9]*$ ]] || { echo "error: --cycles=$cycles is not accepted: give a positive integer" >&2; exit 2; }
-[[ $paired =~ ^[0-9]+$ ]] || { echo "error: --paired=$paired is not accepted: give 0 or a positive integer" >&2; exit 2; }
-[[ $paired_runs =~ ^[1-9][0-9]*$ ]] || { echo "error: --paired-runs=$paired_runs is not accepted: give a positive integer" >&2; exit 2; }
-[[ $peer_idle =~ ^(block|hybrid|spin)$ ]] || { echo "error: --peer-idle=$peer_idle: give block, hybrid or spin" >&2; exit 2; }
-[[ $core_peer =~ ^(last|first)$ ]] || { echo "error: --core-peer=$core_peer is not accepted: give last or first" >&2; exit 2; }
+[[ $cycles =~ ^[1-9][0-9]*$ ]] || \
+  { echo "error: --cycles=$cycles is not accepted: give a positive integer" >&2; exit 2; }
+[[ $paired =~ ^[0-9]+$ ]] || \
+  { echo "error: --paired=$paired is not accepted: give 0 or a positive integer" >&2; exit 2; }
+[[ $paired_runs =~ ^[1-9][0-9]*$ ]] || \
+  { echo "error: --paired-runs=$paired_runs is not accepted: give a positive integer" >&2; exit 2; }
+[[ $peer_idle =~ ^(block|hybrid|spin)$ ]] || \
+  { echo "error: --peer-idle=$peer_idle: give block, hybrid or spin" >&2; exit 2; }
+[[ $core_peer =~ ^(last|first)$ ]] || \
+  { echo "error: --core-peer=$core_peer is not accepted: give last or first" >&2; exit 2; }
 bin=$(bench_find_bin "$build" bench_p2p_raw)
 OUT=${OUT:-$bin/../bench-results/targets-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
 last=$(($(nproc) - 1))
-if [[ $core_peer == first ]]; then core_peer_cpu=0; core_peer_what="the peer shares core 0 with rank 0's application thread"
+if [[ $core_peer == first ]]; then \
+  core_peer_cpu=0; core_peer_what="the peer shares core 0 with rank 0's application thread"
 else core_peer_cpu=$last; core_peer_what="the peer shares the progress core"; fi
 args=(--reps=3 --benchmark_color=false '--benchmark_filter=^(latency/8|bandwidth/1M)/')
 
@@ -58,12 +66,14 @@ args=(--reps=3 --benchmark_color=false '--benchmark_filter=^(latency/8|bandwidth
 one() {
   local name=$1
   shift
-  timeout --kill-after=10 120 "$@" >"$OUT/$name.log" 2>&1 || { echo "!! $name failed (exit $?): $OUT/$name.log" >&2; return 1; }
+  timeout --kill-after=10 120 "$@" >"$OUT/$name.log" 2>&1 || \
+    { echo "!! $name failed (exit $?): $OUT/$name.log" >&2; return 1; }
 }
 
 echo "== run-targets.sh: $(nproc) cores, provider ${SIDECORE_PROVIDER:-shm (default)}, $cycles cycles, logs in $OUT"
 echo "   each cycle: raw, sidecore off, sidecore core back to back (8 B latency and 1 MiB bandwidth only, 3 reps each)"
-printf '$ mpiexec -n 1 taskset -c 0 %s %s : -n 1 taskset -c %s ... (idle peer; core: no taskset for rank 0, peer SIDECORE_PROGRESS=off SIDECORE_IDLE=%s under taskset -c %s)\n' \
+printf '$ mpiexec -n 1 taskset -c 0 %s %s : -n 1 taskset -c %s ... '\
+'(idle peer; core: no taskset for rank 0, peer SIDECORE_PROGRESS=off SIDECORE_IDLE=%s under taskset -c %s)\n' \
   "$bin/bench_p2p_{raw,sidecore}" "${args[*]}" "$last" "$peer_idle" "$core_peer_cpu"
 printf '$ mpiexec -n 1 [taskset -c 0] %s %s (self)\n' "$bin/bench_p2p_{raw,sidecore}" "${args[*]}"
 failed=0
@@ -75,8 +85,8 @@ for ((c = 1; c <= cycles; c++)); do
     "$s/off.c$c.tsv" : -n 1 -env SIDECORE_PROGRESS off taskset -c "$last" "$bin/bench_p2p_sidecore" "${args[@]}" ||
     failed=1
   one "core.c$c" mpiexec -n 1 -env SIDECORE_PROGRESS core "$bin/bench_p2p_sidecore" "${args[@]}" "$s/core.c$c.tsv" \
-    : -n 1 -env SIDECORE_PROGRESS off -env SIDECORE_IDLE "$peer_idle" taskset -c "$core_peer_cpu" "$bin/bench_p2p_sidecore" \
-    "${args[@]}" || failed=1
+    : -n 1 -env SIDECORE_PROGRESS off -env SIDECORE_IDLE "$peer_idle" taskset -c "$core_peer_cpu" \
+    "$bin/bench_p2p_sidecore" "${args[@]}" || failed=1
   one "raw-self.c$c" mpiexec -n 1 taskset -c 0 "$bin/bench_p2p_raw" "${args[@]}" "$s/raw-self.c$c.tsv" || failed=1
   one "off-self.c$c" mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 "$bin/bench_p2p_sidecore" "${args[@]}" \
     "$s/off-self.c$c.tsv" || failed=1
@@ -88,26 +98,36 @@ echo
 
 # Summaries: rows "metric size median min max". Per cycle, ratio = sidecore median / raw median.
 awk -F'\t' "${targets[@]}" -v core_peer_what="$core_peer_what" "$awk_stats"'
-  FNR == 1 { f = FILENAME; sub(/.*\//, "", f); sub(/\.tsv$/, "", f); cyc = f; sub(/.*\.c/, "", cyc); run = f; sub(/\.c[0-9]+$/, "", run) }
-  ($1 == "latency_us" && $2 == 8) || ($1 == "bandwidth_GBps" && $2 == 1048576) { v[run, $1, cyc] = $3; vals[run, $1] = vals[run, $1] " " $3; if (cyc + 0 > nc) nc = cyc + 0 }
+  FNR == 1 {
+    f = FILENAME; sub(/.*\//, "", f); sub(/\.tsv$/, "", f)
+    cyc = f; sub(/.*\.c/, "", cyc); run = f; sub(/\.c[0-9]+$/, "", run)
+  }
+  ($1 == "latency_us" && $2 == 8) || ($1 == "bandwidth_GBps" && $2 == 1048576) {
+    v[run, $1, cyc] = $3; vals[run, $1] = vals[run, $1] " " $3; if (cyc + 0 > nc) nc = cyc + 0
+  }
   END {
     split("latency_us bandwidth_GBps", metrics, " ")
     for (cf = 1; cf <= 2; cf++) {
       sfx = cf == 1 ? "" : "-self"
-      printf "\n%s\n", cf == 1 ? "idle peer (2 ranks; core: " core_peer_what " and sleeps in its waits)" : "self (1 rank sending to itself; core: the progress thread has core 1 to itself)"
-      printf "  %-26s %-26s %-26s %-26s %-20s %-20s\n", "metric", "raw", "sidecore off", "sidecore core", "off/raw", "core/raw"
+      printf "\n%s\n", cf == 1 ? "idle peer (2 ranks; core: " core_peer_what " and sleeps in its waits)" \
+             : "self (1 rank sending to itself; core: the progress thread has core 1 to itself)"
+      printf "  %-26s %-26s %-26s %-26s %-20s %-20s\n", "metric", "raw", "sidecore off", "sidecore core",
+        "off/raw", "core/raw"
       for (m = 1; m <= 2; m++) {
         me = metrics[m]
         line = sprintf("  %-26s", me == "latency_us" ? "8 B latency (us)" : "1 MiB bandwidth (GB/s)")
         for (k = 1; k <= 3; k++) {
           r = (k == 1 ? "raw" : k == 2 ? "off" : "core") sfx
-          line = line sprintf(" %-26s", ((r, me) in vals) ? sprintf("%.3f [%.3f, %.3f]", median(vals[r, me]), minmax(vals[r, me], "min"), minmax(vals[r, me], "max")) : "-")
+          line = line sprintf(" %-26s", ((r, me) in vals) ? sprintf("%.3f [%.3f, %.3f]", median(vals[r, me]),
+            minmax(vals[r, me], "min"), minmax(vals[r, me], "max")) : "-")
         }
         for (k = 2; k <= 3; k++) {
           r = (k == 2 ? "off" : "core") sfx; list = ""
-          for (c = 1; c <= nc; c++) if (((r, me, c) in v) && (("raw" sfx, me, c) in v) && v["raw" sfx, me, c] > 0) list = list " " v[r, me, c] / v["raw" sfx, me, c]
+          for (c = 1; c <= nc; c++) if (((r, me, c) in v) && (("raw" sfx, me, c) in v) && v["raw" sfx, me, c] > 0)
+            list = list " " v[r, me, c] / v["raw" sfx, me, c]
           ratio[r, me] = list == "" ? "" : median(list)
-          line = line sprintf(" %-20s", list == "" ? "-" : sprintf("%.2f [%.2f, %.2f]", median(list), minmax(list, "min"), minmax(list, "max")))
+          line = line sprintf(" %-20s", list == "" ? "-" : sprintf("%.2f [%.2f, %.2f]", median(list),
+            minmax(list, "min"), minmax(list, "max")))
         }
         print line
       }
@@ -135,11 +155,13 @@ if ((paired > 0)); then
   pa=(--blocks="$paired")
   echo
   echo "== in one run: bench_p2p_paired, $paired pairs of blocks (ABBA), ratio per pair; $paired_runs runs of each"
-  printf '$ mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 %s %s : -n 1 -env SIDECORE_PROGRESS off taskset -c %s ... (idle peer)\n' "$pbin" "${pa[*]}" "$last"
+  printf '$ mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 %s %s : -n 1 -env SIDECORE_PROGRESS off '\
+'taskset -c %s ... (idle peer)\n' "$pbin" "${pa[*]}" "$last"
   printf '$ mpiexec -n 1 -env SIDECORE_PROGRESS off|core [taskset -c 0] %s %s (self)\n' "$pbin" "${pa[*]}"
   for ((k = 1; k <= paired_runs; k++)); do
     one paired-off.r$k mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 "$pbin" "${pa[@]}" \
-      --summary="$OUT/paired-off.r$k.tsv" : -n 1 -env SIDECORE_PROGRESS off taskset -c "$last" "$pbin" "${pa[@]}" || failed=1
+      --summary="$OUT/paired-off.r$k.tsv" \
+      : -n 1 -env SIDECORE_PROGRESS off taskset -c "$last" "$pbin" "${pa[@]}" || failed=1
     one paired-off-self.r$k mpiexec -n 1 -env SIDECORE_PROGRESS off taskset -c 0 "$pbin" "${pa[@]}" \
       --summary="$OUT/paired-off-self.r$k.tsv" || failed=1
     one paired-core-self.r$k mpiexec -n 1 -env SIDECORE_PROGRESS core "$pbin" "${pa[@]}" \
@@ -160,7 +182,8 @@ if ((paired > 0)); then
       if (l == "") { printf "    %-58s  not measured\n", what; return }
       x = median(l); ok = op == "<=" ? x <= bound : x >= bound
       n = split(l, a, " ")
-      printf "    %-58s  %5.2f [%.2f, %.2f]  (target %s %.2f)  %s\n", what, x, minmax(l, "min"), minmax(l, "max"), op, bound, ok ? "met" : "MISSED"
+      printf "    %-58s  %5.2f [%.2f, %.2f]  (target %s %.2f)  %s\n", what, x, minmax(l, "min"), minmax(l, "max"),
+        op, bound, ok ? "met" : "MISSED"
       base = me; sub(/_ratio$/, "", base)
       printf "      run medians (%d):%s; raw %.3f, sidecore %.3f %s (median of the runs)\n", n, l,
         median(runs[cfg, base "_raw"]), median(runs[cfg, base "_sidecore"]), base == "latency_us" ? "us" : "GB/s"

@@ -11,7 +11,9 @@ SIDECORE_PROFILE="$dir/profile.%r.json" SIDECORE_NCORE=4 \
   "$mpiexec" -n "$n" -genv LD_PRELOAD "$preload" "$app" "$late" "$sleep_ms" "$iters"
 "$check" "$dir/profile.job.json" "$n" "$late" "$sleep_ms" "$iters"
 "$cli" report -o "$dir/report.html" "$dir/profile.job.json"
-grep -q "rank $late arrived last at" "$dir/report.html" || { echo "FAILED: the report does not name rank $late"; exit 1; }
+grep -q "rank $late arrived last at" "$dir/report.html" || \
+  { echo "FAILED: the report does not name rank $late"; exit 1; }
 "$cli" predict "$dir/profile.job.json" >"$dir/predict.txt"
-grep -q "imbalance: rank $late arrived last at" "$dir/predict.txt" || { echo "FAILED: predict does not name rank $late"; cat "$dir/predict.txt"; exit 1; }
+grep -q "imbalance: rank $late arrived last at" "$dir/predict.txt" || \
+  { echo "FAILED: predict does not name rank $late"; cat "$dir/predict.txt"; exit 1; }
 echo "ok: report and predict name rank $late as the last to arrive"

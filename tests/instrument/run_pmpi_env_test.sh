@@ -15,14 +15,18 @@ SIDECORE_PROFILE="$dir/bad.%r.json" SIDECORE_TRACE_MAX_EVENTS=0 SIDECORE_SIZE_BI
   SIDECORE_NCORE=4cores SIDECORE_PROGRESS=sometimes SIDECORE_PROGRESS_CORE=middle SIDECORE_PMPI_PROGRESS=ompi \
   SIDECORE_VERBOSE=3 "$mpiexec" -n 1 -genv LD_PRELOAD "$preload" "$app" >"$dir/bad.out" 2>"$dir/bad.err"
 cat "$dir/bad.err"
-expect "$dir/bad.err" "SIDECORE_TRACE_MAX_EVENTS='0' is not accepted; accepted: an integer 1..1000000000" "TRACE_MAX_EVENTS rejected"
+expect "$dir/bad.err" "SIDECORE_TRACE_MAX_EVENTS='0' is not accepted; accepted: an integer 1..1000000000" \
+  "TRACE_MAX_EVENTS rejected"
 expect "$dir/bad.err" "SIDECORE_SIZE_BINS='4,2' is not accepted; accepted: strictly increasing" "SIZE_BINS rejected"
-expect "$dir/bad.err" "SIDECORE_RING_EVENTS='100' is not accepted; accepted: a power of two 16..16777216" "RING_EVENTS rejected"
+expect "$dir/bad.err" "SIDECORE_RING_EVENTS='100' is not accepted; accepted: a power of two 16..16777216" \
+  "RING_EVENTS rejected"
 expect "$dir/bad.err" "SIDECORE_NCORE='4cores' is not accepted; accepted: an integer 1..1048576" "NCORE rejected"
 expect "$dir/bad.0.json" '"kind": "rank"' "the profile is written with the defaults"
 expect "$dir/bad.err" "SIDECORE_PROGRESS='sometimes' is not accepted; accepted: off, core" "PROGRESS rejected"
-expect "$dir/bad.err" "SIDECORE_PROGRESS_CORE='middle' is not accepted; accepted: last, first, or a core index" "PROGRESS_CORE rejected"
-expect "$dir/bad.err" "SIDECORE_PMPI_PROGRESS='ompi' is not accepted; accepted: sidecore, mpich" "PMPI_PROGRESS rejected"
+expect "$dir/bad.err" "SIDECORE_PROGRESS_CORE='middle' is not accepted; accepted: last, first, or a core index" \
+  "PROGRESS_CORE rejected"
+expect "$dir/bad.err" "SIDECORE_PMPI_PROGRESS='ompi' is not accepted; accepted: sidecore, mpich" \
+  "PMPI_PROGRESS rejected"
 expect "$dir/bad.err" "SIDECORE_VERBOSE='3' is not accepted; accepted: 0, 1, 2" "VERBOSE rejected"
 expect "$dir/bad.0.json" '"mode": "off"' "a rejected SIDECORE_PROGRESS keeps mode off"
 
@@ -32,20 +36,24 @@ if taskset -c 0 true 2>/dev/null; then
   SIDECORE_PROFILE="$dir/onecore.%r.json" SIDECORE_PROGRESS=core \
     "$mpiexec" -n 1 -genv LD_PRELOAD "$preload" taskset -c 0 "$app" >"$dir/onecore.out" 2>"$dir/onecore.err"
   cat "$dir/onecore.err"
-  expect "$dir/onecore.err" "SIDECORE_PROGRESS=core needs at least 2 cores in this process's cpuset, but it may run on 1" "one core: said"
+  expect "$dir/onecore.err" "SIDECORE_PROGRESS=core needs at least 2 cores in this process's cpuset, \
+but it may run on 1" \
+    "one core: said"
   expect "$dir/onecore.0.json" '"mode": "off"' "one core: mode off"
 fi
 if [ "$(nproc)" -ge 2 ]; then
   SIDECORE_PROFILE="$dir/range.%r.json" SIDECORE_PROGRESS=core SIDECORE_PROGRESS_CORE=4096 \
     "$mpiexec" -n 1 -genv LD_PRELOAD "$preload" "$app" >"$dir/range.out" 2>"$dir/range.err"
   cat "$dir/range.err"
-  expect "$dir/range.err" "SIDECORE_PROGRESS_CORE='4096' is out of range: this process may run on" "index out of range: said"
+  expect "$dir/range.err" "SIDECORE_PROGRESS_CORE='4096' is out of range: this process may run on" \
+    "index out of range: said"
   expect "$dir/range.0.json" '"mode": "core"' "index out of range: core mode on the last core"
 fi
 
 SIDECORE_PROFILE="$dir/good.%r.json" SIDECORE_TRACE_MAX_EVENTS=10 SIDECORE_SIZE_BINS=0,1024 SIDECORE_RING_EVENTS=16 \
   SIDECORE_NCORE=5 "$mpiexec" -n 1 -genv LD_PRELOAD "$preload" "$app" >"$dir/good.out" 2>"$dir/good.err"
-if grep -q "not accepted" "$dir/good.err"; then echo "FAILED: accepted values reported:"; cat "$dir/good.err"; fail=1; fi
+if grep -q "not accepted" "$dir/good.err"; then \
+  echo "FAILED: accepted values reported:"; cat "$dir/good.err"; fail=1; fi
 expect "$dir/good.0.json" '"n_core": 5' "SIDECORE_NCORE=5 is the profile's n_core"
 # The progress core's words, with spaces around them (a quoted value in a job script): accepted, as sidecore's
 # settings table accepts them.

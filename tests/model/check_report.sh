@@ -11,12 +11,15 @@ if [ -z "$browser" ]; then
 fi
 rm -rf "$work" && mkdir -p "$work" || exit 1
 html=$work/report.html
-"$exe" report "$data/job_off.json" "$data/job_core.json" -o "$html" || { echo "FAIL: sidecore report exited $?"; exit 1; }
+"$exe" report "$data/job_off.json" "$data/job_core.json" -o "$html" || \
+  { echo "FAIL: sidecore report exited $?"; exit 1; }
 
 # 1. Static check: no attribute or CSS reference that would fetch anything.
 if grep -Eiq '(src|href|action|poster|srcset)[[:space:]]*=|url\(|@import|<script|<link|<iframe|<img' "$html"; then
   echo "FAIL: the report references external resources:"
-  grep -Eion '(src|href|action|poster|srcset)[[:space:]]*=[^ >]*|url\([^)]*\)|@import[^;]*|<(script|link|iframe|img)[^>]*' "$html"
+  grep -Eion \
+    '(src|href|action|poster|srcset)[[:space:]]*=[^ >]*|url\([^)]*\)|@import[^;]*|<(script|link|iframe|img)[^>]*' \
+    "$html"
   exit 1
 fi
 
@@ -39,7 +42,8 @@ done
 # Requests the page starts carry its origin as initiator; the browser's own service traffic (update
 # checks, ...) says "not an origin" and is not the page's doing.
 page_requests() {
-  grep '"initiator":' "$1" | grep -v '"initiator":"not an origin"' | grep -Eo '"url":"[a-z]+://[^"]*"' | grep -v '"url":"file://'
+  grep '"initiator":' "$1" | grep -v '"initiator":"not an origin"' | \
+    grep -Eo '"url":"[a-z]+://[^"]*"' | grep -v '"url":"file://'
 }
 if page_requests "$work/netlog.json" | grep -q .; then
   echo "FAIL: the page made network requests:"
@@ -49,7 +53,8 @@ fi
 # Control: the same check must see a page that does fetch something.
 printf '<!DOCTYPE html><html><body><img src="http://sidecore-control.invalid/x.png" alt="x"></body></html>\n' \
   > "$work/control.html"
-browse "--log-net-log=$work/control-netlog.json" --dump-dom "file://$work/control.html" > /dev/null 2>> "$work/chromium.log"
+browse "--log-net-log=$work/control-netlog.json" --dump-dom "file://$work/control.html" \
+  > /dev/null 2>> "$work/chromium.log"
 if ! page_requests "$work/control-netlog.json" | grep -q 'sidecore-control.invalid'; then
   echo "FAIL: the request check saw nothing in the control page; it cannot be trusted"
   exit 1

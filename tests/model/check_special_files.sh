@@ -34,7 +34,8 @@ for spec in "$work/fifo|a FIFO (named pipe)" "/dev/zero|a character device" "$wo
 done
 # `study --resume` reads OUT/study.json: the record itself is the FIFO, a link to /dev/zero, a directory.
 mkdir -p "$work/study_fifo" "$work/study_zero" "$work/study_dir/study.json" &&
-  mkfifo "$work/study_fifo/study.json" && ln -s /dev/zero "$work/study_zero/study.json" || { echo "FAIL: setup"; exit 1; }
+  mkfifo "$work/study_fifo/study.json" && ln -s /dev/zero "$work/study_zero/study.json" || \
+    { echo "FAIL: setup"; exit 1; }
 for spec in "study_fifo|a FIFO (named pipe)" "study_zero|a character device" "study_dir|a directory"; do
   d=$work/${spec%%|*} k=${spec#*|}
   check "$d/study.json" "$k" study --resume --out "$d" -- /bin/true

@@ -27,7 +27,8 @@ grep -q '^\[3/3\] c0.dedicated.r0' "$work/one.txt" || fail "no line for the dedi
 grep -q 'terms of rank 0' "$work/one.txt" || fail "no term table"
 grep -q 'scaling: measured table' "$work/one.txt" || fail "the measured scaling was not used"
 grep -q '"comparison"' "$work/one/study.json" || fail "no comparison in the record"
-grep -q 'sidecore study: the model against measured runs' "$work/one/report.html" || fail "no study section in the report"
+grep -q 'sidecore study: the model against measured runs' "$work/one/report.html" || \
+  fail "no study section in the report"
 grep -q '<svg' "$work/one/comparison.svg" || fail "no SVG"
 
 # A run whose app writes no profile fails, though an earlier study left its profiles in the same run folder.
@@ -142,5 +143,6 @@ st=$(cat "$work/pipe.st"); cat "$work/pipe.err"
 # Bad arguments: the option, the value, what is accepted; exit status 2.
 "$sidecore" study --reps 0 -- $app > "$work/arg.txt" 2>&1
 st=$?; cat "$work/arg.txt"
-[ $st -eq 2 ] && grep -q -- "--reps: '0' is not accepted; accepted: an integer in \[1 - 99\]" "$work/arg.txt" || fail "bad --reps"
+[ $st -eq 2 ] && grep -q -- "--reps: '0' is not accepted; accepted: an integer in \[1 - 99\]" "$work/arg.txt" \
+  || fail "bad --reps"
 echo "study checks passed"

@@ -8,7 +8,8 @@ set -u
 mpiexec=$1 app=$2 exe=$3 work=$4
 rm -rf "$work" && mkdir -p "$work" || exit 1
 SIDECORE_PROGRESS=off OMP_NUM_THREADS=2 SIDECORE_TRACE="$work/trace.%r.json" SIDECORE_PROFILE="$work/prof.%r.json" \
-  timeout 120 "$mpiexec" -n 2 "$app" --n 256 --iters 20 > "$work/app.out" 2>&1 || { echo "FAIL: heat2d"; cat "$work/app.out"; exit 1; }
+  timeout 120 "$mpiexec" -n 2 "$app" --n 256 --iters 20 > "$work/app.out" 2>&1 || \
+    { echo "FAIL: heat2d"; cat "$work/app.out"; exit 1; }
 out=$(timeout 120 "$exe" whatif "$work/trace.0.json" "$work/trace.1.json" --svg "$work/whatif.svg" \
         --timeline "$work/whatif.json" 2>&1) || { echo "FAIL: sidecore whatif"; echo "$out"; exit 1; }
 echo "$out"
@@ -18,9 +19,11 @@ done
 [ -s "$work/whatif.svg" ] && [ -s "$work/whatif.json" ] || { echo "FAIL: no SVG or timeline written"; exit 1; }
 pred=$(timeout 120 "$exe" predict "$work/prof.job.json" --trace "$work/trace.0.json" "$work/trace.1.json" 2>&1) ||
   { echo "FAIL: sidecore predict --trace"; echo "$pred"; exit 1; }
-case "$pred" in *"trace replay (sidecore whatif"*) ;; *) echo "FAIL: predict shows no replay"; echo "$pred"; exit 1 ;; esac
+case "$pred" in *"trace replay (sidecore whatif"*) ;; \
+  *) echo "FAIL: predict shows no replay"; echo "$pred"; exit 1 ;; esac
 SIDECORE_PROGRESS=off OMP_NUM_THREADS=2 SIDECORE_TRACE="$work/other.%r.json" \
-  timeout 120 "$mpiexec" -n 2 "$app" --n 256 --iters 20 > "$work/app2.out" 2>&1 || { echo "FAIL: heat2d (2)"; cat "$work/app2.out"; exit 1; }
+  timeout 120 "$mpiexec" -n 2 "$app" --n 256 --iters 20 > "$work/app2.out" 2>&1 || \
+    { echo "FAIL: heat2d (2)"; cat "$work/app2.out"; exit 1; }
 other=$(timeout 120 "$exe" predict "$work/prof.job.json" --trace "$work/other.0.json" "$work/other.1.json" 2>&1) &&
   { echo "FAIL: predict accepted the traces of another run"; echo "$other"; exit 1; }
 case "$other" in *"the calibration profiles of run"*) ;; *) echo "FAIL: no run named"; echo "$other"; exit 1 ;; esac

@@ -10,7 +10,8 @@ set -u
 fail=0
 for lib in "$@"; do
   [ -r "$lib" ] || { echo "check-exports: cannot read $lib" >&2; fail=1; continue; }
-  syms=$(nm -D --defined-only "$lib" | awk '{print $NF}') || { echo "check-exports: nm failed on $lib" >&2; fail=1; continue; }
+  syms=$(nm -D --defined-only "$lib" | awk '{print $NF}') || \
+    { echo "check-exports: nm failed on $lib" >&2; fail=1; continue; }
   n=0 bad=0
   while IFS= read -r s; do
     [ -n "$s" ] || continue
@@ -25,7 +26,8 @@ for lib in "$@"; do
           std::* | __gnu_cxx::* | void\ std::* | *" std::"*) continue ;;
         esac ;;
     esac
-    echo "check-exports: $lib exports $s${d:+ ($d)}, which is not sidecore's (accepted: sidecore_*, __sidecore_MOD_*, C++ in namespace sidecore or std)"
+    echo "check-exports: $lib exports $s${d:+ ($d)}, which is not sidecore's (accepted: sidecore_*, \
+__sidecore_MOD_*, C++ in namespace sidecore or std)"
     bad=$((bad + 1)) d=
   done <<< "$syms"
   echo "check-exports: $(basename "$lib"): $n symbols, $bad not sidecore's"

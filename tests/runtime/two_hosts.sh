@@ -79,7 +79,8 @@ for ns in "$nsa" "$nsb"; do ip netns exec "$ns" tc qdisc del dev scv0 root; done
 # The link goes down for 2 s while the transfers run (three times over), then comes back: TCP retransmits.
 (
   # After init and its connections (a link down while they are made is another case: docs/runtime.md).
-  for _ in $(seq 600); do grep -q 'RUN .*P2P.RingExchange' "$out/p2p.link_down_up.log" 2>/dev/null && break; sleep 0.1; done
+  for _ in $(seq 600); do \
+    grep -q 'RUN .*P2P.RingExchange' "$out/p2p.link_down_up.log" 2>/dev/null && break; sleep 0.1; done
   sleep 0.3
   ip -n "$nsa" link set scv0 down
   sleep 2
@@ -96,7 +97,8 @@ if [[ -z ${TWO_HOSTS_ONLY:-} || peer_failure == ${TWO_HOSTS_ONLY} ]]; then
   rank_cmd=(sh -c 'trap "" USR1; "$0"' "$peer_failure")
   timeout -k 10 "$PER_RUN" "$mpiexec" -disable-auto-cleanup \
     -n 1 ip netns exec "$nsa" env "${env_vars[@]}" SIDECORE_PEER_TIMEOUT=5 "${rank_cmd[@]}" : \
-    -n 1 ip netns exec "$nsb" env "${env_vars[@]}" SIDECORE_PEER_TIMEOUT=5 "${rank_cmd[@]}" >"$out/peer_failure.log" 2>&1
+    -n 1 ip netns exec "$nsb" env "${env_vars[@]}" SIDECORE_PEER_TIMEOUT=5 "${rank_cmd[@]}" \
+    >"$out/peer_failure.log" 2>&1
   rc=$?
   if [ "$rc" -ne 124 ] && grep -q '^peer_failure: rank 0: passed$' "$out/peer_failure.log" &&
      ! grep -q FAILED "$out/peer_failure.log"; then

@@ -30,6 +30,7 @@ bool engine_core::retry_backlog(backlog_fifo& b) {
       break;
     }
     did = true;
+    ++backlog.moved;
   }
   return did;
 }

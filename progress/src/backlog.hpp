@@ -15,6 +15,7 @@ struct backlog_fifo {
 struct backlogs {
   backlog_fifo send;  // eager messages, ready-to-send, clear-to-send, rendezvous data
   backlog_fifo recv;  // rendezvous data receives
+  std::uint32_t moved = 0;  // steps posted out of a backlog (wraps): a backlog that stands still does not count up
   [[nodiscard]] bool any() const noexcept { return (send.head | recv.head) != 0; }
 };
 

@@ -64,6 +64,13 @@ void engine::connect_peers(int me, const std::vector<int>& node_peers, int nrank
   std::vector<int> peer_of;  // per handle
   char dummy = 0;
   const std::uint64_t t = tag::make(tag::kind::internal, 0, 1);
+  // A stall here is init's error (below): the engine's warning about receives that wait would only repeat it.
+  fd_watch& fds_watch = core_of(*this).fd_stalls;
+  fds_watch.warned_recv = true;
+  struct warn_after {
+    fd_watch& w;
+    ~warn_after() { w.warned_recv = false; }
+  } const rearm{fds_watch};
   for (int p : node_peers) {
     if (p == me) continue;
     handles.push_back(start_recv(&dummy, 0, t, 0, p, p, 0));
@@ -97,6 +104,8 @@ void engine::connect_peers(int me, const std::vector<int>& node_peers, int nrank
                                 std::to_string((now - since) / 1000000000) + " s on provider '" + provider_ +
                                 "', and " + fds);
       }
+      // A send the engine failed, for one (failure::fds_used_up: it found the same stall first).
+      if (c.result != req_result::ok) throw transport_error(describe(c));
     }
     hs.clear();
   };

@@ -25,6 +25,7 @@
 #include "credits.hpp"
 #include "doorbell.hpp"
 #include "endpoint.hpp"
+#include "fd_room.hpp"
 #include "liveness.hpp"
 #include "matching.hpp"
 #include "mpmc_queue.hpp"
@@ -310,6 +311,12 @@ class engine_core final : public engine {
     }
     pool.release(r);
   }
+  // File descriptors used up after init (fd_room.hpp, fd_watch), from the liveness check: a first message to a
+  // peer that the provider refused for fd_stall_ns with at most fd_stall_margin descriptors free fails, with every
+  // other send to that peer that gave the provider nothing yet (fail_fd_stall: failure::fds_used_up); a receive
+  // that waits meanwhile is only warned about, once (its peer may not have sent yet).
+  void check_fds(std::uint64_t now) noexcept;
+  void fail_fd_stall(int peer, std::uint64_t stalled_ns, std::string note) noexcept;
   // A message from address `src` (on_message), for SIDECORE_PEER_TIMEOUT.
   void heard_from(std::uint32_t src) noexcept {
     if (src < live.heard.size()) ++live.heard[src];
@@ -396,6 +403,7 @@ class engine_core final : public engine {
   ready_list ready;
   std::uint32_t schedules_running = 0;  // accepted and not finished (the idle policy's core-sharing rule)
   peer_liveness live;
+  fd_watch fd_stalls;
   // Rendezvous data receives posted to the provider, and how many may be: the provider's receive queue
   // (rx_attr->size) less the receive buffers, so that data receives can never crowd the receive buffers out.
   std::size_t rdv_recvs_posted = 0, rdv_recv_limit = 1;

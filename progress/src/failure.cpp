@@ -1,4 +1,5 @@
-// Failures on the progress path. One request's: a step the provider failed, or an error completion for it: the
+// Failures on the progress path. One request's: a step the provider failed, or an error completion for it, or a
+// first message the provider refused for 2 s while the file descriptors were used up (liveness.cpp, check_fds): the
 // request completes with req_result::transport and a record of what failed (engine::describe makes the sentence).
 // The engine's: its completion queue (or its receive buffers, or the memory to keep a message) failed: it is
 // reported once, every request the engine has taken completes with a transport error, later ones fail as they
@@ -6,12 +7,14 @@
 #include <rdma/fi_errno.h>
 
 #include <cstdio>
+#include <mutex>
 #include <string>
 
 #include <sidecore/progress/tag.hpp>
 
 #include "../coll/sentence.hpp"
 #include "completion.hpp"
+#include "fd_room.hpp"
 
 namespace sidecore::progress {
 
@@ -83,7 +86,10 @@ std::string engine::describe(const completion& c) const {
   if (c.result == req_result::peer_failed) return e.peer_failure_text(c.peer_index);
   if (c.result != req_result::transport) return {};
   const std::string peer = c.peer_index >= 0 ? "address " + std::to_string(c.peer_index) : "any address";
-  const std::string code = std::string(fi_strerror(c.fi_err)) + " (" + std::to_string(c.fi_err) + ")";
+  std::string code = std::string(fi_strerror(c.fi_err)) + " (" + std::to_string(c.fi_err) + ")";
+  if (c.fi_err == FI_EMFILE) {  // a connection the provider could not open: the remedy is the limit
+    if (const std::string fds = fd_limit_note(); !fds.empty()) code += "; " + fds;
+  }
   switch (c.what) {
     case failure::engine: return std::string(e.fatal_text) + "; the engine stopped while the request was in flight";
     case failure::none: return "an operation of the schedule failed in the transport";
@@ -95,6 +101,11 @@ std::string engine::describe(const completion& c) const {
     case failure::fi_tsendv:
     case failure::fi_tinject:
       return std::string(failure_name(c.what)) + " to " + peer + " failed on provider '" + provider_ + "': " + code;
+    case failure::fds_used_up: {
+      const std::lock_guard<std::mutex> g(e.fd_stalls.text_mutex);
+      return "no exchange with peer rank " + std::to_string(c.peer_index) + " completed within " +
+             std::to_string(e.fd_stalls.stall_s) + " s on provider '" + provider_ + "', and " + e.fd_stalls.note;
+    }
   }
   return "unknown transport failure";
 }

@@ -48,4 +48,15 @@ std::string fd_room_note(long margin) noexcept {
   }
 }
 
+std::string fd_limit_note() noexcept {
+  try {
+    struct rlimit lim {};
+    if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return {};
+    return "this process may open " + std::to_string(lim.rlim_cur) +
+           " file descriptors (RLIMIT_NOFILE) and had none left: raise the limit (ulimit -n) or open fewer files";
+  } catch (...) {
+    return {};
+  }
+}
+
 }  // namespace sidecore::progress

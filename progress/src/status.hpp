@@ -50,6 +50,7 @@ enum class op_status : std::uint8_t { ok, retry, fatal };
     case failure::fi_trecv: return "fi_trecv";
     case failure::error_completion: return "error completion";
     case failure::engine: return "engine";
+    case failure::fds_used_up: return "file descriptors used up";
   }
   return "unknown";
 }

@@ -151,6 +151,7 @@ outcome first_send_with_fds_used_up(size_class sc, int keep) {
     const std::string why = e[0]->describe(cs);
     std::printf("%d free: %s\n", keep, why.c_str());
     if (stalled) {
+      EXPECT_EQ(cs.what, failure::fds_used_up);
       EXPECT_EQ(cs.fi_err, FI_EAGAIN);
       expect_sentence(why, {"no exchange with peer rank 1 completed within 2 s on provider 'tcp;ofi_rxm', and this "
                             "process has ", "file descriptors (RLIMIT_NOFILE) open", "ulimit -n"});

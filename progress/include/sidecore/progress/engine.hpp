@@ -150,7 +150,16 @@ enum class req_kind : std::uint8_t { send, recv, schedule };
 enum class req_result : std::uint8_t { ok = 0, truncated, canceled, transport, peer_failed, invalid };
 /// For a request that completed with req_result::transport: the libfabric call that failed, an error completion
 /// the provider delivered for it, or a failure of the whole engine (its completion queue) while it was in flight.
-enum class failure : std::uint8_t { none, fi_tsend, fi_tsendv, fi_tinject, fi_trecv, error_completion, engine };
+/// `fds_used_up`: a send to a peer the provider refused (EAGAIN) for 2 s while this process had at most 2 file
+/// descriptors free (RLIMIT_NOFILE): tcp;ofi_rxm then cannot make the connection and fails its accept() without a
+/// word, so the send would wait for ever. The send fails, with every other send to that peer that has given the
+/// provider nothing yet (fi_err FI_EAGAIN, peer_index the peer); the engine and the peer stay usable (the peer is not
+/// taken for dead: a later send to it is tried again, and gets through once descriptors are free). A receive is
+/// never failed for it, as its peer may not have sent yet: with the descriptors used up while a receive waits and
+/// nothing completes for 2 s, the engine says so once on stderr.
+enum class failure : std::uint8_t {
+  none, fi_tsend, fi_tsendv, fi_tinject, fi_trecv, error_completion, engine, fds_used_up
+};
 
 /// What a completed request reports (engine::wait, engine::test). Filled by the engine, which writes what, fi_err
 /// and peer_index only for req_result::transport and peer_failed (no default values: the small-message path writes

@@ -42,7 +42,7 @@ std::string fd_room_note(long margin) noexcept {
     if (!r.known() || r.free() > margin) return {};
     return "this process has " + std::to_string(r.used) + " of its " + std::to_string(r.limit) +
            " file descriptors (RLIMIT_NOFILE) open; the provider needs some for its endpoint and, on tcp, one for "
-           "each rank it connects to: raise the limit (ulimit -n) or open fewer files before sidecore::init";
+           "each rank it connects to: raise the limit (ulimit -n) or keep fewer files open";
   } catch (...) {
     return {};
   }

@@ -33,9 +33,9 @@ inline constexpr long fd_stall_margin = 2;
 [[nodiscard]] fd_room fd_room_now() noexcept;
 
 /// A sentence for a message, "this process has 94 of its 94 file descriptors (RLIMIT_NOFILE) open; the provider
-/// needs some for its endpoint and, on tcp, one for each rank it connects to: raise the limit (ulimit -n) or open
-/// fewer files before sidecore::init", when at most `margin` descriptors are free; empty otherwise (or when the
-/// room is unknown). Never throws.
+/// needs some for its endpoint and, on tcp, one for each rank it connects to: raise the limit (ulimit -n) or keep
+/// fewer files open", when at most `margin` descriptors are free; empty otherwise (or when the room is unknown).
+/// Never throws.
 [[nodiscard]] std::string fd_room_note(long margin) noexcept;
 
 /// For a call that failed with EMFILE: "this process may open 94 file descriptors (RLIMIT_NOFILE) and had none

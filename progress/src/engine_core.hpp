@@ -25,7 +25,7 @@
 #include "credits.hpp"
 #include "doorbell.hpp"
 #include "endpoint.hpp"
-#include "fd_room.hpp"
+#include "fd_watch.hpp"
 #include "liveness.hpp"
 #include "matching.hpp"
 #include "mpmc_queue.hpp"

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <string>
 
 namespace sidecore::progress {
@@ -41,23 +40,5 @@ inline constexpr long fd_stall_margin = 2;
 /// For a call that failed with EMFILE: "this process may open 94 file descriptors (RLIMIT_NOFILE) and had none
 /// left: raise the limit (ulimit -n) or open fewer files"; empty when the limit is infinite or unknown. Never throws.
 [[nodiscard]] std::string fd_limit_note() noexcept;
-
-/// The engine's watch, after init, for what the descriptors used up explain (liveness.cpp, check_fds), at the
-/// liveness check's pace: a send backlog whose head the provider has refused for fd_stall_ns (the first message to
-/// a peer whose connection could not be made), and, said once, receives that wait while nothing completes. Under
-/// the progress lock, but for what describe reads (text_mutex).
-struct fd_watch {
-  std::uint64_t head = 0;        // the send backlog's head at the last look (its handle), 0: empty
-  std::uint32_t moves = 0;       // and the backlogs' moves then (backlogs::moved)
-  std::uint64_t head_since = 0;  // since when both stood still
-  std::uint64_t done = 0;        // the completions counted at the last look while a receive was posted
-  std::uint64_t recv_since = 0;  // since when a receive was posted and nothing completed; 0: none posted
-  std::uint64_t send_look = 0;   // /proc/self/fd is read no sooner than this (fd_room_note), for each sign
-  std::uint64_t recv_look = 0;
-  bool warned_recv = false;     // said, or not to be said (init, whose own check makes it an error)
-  mutable std::mutex text_mutex;  // the last stall found, for engine::describe (any thread)
-  std::uint64_t stall_s = 0;
-  std::string note;
-};
 
 }  // namespace sidecore::progress

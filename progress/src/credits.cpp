@@ -54,6 +54,28 @@ void engine_core::spend_eager(req* r) noexcept {
   else r->act = req_act::rts;  // the peer holds its share of our eager data: only a header goes
 }
 
+// A send that took its credits (take_credit) fails before the peer read it: the peer will never give them back, so
+// they are ours again. An eager message still marked eager took an eager credit (spend_eager turns one that found
+// none into a ready-to-send).
+void engine_core::return_credit(req* r) noexcept {
+  const auto p = static_cast<std::size_t>(r->peer_world);
+  if (!r->credited || p >= credits.left.size()) return;
+  ++credits.left[p].send;
+  if (r->act == req_act::eager && !tag::is_coll_notice(r->tag)) ++credits.left[p].eager;
+  r->credited = false;
+}
+
+// Takes every send waiting for peer p's credits off its list and returns the first (linked by req::backlog_next,
+// index + 1; 0: none); the spare credits kept for them become anyone's, as when none waits (grant_credits).
+std::uint32_t engine_core::unlink_waiting(std::uint32_t p) noexcept {
+  if (p >= credits.waiting.size()) return 0;
+  const std::uint32_t head = credits.waiting[p].head;
+  credits.waiting[p] = {};
+  credits.left[p].send += credits.spare[p];
+  credits.spare[p] = 0;
+  return head;
+}
+
 // A credit message from peer p (h.size send credits, h.cookie eager credits).
 void engine_core::on_credit(const wire_hdr& h) {
   const std::uint32_t p = h.src_index;

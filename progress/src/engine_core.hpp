@@ -245,6 +245,8 @@ class engine_core final : public engine {
   void setup_credits(std::size_t addresses);
   bool take_credit(req* r);  // caller holds the lock; false: r waits for the peer's credits
   void spend_eager(req* r) noexcept;
+  void return_credit(req* r) noexcept;  // undoes take_credit for a send failed before the peer read it
+  std::uint32_t unlink_waiting(std::uint32_t p) noexcept;  // the sends waiting for p's credits, now nobody's
   void on_credit(const wire_hdr& h);
   bool grant_credits(std::uint32_t p);
   void owe_credit(std::uint32_t p, bool eager_taken);

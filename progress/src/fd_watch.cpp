@@ -8,8 +8,6 @@
 #include <string>
 #include <utility>
 
-#include <sidecore/progress/tag.hpp>
-
 #include "completion.hpp"
 #include "fd_watch.hpp"
 
@@ -75,7 +73,6 @@ void engine_core::fail_fd_stall(int peer, std::uint64_t stalled_ns, std::string 
     fd_stalls.stall_s = stalled_ns / 1000000000;
     fd_stalls.note = std::move(note);
   }
-  const auto p = static_cast<std::size_t>(peer);
   std::uint32_t head = 0, tail = 0;  // the failed ones, linked through backlog_next (index + 1)
   const auto take = [&](req& r) {
     r.backlog_next = 0;
@@ -88,24 +85,15 @@ void engine_core::fail_fd_stall(int peer, std::uint64_t stalled_ns, std::string 
     take(r);
     return true;
   });
-  if (p < credits.waiting.size()) {
-    for (std::uint32_t i = credits.waiting[p].head; i;) {
-      req* r = pool.at(i - 1);
-      i = r->backlog_next;
-      take(*r);
-    }
-    credits.waiting[p] = {};
-    credits.left[p].send += credits.spare[p];  // no send waits for them any more
-    credits.spare[p] = 0;
+  for (std::uint32_t i = unlink_waiting(static_cast<std::uint32_t>(peer)); i;) {
+    req* r = pool.at(i - 1);
+    i = r->backlog_next;
+    take(*r);
   }
   while (head) {
     req* r = pool.at(head - 1);
     head = r->backlog_next;
-    if (r->credited && p < credits.left.size()) {
-      ++credits.left[p].send;
-      if (r->act == req_act::eager && !tag::is_coll_notice(r->tag)) ++credits.left[p].eager;
-      r->credited = false;
-    }
+    return_credit(r);
     fail_request(r, failure::fds_used_up, FI_EAGAIN);
   }
 }

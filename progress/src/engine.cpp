@@ -43,8 +43,9 @@ void engine_core::callers_not_serialized() noexcept {
   if (!serialized.exchange(false, std::memory_order_relaxed)) return;
   std::fprintf(stderr,
                "sidecore: warning: address %u: two threads called sidecore at the same time, but MPI's thread level "
-               "(below MPI_THREAD_MULTIPLE) says that one thread at a time does; sidecore takes a lock for every "
-               "call from now on. Ask MPI_Init_thread for MPI_THREAD_MULTIPLE when threads communicate at once\n",
+               "(below MPI_THREAD_MULTIPLE) says that one thread at a time does (said once). sidecore's calls stay "
+               "correct, MPI's may not: ask MPI_Init_thread for MPI_THREAD_MULTIPLE when threads communicate at "
+               "once\n",
                my_index);
 }
 

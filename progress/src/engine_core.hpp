@@ -51,26 +51,18 @@ class engine_core final : public engine {
   ~engine_core() override;
 
   // ---- progress lock (progress_lock.hpp; caller progress's half in caller_progress.cpp) ----------------------
-  // Mode off, an application thread: the lock if free (no locked instruction while callers are serialized by the
-  // application; one that finds it held proves them not serialized: callers_not_serialized()).
+  // Mode off, an application thread: the lock if free. It is a locked take whatever MPI's thread level: below
+  // MPI_THREAD_MULTIPLE the application promised one calling thread at a time, and one that finds the lock held by
+  // another caller proves it did not (callers_not_serialized says so once); a plain load and store in its place let
+  // two threads that read the word at the same moment both take it (lost messages, corrupt lists).
   progress_guard lock_caller() noexcept {
-    if (serialized_off()) return take_serialized();
     if (lock.take(progress_lock::caller)) return {lock, holder::caller};
-    return {};
-  }
-  // Mode off with callers serialized by the application (below MPI_THREAD_MULTIPLE): the lock is written, not locked.
-  [[nodiscard]] bool serialized_off() const noexcept {
-    return serialized.load(std::memory_order_relaxed) && !running.load(std::memory_order_relaxed);
-  }
-  // The lock if free (holder::serialized); held by another caller: says so once (callers_not_serialized) and
-  // returns an empty guard.
-  progress_guard take_serialized() noexcept {
-    if (lock.take_serialized()) return {lock, holder::serialized};
-    callers_not_serialized();
+    if (serialized.load(std::memory_order_relaxed) && !running.load(std::memory_order_relaxed)) [[unlikely]]
+      callers_not_serialized();
     return {};
   }
   // Two application threads called at once although MPI's thread level says they do not (the application asked for
-  // less than MPI_THREAD_MULTIPLE): says so once, and takes the lock from now on, as under MPI_THREAD_MULTIPLE.
+  // less than MPI_THREAD_MULTIPLE): says so once on stderr.
   void callers_not_serialized() noexcept;  // engine.cpp
   [[nodiscard]] bool callers_serialized() const noexcept { return serialized.load(std::memory_order_relaxed); }
   // Mode core, caller progress: asks the progress thread to step aside (progress_lock::take_caller_core).
@@ -86,9 +78,7 @@ class engine_core final : public engine {
   }
   // Mode off, an application thread that must progress now (cancel): waits for the lock.
   progress_guard lock_caller_wait() noexcept {
-    if (serialized_off()) {
-      if (progress_guard g = take_serialized()) return g;
-    }
+    if (progress_guard g = lock_caller()) return g;
     progress_guard g = progress_guard::unheld(lock, holder::caller);
     g.relock();
     return g;

@@ -1,6 +1,6 @@
 // The progress lock: its holder is the one thread that calls libfabric (the domain is FI_THREAD_DOMAIN) and
 // touches the engine's lists. 0 free, thread: the progress thread, caller: an application thread. Mode off: a caller
-// takes it around each pass (callers serialized by the application: written, not locked; take_serialized). Mode core:
+// takes it around each pass, whatever MPI's thread level (engine_core::lock_caller). Mode core:
 // the progress thread holds it while it progresses; with caller progress, it lets an application thread that asks
 // (caller_want) take it (caller_progress.cpp). Every holder holds it through a progress_guard, so that no return
 // path leaves it held.
@@ -40,15 +40,6 @@ struct progress_lock {
            word.compare_exchange_strong(expected, who, std::memory_order_acquire, std::memory_order_relaxed);
   }
   void release() noexcept { word.store(0, std::memory_order_release); }
-  // Callers serialized by the application (below MPI_THREAD_MULTIPLE): no locked instruction, but the word still
-  // says that the lock is held, so that a second thread calling at the same time, which the application promised
-  // not to do, is noticed (false). Best effort: two threads that load 0 at the same moment both take it; with
-  // threads that keep calling at once, one soon finds it held.
-  bool take_serialized() noexcept {
-    if (word.load(std::memory_order_acquire) != 0) return false;
-    word.store(caller, std::memory_order_relaxed);
-    return true;
-  }
   // Mode core, caller progress: takes the lock from an idle progress thread (asks it, and gives it the rest of its
   // pass to step aside); false when another application thread holds it or the progress thread does not let go.
   bool take_caller_core() noexcept;  // caller_progress.cpp
@@ -62,7 +53,6 @@ struct progress_lock {
 /// How the holder of a progress_guard took the lock, and so how it gives it back.
 enum class holder : std::uint8_t {
   none,         // not held
-  serialized,   // mode off, callers serialized by the application: the lock word is written, not locked
   caller,       // mode off: an application thread
   caller_core,  // mode core: an application thread the progress thread stepped aside for (caller progress)
   thread,       // the progress thread
@@ -94,7 +84,6 @@ class progress_guard {
     held_ = false;
     switch (how_) {
       case holder::caller:
-      case holder::serialized:
       case holder::thread: lock_->release(); break;
       case holder::caller_core: lock_->release_caller_core(); break;
       case holder::none: break;
@@ -107,9 +96,6 @@ class progress_guard {
       case holder::caller: held_ = lock_->take(progress_lock::caller); break;
       case holder::thread: held_ = lock_->take(progress_lock::thread); break;
       case holder::caller_core: held_ = lock_->take_caller_core(); break;
-      case holder::serialized:  // a slow path (after a sleep or a yield): the locked take costs nothing there
-        held_ = lock_->take(progress_lock::caller);
-        break;
       case holder::none: break;
     }
     return held_;

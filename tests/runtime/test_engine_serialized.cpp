@@ -1,8 +1,7 @@
 // Callers serialized by the application (engine_config::serialized_callers: MPI's thread level below
-// MPI_THREAD_MULTIPLE): mode off then takes the progress lock without a locked instruction, and a second caller
-// that finds it held (two threads at once, which the application promised not to do) is told so once and from then
-// on every call takes the lock, as under MPI_THREAD_MULTIPLE (two threads running the engine together lose messages
-// and corrupt its lists).
+// MPI_THREAD_MULTIPLE): a second caller that finds the progress lock held (two threads at once, which the
+// application promised not to do) is told so once, and never gets the lock while the first holds it (two threads
+// running the engine together lose messages and corrupt its lists).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -37,7 +36,7 @@ TEST(SerializedCallers, OneAfterTheOtherStaySerialized) {
   EXPECT_EQ(core.lock.word.load(), 0u) << "released: the word says free";
 }
 
-TEST(SerializedCallers, ASecondCallerAtOnceIsToldAndTheLockIsTakenFromThenOn) {
+TEST(SerializedCallers, ASecondCallerAtOnceIsToldOnceAndRefused) {
   auto e = serialized_pair();
   ASSERT_EQ(e.size(), 2u);
   engine_core& core = core_of(*e[0]);

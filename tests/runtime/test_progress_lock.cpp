@@ -104,18 +104,6 @@ TEST(ProgressGuard, MovingHandsTheLockOver) {
   EXPECT_EQ(word(l), progress_lock::caller);
 }
 
-TEST(ProgressGuard, SerializedCallersTakeNoLock) {
-  progress_lock l;
-  {
-    progress_guard g(l, holder::serialized);
-    EXPECT_TRUE(g);
-    EXPECT_EQ(word(l), 0u);
-    g.release();
-    EXPECT_TRUE(g.try_relock());
-  }
-  EXPECT_EQ(word(l), 0u);
-}
-
 TEST(ProgressGuard, ACallerOfCoreModeMarksItsCallWhenItLetsGo) {
   progress_lock l;
   const std::uint32_t calls = l.caller_calls.load();

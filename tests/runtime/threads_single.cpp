@@ -1,6 +1,6 @@
 // Threads that communicate at once although MPI's thread level is below MPI_THREAD_MULTIPLE (MPI_Init, not
-// MPI_Init_thread): the application breaks its promise, and mode off, which takes no locked progress lock then,
-// must notice (one warning) and lock from then on instead of losing messages or corrupting its lists. Four OpenMP
+// MPI_Init_thread): the application breaks its promise, and mode off must say so (one warning) and still lose no
+// message and corrupt none of its lists (a plain load and store for the lock lost one about 1 run in 100). Four OpenMP
 // threads per rank exchange messages with their neighbours (eager and rendezvous sizes, a tag per thread) and run
 // allreduces on a communicator each; every value is checked.
 // Usage: threads_single [ITERATIONS]

@@ -15,9 +15,8 @@
 // Thread safety: under MPI_THREAD_MULTIPLE (MPI_Init_thread), every function may be called from any number of
 // threads at once (isend/irecv/test/wait from inside OpenMP parallel regions), except init/finalize and communicator
 // creation, which are collective and called by one thread per process. Below it (MPI_Init; FUNNELED, SERIALIZED)
-// the application promised one calling thread at a time, and mode off takes no locked lock, as MPI libraries do; a
-// second thread found calling at the same time (best effort: the first collisions may go unseen) is reported once
-// on stderr and every call locks from then on.
+// the application promised one calling thread at a time; sidecore's calls stay correct if it breaks the promise
+// (MPI's may not), and a second thread found calling at the same time is reported once on stderr.
 // One request must not be waited or tested by two threads at once.
 #pragma once
 

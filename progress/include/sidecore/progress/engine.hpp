@@ -43,7 +43,8 @@ struct engine_config {
   std::size_t send_credits = 64;
   std::size_t eager_credits = 16;
   /// The application promises that no two of its threads call sidecore at the same time (MPI thread level
-  /// SINGLE, FUNNELED or SERIALIZED): mode off then takes no lock, as MPI libraries do below THREAD_MULTIPLE.
+  /// SINGLE, FUNNELED or SERIALIZED): mode off still takes its lock, and says once on stderr when a second thread
+  /// finds it held by another caller (the promise broken).
   bool serialized_callers = false;
   /// Mode core: an application thread that posts or waits for an eager-sized operation while no other
   /// application thread progresses does the work itself (posts, polls, matches) and the progress thread steps

@@ -66,6 +66,18 @@ class reader {
     if (!v.is_object()) fail(path.empty() ? "(top level)" : path, "expected an object, got " + type_of(v));
   }
 
+  // Calls f(element, its path) for each element of the array v at `path`, each of which must be an object; `of`
+  // says in the error what the array holds (" of decisions"), or nothing.
+  template <class F>
+  void each_object(const json& v, const std::string& path, std::string_view of, F&& f) const {
+    if (!v.is_array()) fail(path, "expected an array" + std::string(of) + ", got " + type_of(v));
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::string ep = path + "[" + std::to_string(i) + "]";
+      require_object(v[i], ep);
+      f(v[i], ep);
+    }
+  }
+
   double seconds(const json& obj, const std::string& path, std::string_view key) const {
     const json& v = member(obj, path, key);
     return seconds_value(v, join(path, key));
@@ -267,11 +279,7 @@ class reader {
       o.xfer_time_source = text(*it, op, "xfer_time_source");
       o.total = bounds(member(*it, op, "total"), join(op, "total"));
       if (auto bs = it->find("by_size"); bs != it->end()) {
-        if (!bs->is_array()) fail(join(op, "by_size"), "expected an array, got " + type_of(*bs));
-        for (std::size_t i = 0; i < bs->size(); ++i) {
-          const std::string bp = join(op, "by_size") + "[" + std::to_string(i) + "]";
-          const json& e = (*bs)[i];
-          require_object(e, bp);
+        each_object(*bs, join(op, "by_size"), "", [&](const json& e, const std::string& bp) {
           overlap_size_bin bin;
           bin.lo_bytes = bytes(e, bp, "lo_bytes");
           bin.hi_bytes = bytes(e, bp, "hi_bytes");
@@ -279,20 +287,16 @@ class reader {
             fail(join(bp, "hi_bytes"), "upper size below lo_bytes; need lo_bytes <= hi_bytes");
           bin.bounds = bounds(e, bp);
           o.by_size.push_back(bin);
-        }
+        });
       }
       read_by_op(*it, op, o);
       if (auto br = it->find("by_region"); br != it->end()) {
-        if (!br->is_array()) fail(join(op, "by_region"), "expected an array, got " + type_of(*br));
-        for (std::size_t i = 0; i < br->size(); ++i) {
-          const std::string rp = join(op, "by_region") + "[" + std::to_string(i) + "]";
-          const json& e = (*br)[i];
-          require_object(e, rp);
+        each_object(*br, join(op, "by_region"), "", [&](const json& e, const std::string& rp) {
           overlap_region reg;
           reg.name = text(e, rp, "name");
           reg.bounds = bounds(e, rp);
           o.by_region.push_back(std::move(reg));
-        }
+        });
       }
       p.overlap = std::move(o);
     }
@@ -345,11 +349,7 @@ class reader {
     auto_section a;
     const std::string dp = join(path, "decisions");
     const json& ds = member(v, path, "decisions");
-    if (!ds.is_array()) fail(dp, "expected an array of decisions, got " + type_of(ds));
-    for (std::size_t i = 0; i < ds.size(); ++i) {
-      const std::string ep = dp + "[" + std::to_string(i) + "]";
-      const json& e = ds[i];
-      require_object(e, ep);
+    each_object(ds, dp, " of decisions", [&](const json& e, const std::string& ep) {
       auto_decision d;
       d.trigger = text(e, ep, "trigger");
       if (d.trigger != "steps" && d.trigger != "time" && d.trigger != "finalize")
@@ -382,7 +382,7 @@ class reader {
         fail(join(ep, "t_mpi_s"), "t_comp_s + t_mpi_s = " + g(d.t_comp_s + d.t_mpi_s) + " s is above window_s " +
                                       g(d.window_s) + " s; both are measured inside the window");
       a.decisions.push_back(std::move(d));
-    }
+    });
     return a;
   }
 
@@ -437,12 +437,8 @@ class reader {
   // The limits reached. Kinds are not checked against this build's list: a later writer's kind is still shown (its
   // detail); what no writer produces is refused (a count of 0, a kind listed twice, ranks in a rank profile).
   std::vector<limit_hit> limits(const json& v, const std::string& lp, const profile& p) const {
-    if (!v.is_array()) fail(lp, "expected an array of the limits reached, got " + type_of(v));
     std::vector<limit_hit> out;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      const std::string ep = lp + "[" + std::to_string(i) + "]";
-      const json& e = v[i];
-      require_object(e, ep);
+    each_object(v, lp, " of the limits reached", [&](const json& e, const std::string& ep) {
       limit_hit l;
       l.limit = text(e, ep, "limit");
       if (l.limit.empty())
@@ -478,20 +474,16 @@ class reader {
                                       " is listed twice (also " + lp + "[" + std::to_string(k) +
                                       "]); a writer lists each limit once, with its count");
       out.push_back(std::move(l));
-    }
+    });
     return out;
   }
 
   void read_by_op(const json& o, const std::string& op, overlap_section& out) const {
     auto bo = o.find("by_op");
     if (bo == o.end()) return;
-    if (!bo->is_array()) fail(join(op, "by_op"), "expected an array, got " + type_of(*bo));
-    for (std::size_t i = 0; i < bo->size(); ++i) {
-      const std::string ep = join(op, "by_op") + "[" + std::to_string(i) + "]";
-      const json& e = (*bo)[i];
-      require_object(e, ep);
+    each_object(*bo, join(op, "by_op"), "", [&](const json& e, const std::string& ep) {
       out.by_op.push_back({text(e, ep, "op"), bounds(e, ep)});
-    }
+    });
   }
 
   duration_stats stats(const json& obj, const std::string& path, std::string_view key) const {
@@ -546,11 +538,7 @@ class reader {
     c.unmatched = counter(v, cp, "unmatched");
     const std::string bp = join(cp, "by_kind");
     const json& kinds = member(v, cp, "by_kind");
-    if (!kinds.is_array()) fail(bp, "expected an array, got " + type_of(kinds));
-    for (std::size_t i = 0; i < kinds.size(); ++i) {
-      const std::string ep = bp + "[" + std::to_string(i) + "]";
-      const json& e = kinds[i];
-      require_object(e, ep);
+    each_object(kinds, bp, "", [&](const json& e, const std::string& ep) {
       collective_kind_stats s;
       s.kind = text(e, ep, "kind");
       s.count = counter(e, ep, "count");
@@ -563,11 +551,7 @@ class reader {
       if (s.sampled > s.count) fail(join(ep, "sampled"), "more sampled instances than completed ones (count)");
       const std::string rp = join(ep, "ranks");
       const json& ranks = member(e, ep, "ranks");
-      if (!ranks.is_array()) fail(rp, "expected an array, got " + type_of(ranks));
-      for (std::size_t r = 0; r < ranks.size(); ++r) {
-        const std::string op = rp + "[" + std::to_string(r) + "]";
-        const json& o = ranks[r];
-        require_object(o, op);
+      each_object(ranks, rp, "", [&](const json& o, const std::string& op) {
         collective_rank_order x;
         x.rank = integer(o, op, "rank", 0, ">= 0");
         x.last_arrivals = counter(o, op, "last_arrivals");
@@ -580,9 +564,9 @@ class reader {
         if (x.mean_arrival_position > 1 || x.mean_departure_position > 1)
           fail(op, "mean positions lie in [0, 1] (0: always first, 1: always last)");
         s.ranks.push_back(x);
-      }
+      });
       c.by_kind.push_back(std::move(s));
-    }
+    });
     return c;
   }
 

@@ -20,6 +20,7 @@ engine::~engine() = default;
 engine_core::engine_core(const engine_config& c)
     : cfg(c), ep(c.provider, hdr_size), pool(c.max_requests), queue(c.queue_capacity) {
   provider_ = ep.provider;
+  fd_stalls.recv_watched = provider_ != "shm";
   fabric_name_ = ep.fabric_name;
   max_msg_size_ = ep.max_msg_size;
   inject_size_ = ep.inject_size;

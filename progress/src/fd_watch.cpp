@@ -40,7 +40,7 @@ void engine_core::check_fds(std::uint64_t now) noexcept {
     }
   }
   // Receives that wait while nothing at all completes: said once, where connections take descriptors (not shm).
-  if (w.warned_recv || matching.posted_head == 0 || provider_ == "shm") {
+  if (w.warned_recv || !w.recv_watched || matching.posted_head == 0) {
     w.recv_since = 0;
     return;
   }

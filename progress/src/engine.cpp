@@ -30,6 +30,7 @@ engine_core::engine_core(const engine_config& c)
   if (ep.iov_limit < 2 && eager_max_ > inject_size_ - hdr_size) eager_max_ = inject_size_ - hdr_size;
   caller_limit = cfg.caller_progress ? eager_max_ + 1 : 0;
   serialized.store(cfg.serialized_callers, std::memory_order_relaxed);
+  if (cfg.serialized_callers) lock.start_bias();  // the opening thread: MPI's init thread, FUNNELED's caller
   cq_read_max = cfg.cq_batch == 0 ? 1 : cfg.cq_batch < 64 ? cfg.cq_batch : 64;
   inject_buf.resize(inject_size_);
   setup_rx_buffers();

@@ -56,6 +56,7 @@ void engine_core::sleep_locked(progress_guard& g) {
 void engine::start_thread(std::function<void()> on_start) {
   engine_core& e = core_of(*this);
   e.stop.store(false);
+  if (e.lock.biased()) e.lock.end_bias();  // the thread takes `word`
   e.running.store(true, std::memory_order_release);
   e.thread = std::thread([&e, f = std::move(on_start)]() mutable { e.thread_main(std::move(f)); });
 }

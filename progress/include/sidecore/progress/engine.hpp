@@ -43,8 +43,9 @@ struct engine_config {
   std::size_t send_credits = 64;
   std::size_t eager_credits = 16;
   /// The application promises that no two of its threads call sidecore at the same time (MPI thread level
-  /// SINGLE, FUNNELED or SERIALIZED): mode off still takes its lock, and says once on stderr when a second thread
-  /// finds it held by another caller (the promise broken).
+  /// SINGLE, FUNNELED or SERIALIZED): mode off's lock is then biased to the thread that opens the engine, which
+  /// takes it without a locked instruction until another thread calls; a thread that finds it held by another
+  /// caller says so once on stderr (the promise broken). Calls stay correct either way.
   bool serialized_callers = false;
   /// Mode core: an application thread that posts or waits for an eager-sized operation while no other
   /// application thread progresses does the work itself (posts, polls, matches) and the progress thread steps

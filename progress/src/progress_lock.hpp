@@ -51,11 +51,10 @@ struct progress_lock {
 
   static const void* this_thread() noexcept { return __builtin_thread_pointer(); }
   [[nodiscard]] bool biased() const noexcept { return biased_to.load(std::memory_order_relaxed) != nullptr; }
-  // Starts the bias for the calling thread; false (no bias) where the kernel lacks membarrier's expedited barrier.
-  bool start_bias() noexcept {
-    if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0) return false;
-    biased_to.store(this_thread(), std::memory_order_relaxed);
-    return true;
+  // Starts the bias for the calling thread; none where the kernel lacks membarrier's expedited barrier.
+  void start_bias() noexcept {
+    if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+      biased_to.store(this_thread(), std::memory_order_relaxed);
   }
   enum class owner_take : std::uint8_t { taken, held, not_owner };
   // The owner's take. held: it holds the lock already (a second guard on its own thread); not_owner: another thread,
